@@ -1,0 +1,108 @@
+#include "core/image.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+namespace halftone {
+
+Status checkImageSize(int64_t width, int64_t height, int64_t channels, uint64_t maxPixels) {
+    if (width <= 0 || height <= 0) {
+        std::ostringstream s;
+        s << "image has zero size (" << width << " x " << height << ")";
+        return Status::error(s.str());
+    }
+    if (channels <= 0 || channels > 64) return Status::error("image has an unsupported channel count " + std::to_string(channels));
+    const uint64_t w = uint64_t(width), h = uint64_t(height);
+    if (w > uint64_t(std::numeric_limits<int32_t>::max()) || h > uint64_t(std::numeric_limits<int32_t>::max()))
+        return Status::error("image dimensions " + std::to_string(width) + " x " + std::to_string(height) + " are too large");
+    const uint64_t pixels = w * h;  // < 2^62, no overflow
+    if (pixels > maxPixels) {
+        std::ostringstream s;
+        s << "image is " << width << " x " << height << " = " << double(pixels) / 1e6 << " Mpixel, over the limit of "
+          << double(maxPixels) / 1e6 << " Mpixel; raise it with --max-pixels";
+        return Status::error(s.str());
+    }
+    if (pixels > std::numeric_limits<uint64_t>::max() / uint64_t(channels))
+        return Status::error("image size overflows");
+    return Status::ok();
+}
+
+const char* toString(ColorMode m) {
+    switch (m) {
+        case ColorMode::Gray: return "gray";
+        case ColorMode::RGB: return "rgb";
+        case ColorMode::CMYK: return "cmyk";
+    }
+    return "gray";
+}
+
+bool parseColorMode(const std::string& s, ColorMode& out) {
+    if (s == "gray" || s == "grey") out = ColorMode::Gray;
+    else if (s == "rgb") out = ColorMode::RGB;
+    else if (s == "cmyk") out = ColorMode::CMYK;
+    else return false;
+    return true;
+}
+
+namespace {
+
+Image toRgb(const Image& in) {
+    Image out;
+    out.space = ColorSpace::RGB;
+    out.hasAlpha = in.hasAlpha;
+    out.alpha = in.alpha;
+    const int w = in.width(), h = in.height();
+    if (in.space == ColorSpace::RGB) {
+        out.channels = in.channels;
+    } else if (in.space == ColorSpace::Gray) {
+        out.channels.assign(3, in.channels[0]);
+    } else {  // CMYK
+        out.channels.assign(3, Plane8(w, h));
+        for (size_t i = 0; i < in.channels[0].size(); ++i) {
+            const int k = in.channels[3].data[i];
+            for (int c = 0; c < 3; ++c) out.channels[c].data[i] = uint8_t(255 - std::min(255, in.channels[c].data[i] + k));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Image convertColor(const Image& in, ColorMode mode) {
+    const int w = in.width(), h = in.height();
+    if (mode == ColorMode::RGB) return toRgb(in);
+    if (mode == ColorMode::Gray) {
+        if (in.space == ColorSpace::Gray) return in;
+        Image rgb = toRgb(in);
+        Image out;
+        out.space = ColorSpace::Gray;
+        out.hasAlpha = in.hasAlpha;
+        out.alpha = in.alpha;
+        Plane8 g(w, h);
+        for (size_t i = 0; i < g.size(); ++i)
+            g.data[i] = uint8_t((77 * rgb.channels[0].data[i] + 150 * rgb.channels[1].data[i] + 29 * rgb.channels[2].data[i] + 128) >> 8);
+        out.channels.push_back(std::move(g));
+        return out;
+    }
+    // CMYK
+    if (in.space == ColorSpace::CMYK) return in;
+    Image rgb = toRgb(in);
+    Image out;
+    out.space = ColorSpace::CMYK;
+    out.hasAlpha = in.hasAlpha;
+    out.alpha = in.alpha;
+    out.channels.assign(4, Plane8(w, h));
+    for (size_t i = 0; i < rgb.channels[0].size(); ++i) {
+        const int r = rgb.channels[0].data[i], g = rgb.channels[1].data[i], b = rgb.channels[2].data[i];
+        const int k = 255 - std::max({r, g, b});
+        const int den = 255 - k;
+        out.channels[3].data[i] = uint8_t(k);
+        const int cmy[3] = {r, g, b};
+        for (int c = 0; c < 3; ++c)
+            out.channels[c].data[i] = den == 0 ? 0 : uint8_t(((255 - cmy[c] - k) * 255 + den / 2) / den);
+    }
+    return out;
+}
+
+}  // namespace halftone

@@ -1,0 +1,221 @@
+#include "core/registry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+namespace halftone {
+
+const char* toString(Device d) { return d == Device::Gpu ? "gpu" : "cpu"; }
+
+int64_t ParamValues::getInt(const std::string& key, int64_t def) const {
+    auto it = values_.find(key);
+    if (it == values_.end()) return def;
+    if (auto p = std::get_if<int64_t>(&it->second)) return *p;
+    if (auto p = std::get_if<double>(&it->second)) return int64_t(std::llround(*p));
+    if (auto p = std::get_if<bool>(&it->second)) return *p ? 1 : 0;
+    return def;
+}
+double ParamValues::getReal(const std::string& key, double def) const {
+    auto it = values_.find(key);
+    if (it == values_.end()) return def;
+    if (auto p = std::get_if<double>(&it->second)) return *p;
+    if (auto p = std::get_if<int64_t>(&it->second)) return double(*p);
+    return def;
+}
+bool ParamValues::getBool(const std::string& key, bool def) const {
+    auto it = values_.find(key);
+    if (it == values_.end()) return def;
+    if (auto p = std::get_if<bool>(&it->second)) return *p;
+    if (auto p = std::get_if<int64_t>(&it->second)) return *p != 0;
+    return def;
+}
+std::string ParamValues::getText(const std::string& key, const std::string& def) const {
+    auto it = values_.find(key);
+    if (it == values_.end()) return def;
+    if (auto p = std::get_if<std::string>(&it->second)) return *p;
+    return def;
+}
+std::string ParamValues::canonical() const {
+    std::ostringstream s;
+    for (const auto& [k, v] : values_) {
+        s << k << '=';
+        std::visit([&](const auto& x) { s << x; }, v);
+        s << ';';
+    }
+    return s.str();
+}
+
+std::vector<Device> MethodInfo::devices() const {
+    std::vector<Device> d;
+    if (cpu) d.push_back(Device::Cpu);
+    if (gpu) d.push_back(Device::Gpu);
+    return d;
+}
+std::string MethodInfo::devicesString() const {
+    std::string s;
+    for (Device d : devices()) {
+        if (!s.empty()) s += ',';
+        s += toString(d);
+    }
+    return s;
+}
+const ParamSpec* MethodInfo::param(const std::string& key) const {
+    for (const ParamSpec& p : params)
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
+Registry::Registry() { registerErrorDiffusionMethods(*this); }
+
+Registry& Registry::instance() {
+    static Registry r;
+    return r;
+}
+
+void Registry::add(MethodInfo info) {
+    if (MethodInfo* m = findMutable(info.method, info.variant)) {
+        *m = std::move(info);
+        return;
+    }
+    methods_.push_back(std::move(info));
+}
+
+void Registry::attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn) {
+    if (MethodInfo* m = findMutable(method, variant)) {
+        m->gpu = std::move(fn);
+        return;
+    }
+    MethodInfo info;
+    info.method = method;
+    info.variant = variant;
+    info.gpu = std::move(fn);
+    methods_.push_back(std::move(info));
+}
+
+const MethodInfo* Registry::find(const std::string& method, const std::string& variant) const {
+    for (const MethodInfo& m : methods_)
+        if (m.method == method && m.variant == variant) return &m;
+    return nullptr;
+}
+MethodInfo* Registry::findMutable(const std::string& method, const std::string& variant) {
+    for (MethodInfo& m : methods_)
+        if (m.method == method && m.variant == variant) return &m;
+    return nullptr;
+}
+
+std::vector<std::string> Registry::methodNames() const {
+    std::vector<std::string> names;
+    for (const MethodInfo& m : methods_)
+        if (std::find(names.begin(), names.end(), m.method) == names.end()) names.push_back(m.method);
+    return names;
+}
+std::vector<std::string> Registry::variants(const std::string& method) const {
+    std::vector<std::string> v;
+    for (const MethodInfo& m : methods_)
+        if (m.method == method) v.push_back(m.variant);
+    return v;
+}
+
+Status Registry::resolveParams(const MethodInfo& m, ParamValues& values) const {
+    for (const auto& [key, value] : values.all())
+        if (!m.param(key)) return Status::error("method " + m.id() + " has no parameter '" + key + "'");
+    for (const ParamSpec& p : m.params) {
+        const bool given = values.has(p.key);
+        switch (p.kind) {
+            case ParamSpec::Kind::Int: {
+                const int64_t v = values.getInt(p.key, int64_t(p.def));
+                if (v < p.min || v > p.max) {
+                    std::ostringstream s;
+                    s << p.key << " must be between " << p.min << " and " << p.max << ", got " << v;
+                    return Status::error(s.str());
+                }
+                values.set(p.key, v);
+                break;
+            }
+            case ParamSpec::Kind::Real: {
+                const double v = values.getReal(p.key, p.def);
+                if (!(v >= p.min && v <= p.max)) {
+                    std::ostringstream s;
+                    s << p.key << " must be between " << p.min << " and " << p.max << ", got " << v;
+                    return Status::error(s.str());
+                }
+                values.set(p.key, v);
+                break;
+            }
+            case ParamSpec::Kind::Bool: values.set(p.key, values.getBool(p.key, p.def != 0)); break;
+            case ParamSpec::Kind::Choice: {
+                const std::string def = p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
+                const std::string v = values.getText(p.key, def);
+                if (std::find(p.choices.begin(), p.choices.end(), v) == p.choices.end()) {
+                    std::string all;
+                    for (const auto& c : p.choices) all += (all.empty() ? "" : ", ") + c;
+                    return Status::error("unknown " + p.key + " '" + v + "'; choose one of: " + all);
+                }
+                values.set(p.key, v);
+                break;
+            }
+            case ParamSpec::Kind::Text:
+                if (!given) values.set(p.key, p.textDefault);
+                break;
+        }
+    }
+    return Status::ok();
+}
+
+Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control) {
+    if (!request.method) return Status::error("no method chosen");
+    const MethodInfo& m = *request.method;
+    ParamValues params = request.params;
+    if (Status s = Registry::instance().resolveParams(m, params); !s) return s;
+    if (input.channels.empty()) return Status::error("image has no channels");
+
+    const GpuAvailability& gpu = Registry::instance().gpuAvailability();
+    Device device;
+    std::string note;
+    if (request.device) {
+        device = *request.device;
+        if (device == Device::Gpu && !m.gpu) return Status::error("method " + m.id() + " has no GPU implementation");
+        if (device == Device::Cpu && !m.cpu) return Status::error("method " + m.id() + " runs only on the GPU");
+        if (device == Device::Gpu && !gpu.usable) {
+            if (!m.cpu) return Status::unavailable("no usable GPU: " + gpu.reason);
+            note = "GPU not usable (" + gpu.reason + "), ran on the CPU";
+            device = Device::Cpu;
+        }
+    } else {
+        device = (m.gpu && gpu.usable) || !m.cpu ? Device::Gpu : Device::Cpu;
+        if (device == Device::Gpu && !gpu.usable) return Status::unavailable("no usable GPU: " + gpu.reason);
+    }
+
+    const Image planes = convertColor(input, request.color);
+    Image out;
+    out.space = planes.space;
+    if (request.keepAlpha && planes.hasAlpha) {
+        out.hasAlpha = true;
+        out.alpha = planes.alpha;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const int n = planes.channelCount();
+    for (int c = 0; c < n; ++c) {
+        const std::string stage = n > 1 ? "channel " + std::to_string(c + 1) + "/" + std::to_string(n) : std::string();
+        const RunControl sub = control.scaled(double(c) / n, double(c + 1) / n, stage);
+        Plane8 dst;
+        Status s = (device == Device::Gpu ? m.gpu : m.cpu)(planes.channels[size_t(c)], dst, params, sub);
+        if (!s && s.isUnavailable() && device == Device::Gpu && m.cpu) {
+            note = "GPU failed (" + s.message() + "), ran on the CPU";
+            device = Device::Cpu;
+            s = m.cpu(planes.channels[size_t(c)], dst, params, sub);
+        }
+        if (!s) return s;
+        out.channels.push_back(std::move(dst));
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.image = std::move(out);
+    result.device = device;
+    result.note = note;
+    control.report(1.0);
+    return Status::ok();
+}
+
+}  // namespace halftone

@@ -1,0 +1,130 @@
+#pragma once
+// \brief The one method registry that the CLI, the benchmark, the studio and the tests list and run from.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/image.h"
+#include "core/runcontrol.h"
+#include "core/status.h"
+
+namespace halftone {
+
+enum class Device { Cpu, Gpu };
+const char* toString(Device d);
+
+/// \brief Describes one parameter of a method: key, kind, range, default, help.
+struct ParamSpec {
+    enum class Kind { Int, Real, Bool, Choice, Text };
+    std::string key;       ///< CLI-style key, e.g. "levels"
+    std::string label;     ///< human label, e.g. "Output levels"
+    Kind kind = Kind::Int;
+    double min = 0, max = 0, def = 0;  ///< Int/Real range and default; Bool default in def (0/1)
+    std::vector<std::string> choices;  ///< Choice: allowed values; default = choices[def]
+    std::string textDefault;           ///< Text default
+    std::string help;
+};
+
+using ParamValue = std::variant<int64_t, double, bool, std::string>;
+
+/// \brief Parameter values by key; missing keys take the spec's default.
+class ParamValues {
+public:
+    void set(const std::string& key, ParamValue v) { values_[key] = std::move(v); }
+    bool has(const std::string& key) const { return values_.count(key) != 0; }
+    int64_t getInt(const std::string& key, int64_t def) const;
+    double getReal(const std::string& key, double def) const;
+    bool getBool(const std::string& key, bool def) const;
+    std::string getText(const std::string& key, const std::string& def) const;
+    const std::map<std::string, ParamValue>& all() const { return values_; }
+    /// \brief Stable text form "k=v;k=v" (sorted keys), used as a cache key.
+    std::string canonical() const;
+
+private:
+    std::map<std::string, ParamValue> values_;
+};
+
+/// \brief Runs a method on one 8-bit plane; dst gets the halftone (values 0..255) of the same size.
+using PlaneFunction = std::function<Status(const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&)>;
+
+/// \brief One selectable (method, variant) pair.
+struct MethodInfo {
+    std::string method;       ///< "ed", "ec", "ordered", "dbs", ...
+    std::string variant;      ///< "plain", "rc", ...
+    std::string description;  ///< one line, for --list and tooltips
+    std::string family;       ///< "error-diffusion", "ordered", "dbs": groups methods in the UI
+    std::vector<ParamSpec> params;
+    PlaneFunction cpu;        ///< may be empty for GPU-only methods
+    PlaneFunction gpu;        ///< empty when no GPU implementation exists
+    std::string schedule;     ///< name in the schedule model, empty if none
+    bool exact = true;        ///< bit-identical to the sequential SPEC reference
+
+    std::vector<Device> devices() const;
+    std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
+    std::string id() const { return method + "/" + variant; }
+    const ParamSpec* param(const std::string& key) const;
+};
+
+/// \brief Tells whether a GPU is usable and why not; set by the GPU module, defaults to "not built".
+struct GpuAvailability {
+    bool usable = false;
+    std::string reason = "this build has no GPU support";
+    std::string deviceName;
+};
+
+/// \brief The method registry: every algorithm registers here once.
+class Registry {
+public:
+    /// \brief The process-wide registry with all core methods (and GPU ones once gpu::registerMethods ran).
+    static Registry& instance();
+
+    void add(MethodInfo info);
+    /// \brief Adds a GPU implementation to an existing entry (or creates a GPU-only one if absent).
+    void attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn);
+    const MethodInfo* find(const std::string& method, const std::string& variant) const;
+    MethodInfo* findMutable(const std::string& method, const std::string& variant);
+    const std::vector<MethodInfo>& methods() const { return methods_; }
+    std::vector<std::string> methodNames() const;                       ///< distinct methods in order
+    std::vector<std::string> variants(const std::string& method) const;  ///< variants of one method
+
+    void setGpuAvailability(GpuAvailability a) { gpu_ = std::move(a); }
+    const GpuAvailability& gpuAvailability() const { return gpu_; }
+
+    /// \brief Fills missing values with defaults and checks ranges and choices against the specs.
+    Status resolveParams(const MethodInfo& m, ParamValues& values) const;
+
+private:
+    Registry();
+    std::vector<MethodInfo> methods_;
+    GpuAvailability gpu_;
+};
+
+/// \brief How to run a method on a whole image.
+struct RunRequest {
+    const MethodInfo* method = nullptr;
+    ParamValues params;
+    std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
+    ColorMode color = ColorMode::Gray;
+    bool keepAlpha = true;
+};
+
+/// \brief Result of runImage: the halftone and what actually ran.
+struct RunResult {
+    Image image;
+    Device device = Device::Cpu;
+    std::string note;      ///< e.g. "GPU unusable (...), ran on the CPU"
+    double seconds = 0.0;  ///< wall time of the method itself (no I/O)
+};
+
+/// \brief Converts colour, runs the method per channel (progress scaled over channels), picks the device,
+/// and falls back to the CPU with a note when the GPU path fails as unavailable.
+Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control = {});
+
+// Registration hooks of the core modules; each lives beside its algorithm.
+void registerErrorDiffusionMethods(Registry& r);
+
+}  // namespace halftone

@@ -1,0 +1,43 @@
+#pragma once
+// \brief Image files: every format OpenImageIO reads (when built with it), plus built-in binary PGM/PPM/PBM.
+#include <cstdint>
+#include <string>
+
+#include "core/image.h"
+#include "core/status.h"
+
+namespace halftone::io {
+
+/// \brief Options for reading a file into 8-bit planes.
+struct ReadOptions {
+    uint64_t maxPixels = kDefaultMaxPixels;  ///< refuse larger images before allocating
+};
+
+/// \brief What the reader found besides the pixels (for messages such as "multi-image TIFF: first image used").
+struct ReadInfo {
+    std::string format;       ///< e.g. "png", "tiff", "pnm"
+    int sourceChannels = 0;
+    std::string sourceType;   ///< e.g. "uint8", "uint16", "half", "float"
+    std::string notes;        ///< warnings a person should see; empty when none
+};
+
+/// \brief Reads an image file into 8-bit planes (gray, RGB or CMYK, optional alpha).
+/// Errors name the file and the problem.
+Status readImage(const std::string& path, Image& image, const ReadOptions& options = {}, ReadInfo* info = nullptr);
+
+/// \brief Writing options; `levels` = 2 allows 1-bit TIFF/PBM output.
+struct WriteOptions {
+    int levels = 256;  ///< number of distinct output values the halftone uses (2 = binary)
+};
+
+/// \brief Writes by extension: .png, .tif/.tiff (1-bit when binary gray), .pgm/.ppm/.pbm; others as OpenImageIO allows.
+/// Writes to a temporary file in the same directory and renames it into place; never leaves a partial file.
+Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
+
+/// \brief True when both paths name the same existing file (or the same path), used to refuse overwriting input.
+bool samePath(const std::string& a, const std::string& b);
+
+/// \brief True when this build reads and writes through OpenImageIO (otherwise PNM only).
+bool haveOpenImageIO();
+
+}  // namespace halftone::io

@@ -1,0 +1,195 @@
+// Every sequential ED/EC variant against the SPEC reference, bit for bit.
+#include <QtTest>
+
+#include "core/errordiffusion.h"
+#include "core/quantizer.h"
+#include "core/registry.h"
+#include "tests/testutil.h"
+
+using namespace halftone;
+
+class TestErrorDiffusion : public QObject {
+    Q_OBJECT
+private slots:
+    void handComputed4x4();
+    void quantizerLevels();
+    void quantizerTies();
+    void minimalDelay();
+    void variantsMatchReference_data();
+    void variantsMatchReference();
+    void registryRunsSameBits();
+    void cancellationStops();
+    void badParameters();
+};
+
+void TestErrorDiffusion::handComputed4x4() {
+    // Constant 128 gray, Floyd-Steinberg, binary. Worked by hand from the SPEC recurrence:
+    // row 0: A=2048 everywhere. p(0,0): S=2048 > 2040 -> 255, E=-2032.
+    // p(0,1): acc=7*-2032=-14224, floor((-14224+8)/16)=-889 (floor of -888.5) -> S=1159 -> 0, E=1159.
+    // p(0,2): acc=7*1159=8113, floor(8121/16)=507 -> S=2555 -> 255, E=-1525.
+    // p(0,3): acc=7*-1525=-10675, floor(-10667/16)=-667 -> S=1381 -> 0, E=1381.
+    Plane8 src(4, 4, 128);
+    EdParams p;
+    const Plane8 ref = referenceErrorDiffusion(src, p);
+    QCOMPARE(int(ref.at(0, 0)), 255);
+    QCOMPARE(int(ref.at(0, 1)), 0);
+    QCOMPARE(int(ref.at(0, 2)), 255);
+    QCOMPARE(int(ref.at(0, 3)), 0);
+    // row 1, p(1,0): sources (0,0) via (1,0,5): 5*-2032, (0,1) via (1,-1,3): 3*1159
+    // acc = -10160 + 3477 = -6683; floor((-6683+8)/16) = floor(-417.19) = -418; S = 1630 -> 0, E = 1630.
+    QCOMPARE(int(ref.at(1, 0)), 0);
+    // p(1,1): (1,0) via (0,1,7): 7*1630=11410; (0,0) via (1,1,1): -2032; (0,1) via (1,0,5): 5795;
+    // (0,2) via (1,-1,3): -4575. acc = 10598, floor(10606/16) = 662, S = 2710 -> 255.
+    QCOMPARE(int(ref.at(1, 1)), 255);
+    // All four variants give the same 16 pixels.
+    for (EdVariant v : {EdVariant::Diffusion, EdVariant::Collection, EdVariant::DiffusionRegisters,
+                        EdVariant::CollectionRegisters}) {
+        Plane8 out;
+        QVERIFY(errorDiffuse(src, out, p, v).isOk());
+        QCOMPARE(out.data, ref.data);
+    }
+    // Mean tone is preserved roughly: 128/255 ~ half of the 16 pixels on.
+    int on = 0;
+    for (uint8_t v : ref.data) on += v == 255;
+    QVERIFY(on >= 7 && on <= 9);
+}
+
+void TestErrorDiffusion::quantizerLevels() {
+    Quantizer q4(4, false);
+    QCOMPARE(q4.values(), (std::vector<uint8_t>{0, 85, 170, 255}));
+    QCOMPARE(q4.targets(), (std::vector<int32_t>{0, 1360, 2720, 4080}));
+    Quantizer q2(2, false);
+    QCOMPARE(q2.level(2040), 0);  // the seeds' rule: S <= 2040 gives 0
+    QCOMPARE(q2.level(2041), 1);
+    QCOMPARE(q2.level(-5000), 0);
+    QCOMPARE(q2.level(9000), 1);
+    Quantizer lin(2, true);
+    QCOMPARE(lin.input(255), 4080);
+    QCOMPARE(lin.input(0), 0);
+    QCOMPARE(lin.input(128), int(std::lround(4080.0 * srgbToLinear(128 / 255.0))));
+    for (int L : {2, 3, 4, 7, 16, 255, 256}) {
+        Quantizer q(L, false);
+        QCOMPARE(int(q.values().front()), 0);
+        QCOMPARE(int(q.values().back()), 255);
+        QCOMPARE(int(q.values().size()), L);
+    }
+}
+
+void TestErrorDiffusion::quantizerTies() {
+    // Brute force: level() picks the nearest target, ties to the smaller k, for every S in range.
+    for (int L : {2, 3, 5, 16, 256})
+        for (bool linear : {false, true}) {
+            Quantizer q(L, linear);
+            for (int s = -9000; s <= 13000; s += 1) {
+                int best = 0;
+                for (int k = 1; k < L; ++k)
+                    if (std::abs(s - q.targets()[size_t(k)]) < std::abs(s - q.targets()[size_t(best)])) best = k;
+                if (q.level(s) != best) QFAIL(qPrintable(QString("L=%1 linear=%2 S=%3: %4 != %5").arg(L).arg(linear).arg(s).arg(q.level(s)).arg(best)));
+            }
+        }
+}
+
+void TestErrorDiffusion::minimalDelay() {
+    QCOMPARE(findKernel("floyd-steinberg")->minimalDelay(), 2);
+    QCOMPARE(findKernel("jarvis")->minimalDelay(), 3);
+    QCOMPARE(findKernel("sierra-lite")->minimalDelay(), 2);
+    QCOMPARE(findKernel("atkinson")->minimalDelay(), 2);
+}
+
+void TestErrorDiffusion::variantsMatchReference_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("levels");
+    QTest::addColumn<bool>("linear");
+    QTest::addColumn<bool>("serpentine");
+    for (const Kernel& k : kernels())
+        for (int levels : {2, 3, 4, 256})
+            for (bool linear : {false, true})
+                for (bool serp : {false, true}) {
+                    const QString name = QString("%1 L%2 %3 %4")
+                                             .arg(QString::fromStdString(k.name))
+                                             .arg(levels)
+                                             .arg(linear ? "linear" : "gamma")
+                                             .arg(serp ? "serpentine" : "raster");
+                    QTest::newRow(qPrintable(name)) << QString::fromStdString(k.name) << levels << linear << serp;
+                }
+}
+
+void TestErrorDiffusion::variantsMatchReference() {
+    QFETCH(QString, kernel);
+    QFETCH(int, levels);
+    QFETCH(bool, linear);
+    QFETCH(bool, serpentine);
+    EdParams p;
+    p.kernel = kernel.toStdString();
+    p.levels = levels;
+    p.linear = linear;
+    p.serpentine = serpentine;
+    const std::pair<int, int> sizes[] = {{1, 1}, {97, 1}, {1, 97}, {7, 13}, {31, 33}, {257, 129}};
+    for (auto [w, h] : sizes) {
+        const Plane8 src = test::randomPlane(w, h, test::freshSeed("variantsMatchReference"));
+        const Plane8 ref = referenceErrorDiffusion(src, p);
+        for (EdVariant v : {EdVariant::Diffusion, EdVariant::Collection, EdVariant::DiffusionRegisters,
+                            EdVariant::CollectionRegisters}) {
+            Plane8 out;
+            QVERIFY(errorDiffuse(src, out, p, v).isOk());
+            if (out.data != ref.data)
+                QFAIL(qPrintable(QString("variant %1 differs at %2x%3").arg(int(v)).arg(w).arg(h)));
+        }
+    }
+}
+
+void TestErrorDiffusion::registryRunsSameBits() {
+    Registry& r = Registry::instance();
+    const Plane8 src = test::randomPlane(61, 37, test::freshSeed("registry"));
+    EdParams p;
+    p.kernel = "stucki";
+    p.levels = 3;
+    const Plane8 ref = referenceErrorDiffusion(src, p);
+    for (const char* method : {"ed", "ec"})
+        for (const char* variant : {"plain", "rc"}) {
+            const MethodInfo* m = r.find(method, variant);
+            QVERIFY(m);
+            QCOMPARE(QString::fromStdString(m->devicesString()).startsWith("cpu"), true);
+            RunRequest req;
+            req.method = m;
+            req.device = Device::Cpu;
+            req.params.set("kernel", std::string("stucki"));
+            req.params.set("levels", int64_t(3));
+            RunResult res;
+            QVERIFY(runImage(Image::gray(src), req, res).isOk());
+            QCOMPARE(res.image.channels.at(0).data, ref.data);
+        }
+}
+
+void TestErrorDiffusion::cancellationStops() {
+    const Plane8 src = test::randomPlane(300, 300, test::freshSeed("cancel"));
+    RunControl rc;
+    int calls = 0;
+    rc.onProgress = [&](const Progress&) {
+        if (++calls == 1) rc.stop.requestStop();
+    };
+    Plane8 out;
+    const Status s = errorDiffuse(src, out, EdParams{}, EdVariant::CollectionRegisters, rc);
+    QVERIFY(s.isCancelled());
+    QCOMPARE(calls, 1);
+}
+
+void TestErrorDiffusion::badParameters() {
+    Plane8 src(3, 3, 10), out;
+    EdParams p;
+    p.kernel = "nope";
+    Status s = errorDiffuse(src, out, p, EdVariant::Collection);
+    QVERIFY(!s.isOk());
+    QVERIFY(QString::fromStdString(s.message()).contains("unknown kernel 'nope'"));
+    p.kernel = "jarvis";
+    p.levels = 1;
+    s = errorDiffuse(src, out, p, EdVariant::Collection);
+    QVERIFY(QString::fromStdString(s.message()).contains("between 2 and 256"));
+    const MethodInfo* m = Registry::instance().find("ec", "rc");
+    ParamValues v;
+    v.set("levels", int64_t(999));
+    QVERIFY(!Registry::instance().resolveParams(*m, v).isOk());
+}
+
+QTEST_GUILESS_MAIN(TestErrorDiffusion)
+#include "test_errordiffusion.moc"
