@@ -42,144 +42,241 @@ Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params) {
 
 namespace {
 
+// ---- compile-time kernels: the SPEC taps as constants so loops unroll and divisions become shifts
+
+#define HALFTONE_KERNEL(Name, D, ...)                      \
+    struct Name {                                          \
+        static constexpr int divisor = D;                  \
+        static constexpr Tap taps[] = {__VA_ARGS__};       \
+    };
+HALFTONE_KERNEL(KFloyd, 16, {0, 1, 7}, {1, -1, 3}, {1, 0, 5}, {1, 1, 1})
+HALFTONE_KERNEL(KJarvis, 48, {0, 1, 7}, {0, 2, 5}, {1, -2, 3}, {1, -1, 5}, {1, 0, 7}, {1, 1, 5}, {1, 2, 3}, {2, -2, 1},
+                {2, -1, 3}, {2, 0, 5}, {2, 1, 3}, {2, 2, 1})
+HALFTONE_KERNEL(KStucki, 42, {0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2}, {2, -2, 1},
+                {2, -1, 2}, {2, 0, 4}, {2, 1, 2}, {2, 2, 1})
+HALFTONE_KERNEL(KBurkes, 32, {0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2})
+HALFTONE_KERNEL(KSierra, 32, {0, 1, 5}, {0, 2, 3}, {1, -2, 2}, {1, -1, 4}, {1, 0, 5}, {1, 1, 4}, {1, 2, 2}, {2, -1, 2},
+                {2, 0, 3}, {2, 1, 2})
+HALFTONE_KERNEL(KSierra2, 16, {0, 1, 4}, {0, 2, 3}, {1, -2, 1}, {1, -1, 2}, {1, 0, 3}, {1, 1, 2}, {1, 2, 1})
+HALFTONE_KERNEL(KSierraLite, 4, {0, 1, 2}, {1, -1, 1}, {1, 0, 1})
+HALFTONE_KERNEL(KAtkinson, 8, {0, 1, 1}, {0, 2, 1}, {1, -1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 1})
+#undef HALFTONE_KERNEL
+
+template <class K>
+struct Shape {
+    static constexpr int maxDi() {
+        int m = 0;
+        for (const Tap& t : K::taps) m = t.di > m ? t.di : m;
+        return m;
+    }
+    static constexpr int margin() {
+        int m = 0;
+        for (const Tap& t : K::taps) m = (t.dj > m ? t.dj : (-t.dj > m ? -t.dj : m));
+        return m;
+    }
+    static constexpr int maxForward() {
+        int m = 0;
+        for (const Tap& t : K::taps)
+            if (t.di == 0 && t.dj > m) m = t.dj;
+        return m;
+    }
+    /// floor((a + D/2) / D), a shift when D is a power of two.
+    static constexpr int32_t divide(int32_t a) {
+        constexpr int d = K::divisor;
+        if constexpr ((d & (d - 1)) == 0) {
+            constexpr int sh = d == 1 ? 0 : d == 2 ? 1 : d == 4 ? 2 : d == 8 ? 3 : d == 16 ? 4 : d == 32 ? 5 : 6;
+            return (a + d / 2) >> sh;
+        } else {
+            return floorDiv(a + d / 2, d);
+        }
+    }
+};
+
+/// Calls f(K{}) with the compile-time kernel matching `k` (SPEC table), keeps the runtime kernel otherwise.
+template <class F>
+Status withKernel(const Kernel& k, F&& f) {
+    if (k.name == "floyd-steinberg") return f(KFloyd{});
+    if (k.name == "jarvis") return f(KJarvis{});
+    if (k.name == "stucki") return f(KStucki{});
+    if (k.name == "burkes") return f(KBurkes{});
+    if (k.name == "sierra") return f(KSierra{});
+    if (k.name == "sierra2") return f(KSierra2{});
+    if (k.name == "sierra-lite") return f(KSierraLite{});
+    if (k.name == "atkinson") return f(KAtkinson{});
+    return Status::error("kernel '" + k.name + "' has no compiled form");
+}
+
+/// Level choice without branches on the common paths: one compare for L = 2, a table over the
+/// reachable range of S otherwise (binary search outside it).
+class FastLevels {
+public:
+    explicit FastLevels(const Quantizer& q) : q_(q), binary_(q.levels() == 2), t0_(q.thresholds()[0]) {
+        if (!binary_) {
+            lut_.resize(kSpan);
+            for (int i = 0; i < kSpan; ++i) lut_[size_t(i)] = uint8_t(q.level(i - kOffset));
+        }
+    }
+    int level(int32_t s) const {
+        if (binary_) return s > t0_ ? 1 : 0;
+        const uint32_t idx = uint32_t(s + kOffset);
+        return idx < uint32_t(kSpan) ? lut_[idx] : q_.level(s);
+    }
+
+private:
+    static constexpr int kOffset = 8192, kSpan = 20480;
+    const Quantizer& q_;
+    bool binary_;
+    int32_t t0_;
+    std::vector<uint8_t> lut_;
+};
+
 /// Scan direction of row i: +1 left to right, -1 right to left (serpentine odd rows).
 inline int dirOf(const EdParams& p, int i) { return (p.serpentine && (i & 1)) ? -1 : 1; }
 
-Status diffusionPlain(const Plane8& src, Plane8& dst, const Kernel& k, const Quantizer& q, const EdParams& p,
-                      const RunControl& rc) {
-    const int h = src.height, w = src.width, d = k.divisor;
-    PlaneT<int32_t> acc(w, h);
+struct Common {
+    const Plane8& src;
+    Plane8& dst;
+    const Quantizer& q;
+    const FastLevels& lv;
+    const EdParams& p;
+    const RunControl& rc;
+};
+
+// Plain ED (seed 000 ED): a full int32 accumulator plane with margins, scatter to every receiver.
+template <class K>
+Status diffusionPlain(const Common& c) {
+    using S = Shape<K>;
+    const int h = c.src.height, w = c.src.width, m = S::margin();
+    const size_t stride = size_t(w) + 2 * size_t(m);
+    std::vector<int32_t> acc(stride * size_t(h + S::maxDi()), 0);
     for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
-        const uint8_t* in = src.row(i);
-        uint8_t* out = dst.row(i);
+        if (c.rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(c.p, i);
+        const uint8_t* in = c.src.row(i);
+        uint8_t* out = c.dst.row(i);
+        int32_t* base = acc.data() + size_t(i) * stride + size_t(m);
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
-            const int32_t s = q.input(in[j]) + floorDiv(acc.at(i, j) + d / 2, d);
-            const int lv = q.level(s);
-            out[j] = q.values()[size_t(lv)];
-            const int32_t e = s - q.targets()[size_t(lv)];
-            for (const Tap& t : k.taps) {
-                const int ti = i + t.di, tj = j + dir * t.dj;
-                if (ti < h && tj >= 0 && tj < w) acc.at(ti, tj) += t.w * e;
-            }
+            const int32_t s = c.q.input(in[j]) + S::divide(base[j]);
+            const int k = c.lv.level(s);
+            out[j] = c.q.values()[size_t(k)];
+            const int32_t e = s - c.q.targets()[size_t(k)];
+#pragma GCC unroll 16
+            for (const Tap& t : K::taps) base[ptrdiff_t(t.di) * ptrdiff_t(stride) + j + dir * t.dj] += t.w * e;
         }
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+        if ((i & 63) == 63) c.rc.report(double(i + 1) / h);
     }
     return Status::ok();
 }
 
-Status collectionPlain(const Plane8& src, Plane8& dst, const Kernel& k, const Quantizer& q, const EdParams& p,
-                       const RunControl& rc) {
-    const int h = src.height, w = src.width, d = k.divisor;
-    PlaneT<int32_t> err(w, h);
+// Plain EC (seed 000 EC): a full int32 error plane with zero margins, gather from every source.
+template <class K>
+Status collectionPlain(const Common& c) {
+    using S = Shape<K>;
+    const int h = c.src.height, w = c.src.width, m = S::margin(), top = S::maxDi();
+    const size_t stride = size_t(w) + 2 * size_t(m);
+    std::vector<int32_t> err(stride * size_t(h + top), 0);  // rows -top..-1 are zero
     for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
-        const uint8_t* in = src.row(i);
-        uint8_t* out = dst.row(i);
-        for (int n = 0; n < w; ++n) {
-            const int j = dir > 0 ? n : w - 1 - n;
-            int32_t acc = 0;
-            for (const Tap& t : k.taps) {
-                const int si = i - t.di;
-                if (si < 0) continue;
-                const int sj = j - dirOf(p, si) * t.dj;
-                if (sj >= 0 && sj < w) acc += t.w * err.at(si, sj);
-            }
-            const int32_t s = q.input(in[j]) + floorDiv(acc + d / 2, d);
-            const int lv = q.level(s);
-            out[j] = q.values()[size_t(lv)];
-            err.at(i, j) = s - q.targets()[size_t(lv)];
-        }
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
-    }
-    return Status::ok();
-}
-
-// Register caching (seed 000, section III): the errors that stay within the current row travel
-// in a small local window instead of memory; rows below/above live in O(width) ring buffers with
-// a margin of maxDj on each side so boundary taps need no branches.
-constexpr int kMaxWindow = 8;
-
-Status diffusionRegisters(const Plane8& src, Plane8& dst, const Kernel& k, const Quantizer& q, const EdParams& p,
-                          const RunControl& rc) {
-    const int h = src.height, w = src.width, d = k.divisor;
-    const int rows = k.maxDi();                                      // accumulator rows below
-    const int margin = std::max(k.maxDjLeft(), k.maxDjRight());
-    const int stride = w + 2 * margin;
-    // ring[r] accumulates for image row i + r; rotated after each row.
-    std::vector<std::vector<int32_t>> ring(size_t(rows + 1), std::vector<int32_t>(size_t(stride), 0));
-    std::vector<Tap> same, below;  // same-row taps (di == 0) and the rest
-    for (const Tap& t : k.taps) (t.di == 0 ? same : below).push_back(t);
-    const int fwd = k.maxDjRight();  // window length of same-row carried error sums
-    for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
-        const uint8_t* in = src.row(i);
-        uint8_t* out = dst.row(i);
-        int32_t* cur = ring[0].data() + margin;
-        int32_t win[kMaxWindow] = {};  // win[m]: weighted error arriving at the pixel m+1 steps ahead
-        for (int n = 0; n < w; ++n) {
-            const int j = dir > 0 ? n : w - 1 - n;
-            const int32_t a = cur[j] + win[0];
-            const int32_t s = q.input(in[j]) + floorDiv(a + d / 2, d);
-            const int lv = q.level(s);
-            out[j] = q.values()[size_t(lv)];
-            const int32_t e = s - q.targets()[size_t(lv)];
-            for (int m = 0; m + 1 < fwd; ++m) win[m] = win[m + 1];
-            if (fwd > 0) win[fwd - 1] = 0;
-            for (const Tap& t : same) win[t.dj - 1] += t.w * e;
-            for (const Tap& t : below) ring[size_t(t.di)][size_t(margin + j + dir * t.dj)] += t.w * e;
-        }
-        std::rotate(ring.begin(), ring.begin() + 1, ring.end());
-        std::fill(ring.back().begin(), ring.back().end(), 0);
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
-    }
-    return Status::ok();
-}
-
-Status collectionRegisters(const Plane8& src, Plane8& dst, const Kernel& k, const Quantizer& q, const EdParams& p,
-                           const RunControl& rc) {
-    const int h = src.height, w = src.width, d = k.divisor;
-    const int rows = k.maxDi();
-    const int margin = std::max(k.maxDjLeft(), k.maxDjRight());
-    const int stride = w + 2 * margin;
-    // hist[r-1] holds the errors of image row i - r (zero margins stand for outside pixels).
-    std::vector<std::vector<int32_t>> hist(size_t(std::max(rows, 1)), std::vector<int32_t>(size_t(stride), 0));
-    std::vector<Tap> same, above;
-    for (const Tap& t : k.taps) (t.di == 0 ? same : above).push_back(t);
-    std::vector<int32_t> cur(size_t(stride), 0);
-    for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
-        const uint8_t* in = src.row(i);
-        uint8_t* out = dst.row(i);
-        int32_t win[kMaxWindow] = {};  // win[m]: error of the pixel m+1 steps back in scan order
+        if (c.rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(c.p, i);
+        const uint8_t* in = c.src.row(i);
+        uint8_t* out = c.dst.row(i);
+        int32_t* base = err.data() + size_t(i + top) * stride + size_t(m);
+        int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t a = 0;
-            for (const Tap& t : same) a += t.w * win[t.dj - 1];
-            for (const Tap& t : above) {
-                const int si = i - t.di;
-                if (si < 0) continue;
-                a += t.w * hist[size_t(t.di - 1)][size_t(margin + j - dirOf(p, si) * t.dj)];
+#pragma GCC unroll 16
+            for (const Tap& t : K::taps) a += t.w * base[-ptrdiff_t(t.di) * ptrdiff_t(stride) + j - dirs[t.di] * t.dj];
+            const int32_t s = c.q.input(in[j]) + S::divide(a);
+            const int k = c.lv.level(s);
+            out[j] = c.q.values()[size_t(k)];
+            base[j] = s - c.q.targets()[size_t(k)];
+        }
+        if ((i & 63) == 63) c.rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+// Register caching (seed 000, section III): the error that stays in the current row travels in
+// locals instead of memory; rows below (ED) or above (EC) live in O(width) ring buffers with
+// margins, so boundary taps need no branches.
+template <class K>
+Status diffusionRegisters(const Common& c) {
+    using S = Shape<K>;
+    constexpr int rows = S::maxDi(), fwd = S::maxForward(), m = S::margin();
+    const int h = c.src.height, w = c.src.width;
+    const size_t stride = size_t(w) + 2 * m;
+    std::vector<int32_t> store(stride * (rows + 1), 0);
+    int32_t* ring[rows + 1];  // ring[r]: accumulators of image row i + r
+    for (int r = 0; r <= rows; ++r) ring[r] = store.data() + size_t(r) * stride + m;
+    for (int i = 0; i < h; ++i) {
+        if (c.rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(c.p, i);
+        const uint8_t* in = c.src.row(i);
+        uint8_t* out = c.dst.row(i);
+        int32_t* cur = ring[0];
+        int32_t win[fwd + 1] = {};  // win[d-1]: same-row error arriving d pixels ahead in scan order
+        for (int n = 0; n < w; ++n) {
+            const int j = dir > 0 ? n : w - 1 - n;
+            const int32_t s = c.q.input(in[j]) + S::divide(cur[j] + win[0]);
+            const int k = c.lv.level(s);
+            out[j] = c.q.values()[size_t(k)];
+            const int32_t e = s - c.q.targets()[size_t(k)];
+            for (int d = 0; d + 1 < fwd; ++d) win[d] = win[d + 1];
+            win[fwd > 0 ? fwd - 1 : 0] = 0;
+#pragma GCC unroll 16
+            for (const Tap& t : K::taps) {
+                if (t.di == 0) win[t.dj - 1] += t.w * e;
+                else ring[t.di][j + dir * t.dj] += t.w * e;
             }
-            const int32_t s = q.input(in[j]) + floorDiv(a + d / 2, d);
-            const int lv = q.level(s);
-            out[j] = q.values()[size_t(lv)];
-            const int32_t e = s - q.targets()[size_t(lv)];
-            for (int m = kMaxWindow - 1; m > 0; --m) win[m] = win[m - 1];
+        }
+        int32_t* done = ring[0];
+        for (int r = 0; r < rows; ++r) ring[r] = ring[r + 1];
+        ring[rows] = done;
+        std::fill(done - m, done - m + stride, 0);
+        if ((i & 63) == 63) c.rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+template <class K>
+Status collectionRegisters(const Common& c) {
+    using S = Shape<K>;
+    constexpr int rows = S::maxDi(), back = S::maxForward(), m = S::margin();
+    const int h = c.src.height, w = c.src.width;
+    const size_t stride = size_t(w) + 2 * m;
+    std::vector<int32_t> store(stride * (rows + 1), 0);
+    int32_t* hist[rows + 1];  // hist[0]: errors of row i being written; hist[r]: row i - r
+    for (int r = 0; r <= rows; ++r) hist[r] = store.data() + size_t(r) * stride + m;
+    for (int i = 0; i < h; ++i) {
+        if (c.rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(c.p, i);
+        int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
+        const uint8_t* in = c.src.row(i);
+        uint8_t* out = c.dst.row(i);
+        int32_t* cur = hist[0];
+        int32_t win[back + 1] = {};  // win[d-1]: error of the pixel d steps back in scan order
+        for (int n = 0; n < w; ++n) {
+            const int j = dir > 0 ? n : w - 1 - n;
+            int32_t a = 0;
+#pragma GCC unroll 16
+            for (const Tap& t : K::taps) {
+                if (t.di == 0) a += t.w * win[t.dj - 1];
+                else a += t.w * hist[t.di][j - dirs[t.di] * t.dj];  // rows above the image are zero
+            }
+            const int32_t s = c.q.input(in[j]) + S::divide(a);
+            const int k = c.lv.level(s);
+            out[j] = c.q.values()[size_t(k)];
+            const int32_t e = s - c.q.targets()[size_t(k)];
+            for (int d = back; d > 0; --d) win[d] = win[d - 1];
             win[0] = e;
-            cur[size_t(margin + j)] = e;
+            cur[j] = e;
         }
-        if (rows > 0) {
-            std::rotate(hist.rbegin(), hist.rbegin() + 1, hist.rend());
-            hist[0].swap(cur);
-            std::fill(cur.begin(), cur.end(), 0);
-        }
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+        int32_t* last = hist[rows];
+        for (int r = rows; r > 0; --r) hist[r] = hist[r - 1];
+        hist[0] = last;
+        if ((i & 63) == 63) c.rc.report(double(i + 1) / h);
     }
     return Status::ok();
 }
@@ -191,17 +288,20 @@ Status errorDiffuse(const Plane8& src, Plane8& dst, const EdParams& params, EdVa
     const Kernel* kernel = nullptr;
     if (Status s = validateEdParams(params, kernel); !s) return s;
     if (Status s = checkImageSize(src.width, src.height, 1, ~0ull); !s) return s;
-    if (std::max(kernel->maxDjLeft(), kernel->maxDjRight()) > kMaxWindow)
-        return Status::error("kernel '" + kernel->name + "' reaches too far for the register-caching window");
     const Quantizer q(params.levels, params.linear);
     if (!dst.sameSize(src)) dst = Plane8(src.width, src.height);
-    Status st;
-    switch (variant) {
-        case EdVariant::Diffusion: st = diffusionPlain(src, dst, *kernel, q, params, control); break;
-        case EdVariant::Collection: st = collectionPlain(src, dst, *kernel, q, params, control); break;
-        case EdVariant::DiffusionRegisters: st = diffusionRegisters(src, dst, *kernel, q, params, control); break;
-        case EdVariant::CollectionRegisters: st = collectionRegisters(src, dst, *kernel, q, params, control); break;
-    }
+    const FastLevels levels(q);
+    const Common c{src, dst, q, levels, params, control};
+    const Status st = withKernel(*kernel, [&](auto k) {
+        using K = decltype(k);
+        switch (variant) {
+            case EdVariant::Diffusion: return diffusionPlain<K>(c);
+            case EdVariant::Collection: return collectionPlain<K>(c);
+            case EdVariant::DiffusionRegisters: return diffusionRegisters<K>(c);
+            case EdVariant::CollectionRegisters: return collectionRegisters<K>(c);
+        }
+        return Status::error("unknown variant");
+    });
     if (st) control.report(1.0);
     return st;
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the .deb with CPack from the build tree and checks its contents and dependencies.
+# Usage: package_test.sh BUILD_DIR
+set -euo pipefail
+build="$1"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+(cd "$build" && cpack -G DEB -B "$out" >"$out/cpack.log" 2>&1) || { cat "$out/cpack.log"; echo "FAIL: cpack failed"; exit 1; }
+deb="$(ls "$out"/*.deb | head -n1)"
+[ -f "$deb" ] || { echo "FAIL: no .deb produced"; exit 1; }
+contents="$(dpkg-deb -c "$deb")"
+fail=0
+expect() {
+  if grep -q -- "$1" <<<"$contents"; then echo "ok: $1"; else echo "FAIL: $1 missing from $(basename "$deb")"; fail=1; fi
+}
+expect "./usr/bin/halftone-studio$"
+expect "./usr/bin/halftone$"
+expect "./usr/share/applications/halftone-studio.desktop"
+expect "./usr/share/icons/hicolor/scalable/apps/halftone-studio.svg"
+expect "./usr/share/halftone-studio/samples/.*\.png"
+expect "./usr/share/halftone-studio/screens/"
+depends="$(dpkg-deb -f "$deb" Depends)"
+echo "Depends: $depends"
+for lib in libqt6widgets6 libopenimageio; do
+  if grep -q "$lib" <<<"$depends"; then echo "ok: depends on $lib"; else echo "FAIL: Depends lacks $lib"; fail=1; fi
+done
+desktop-file-validate "$(dirname "$0")/../packaging/halftone-studio.desktop" 2>/dev/null || true
+[ "$fail" -eq 0 ] && echo "package test: 1 passed, 0 failed" || { echo "package test: 0 passed, 1 failed"; exit 1; }
