@@ -22,6 +22,13 @@ struct ReadInfo {
 };
 
 /// \brief Reads an image file into 8-bit planes (gray, RGB or CMYK, optional alpha).
+///
+/// Samples become 8 bit as: uint8 as is; uint16 (v*255 + 32767) / 65535; PNM with maxval M
+/// (v*255 + M/2) / M; half, float and every other type round(clamp(v, 0, 1) * 255) (OpenImageIO
+/// normalises integer types to 0..1). 1 channel = gray, 2 = gray + alpha, 3 = RGB, 4 = RGBA or
+/// CMYK (TIFF/JPEG separated), 5 = CMYK + alpha; palettes are expanded; alpha is unassociated and
+/// kept in Image::alpha; the EXIF orientation is applied; of a multi-image file the first image is
+/// read and ReadInfo::notes says so. Binary PNM (P4/P5/P6) always goes through the built-in reader.
 /// Errors name the file and the problem.
 Status readImage(const std::string& path, Image& image, const ReadOptions& options = {}, ReadInfo* info = nullptr);
 
@@ -34,10 +41,17 @@ struct WriteOptions {
 /// Writes to a temporary file in the same directory and renames it into place; never leaves a partial file.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
+/// \brief Checks before any work that `path` can be written: known extension, not a directory,
+/// existing writable directory. writeImage checks again; this only fails early.
+Status checkOutputPath(const std::string& path);
+
 /// \brief True when both paths name the same existing file (or the same path), used to refuse overwriting input.
 bool samePath(const std::string& a, const std::string& b);
 
 /// \brief True when this build reads and writes through OpenImageIO (otherwise PNM only).
 bool haveOpenImageIO();
+
+/// \brief Returns `image` turned upright for an EXIF orientation tag (1..8; other values change nothing).
+Image applyExifOrientation(const Image& image, int orientation);
 
 }  // namespace halftone::io

@@ -1,0 +1,32 @@
+// The `halftone` command-line tool: halftones one image with any registered method.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "app/halftone/commands.h"
+#include "core/registry.h"
+#include "gpu/gpu.h"
+
+int main(int argc, char** argv) {
+    using namespace halftone;
+    gpu::registerMethods(Registry::instance());
+
+    CLI::App app{"Halftone Studio command line: exact error diffusion and every other registered method.\n"
+                 "Exit codes: 0 ok, 1 error (input, output, method), 2 usage, 130 interrupted.",
+                 "halftone"};
+    cli::Commands commands(app);
+    const auto runDefault = cli::addHalftoneOptions(app);
+    // Subcommands: one line each, defined in their own files (see commands.h).
+    // cli::addScreenCommand(commands);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);  // --help
+    } catch (const CLI::ParseError& e) {
+        return cli::fail(std::string(e.what()) + " (see halftone --help)", cli::kExitUsage);
+    }
+    int code = cli::kExitOk;
+    if (commands.runChosen(code)) return code;
+    return runDefault();
+}

@@ -1,0 +1,223 @@
+// Image file entry points: format dispatch, orientation, atomic writes, same-file checks.
+#include "io/imagefile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "io/pnm.h"
+#ifdef HALFTONE_HAVE_OIIO
+#include "io/oiio.h"
+#endif
+
+namespace halftone::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lowerExtension(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return ext;
+}
+
+struct FileCloser {
+    void operator()(std::FILE* f) const {
+        if (f) std::fclose(f);
+    }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+}  // namespace
+
+bool haveOpenImageIO() {
+#ifdef HALFTONE_HAVE_OIIO
+    return true;
+#else
+    return false;
+#endif
+}
+
+Image applyExifOrientation(const Image& in, int orientation) {
+    if (orientation < 2 || orientation > 8) return in;
+    const int w = in.width(), h = in.height();
+    const bool swap = orientation >= 5;
+    const int ow = swap ? h : w, oh = swap ? w : h;
+    auto transform = [&](const Plane8& src) {
+        Plane8 dst(ow, oh);
+        for (int y = 0; y < oh; ++y)
+            for (int x = 0; x < ow; ++x) {
+                int sx = x, sy = y;
+                switch (orientation) {
+                    case 2: sx = w - 1 - x; sy = y; break;
+                    case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+                    case 4: sx = x; sy = h - 1 - y; break;
+                    case 5: sx = y; sy = x; break;
+                    case 6: sx = y; sy = h - 1 - x; break;
+                    case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+                    case 8: sx = w - 1 - y; sy = x; break;
+                }
+                dst.at(y, x) = src.at(sy, sx);
+            }
+        return dst;
+    };
+    Image out;
+    out.space = in.space;
+    for (const Plane8& p : in.channels) out.channels.push_back(transform(p));
+    out.hasAlpha = in.hasAlpha;
+    if (in.hasAlpha) out.alpha = transform(in.alpha);
+    return out;
+}
+
+Status readImage(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
+    const std::string ctx = "cannot read '" + path + "'";
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+        if (ec && ec != std::errc::no_such_file_or_directory) return Status::error(ctx + ": " + ec.message());
+        return Status::error(ctx + ": no such file");
+    }
+    if (fs::is_directory(st)) return Status::error(ctx + ": is a directory, not an image file");
+    if (!fs::is_regular_file(st)) return Status::error(ctx + ": not a regular file");
+
+    FilePtr f(std::fopen(path.c_str(), "rb"));
+    if (!f) return Status::error(ctx + ": " + std::strerror(errno));
+    unsigned char head[16] = {};
+    const size_t n = std::fread(head, 1, sizeof head, f.get());
+    if (n == 0) return Status::error(ctx + ": the file is empty");
+    std::rewind(f.get());
+
+    ReadInfo local;
+    ReadInfo& ri = info ? *info : local;
+    ri = ReadInfo{};
+    Image out;
+    if (detail::isBinaryPnmMagic(head, n) || (n >= 2 && head[0] == 'P' && head[1] == '7')) {
+        if (Status s = detail::readPnm(f.get(), out, options, &ri); !s) return s.withContext(ctx);
+    } else {
+        f.reset();
+#ifdef HALFTONE_HAVE_OIIO
+        if (n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF)
+            if (Status s = detail::checkJpegComplete(path); !s) return s.withContext(ctx);
+        if (Status s = detail::readOiio(path, out, options, &ri); !s) return s.withContext(ctx);
+#else
+        if (n >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '3')
+            return Status::error(ctx + ": ASCII PNM (P" + std::string(1, char(head[1])) +
+                                 ") is not supported, only binary P4/P5/P6");
+        return Status::error(ctx + ": not a binary PGM/PPM/PBM file, and this build reads only those "
+                                   "(built without OpenImageIO)");
+#endif
+    }
+    image = std::move(out);
+    return Status::ok();
+}
+
+bool samePath(const std::string& a, const std::string& b) {
+    std::error_code e1, e2;
+    if (fs::equivalent(a, b, e1) && !e1) return true;
+    const fs::path ca = fs::weakly_canonical(a, e1), cb = fs::weakly_canonical(b, e2);
+    if (e1 || e2) return fs::absolute(a, e1).lexically_normal() == fs::absolute(b, e2).lexically_normal();
+    return ca == cb;
+}
+
+namespace {
+
+mode_t newFileMode(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+}
+
+}  // namespace
+
+Status checkOutputPath(const std::string& path) {
+    const std::string ctx = "cannot write '" + path + "'";
+    const std::string ext = lowerExtension(path);
+    const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
+    if (ext.empty()) return Status::error(ctx + ": no file extension; use .png, .tif, .pgm, .ppm or .pbm");
+    if (!pnm) {
+#ifdef HALFTONE_HAVE_OIIO
+        std::string why;
+        if (!detail::oiioCanWrite(path, why)) return Status::error(ctx + ": " + why);
+#else
+        return Status::error(ctx + ": this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
+#endif
+    }
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return Status::error(ctx + ": is a directory");
+    fs::path dir = fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    if (!fs::exists(dir, ec)) return Status::error(ctx + ": the directory '" + dir.string() + "' does not exist");
+    if (!fs::is_directory(dir, ec)) return Status::error(ctx + ": '" + dir.string() + "' is not a directory");
+    if (::access(dir.c_str(), W_OK) != 0)
+        return Status::error(ctx + ": the directory '" + dir.string() + "' is not writable (" + std::strerror(errno) + ")");
+    return Status::ok();
+}
+
+Status writeImage(const std::string& path, const Image& image, const WriteOptions& options) {
+    const std::string ctx = "cannot write '" + path + "'";
+    if (image.channels.empty() || image.width() <= 0 || image.height() <= 0)
+        return Status::error(ctx + ": the image is empty");
+    for (const Plane8& p : image.channels)
+        if (p.width != image.width() || p.height != image.height() || p.size() != size_t(p.width) * size_t(p.height))
+            return Status::error(ctx + ": the image's channels differ in size");
+    if (image.hasAlpha && !image.alpha.sameSize(image.channels[0]))
+        return Status::error(ctx + ": the alpha plane differs in size from the image");
+
+    if (Status s = checkOutputPath(path); !s) return s;
+    const std::string ext = lowerExtension(path);
+    const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
+    fs::path dir = fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+
+    // Temporary file beside the target, keeping the extension so writers pick the same format.
+    std::string tmpl = (dir / ("." + fs::path(path).stem().string() + ".halftone-tmp-XXXXXX" + ext)).string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    const int fd = ::mkstemps(buf.data(), int(ext.size()));
+    if (fd < 0) return Status::error(ctx + ": " + std::strerror(errno));
+    const std::string tmp(buf.data());
+    ::fchmod(fd, newFileMode(path));
+
+    auto fail = [&](const std::string& msg) {
+        ::unlink(tmp.c_str());
+        return Status::error(ctx + ": " + msg);
+    };
+
+    if (pnm) {
+        std::FILE* f = ::fdopen(fd, "wb");
+        if (!f) {
+            const int err = errno;
+            ::close(fd);
+            return fail(std::strerror(err));
+        }
+        const detail::PnmKind kind = ext == ".pbm" ? detail::PnmKind::Pbm
+                                     : ext == ".pgm" ? detail::PnmKind::Pgm
+                                                     : detail::PnmKind::Ppm;
+        Status s = detail::writePnm(f, image, kind);
+        if (s && std::fflush(f) != 0) s = Status::error(std::string("write failed: ") + std::strerror(errno));
+        if (s && ::fsync(fileno(f)) != 0) s = Status::error(std::string("write failed: ") + std::strerror(errno));
+        if (std::fclose(f) != 0 && s) s = Status::error(std::string("write failed: ") + std::strerror(errno));
+        if (!s) return fail(s.message());
+    } else {
+        ::close(fd);
+#ifdef HALFTONE_HAVE_OIIO
+        if (Status s = detail::writeOiio(path, tmp, image, options); !s) return fail(s.message());
+#endif
+    }
+    (void)options;
+    if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(std::strerror(errno));
+    return Status::ok();
+}
+
+}  // namespace halftone::io
