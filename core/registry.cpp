@@ -67,7 +67,12 @@ const ParamSpec* MethodInfo::param(const std::string& key) const {
     return nullptr;
 }
 
-Registry::Registry() { registerErrorDiffusionMethods(*this); }
+Registry::Registry() {
+    registerErrorDiffusionMethods(*this);
+    registerOrderedMethods(*this);
+    registerDbsMethods(*this);
+    registerParallelMethods(*this);
+}
 
 Registry& Registry::instance() {
     static Registry r;

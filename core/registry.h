@@ -126,5 +126,8 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
 
 // Registration hooks of the core modules; each lives beside its algorithm.
 void registerErrorDiffusionMethods(Registry& r);
+void registerOrderedMethods(Registry& r);
+void registerDbsMethods(Registry& r);
+void registerParallelMethods(Registry& r);
 
 }  // namespace halftone

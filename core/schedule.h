@@ -36,6 +36,52 @@ struct Schedule {
     /// order (serpentine for the serpentine schedule) after every unit of earlier steps.
 };
 
+/// \brief Geometry of a skewed-block schedule (seed 000 parallelogram blocks, seed 002 trapezoid
+/// blocks, our wavefront bands): the image is cut into strips of `blockHeight` rows; in local row
+/// r of a strip, block J covers columns [J*blockWidth - skew*r, J*blockWidth - skew*r + blockWidth)
+/// (clipped to the image, so edge blocks are trapezoids). Block (I, J) has label
+/// stripOffset*I + J; blocks with one label are independent.
+struct BlockGeometry {
+    int blockWidth = 1;
+    int blockHeight = 1;
+    int skew = 0;         ///< columns each row is shifted left against the row above
+    int stripOffset = 1;  ///< label distance between strips (3 for seed 000's FS blocks, 2 = knight order)
+    int strips = 0;       ///< ceil(height / blockHeight)
+    int blocksPerStrip = 0;  ///< block columns J = 0 .. blocksPerStrip-1 (some may be empty at the edges)
+
+    int label(int strip, int block) const { return stripOffset * strip + block; }
+    /// \brief Block column J of pixel (row, col).
+    int blockOf(int row, int col) const;
+    /// \brief First column (unclipped) of block J in local row r of its strip.
+    int64_t columnBegin(int block, int localRow) const { return int64_t(block) * blockWidth - int64_t(skew) * localRow; }
+};
+
+/// \brief What a schedule is without per-pixel planes: cheap for any image size (32K x 32K included).
+/// The CPU parallel code and the GPU launch plans use this; makeSchedule() adds the planes.
+struct SchedulePlan {
+    std::string name;
+    std::string description;
+    int width = 0, height = 0;
+    bool blocks = false;         ///< block schedule (geometry valid) or pixel schedule
+    bool sequentialRows = false; ///< raster / serpentine: one pixel per step
+    int delay = 0;               ///< k of the pixel wavefront (k-delay, knight) and of in-block wavefronts
+    BlockGeometry geometry;      ///< valid when blocks
+    int64_t steps = 0;
+    /// For block schedules: non-empty labels in order; step s runs the blocks of label stepLabel[s].
+    std::vector<int32_t> stepLabel;
+};
+
+/// \brief Plans schedule `name` for a width x height image (no per-pixel memory).
+Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel,
+                    const ScheduleOptions& options, SchedulePlan& out);
+
+/// \brief Smallest label distance between strips so that every source block of a skewed-block
+/// geometry has a smaller label than its receiver (or is the receiver itself, in raster order).
+int minimalStripOffset(const Kernel& kernel, int blockWidth, int blockHeight, int skew);
+
+/// \brief True when block (strip, J) of the geometry contains at least one pixel of a width x height image.
+bool blockNonEmpty(const BlockGeometry& g, int strip, int block, int width, int height);
+
 /// \brief Names of every schedule the model knows, for lists in the CLI and the studio.
 std::vector<std::string> scheduleNames();
 

@@ -1,0 +1,221 @@
+// Quality measures (SPEC section 3). The spectrum uses FFTW3 when the build found it (HALFTONE_HAVE_FFTW),
+// otherwise a separable DFT that is exact but O(N (W + H)), fine for the patch sizes used here.
+#include "core/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+
+#ifdef HALFTONE_HAVE_FFTW
+#include <fftw3.h>
+#include <mutex>
+#endif
+
+namespace halftone {
+
+double hvsWeightedError(const Plane8& original, const Plane8& halftone, const HvsParams& hvs) {
+    HvsFilter f;
+    if (!makeHvsFilter(hvs, f) || !original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
+    PlaneT<double> e(original.width, original.height);
+    for (size_t i = 0; i < e.size(); ++i) e.data[i] = (double(halftone.data[i]) - double(original.data[i])) / 255.0;
+    const PlaneT<double> q = hvsFullConvolution(e, f);
+    double E = 0;
+    for (double v : q.data) E += v * v;
+    return E / double(e.size());
+}
+
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma, int radius) {
+    if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
+    const int w = std::max(0, radius), W = original.width, H = original.height;
+    std::vector<double> k(size_t(2 * w + 1));
+    for (int i = -w; i <= w; ++i) k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
+    // Separable Gaussian; taps outside the image are dropped and the rest renormalised.
+    auto pass = [&](const std::vector<double>& in, std::vector<double>& out, bool horizontal) {
+        out.assign(in.size(), 0.0);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                double acc = 0, ws = 0;
+                for (int i = -w; i <= w; ++i) {
+                    const int xx = horizontal ? x + i : x, yy = horizontal ? y : y + i;
+                    if (xx < 0 || xx >= W || yy < 0 || yy >= H) continue;
+                    acc += k[size_t(i + w)] * in[size_t(yy) * W + xx];
+                    ws += k[size_t(i + w)];
+                }
+                out[size_t(y) * W + x] = acc / ws;
+            }
+    };
+    std::vector<double> a(halftone.data.begin(), halftone.data.end()), b;
+    pass(a, b, true);
+    pass(b, a, false);
+    double mse = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double d = a[i] - original.data[i];
+        mse += d * d;
+    }
+    mse /= double(a.size());
+    if (mse == 0) return std::numeric_limits<double>::infinity();
+    return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+ToneCurve toneCurve(const Plane8& original, const Plane8& halftone) {
+    ToneCurve t;
+    t.meanOut.assign(256, 0.0);
+    t.count.assign(256, 0);
+    if (!original.sameSize(halftone)) return t;
+    std::vector<double> sum(256, 0.0);
+    for (size_t i = 0; i < original.size(); ++i) {
+        sum[original.data[i]] += halftone.data[i];
+        ++t.count[original.data[i]];
+    }
+    for (int g = 0; g < 256; ++g)
+        if (t.count[size_t(g)]) {
+            t.meanOut[size_t(g)] = sum[size_t(g)] / double(t.count[size_t(g)]);
+            t.maxDeviation = std::max(t.maxDeviation, std::abs(t.meanOut[size_t(g)] - g));
+        }
+    return t;
+}
+
+Plane8 grayRamp(int width, int height) {
+    Plane8 p(width, height);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) p.at(y, x) = uint8_t(width > 1 ? (255 * x + (width - 1) / 2) / (width - 1) : 0);
+    return p;
+}
+
+Plane8 grayTiles(int tile) {
+    Plane8 p(16 * tile, 16 * tile);
+    for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x) p.at(y, x) = uint8_t((y / tile) * 16 + x / tile);
+    return p;
+}
+
+bool metricsHaveFftw() {
+#ifdef HALFTONE_HAVE_FFTW
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace {
+
+/// |DFT|^2 of a real W x H plane, row-major, index (v, u).
+[[maybe_unused]] std::vector<double> powerDft(const std::vector<double>& x, int W, int H) {
+    std::vector<std::complex<double>> a(x.begin(), x.end()), tmp(size_t(std::max(W, H)));
+    auto dft1 = [&](std::complex<double>* data, int n, int stride) {
+        for (int k = 0; k < n; ++k) {
+            std::complex<double> s = 0;
+            for (int j = 0; j < n; ++j) {
+                const double ang = -2 * std::numbers::pi * double((int64_t(k) * j) % n) / n;
+                s += data[size_t(j) * stride] * std::complex<double>(std::cos(ang), std::sin(ang));
+            }
+            tmp[size_t(k)] = s;
+        }
+        for (int k = 0; k < n; ++k) data[size_t(k) * stride] = tmp[size_t(k)];
+    };
+    for (int y = 0; y < H; ++y) dft1(a.data() + size_t(y) * W, W, 1);
+    for (int x = 0; x < W; ++x) dft1(a.data() + x, H, W);
+    std::vector<double> p(a.size());
+    for (size_t i = 0; i < a.size(); ++i) p[i] = std::norm(a[i]);
+    return p;
+}
+
+#ifdef HALFTONE_HAVE_FFTW
+std::vector<double> powerFftw(const std::vector<double>& x, int W, int H) {
+    static std::mutex planMutex;  // FFTW planning is not thread-safe
+    std::vector<double> in = x;
+    const int wc = W / 2 + 1;
+    fftw_complex* out = fftw_alloc_complex(size_t(wc) * H);
+    fftw_plan plan;
+    {
+        std::lock_guard lock(planMutex);
+        plan = fftw_plan_dft_r2c_2d(H, W, in.data(), out, FFTW_ESTIMATE);
+    }
+    fftw_execute(plan);
+    std::vector<double> p(size_t(W) * H);
+    for (int v = 0; v < H; ++v)
+        for (int u = 0; u < wc; ++u) {
+            const double re = out[size_t(v) * wc + u][0], im = out[size_t(v) * wc + u][1];
+            const double pw = re * re + im * im;
+            p[size_t(v) * W + u] = pw;
+            p[size_t((H - v) % H) * W + size_t((W - u) % W)] = pw;  // Hermitian symmetry
+        }
+    {
+        std::lock_guard lock(planMutex);
+        fftw_destroy_plan(plan);
+    }
+    fftw_free(out);
+    return p;
+}
+#endif
+
+}  // namespace
+
+Status radialSpectrum(const Plane8& patch, RadialSpectrum& out) {
+    if (patch.width < 4 || patch.height < 4) return Status::error("spectrum patch must be at least 4 x 4 pixels");
+    if (patch.width > 1024 || patch.height > 1024) return Status::error("spectrum patch must be at most 1024 x 1024 pixels (use a crop)");
+    const int W = patch.width, H = patch.height;
+    const double N = double(W) * H;
+    double mean = 0;
+    for (uint8_t v : patch.data) mean += v / 255.0;
+    mean /= N;
+    std::vector<double> x(patch.size());
+    double var = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = patch.data[i] / 255.0 - mean;
+        var += x[i] * x[i];
+    }
+    var /= N;
+#ifdef HALFTONE_HAVE_FFTW
+    const std::vector<double> p = powerFftw(x, W, H);
+    out.backend = "fftw3";
+#else
+    const std::vector<double> p = powerDft(x, W, H);
+    out.backend = "dft";
+#endif
+    const double dr = 1.0 / std::min(W, H);
+    const int rings = int(std::ceil(std::sqrt(0.5) / dr)) + 1;
+    std::vector<double> sum(size_t(rings), 0.0), sum2(size_t(rings), 0.0);
+    std::vector<int> cnt(size_t(rings), 0);
+    for (int v = 0; v < H; ++v)
+        for (int u = 0; u < W; ++u) {
+            if (u == 0 && v == 0) continue;  // DC (zero after mean removal)
+            const double fu = (u <= W / 2 ? u : u - W) / double(W), fv = (v <= H / 2 ? v : v - H) / double(H);
+            const int r = int(std::lround(std::sqrt(fu * fu + fv * fv) / dr));
+            const double pw = p[size_t(v) * W + u] / N;
+            sum[size_t(r)] += pw;
+            sum2[size_t(r)] += pw * pw;
+            ++cnt[size_t(r)];
+        }
+    out.frequency.clear();
+    out.power.clear();
+    out.anisotropy.clear();
+    out.samples.clear();
+    for (int r = 1; r < rings; ++r) {
+        if (!cnt[size_t(r)]) continue;
+        const double m = sum[size_t(r)] / cnt[size_t(r)];
+        const double vr = cnt[size_t(r)] > 1 ? (sum2[size_t(r)] - cnt[size_t(r)] * m * m) / (cnt[size_t(r)] - 1) : 0.0;
+        out.frequency.push_back(r * dr);
+        out.power.push_back(m);
+        out.anisotropy.push_back(m > 0 && vr > 0 ? 10 * std::log10(vr / (m * m)) : -std::numeric_limits<double>::infinity());
+        out.samples.push_back(cnt[size_t(r)]);
+    }
+    out.variance = var;
+    return Status::ok();
+}
+
+double lowFrequencyRatio(const RadialSpectrum& s, double fmax) {
+    double sum = 0;
+    int64_t n = 0;
+    for (size_t i = 0; i < s.frequency.size(); ++i)
+        if (s.frequency[i] <= fmax) {
+            sum += s.power[i] * s.samples[i];
+            n += s.samples[i];
+        }
+    if (n == 0 || s.variance <= 0) return std::numeric_limits<double>::quiet_NaN();
+    return sum / double(n) / s.variance;
+}
+
+}  // namespace halftone

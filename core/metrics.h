@@ -1,0 +1,50 @@
+#pragma once
+// \brief Quality measures of ../shared/SPEC.md section 3: HVS-weighted error, PSNR of the filtered halftone,
+// tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
+#include <string>
+#include <vector>
+
+#include "core/dbs.h"
+#include "core/image.h"
+#include "core/status.h"
+
+namespace halftone {
+
+/// \brief E / N of a halftone (values /255, any number of levels) against the original, with DBS's filter.
+double hvsWeightedError(const Plane8& original, const Plane8& halftone, const HvsParams& hvs = {});
+
+/// \brief PSNR in dB between the Gaussian-filtered halftone (zero outside, renormalised at the edges) and the
+/// original; +inf when equal; NaN when the sizes differ.
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4);
+
+/// \brief Mean output (0..255) per input gray level; `count[g]` = 0 where level g does not occur.
+struct ToneCurve {
+    std::vector<double> meanOut;  ///< 256 entries
+    std::vector<int64_t> count;   ///< 256 entries
+    double maxDeviation = 0;      ///< max |meanOut - g| over levels that occur
+};
+/// \brief Tone reproduction of a halftone of `original` (usually a ramp, see grayRamp).
+ToneCurve toneCurve(const Plane8& original, const Plane8& halftone);
+/// \brief A horizontal ramp 0..255 of the given size (column x -> round(255 x / (w - 1))).
+Plane8 grayRamp(int width, int height);
+/// \brief Constant-level tiles 0..255 (16 x 16 tiles of tile x tile pixels, level = row * 16 + column).
+Plane8 grayTiles(int tile);
+
+/// \brief Radially averaged power spectrum of a patch (values /255, mean removed), Ulichney's periodogram
+/// normalised so that the mean over all frequencies equals the patch variance.
+struct RadialSpectrum {
+    std::vector<double> frequency;   ///< ring centre in cycles per pixel (0 .. 0.707)
+    std::vector<double> power;       ///< mean power in the ring
+    std::vector<double> anisotropy;  ///< variance / mean^2 of the ring's samples, in dB (10 log10)
+    std::vector<int> samples;        ///< frequencies in the ring
+    double variance = 0;             ///< variance of the patch (g - mean)^2, values /255
+    std::string backend;             ///< "fftw3" or "dft" (the built-in separable DFT)
+};
+/// \brief Computes the spectrum of a patch up to 1024 x 1024 (larger patches: use a crop).
+Status radialSpectrum(const Plane8& patch, RadialSpectrum& out);
+/// \brief Mean power below `fmax` cycles/pixel divided by the patch variance (about 1 for white noise, small for blue noise).
+double lowFrequencyRatio(const RadialSpectrum& s, double fmax);
+/// \brief True when this build computes spectra with FFTW3.
+bool metricsHaveFftw();
+
+}  // namespace halftone

@@ -1,0 +1,54 @@
+// Ordered dither (seed 003, section 2.1) and its registry entry.
+#include "core/ordered.h"
+
+#include "core/registry.h"
+
+namespace halftone {
+
+Status orderedDither(const Plane8& src, Plane8& dst, const ThresholdArray& screen, const RunControl& control) {
+    if (screen.empty()) return Status::error("ordered dither: the threshold array is empty");
+    if (Status s = checkImageSize(src.width, src.height, 1); !s) return s;
+    Plane8 out(src.width, src.height);
+    const int sw = screen.width, sh = screen.height;
+    for (int y = 0; y < src.height; ++y) {
+        if ((y & 255) == 0) {
+            if (control.cancelled()) return Status::cancelled();
+            control.report(double(y) / src.height, "ordered dither");
+        }
+        const uint8_t* a = src.row(y);
+        const uint8_t* t = screen.row(y % sh);
+        uint8_t* o = out.row(y);
+        for (int x0 = 0; x0 < src.width; x0 += sw) {
+            const int n = std::min(sw, src.width - x0);
+            for (int x = 0; x < n; ++x) o[x0 + x] = a[x0 + x] > t[x] ? 255 : 0;
+        }
+    }
+    dst = std::move(out);
+    control.report(1.0, "ordered dither");
+    return Status::ok();
+}
+
+void registerOrderedMethods(Registry& r) {
+    MethodInfo m;
+    m.method = "ordered";
+    m.variant = "screen";
+    m.family = "ordered";
+    m.description = "ordered dither with a threshold array: Bayer, clustered dot, blue noise, DBS screen or a file";
+    m.exact = false;
+    ParamSpec s;
+    s.key = "screen";
+    s.label = "Screen";
+    s.kind = ParamSpec::Kind::Text;
+    s.textDefault = "bayer:8";
+    s.help = "bayer:N (N = 2..256, power of two), cluster:cell=C,angle=A,dot=round|elliptic, blue-noise[:N], "
+             "dbs (the shipped 512x512 DBS screen) or an image file of thresholds";
+    m.params.push_back(s);
+    m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
+        ThresholdArray screen;
+        if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.5)); !st) return st;
+        return orderedDither(src, dst, screen, rc.scaled(0.5, 1.0));
+    };
+    r.add(std::move(m));
+}
+
+}  // namespace halftone

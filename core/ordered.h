@@ -1,0 +1,18 @@
+#pragma once
+// \brief Ordered dither with any threshold array (seed 003 section 2.1: output 0 where a <= t, else 255).
+#include "core/image.h"
+#include "core/runcontrol.h"
+#include "core/screen.h"
+#include "core/status.h"
+
+namespace halftone {
+
+/// \brief Ordered dither of one plane with a periodic threshold array (tiled from the top-left corner).
+/// Cancellation is checked per row band.
+Status orderedDither(const Plane8& src, Plane8& dst, const ThresholdArray& screen, const RunControl& control = {});
+
+class Registry;
+/// \brief Registers `ordered/screen` (parameter `screen`: bayer:N, cluster:..., blue-noise, dbs or a file).
+void registerOrderedMethods(Registry& r);
+
+}  // namespace halftone

@@ -1,0 +1,55 @@
+#pragma once
+// \brief Internal interface between the wavefront driver (core/parallel.cpp) and the per-ISA band
+// kernels (core/simd_*.cpp, each compiled for its own instruction set and picked at run time).
+// Plain C-style types only: the SIMD translation units must not instantiate shared std templates.
+#include <cstddef>
+#include <cstdint>
+
+#include "core/parallel_kernels.h"
+
+namespace halftone::par {
+
+/// \brief One band of `bandRows` rows (one row per SIMD lane) run as a k-delay wavefront.
+struct BandJob {
+    int width = 0;
+    int rows = 0;  ///< rows of the image in this band (<= bandRows; the last band may be short)
+    const uint8_t* src = nullptr;
+    ptrdiff_t srcStride = 0;
+    uint8_t* dst = nullptr;
+    ptrdiff_t dstStride = 0;
+    const int32_t* prevErr[2] = {nullptr, nullptr};  ///< errors of image rows i0-1 and i0-2 (null: outside)
+    int32_t* nextErr[2] = {nullptr, nullptr};        ///< receives errors of band rows bandRows-1, bandRows-2
+    // quantizer (SPEC section 1)
+    bool binary = true;
+    bool gammaInput = true;             ///< A = 16 a (else inputTable)
+    const int32_t* inputTable = nullptr;  ///< 256 entries
+    int32_t threshold0 = 2040;          ///< binary: level 1 iff S > threshold0
+    int32_t binaryTarget1 = 4080;       ///< binary: Q_1
+    uint8_t binaryValue1 = 255;
+    const int32_t* levelLut = nullptr;  ///< multi-level: lut[clamp(S,0,4080)] = Q_k | (v_k << 16)
+    // synchronisation with the band above (driver callbacks)
+    void* ctx = nullptr;
+    /// Called before steps [.., t1) run: waits until the band above is far enough; false = cancelled.
+    bool (*wait)(void* ctx, int64_t t1) = nullptr;
+    /// Called after steps [0, t1) are done and their error rows written.
+    void (*publish)(void* ctx, int64_t t1) = nullptr;
+};
+
+/// \brief Runs a whole band; returns false when cancelled.
+using BandFn = bool (*)(const BandJob& job);
+
+/// \brief One instruction-set path: name, lanes, band height, and a band kernel per SPEC kernel.
+struct SimdPathInfo {
+    const char* name;
+    int lanes;
+    int bandRows;
+    int chunk;  ///< steps between progress publications
+    BandFn kernels[kKernelCount];
+};
+
+const SimdPathInfo& simdPathAvx512();
+const SimdPathInfo& simdPathAvx2();
+const SimdPathInfo& simdPathSse();
+const SimdPathInfo& simdPathScalar();
+
+}  // namespace halftone::par

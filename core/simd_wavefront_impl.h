@@ -1,0 +1,242 @@
+// \brief The band kernel of the wavefront method, written once over a vector type V and included by
+// each core/simd_*.cpp inside an anonymous namespace (so every ISA gets its own private copy).
+//
+// Band of G = V::L * NV rows; lane r (row i0 + r) processes column j = t - k*r at step t, the
+// k-delay parallel scan of seed 000, section IV. A source (di, dj) of lane r was processed by lane
+// r - di at step t - (dj + k*di), so the error sum is a sum of lane-shifted vectors from a short
+// history ring kept in registers (register caching, seed 000 section III). Lanes 0..di-1 take
+// their sources from the band above through small per-step boundary arrays.
+//
+// Requires before inclusion: V with L, T, M and the operations used below; transposeIn/transposeOut.
+
+template <int W>
+struct IntC {
+    static constexpr int value = W;
+};
+
+template <class V, int Wt>
+inline typename V::T mulConst(typename V::T x) {
+    if constexpr (Wt == 1) return x;
+    else if constexpr (isPow2(Wt)) return V::template shl<log2i(Wt)>(x);
+    else if constexpr (isPow2(Wt - 1)) return V::add(V::template shl<log2i(Wt - 1)>(x), x);
+    else if constexpr (isPow2(Wt + 1)) return V::sub(V::template shl<log2i(Wt + 1)>(x), x);
+    else return V::mullo(x, V::set1(Wt));
+}
+
+template <int KID, int NV, class V>
+struct Band {
+    static constexpr CKernel K = ckernel<KID>();
+    static constexpr int k = cdelay(K);
+    static constexpr int maxDi = cmaxDi(K);
+    static constexpr int maxLag = cmaxLag(K);
+    static constexpr int HS = maxLag < 4 ? 4 : (maxLag < 8 ? 8 : 16);
+    static constexpr int L = V::L;
+    static constexpr int G = L * NV;
+    static constexpr int D = K.divisor;
+    static_assert(maxDi <= 2 && maxDi <= L, "band kernel handles taps reaching at most two rows up");
+    using T = typename V::T;
+    using M = typename V::M;
+
+    // Weighted sum over the taps with row offset DI, from the history ring at step phase HU.
+    template <int DI, int HU, int I = 0>
+    static inline T tapSum(const T (&hist)[HS][NV], int v, T acc, bool& any) {
+        if constexpr (I == K.count) {
+            return acc;
+        } else {
+            constexpr CTap tp = K.taps[I];
+            if constexpr (tp.di == DI) {
+                constexpr int lag = tp.dj + k * tp.di;
+                constexpr int slot = ((HU - lag) % HS + HS) % HS;
+                const T term = mulConst<V, tp.w>(hist[slot][v]);
+                acc = any ? V::add(acc, term) : term;
+                any = true;
+            }
+            return tapSum<DI, HU, I + 1>(hist, v, acc, any);
+        }
+    }
+
+    template <int DI>
+    static constexpr bool hasRow() {
+        for (int i = 0; i < K.count; ++i)
+            if (K.taps[i].di == DI) return true;
+        return false;
+    }
+
+    template <int HU>
+    static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u, const uint8_t* inRow,
+                            uint8_t* outRow, int32_t* lastE, const int32_t* b1, const int32_t* b2, const BandJob& job) {
+        T s1[NV], s2[NV], s0[NV];
+        for (int v = 0; v < NV; ++v) {
+            bool any = false;
+            s0[v] = tapSum<0, HU>(hist, v, V::zero(), any);
+            if (!any) s0[v] = V::zero();
+            if constexpr (hasRow<1>()) {
+                any = false;
+                s1[v] = tapSum<1, HU>(hist, v, V::zero(), any);
+            }
+            if constexpr (hasRow<2>()) {
+                any = false;
+                s2[v] = tapSum<2, HU>(hist, v, V::zero(), any);
+            }
+        }
+        const T tv = V::set1(t);
+        for (int v = 0; v < NV; ++v) {
+            T rest = V::set1(D / 2);
+            if constexpr (hasRow<1>()) rest = V::add(rest, V::template shiftUp<1>(s1[v], v ? s1[v - 1] : V::bcast1(b1)));
+            if constexpr (hasRow<2>()) rest = V::add(rest, V::template shiftUp<2>(s2[v], v ? s2[v - 1] : V::bcast2(b2)));
+            const T bytes = V::loadBytes(inRow + v * L);
+            const T a = job.gammaInput ? V::template shl<4>(bytes) : V::gather(job.inputTable, bytes);
+            const T acc = V::add(s0[v], rest);
+            T q;
+            if constexpr (isPow2(D)) q = V::template sar<log2i(D)>(acc);
+            else q = V::template floorDiv<D>(acc);
+            const T s = V::add(a, q);
+            T e, o;
+            if (job.binary) {
+                const M m = V::gt(s, V::set1(job.threshold0));
+                e = V::subIf(m, s, V::set1(job.binaryTarget1));
+                o = V::maskz(m, V::set1(job.binaryValue1));
+            } else {
+                const T ent = V::gather(job.levelLut, V::clamp(s, 0, 4080));
+                e = V::sub(s, V::andv(ent, V::set1(0xFFFF)));
+                o = V::template srl<16>(ent);
+            }
+            const M valid = V::validCol(V::sub(tv, kr[v]), wv);
+            e = V::maskz(valid, e);
+            hist[HU][v] = e;
+            V::storeBytes(outRow + v * L, o);
+            if (v == NV - 1) V::store(lastE, e);
+        }
+        (void)u;
+    }
+
+    template <int U0, int... Us>
+    static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb, const uint8_t (*in)[G],
+                               uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1, const int32_t* b2,
+                               const BandJob& job) {
+        // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
+        step<U0 % HS>(hist, kr, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, job);
+        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, wv, sb, in, out, lastE, b1, b2, job);
+    }
+
+    static bool run(const BandJob& job) {
+        const int W = job.width;
+        const int rows = job.rows;
+        const int64_t total = ((int64_t(W) + int64_t(k) * (G - 1)) + 15) / 16 * 16;
+        const int chunk = 256;
+        T hist[HS][NV];
+        for (int h = 0; h < HS; ++h)
+            for (int v = 0; v < NV; ++v) hist[h][v] = V::zero();
+        T kr[NV];
+        {
+            alignas(64) int32_t tmp[G];
+            for (int r = 0; r < G; ++r) tmp[r] = r < rows ? k * r : 0x40000000;
+            for (int v = 0; v < NV; ++v) kr[v] = V::load(tmp + v * L);
+        }
+        const T wv = V::set1(W);
+        alignas(64) uint8_t in[16][G];
+        alignas(64) uint8_t out[16][G];
+        alignas(64) int32_t lastE[16][L];
+        alignas(64) int32_t b1[chunk + 16];
+        alignas(64) int32_t b2[2 * (chunk + 16)];
+        alignas(16) uint8_t zero16[16] = {};
+        alignas(16) uint8_t tmpIn[G][16];
+        alignas(16) uint8_t tmpOut[G][16];
+        const uint8_t* inPtr[G];
+        uint8_t* outPtr[G];
+        for (int64_t t0 = 0; t0 < total; t0 += chunk) {
+            const int64_t t1 = t0 + chunk < total ? t0 + chunk : total;
+            if (!job.wait(job.ctx, t1)) return false;
+            // boundary sums from the band above, per step (zero outside the image)
+            for (int64_t t = t0; t < t1; ++t) {
+                int32_t a1 = 0, a20 = 0, a21 = 0;
+                for (int i = 0; i < K.count; ++i) {
+                    const CTap tp = K.taps[i];
+                    if (tp.di == 1) {
+                        const int64_t c = t - tp.dj;
+                        if (job.prevErr[0] && c >= 0 && c < W) a1 += tp.w * job.prevErr[0][c];
+                    } else if (tp.di == 2) {
+                        const int64_t c0 = t - tp.dj;
+                        if (job.prevErr[1] && c0 >= 0 && c0 < W) a20 += tp.w * job.prevErr[1][c0];
+                        const int64_t c1 = t - k - tp.dj;
+                        if (job.prevErr[0] && c1 >= 0 && c1 < W) a21 += tp.w * job.prevErr[0][c1];
+                    }
+                }
+                b1[t - t0] = a1;
+                b2[2 * (t - t0)] = a20;
+                b2[2 * (t - t0) + 1] = a21;
+            }
+            for (int64_t sb = t0; sb < t1; sb += 16) {
+                // gather 16 columns of each row (skewed by k per row), transpose to one byte per lane per step
+                for (int r = 0; r < G; ++r) {
+                    const int64_t c0 = sb - int64_t(k) * r;
+                    if (r >= rows || c0 + 16 <= 0 || c0 >= W) {
+                        inPtr[r] = zero16;
+                    } else if (c0 >= 0 && c0 + 16 <= W) {
+                        inPtr[r] = job.src + r * job.srcStride + c0;
+                    } else {
+                        const uint8_t* row = job.src + r * job.srcStride;
+                        for (int x = 0; x < 16; ++x) {
+                            const int64_t c = c0 + x;
+                            tmpIn[r][x] = (c >= 0 && c < W) ? row[c] : 0;
+                        }
+                        inPtr[r] = tmpIn[r];
+                    }
+                }
+                for (int g = 0; g < G; g += 16) transposeIn(inPtr + g, &in[0][g], G);
+                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, wv, int(sb), in, out, lastE,
+                                                                              b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                bool partial[G];
+                for (int r = 0; r < G; ++r) {
+                    const int64_t c0 = sb - int64_t(k) * r;
+                    partial[r] = false;
+                    if (r >= rows || c0 + 16 <= 0 || c0 >= W) {
+                        outPtr[r] = tmpOut[r];
+                    } else if (c0 >= 0 && c0 + 16 <= W) {
+                        outPtr[r] = job.dst + r * job.dstStride + c0;
+                    } else {
+                        outPtr[r] = tmpOut[r];
+                        partial[r] = true;
+                    }
+                }
+                for (int g = 0; g < G; g += 16) transposeOut(&out[0][g], G, outPtr + g);
+                for (int r = 0; r < G; ++r) {
+                    if (!partial[r]) continue;
+                    const int64_t c0 = sb - int64_t(k) * r;
+                    uint8_t* row = job.dst + r * job.dstStride;
+                    for (int x = 0; x < 16; ++x) {
+                        const int64_t c = c0 + x;
+                        if (c >= 0 && c < W) row[c] = tmpOut[r][x];
+                    }
+                }
+                // error rows the band below reads
+                for (int d = 0; d < maxDi; ++d) {
+                    int32_t* dstE = job.nextErr[d];
+                    if (!dstE) continue;
+                    const int r = G - 1 - d;
+                    for (int x = 0; x < 16; ++x) {
+                        const int64_t c = sb + x - int64_t(k) * r;
+                        if (c >= 0 && c < W) dstE[c] = lastE[x][L - 1 - d];
+                    }
+                }
+            }
+            job.publish(job.ctx, t1);
+        }
+        return true;
+    }
+};
+
+template <int NV, class V>
+inline void fillPath(SimdPathInfo& info) {
+    info.lanes = V::L;
+    info.bandRows = V::L * NV;
+    info.chunk = 256;
+    info.kernels[0] = &Band<0, NV, V>::run;
+    info.kernels[1] = &Band<1, NV, V>::run;
+    info.kernels[2] = &Band<2, NV, V>::run;
+    info.kernels[3] = &Band<3, NV, V>::run;
+    info.kernels[4] = &Band<4, NV, V>::run;
+    info.kernels[5] = &Band<5, NV, V>::run;
+    info.kernels[6] = &Band<6, NV, V>::run;
+    info.kernels[7] = &Band<7, NV, V>::run;
+}

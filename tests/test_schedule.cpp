@@ -1,0 +1,266 @@
+// The schedule model: every schedule x kernel x awkward size processes each pixel once and after
+// all its sources; step counts match the seeds' formulas under the seeds' conventions.
+#include <QtTest>
+
+#include "core/kernel.h"
+#include "core/schedule.h"
+
+using namespace halftone;
+
+class TestSchedule : public QObject {
+    Q_OBJECT
+private slots:
+    void everyScheduleIsValid_data();
+    void everyScheduleIsValid();
+    void kDelayStepCount_data();
+    void kDelayStepCount();
+    void parallelogramStepCount_data();
+    void parallelogramStepCount();
+    void knightIsTwoIPlusJForFs();
+    void trapezoidIsKnightOrderOfBlocks();
+    void serpentineIsSequential();
+    void verifierCatchesBadSchedules();
+    void badOptions();
+    void planWithoutPlanesForHugeImages();
+};
+
+void TestSchedule::everyScheduleIsValid_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("blockWidth");
+    QTest::addColumn<int>("blockHeight");
+    QTest::addColumn<int>("threads");
+    const QList<QPair<int, int>> sizes = {{1, 1}, {1, 37}, {37, 1}, {2, 2}, {7, 13}, {31, 33}, {97, 61}, {5, 200}};
+    for (const std::string& s : scheduleNames())
+        for (const Kernel& k : kernels())
+            for (const auto& sz : sizes) {
+                // default blocks, small odd blocks, and blocks larger than the image
+                const QList<QPair<int, int>> blocks = {{0, 0}, {5, 3}, {3, 7}, {64, 64}};
+                for (const auto& b : blocks) {
+                    if ((s == "raster" || s == "serpentine" || s == "k-delay" || s == "knight") && b.first != 0) continue;
+                    for (int threads : {1, 3}) {
+                        if (s != "trapezoid" && threads != 1) continue;
+                        QTest::addRow("%s/%s/%dx%d/b%dx%d/t%d", s.c_str(), k.name.c_str(), sz.first, sz.second, b.first,
+                                      b.second, threads)
+                            << QString::fromStdString(s) << QString::fromStdString(k.name) << sz.first << sz.second
+                            << b.first << b.second << threads;
+                    }
+                }
+            }
+}
+
+void TestSchedule::everyScheduleIsValid() {
+    QFETCH(QString, name);
+    QFETCH(QString, kernel);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, blockWidth);
+    QFETCH(int, blockHeight);
+    QFETCH(int, threads);
+    const Kernel* k = findKernel(kernel.toStdString());
+    QVERIFY(k);
+    ScheduleOptions o;
+    o.blockWidth = blockWidth;
+    o.blockHeight = blockHeight;
+    o.threads = threads;
+    Schedule s;
+    const Status st = makeSchedule(name.toStdString(), width, height, *k, o, s);
+    QVERIFY2(st.isOk(), st.message().c_str());
+    const bool serp = name == "serpentine";
+    const Status v = verifySchedule(s, *k, serp);
+    QVERIFY2(v.isOk(), v.message().c_str());
+    // The plan (no planes) agrees with the materialised schedule.
+    SchedulePlan p;
+    QVERIFY(planSchedule(name.toStdString(), width, height, *k, o, p).isOk());
+    QCOMPARE(p.steps, int64_t(s.steps));
+    int64_t total = 0;
+    for (int64_t c : s.parallelism) total += c;
+    QCOMPARE(total, int64_t(s.units));
+    if (!p.blocks) QCOMPARE(int64_t(s.units), int64_t(width) * height);
+}
+
+void TestSchedule::kDelayStepCount_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("side");
+    for (const Kernel& kn : kernels())
+        for (int side : {1, 2, 16, 33, 100}) {
+            QTest::addRow("%s/min/%d", kn.name.c_str(), side) << QString::fromStdString(kn.name) << 0 << side;
+            QTest::addRow("%s/k5/%d", kn.name.c_str(), side) << QString::fromStdString(kn.name) << 5 << side;
+        }
+}
+
+void TestSchedule::kDelayStepCount() {
+    // Seed 000, section IV: k-D PS on sqrt(n) x sqrt(n) performs (k+1)(sqrt(n)-1)+1 steps.
+    QFETCH(QString, kernel);
+    QFETCH(int, k);
+    QFETCH(int, side);
+    const Kernel* kn = findKernel(kernel.toStdString());
+    ScheduleOptions o;
+    o.delay = k;
+    const int kk = k > 0 ? k : kn->minimalDelay();
+    Schedule s;
+    QVERIFY(makeSchedule("k-delay", side, side, *kn, o, s).isOk());
+    QCOMPARE(s.steps, (kk + 1) * (side - 1) + 1);
+    QVERIFY(verifySchedule(s, *kn).isOk());
+    // parallelism never exceeds floor((sqrt(n)-1)/k) + 1 (seed 000's m)
+    for (int64_t c : s.parallelism) QVERIFY(c <= (side - 1) / kk + 1);
+}
+
+void TestSchedule::parallelogramStepCount_data() {
+    QTest::addColumn<int>("side");
+    QTest::addColumn<int>("w");
+    for (int w : {4, 8, 16, 32})
+        for (int m : {1, 2, 3, 8}) QTest::addRow("%dx%d/w%d", w * m, w * m, w) << w * m << w;
+}
+
+void TestSchedule::parallelogramStepCount() {
+    // Seed 000, section V, under its conventions (Floyd-Steinberg, square image, side a multiple of
+    // w, shift 2 per row): strip i has labels 3i .. 3i + sqrt(n)/w + 1, so 4 sqrt(n)/w - 1 steps.
+    QFETCH(int, side);
+    QFETCH(int, w);
+    const Kernel* fs = findKernel("floyd-steinberg");
+    ScheduleOptions o;
+    o.blockWidth = w;
+    SchedulePlan p;
+    QVERIFY(planSchedule("parallelogram", side, side, *fs, o, p).isOk());
+    QCOMPARE(p.geometry.skew, 2);
+    QCOMPARE(p.geometry.stripOffset, 3);
+    QCOMPARE(p.geometry.blocksPerStrip, side / w + 2);
+    QCOMPARE(p.steps, int64_t(4 * side / w - 1));
+    Schedule s;
+    QVERIFY(makeSchedule("parallelogram", side, side, *fs, o, s).isOk());
+    QVERIFY(verifySchedule(s, *fs).isOk());
+    // block PB(i, t) holds the label t: the first pixel of strip i is in the block labelled 3i
+    for (int i = 0; i < side / w; ++i) QCOMPARE(s.pixelStep.at(i * w, 0), 3 * i);
+}
+
+void TestSchedule::knightIsTwoIPlusJForFs() {
+    const Kernel* fs = findKernel("floyd-steinberg");
+    Schedule s;
+    QVERIFY(makeSchedule("knight", 23, 17, *fs, {}, s).isOk());
+    for (int i = 0; i < 17; ++i)
+        for (int j = 0; j < 23; ++j) QCOMPARE(s.pixelStep.at(i, j), 2 * i + j);
+    // seed 002: an m x n image needs 2m + n - 2 steps (labels 0 .. 2(m-1) + n-1), parallelism min(m, n/2)
+    QCOMPARE(s.steps, 2 * 16 + 22 + 1);
+    int64_t maxPar = 0;
+    for (int64_t c : s.parallelism) maxPar = std::max(maxPar, c);
+    QCOMPARE(maxPar, int64_t(std::min(17, (23 + 1) / 2)));
+}
+
+void TestSchedule::trapezoidIsKnightOrderOfBlocks() {
+    // Seed 002: for Floyd-Steinberg the blocks follow the knight's move (label 2I + J); with n threads
+    // the block width is chosen so that n blocks run side by side along most diagonals.
+    const Kernel* fs = findKernel("floyd-steinberg");
+    for (int n : {1, 2, 4, 8}) {
+        ScheduleOptions o;
+        o.threads = n;
+        SchedulePlan p;
+        QVERIFY(planSchedule("trapezoid", 4096, 4096, *fs, o, p).isOk());
+        QCOMPARE(p.geometry.stripOffset, 2);
+        QCOMPARE(p.geometry.skew, 1);
+        QCOMPARE(p.geometry.blockWidth, 4096 / (2 * n));
+        Schedule s;
+        ScheduleOptions small = o;
+        small.blockWidth = 64 / (2 * n);
+        QVERIFY(makeSchedule("trapezoid", 64, 64, *fs, small, s).isOk());
+        int64_t maxPar = 0;
+        for (int64_t c : s.parallelism) maxPar = std::max(maxPar, c);
+        QVERIFY2(maxPar >= n, qPrintable(QString("max parallelism %1 < %2 threads").arg(maxPar).arg(n)));
+    }
+}
+
+void TestSchedule::serpentineIsSequential() {
+    const Kernel* fs = findKernel("floyd-steinberg");
+    Schedule s;
+    QVERIFY(makeSchedule("serpentine", 9, 5, *fs, {}, s).isOk());
+    QCOMPARE(s.steps, 45);
+    for (int64_t c : s.parallelism) QCOMPARE(c, int64_t(1));
+    QCOMPARE(s.pixelStep.at(1, 8), 9);  // row 1 starts at its right end
+    QVERIFY(verifySchedule(s, *fs, true).isOk());
+    // read with raster taps the serpentine order is wrong, and raster read with mirrored taps too
+    QVERIFY(!verifySchedule(s, *fs, false).isOk());
+    Schedule r;
+    QVERIFY(makeSchedule("raster", 9, 5, *fs, {}, r).isOk());
+    QVERIFY(!verifySchedule(r, *fs, true).isOk());
+}
+
+void TestSchedule::verifierCatchesBadSchedules() {
+    const Kernel* fs = findKernel("floyd-steinberg");
+    ScheduleOptions o;
+    o.delay = 2;
+    Schedule s;
+    QVERIFY(makeSchedule("k-delay", 12, 6, *fs, o, s).isOk());
+    QVERIFY(verifySchedule(s, *fs).isOk());
+    // 2-delay is not enough for Jarvis (tap (1,-2))
+    QVERIFY(!verifySchedule(s, *findKernel("jarvis")).isOk());
+    // a 1-delay step labelling breaks the (1,-1) tap
+    Schedule bad = s;
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 12; ++j) bad.pixelStep.at(i, j) = j + i;
+    QVERIFY(!verifySchedule(bad, *fs).isOk());
+    // a pixel left out
+    bad = s;
+    bad.pixelStep.at(3, 3) = -1;
+    QVERIFY(!verifySchedule(bad, *fs).isOk());
+    // wrong parallelism counts
+    bad = s;
+    bad.parallelism[0] += 1;
+    QVERIFY(!verifySchedule(bad, *fs).isOk());
+    // block schedule whose strips are too close (label offset 2 instead of 3 for shift-2 blocks)
+    Schedule pb;
+    ScheduleOptions po;
+    po.blockWidth = 4;
+    QVERIFY(makeSchedule("parallelogram", 16, 16, *fs, po, pb).isOk());
+    QVERIFY(verifySchedule(pb, *fs).isOk());
+    Schedule wrong = pb;
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+            // recompute the step with stripOffset 2 for every unit (units are numbered strip-major)
+            const int strip = i / 4;
+            const int J = (j + 2 * (i % 4)) / 4;
+            wrong.pixelStep.at(i, j) = 2 * strip + J;
+        }
+    for (size_t u = 0; u < wrong.unitStep.size(); ++u) wrong.unitStep[u] = -2;
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) wrong.unitStep[size_t(wrong.pixelUnit.at(i, j))] = wrong.pixelStep.at(i, j);
+    int maxStep = 0;
+    for (int32_t v : wrong.unitStep) maxStep = std::max(maxStep, v);
+    wrong.steps = maxStep + 1;
+    wrong.parallelism.assign(size_t(wrong.steps), 0);
+    for (int32_t v : wrong.unitStep) ++wrong.parallelism[size_t(v)];
+    const Status ws = verifySchedule(wrong, *fs);
+    QVERIFY(!ws.isOk());
+    QVERIFY2(ws.message().find("before its source") != std::string::npos, ws.message().c_str());
+}
+
+void TestSchedule::badOptions() {
+    const Kernel* fs = findKernel("floyd-steinberg");
+    ScheduleOptions o;
+    o.delay = 1;
+    Schedule s;
+    Status st = makeSchedule("k-delay", 10, 10, *fs, o, s);
+    QVERIFY(!st.isOk());
+    QVERIFY2(st.message().find("too small") != std::string::npos, st.message().c_str());
+    st = makeSchedule("no-such", 10, 10, *fs, {}, s);
+    QVERIFY(!st.isOk());
+    QVERIFY(st.message().find("known schedules") != std::string::npos);
+    QVERIFY(!makeSchedule("raster", 0, 10, *fs, {}, s).isOk());
+}
+
+void TestSchedule::planWithoutPlanesForHugeImages() {
+    const Kernel* fs = findKernel("floyd-steinberg");
+    SchedulePlan p;
+    QVERIFY(planSchedule("wavefront", 32768, 32768, *fs, {}, p).isOk());
+    QVERIFY(p.steps > 0);
+    QCOMPARE(p.geometry.blockHeight, 64);
+    QVERIFY(planSchedule("k-delay", 32768, 32768, *fs, {}, p).isOk());
+    QCOMPARE(p.steps, int64_t(3) * 32767 + 1);
+    Schedule s;
+    QVERIFY(!makeSchedule("raster", 32768, 32768, *fs, {}, s).isOk());
+}
+
+QTEST_GUILESS_MAIN(TestSchedule)
+#include "test_schedule.moc"
