@@ -1,0 +1,162 @@
+// Every exact error-diffusion method in the registry (whoever added it: sequential, parallel CPU,
+// GPU) against the SPEC reference, bit for bit: fresh random images of awkward sizes and the real
+// test images, over kernels x levels x gamma/linear x scan x thread counts.
+#include <QtTest>
+
+#include "core/errordiffusion.h"
+#include "core/registry.h"
+#include "gpu/gpu.h"
+#include "io/imagefile.h"
+#include "tests/testutil.h"
+
+using namespace halftone;
+
+namespace {
+
+std::vector<const MethodInfo*> exactMethods() {
+    std::vector<const MethodInfo*> out;
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (m.exact && m.family == "error-diffusion") out.push_back(&m);
+    return out;
+}
+
+/// Runs `m` on `device` with the given ED params (and threads when the method takes them).
+Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdParams& p, int threads, Plane8& out) {
+    ParamValues v;
+    if (m.param("kernel")) v.set("kernel", p.kernel);
+    if (m.param("levels")) v.set("levels", int64_t(p.levels));
+    if (m.param("linear")) v.set("linear", p.linear);
+    if (m.param("serpentine")) v.set("serpentine", p.serpentine);
+    if (m.param("threads")) v.set("threads", int64_t(threads));
+    if (Status s = Registry::instance().resolveParams(m, v); !s) return s;
+    RunControl rc;
+    rc.threads = threads;
+    const PlaneFunction& f = device == Device::Gpu ? m.gpu : m.cpu;
+    return f(src, out, v, rc);
+}
+
+/// Which parameter combinations a method supports: methods without a kernel choice are FS-only,
+/// methods without levels are binary-only, and so on.
+bool supports(const MethodInfo& m, const EdParams& p) {
+    if (!m.param("kernel") && p.kernel != "floyd-steinberg") return false;
+    if (const ParamSpec* k = m.param("kernel"))
+        if (std::find(k->choices.begin(), k->choices.end(), p.kernel) == k->choices.end()) return false;
+    if (!m.param("levels") && p.levels != 2) return false;
+    if (const ParamSpec* l = m.param("levels"))
+        if (p.levels < l->min || p.levels > l->max) return false;
+    if (!m.param("linear") && p.linear) return false;
+    if (!m.param("serpentine") && p.serpentine) return false;
+    return true;
+}
+
+}  // namespace
+
+class TestRegistryExact : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void randomAwkwardSizes_data();
+    void randomAwkwardSizes();
+    void realImages_data();
+    void realImages();
+};
+
+void TestRegistryExact::initTestCase() {
+    gpu::registerMethods(Registry::instance());
+    const auto methods = exactMethods();
+    QVERIFY2(methods.size() >= 4, "the four sequential variants must be registered");
+    QString names;
+    for (const MethodInfo* m : methods) names += QString::fromStdString(m->id() + "[" + m->devicesString() + "] ");
+    qInfo("exact methods under test: %s", qPrintable(names));
+    const GpuAvailability& g = Registry::instance().gpuAvailability();
+    if (!g.usable) qInfo("GPU paths skipped: %s", g.reason.c_str());
+}
+
+void TestRegistryExact::randomAwkwardSizes_data() {
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<int>("device");
+    const bool gpu = Registry::instance().gpuAvailability().usable;
+    for (const MethodInfo* m : exactMethods()) {
+        if (m->cpu) QTest::newRow(qPrintable(QString::fromStdString(m->id() + " cpu"))) << QString::fromStdString(m->id()) << 0;
+        if (m->gpu && gpu) QTest::newRow(qPrintable(QString::fromStdString(m->id() + " gpu"))) << QString::fromStdString(m->id()) << 1;
+    }
+}
+
+void TestRegistryExact::randomAwkwardSizes() {
+    QFETCH(QString, id);
+    QFETCH(int, device);
+    const auto slash = id.indexOf('/');
+    const MethodInfo* m = Registry::instance().find(id.left(slash).toStdString(), id.mid(slash + 1).toStdString());
+    QVERIFY(m);
+    const std::pair<int, int> sizes[] = {{1, 1}, {97, 1}, {1, 97}, {7, 13}, {31, 33}, {33, 31}, {257, 129}, {67, 211}};
+    int compared = 0;
+    for (const Kernel& k : kernels())
+        for (int levels : {2, 4, 256})
+            for (bool linear : {false, true})
+                for (bool serp : {false, true}) {
+                    EdParams p;
+                    p.kernel = k.name;
+                    p.levels = levels;
+                    p.linear = linear;
+                    p.serpentine = serp;
+                    if (!supports(*m, p)) continue;
+                    // Full size sweep for Floyd-Steinberg binary; two sizes for the other combinations.
+                    const bool full = k.name == "floyd-steinberg" && levels == 2;
+                    for (size_t si = 0; si < std::size(sizes); ++si) {
+                        if (!full && si != 4 && si != 6) continue;
+                        const auto [w, h] = sizes[si];
+                        const Plane8 src = test::randomPlane(w, h, test::freshSeed("registry exact"));
+                        const Plane8 ref = referenceErrorDiffusion(src, p);
+                        for (int threads : {1, 2, 3, 8}) {
+                            if (!m->param("threads") && threads != 1) continue;
+                            Plane8 out;
+                            const Status s = runPlane(*m, device ? Device::Gpu : Device::Cpu, src, p, threads, out);
+                            if (!s) QFAIL(qPrintable(QString("%1 %2x%3 %4 L%5: %6").arg(id).arg(w).arg(h).arg(QString::fromStdString(k.name)).arg(levels).arg(QString::fromStdString(s.message()))));
+                            if (out.data != ref.data)
+                                QFAIL(qPrintable(QString("%1 differs from the reference: %2x%3 kernel %4 L%5 %6 %7 threads %8")
+                                                     .arg(id).arg(w).arg(h).arg(QString::fromStdString(k.name)).arg(levels)
+                                                     .arg(linear ? "linear" : "gamma").arg(serp ? "serpentine" : "raster").arg(threads)));
+                            ++compared;
+                        }
+                    }
+                }
+    QVERIFY2(compared > 0, "method supports no tested combination");
+}
+
+void TestRegistryExact::realImages_data() {
+    QTest::addColumn<QString>("file");
+    const QDir dir(QStringLiteral(HALFTONE_TEST_DATA_DIR));
+    const QStringList files = dir.entryList({"*.png", "*.jpg"}, QDir::Files);
+    for (const QString& f : files) QTest::newRow(qPrintable(f)) << dir.filePath(f);
+}
+
+void TestRegistryExact::realImages() {
+    QFETCH(QString, file);
+    Image img;
+    QVERIFY2(io::readImage(file.toStdString(), img).isOk(), qPrintable(file));
+    const Image rgb = convertColor(img, ColorMode::RGB);
+    const bool gpu = Registry::instance().gpuAvailability().usable;
+    for (const MethodInfo* m : exactMethods())
+        for (const char* kernel : {"floyd-steinberg", "jarvis"})
+            for (int levels : {2, 4}) {
+                EdParams p;
+                p.kernel = kernel;
+                p.levels = levels;
+                if (!supports(*m, p)) continue;
+                for (const Plane8& ch : rgb.channels) {
+                    const Plane8 ref = referenceErrorDiffusion(ch, p);
+                    for (int device : {0, 1}) {
+                        if (device == 1 && !(m->gpu && gpu)) continue;
+                        if (device == 0 && !m->cpu) continue;
+                        Plane8 out;
+                        QVERIFY(runPlane(*m, device ? Device::Gpu : Device::Cpu, ch, p, 2, out).isOk());
+                        if (out.data != ref.data)
+                            QFAIL(qPrintable(QString("%1 on %2 (%3 L%4) differs from the reference")
+                                                 .arg(QString::fromStdString(m->id()), file, kernel).arg(levels)));
+                    }
+                }
+            }
+}
+
+QTEST_GUILESS_MAIN(TestRegistryExact)
+#include "test_registry_exact.moc"
