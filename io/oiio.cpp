@@ -16,18 +16,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// OpenImageIO messages may span lines and repeat the file name; make one clean line.
-std::string oneLine(std::string msg, const std::string& path) {
-    for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": "}) {
-        for (size_t p; (p = msg.find(q)) != std::string::npos;) msg.erase(p, q.size());
+/// OpenImageIO messages may span several lines and repeat the file name; make one clean line
+/// of the distinct parts (the first is often only a codec warning, the real error follows).
+std::string oneLine(const std::string& raw, const std::string& path) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= raw.size()) {
+        size_t end = raw.find_first_of("\r\n", start);
+        if (end == std::string::npos) end = raw.size();
+        std::string line = raw.substr(start, end - start);
+        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path})
+            for (size_t p; (p = line.find(q)) != std::string::npos;) line.erase(p, q.size());
+        while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
+        while (!line.empty() && line.front() == ' ') line.erase(line.begin());
+        if (!line.empty() && std::find(parts.begin(), parts.end(), line) == parts.end()) parts.push_back(line);
+        start = end + 1;
     }
-    // Several errors come newline-separated; the first says what went wrong.
-    while (!msg.empty() && (msg.front() == '\n' || msg.front() == '\r')) msg.erase(msg.begin());
-    if (const size_t nl = msg.find_first_of("\r\n"); nl != std::string::npos) msg.resize(nl);
-    while (!msg.empty() && msg.back() == ' ') msg.pop_back();
-    while (!msg.empty() && msg.front() == ' ') msg.erase(msg.begin());
+    std::string msg;
+    for (const std::string& p : parts) msg += (msg.empty() ? "" : "; ") + p;
     if (msg.size() > 300) msg = msg.substr(0, 300) + "...";
-    return msg.empty() ? std::string("unknown OpenImageIO error") : msg;
+    return msg.empty() ? std::string("the image data could not be decoded") : msg;
 }
 
 std::string lowerExt(const std::string& path) {
@@ -59,7 +67,8 @@ Status readOiio(const std::string& path, Image& image, const ReadOptions& option
     const int nch = spec.nchannels;
     auto name = [&](int c) { return c < int(spec.channelnames.size()) ? spec.channelnames[size_t(c)] : std::string(); };
     const std::string colorspace = spec.get_string_attribute("tiff:ColorSpace", spec.get_string_attribute("jpeg:ColorSpace"));
-    const bool cmyk = nch >= 4 && (colorspace == "CMYK" || (name(0) == "C" && name(1) == "M" && name(2) == "Y" && name(3) == "K"));
+    const bool separated = spec.get_int_attribute("tiff:PhotometricInterpretation", -1) == 5;  // TIFF CMYK (inks)
+    const bool cmyk = nch >= 4 && (colorspace == "CMYK" || separated || (name(0) == "C" && name(1) == "M" && name(2) == "Y" && name(3) == "K"));
     int colorChannels = 0, alphaChannel = -1;
     ColorSpace space = ColorSpace::Gray;
     if (cmyk) {
@@ -83,6 +92,7 @@ Status readOiio(const std::string& path, Image& image, const ReadOptions& option
     std::string notes;
     if (in->seek_subimage(1, 0)) notes = "multi-image file: only the first image was read";
     if (!in->seek_subimage(0, 0)) return Status::error(oneLine(in->geterror(), path));
+    in->geterror();  // clear the "no such subimage" of the probe above
 
     const OIIO::TypeDesc src = spec.format;
     const OIIO::TypeDesc readType = src == OIIO::TypeDesc::UINT8    ? OIIO::TypeDesc::UINT8
@@ -99,11 +109,17 @@ Status readOiio(const std::string& path, Image& image, const ReadOptions& option
         out.alpha = Plane8(w, h);
     }
     const size_t rowBytes = size_t(w) * size_t(nch) * sampleBytes;
-    const int chunk = int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
+    // Strips of scanlines keep memory small; tiled files are read whole (OpenImageIO 2.4 crashes in
+    // read_scanlines on tiled TIFF).
+    const bool tiled = spec.tile_width > 0;
+    const int chunk = tiled ? h : int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
     std::vector<unsigned char> buf(rowBytes * size_t(chunk));
     for (int y0 = 0; y0 < h; y0 += chunk) {
         const int y1 = std::min(h, y0 + chunk);
-        if (!in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data()))
+        // Some codecs (libtiff on a short strip) report the error but still return true.
+        const bool ok = tiled ? in->read_image(0, 0, 0, nch, readType, buf.data())
+                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data());
+        if (!ok || in->has_error())
             return Status::error(oneLine(in->geterror(), path));
         for (int y = y0; y < y1; ++y) {
             const unsigned char* r = buf.data() + size_t(y - y0) * rowBytes;
@@ -220,7 +236,7 @@ Status checkJpegComplete(const std::string& path) {
             while (i + 1 < n && !(d[i] == 0xFF && d[i + 1] != 0x00 && !(d[i + 1] >= 0xD0 && d[i + 1] <= 0xD7))) ++i;
         }
     }
-    return Status::error("truncated JPEG: the file ends before its end-of-image marker");
+    return Status::error("truncated or corrupt JPEG: no end-of-image marker where the file's structure says it ends");
 }
 
 }  // namespace halftone::io::detail

@@ -1,0 +1,368 @@
+// The `halftone` CLI as a process: output bits against the SPEC reference, --list formats, every bad input.
+#include <QtTest>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/errordiffusion.h"
+#include "core/kernel.h"
+#include "core/registry.h"
+#include "gpu/gpu.h"
+#include "io/imagefile.h"
+#include "tests/testutil.h"
+
+using namespace halftone;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run runCli(const QStringList& args, int timeoutMs = 120000) {
+    QProcess p;
+    p.start(HALFTONE_CLI_PATH, args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1000 - p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+std::vector<std::string> dirEntries(const std::string& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string readBytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void list();
+    void listKernels();
+    void matchesReference_data();
+    void matchesReference();
+    void defaultVariantAndTime();
+    void keepAlpha();
+    void badInput_data();
+    void badInput();
+    void hostileInputs_data();
+    void hostileInputs();
+    void inputNeverOverwritten();
+    void readOnlyOutputDirectory();
+    void interruptLeavesNoOutput();
+
+private:
+    std::unique_ptr<QTemporaryDir> tmp_;
+    std::string dir() const { return tmp_->path().toStdString(); }
+    std::string path(const std::string& name) const { return dir() + "/" + name; }
+};
+
+void TestCli::initTestCase() {
+    gpu::registerMethods(Registry::instance());  // the CLI does the same at start
+    QVERIFY2(fs::exists(HALFTONE_CLI_PATH), HALFTONE_CLI_PATH);
+}
+
+void TestCli::init() {
+    tmp_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(tmp_->isValid());
+}
+
+void TestCli::list() {
+    const Run r = runCli({"--list"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.err.isEmpty());
+    const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+    const auto& methods = Registry::instance().methods();
+    QCOMPARE(size_t(lines.size()), methods.size());
+    std::set<QString> ids;
+    for (int i = 0; i < lines.size(); ++i) {
+        const QStringList f = lines[i].split('\t');
+        QCOMPARE(f.size(), 4);
+        QCOMPARE(f[0].toStdString(), methods[size_t(i)].method);
+        QCOMPARE(f[1].toStdString(), methods[size_t(i)].variant);
+        QVERIFY2(f[2] == "cpu" || f[2] == "gpu" || f[2] == "cpu,gpu", qPrintable(f[2]));
+        QCOMPARE(f[2].toStdString(), methods[size_t(i)].devicesString());
+        QVERIFY(!f[3].isEmpty());
+        ids.insert(f[0] + "/" + f[1]);
+    }
+    for (const char* id : {"ed/plain", "ed/rc", "ec/plain", "ec/rc"}) QVERIFY2(ids.count(id), id);
+}
+
+void TestCli::listKernels() {
+    const Run r = runCli({"--list-kernels"});
+    QCOMPARE(r.exitCode, 0);
+    QStringList expect;
+    for (const Kernel& k : kernels()) expect << QString::fromStdString(k.name);
+    QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts), expect);
+}
+
+void TestCli::matchesReference_data() {
+    QTest::addColumn<QString>("image");
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QString>("variant");
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("levels");
+    QTest::addColumn<bool>("linear");
+    QTest::addColumn<bool>("serpentine");
+    QTest::addColumn<QString>("color");
+    QTest::addColumn<QString>("out");
+    QTest::newRow("moon ed rc fs 2 pgm") << "moon.png" << "ed" << "rc" << "" << 0 << false << false << "" << "o.pgm";
+    QTest::newRow("moon ed plain jarvis 4 png") << "moon.png" << "ed" << "plain" << "jarvis" << 4 << false << false << "gray" << "o.png";
+    QTest::newRow("page ec rc stucki 2 serp tif") << "page.png" << "ec" << "rc" << "stucki" << 2 << false << true << "gray" << "o.tif";
+    QTest::newRow("page ec plain fs 3 linear pbm?") << "page.png" << "ec" << "plain" << "floyd-steinberg" << 3 << true << false << "gray" << "o.pgm";
+    QTest::newRow("page ed rc 2 linear pbm") << "page.png" << "ed" << "rc" << "" << 2 << true << false << "gray" << "o.pbm";
+    QTest::newRow("chelsea ed rc fs 2 rgb png") << "chelsea.png" << "ed" << "rc" << "" << 2 << false << false << "rgb" << "o.png";
+    QTest::newRow("chelsea ec plain 5 serp rgb ppm") << "chelsea.png" << "ec" << "plain" << "jarvis" << 5 << false << true << "rgb" << "o.ppm";
+    QTest::newRow("chelsea ed plain 2 cmyk tif") << "chelsea.png" << "ed" << "plain" << "" << 2 << false << false << "cmyk" << "o.tif";
+    QTest::newRow("chelsea gray from rgb jpeg-free") << "chelsea.png" << "ec" << "rc" << "" << 16 << true << true << "gray" << "o.png";
+    QTest::newRow("page jpeg input") << "page.jpg" << "ed" << "rc" << "" << 2 << false << false << "" << "o.tif";
+    // every kernel once, through the CLI
+    for (const Kernel& k : kernels())
+        QTest::newRow(qPrintable("moon ec rc " + QString::fromStdString(k.name)))
+            << "moon.png" << "ec" << "rc" << QString::fromStdString(k.name) << 2 << false << false << "gray" << "o.png";
+}
+
+void TestCli::matchesReference() {
+    QFETCH(QString, image);
+    QFETCH(QString, method);
+    QFETCH(QString, variant);
+    QFETCH(QString, kernel);
+    QFETCH(int, levels);
+    QFETCH(bool, linear);
+    QFETCH(bool, serpentine);
+    QFETCH(QString, color);
+    QFETCH(QString, out);
+    const std::string input = test::dataPath(image.toStdString());
+    const std::string output = path(out.toStdString());
+    QStringList args{"--method", method, "--variant", variant};
+    if (!kernel.isEmpty()) args << "--kernel" << kernel;
+    if (levels) args << "--levels" << QString::number(levels);
+    if (linear) args << "--linear";
+    if (serpentine) args << "--serpentine";
+    if (!color.isEmpty()) args << "--color" << color;
+    args << QString::fromStdString(input) << QString::fromStdString(output);
+    const Run r = runCli(args);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{out.toStdString()});
+
+    EdParams p;
+    if (!kernel.isEmpty()) p.kernel = kernel.toStdString();
+    if (levels) p.levels = levels;
+    p.linear = linear;
+    p.serpentine = serpentine;
+    Image src;
+    QVERIFY(io::readImage(input, src).isOk());
+    ColorMode mode = ColorMode::Gray;
+    if (!color.isEmpty()) QVERIFY(parseColorMode(color.toStdString(), mode));
+    const Image planes = convertColor(src, mode);
+    Image got;
+    const Status s = io::readImage(output, got);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    if (out.endsWith(".ppm") || mode != ColorMode::Gray) QCOMPARE(got.channelCount(), planes.channelCount());
+    QCOMPARE(got.space, planes.space);
+    for (int c = 0; c < planes.channelCount(); ++c) {
+        const Plane8 ref = referenceErrorDiffusion(planes.channels[size_t(c)], p);
+        QVERIFY2(got.channels[size_t(c)] == ref, qPrintable(QString("channel %1 differs from the SPEC reference").arg(c)));
+    }
+}
+
+void TestCli::defaultVariantAndTime() {
+    const Run r = runCli({"--method", "ec", "--time", QString::fromStdString(test::dataPath("page.png")),
+                          QString::fromStdString(path("t.png"))});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("ec/rc on cpu: ") && r.err.contains(" s"), qPrintable(r.err));
+}
+
+void TestCli::keepAlpha() {
+    // gray + alpha input; without --keep-alpha the output has no alpha, with it the alpha is copied.
+    Image im = Image::gray(test::randomPlane(19, 7, test::freshSeed("keep alpha")));
+    im.hasAlpha = true;
+    im.alpha = test::randomPlane(19, 7, test::freshSeed("keep alpha a"));
+    QVERIFY(io::writeImage(path("ga.png"), im).isOk());
+    const QString in = QString::fromStdString(path("ga.png"));
+    QCOMPARE(runCli({"--method", "ed", in, QString::fromStdString(path("a.png"))}).exitCode, 0);
+    QCOMPARE(runCli({"--method", "ed", "--keep-alpha", in, QString::fromStdString(path("b.png"))}).exitCode, 0);
+    Image a, b;
+    QVERIFY(io::readImage(path("a.png"), a).isOk());
+    QVERIFY(io::readImage(path("b.png"), b).isOk());
+    QVERIFY(!a.hasAlpha);
+    QVERIFY(b.hasAlpha);
+    QVERIFY(b.alpha == im.alpha);
+    QVERIFY(a.channels == b.channels);
+    QVERIFY(a.channels[0] == referenceErrorDiffusion(im.channels[0], EdParams{}));
+}
+
+void TestCli::badInput_data() {
+    // Arguments use @IN (a good image), @DIR (the temp dir), @OUT (its output file).
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");  // must appear in the single stderr line; @ expands as above
+    const QString m = "--method", ed = "ed";
+    QTest::newRow("no arguments") << QStringList{} << 2 << "--method is required";
+    QTest::newRow("no output") << QStringList{m, ed, "@IN"} << 2 << "INPUT and OUTPUT";
+    QTest::newRow("unknown method") << QStringList{m, "nosuch", "@IN", "@OUT"} << 2 << "unknown method 'nosuch'";
+    QTest::newRow("unknown variant") << QStringList{m, ed, "--variant", "zz", "@IN", "@OUT"} << 2 << "no variant 'zz'";
+    QTest::newRow("unknown option") << QStringList{m, ed, "--frobnicate", "@IN", "@OUT"} << 2 << "--frobnicate";
+    QTest::newRow("extra positional") << QStringList{m, ed, "@IN", "@OUT", "@DIR/third.png"} << 2 << "third.png";
+    QTest::newRow("bad kernel") << QStringList{m, ed, "--kernel", "nope", "@IN", "@OUT"} << 2 << "unknown kernel 'nope'";
+    QTest::newRow("levels too low") << QStringList{m, ed, "--levels", "1", "@IN", "@OUT"} << 2 << "levels must be between";
+    QTest::newRow("levels too high") << QStringList{m, "ec", "--levels", "257", "@IN", "@OUT"} << 2 << "levels must be between";
+    QTest::newRow("levels not a number") << QStringList{m, ed, "--levels", "many", "@IN", "@OUT"} << 2 << "many";
+    QTest::newRow("bad color") << QStringList{m, ed, "--color", "lab", "@IN", "@OUT"} << 2 << "unknown --color 'lab'";
+    QTest::newRow("bad device") << QStringList{m, ed, "--device", "tpu", "@IN", "@OUT"} << 2 << "unknown --device 'tpu'";
+    QTest::newRow("negative threads") << QStringList{m, ed, "--threads", "-2", "@IN", "@OUT"} << 2 << "--threads";
+    QTest::newRow("zero max pixels") << QStringList{m, ed, "--max-pixels", "0", "@IN", "@OUT"} << 2 << "--max-pixels";
+    QTest::newRow("cmyk to png") << QStringList{m, ed, "--color", "cmyk", "@IN", "@OUT"} << 2 << "only TIFF output holds CMYK";
+    QTest::newRow("over max pixels") << QStringList{m, ed, "--max-pixels", "1000", "@IN", "@OUT"} << 1 << "over the limit";
+    QTest::newRow("missing input") << QStringList{m, ed, "@DIR/none.png", "@OUT"} << 1 << "cannot read '@DIR/none.png': no such file";
+    QTest::newRow("input is a directory") << QStringList{m, ed, "@DIR", "@OUT"} << 1 << "cannot read '@DIR': is a directory";
+    QTest::newRow("input is a device") << QStringList{m, ed, "/dev/zero", "@OUT"} << 1 << "cannot read '/dev/zero': not a regular file";
+    QTest::newRow("same path") << QStringList{m, ed, "@IN", "@IN"} << 1 << "refusing to overwrite the input";
+    QTest::newRow("output dir missing") << QStringList{m, ed, "@IN", "@DIR/no/such/o.png"} << 1 << "cannot write '@DIR/no/such/o.png': the directory";
+    QTest::newRow("output is a directory") << QStringList{m, ed, "@IN", "@DIR/sub.png"} << 1 << "cannot write '@DIR/sub.png': is a directory";
+    QTest::newRow("unknown output extension") << QStringList{m, ed, "@IN", "@DIR/o.xyz"} << 1 << "cannot write '@DIR/o.xyz'";
+    QTest::newRow("no output extension") << QStringList{m, ed, "@IN", "@DIR/o"} << 1 << "no file extension";
+    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 1 << "cannot write '@DIR/o.pgm': PGM holds one gray channel";
+    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 1 << "cannot write '@DIR/o.pbm': PBM holds only black and white";
+    // An option of another registered method, if any method has one that ed/rc lacks.
+    const MethodInfo* edrc = Registry::instance().find("ed", "rc");
+    for (const MethodInfo& mi : Registry::instance().methods())
+        for (const ParamSpec& ps : mi.params)
+            if (!edrc->param(ps.key) && ps.key != "threads") {
+                QStringList a{m, ed, "--" + QString::fromStdString(ps.key)};
+                if (ps.kind == ParamSpec::Kind::Int || ps.kind == ParamSpec::Kind::Real) a << QString::number(ps.def);
+                else if (ps.kind == ParamSpec::Kind::Choice) a << QString::fromStdString(ps.choices.at(size_t(ps.def)));
+                else if (ps.kind == ParamSpec::Kind::Text) a << "x";
+                a << "@IN" << "@OUT";
+                QTest::newRow(qPrintable("option of " + QString::fromStdString(mi.id()) + " given to ed"))
+                    << a << 2 << "option --" + QString::fromStdString(ps.key) + " does not apply to method ed/rc";
+                goto done;
+            }
+done:;
+}
+
+void TestCli::badInput() {
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    // The good input lives outside the temp dir, which must stay as it was.
+    QTemporaryDir inDir;
+    const QString in = inDir.path() + "/in.png";
+    QVERIFY(QFile::copy(QString::fromStdString(test::dataPath("page.png")), in));
+    const QString d = QString::fromStdString(dir());
+    fs::create_directory(path("sub.png"));
+    auto expand = [&](QString s) { return s.replace("@IN", in).replace("@OUT", d + "/out.png").replace("@DIR", d); };
+    QStringList a;
+    for (const QString& s : args) a << expand(s);
+    const auto before = dirEntries(dir());
+    const std::string inBytes = readBytes(in.toStdString());
+    const Run r = runCli(a);
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(r.err.endsWith('\n') && r.err.count('\n') == 1, qPrintable("stderr must be one line: " + r.err));
+    QVERIFY2(r.err.startsWith("halftone: "), qPrintable(r.err));
+    QVERIFY2(r.err.contains(expand(message)), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+    QCOMPARE(dirEntries(dir()), before);  // no output, no temporary file
+    QCOMPARE(readBytes(in.toStdString()), inBytes);
+}
+
+void TestCli::hostileInputs_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("output");
+    const QDir d(QString(HALFTONE_TEST_DATA_DIR) + "/hostile");
+    int i = 0;
+    for (const QString& f : d.entryList(QDir::Files, QDir::Name))
+        QTest::newRow(qPrintable(f)) << d.filePath(f) << QString(i++ % 2 ? "o.pgm" : "o.png");
+}
+
+void TestCli::hostileInputs() {
+    QFETCH(QString, file);
+    QFETCH(QString, output);
+    const Run r = runCli({"--method", "ed", file, QString::fromStdString(dir()) + "/" + output});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.count('\n') == 1, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("halftone: cannot read '" + file + "': "), qPrintable(r.err));
+    QVERIFY(dirEntries(dir()).empty());
+}
+
+void TestCli::inputNeverOverwritten() {
+    const std::string in = path("in.png");
+    fs::copy_file(test::dataPath("page.png"), in);
+    const std::string bytes = readBytes(in);
+    fs::create_symlink(in, path("link.png"));
+    fs::create_hard_link(in, path("hard.png"));
+    for (const std::string& out : {in, path("link.png"), path("hard.png"), dir() + "/./in.png"}) {
+        const Run r = runCli({"--method", "ed", QString::fromStdString(in), QString::fromStdString(out)});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("refusing to overwrite the input"), qPrintable(r.err));
+        QCOMPARE(readBytes(in), bytes);
+    }
+    QCOMPARE(dirEntries(dir()), (std::vector<std::string>{"hard.png", "in.png", "link.png"}));
+}
+
+void TestCli::readOnlyOutputDirectory() {
+    if (::geteuid() == 0) QSKIP("running as root: permission bits do not stop root from writing");
+    const std::string ro = path("ro");
+    fs::create_directory(ro);
+    fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+    const Run r = runCli({"--method", "ed", QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(ro + "/o.png")});
+    fs::permissions(ro, fs::perms::owner_all);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("not writable"), qPrintable(r.err));
+    QVERIFY(dirEntries(ro).empty());
+}
+
+void TestCli::interruptLeavesNoOutput() {
+    // A job long enough to interrupt: 4 CMYK channels of a 6000 x 6000 image with the plain EC variant.
+    const int n = 6000;
+    Plane8 big = test::randomPlane(n, n, test::freshSeed("interrupt"));
+    QVERIFY(io::writeImage(path("big.pgm"), Image::gray(big)).isOk());
+    const QString out = QString::fromStdString(path("o.tif"));
+    QProcess p;
+    p.start(HALFTONE_CLI_PATH, {"--method", "ec", "--variant", "plain", "--kernel", "stucki", "--color", "cmyk",
+                                "--progress", QString::fromStdString(path("big.pgm")), out});
+    QVERIFY(p.waitForStarted());
+    QByteArray err;
+    QElapsedTimer t;
+    t.start();
+    while (!err.contains("progress") && t.elapsed() < 60000 && p.state() == QProcess::Running) {
+        p.waitForReadyRead(100);
+        err += p.readAllStandardError();
+    }
+    QVERIFY2(err.contains("progress"), err.constData());
+    ::kill(pid_t(p.processId()), SIGINT);
+    QVERIFY(p.waitForFinished(60000));
+    err += p.readAllStandardError();
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 130);
+    QVERIFY2(err.contains("halftone: interrupted; no output written\n"), err.constData());
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"big.pgm"});
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,734 @@
+// Image files: PNM codec, OpenImageIO layouts and sample types, orientation, atomic writes, hostile files.
+#include <QtTest>
+
+#include <OpenImageIO/imageio.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "io/imagefile.h"
+#include "tests/testutil.h"
+
+using namespace halftone;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string writeBytes(const std::string& path, const std::string& bytes) {
+    std::ofstream f(path, std::ios::binary);
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+    return path;
+}
+
+std::string readBytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+/// Writes interleaved float samples (nch per pixel) with OpenImageIO as `format`.
+bool oiioWrite(const std::string& path, int w, int h, int nch, OIIO::TypeDesc format, const std::vector<float>& data,
+               const std::function<void(OIIO::ImageSpec&)>& tweak = {}) {
+    auto out = OIIO::ImageOutput::create(path);
+    if (!out) return false;
+    OIIO::ImageSpec spec(w, h, nch, format);
+    if (tweak) tweak(spec);
+    if (!out->open(path, spec)) return false;
+    const bool ok = out->write_image(OIIO::TypeDesc::FLOAT, data.data());
+    return out->close() && ok;
+}
+
+/// Same for uint16 samples.
+bool oiioWrite16(const std::string& path, int w, int h, int nch, const std::vector<uint16_t>& data) {
+    auto out = OIIO::ImageOutput::create(path);
+    if (!out) return false;
+    OIIO::ImageSpec spec(w, h, nch, OIIO::TypeDesc::UINT16);
+    if (!out->open(path, spec)) return false;
+    const bool ok = out->write_image(OIIO::TypeDesc::UINT16, data.data());
+    return out->close() && ok;
+}
+
+/// Writes interleaved uint8 samples with OpenImageIO.
+bool oiioWrite8(const std::string& path, int w, int h, int nch, const std::vector<uint8_t>& data,
+                const std::function<void(OIIO::ImageSpec&)>& tweak = {}, int subimages = 1) {
+    auto out = OIIO::ImageOutput::create(path);
+    if (!out) return false;
+    OIIO::ImageSpec spec(w, h, nch, OIIO::TypeDesc::UINT8);
+    if (tweak) tweak(spec);
+    std::vector<OIIO::ImageSpec> specs(size_t(subimages), spec);
+    if (subimages > 1) {
+        if (!out->open(path, subimages, specs.data())) return false;
+    } else if (!out->open(path, spec)) {
+        return false;
+    }
+    bool ok = true;
+    for (int s = 0; s < subimages && ok; ++s) {
+        if (s > 0) ok = out->open(path, specs[size_t(s)], OIIO::ImageOutput::AppendSubimage);
+        std::vector<uint8_t> d = data;
+        if (s > 0)
+            for (auto& v : d) v = uint8_t(255 - v);
+        ok = ok && out->write_image(OIIO::TypeDesc::UINT8, d.data());
+    }
+    return out->close() && ok;
+}
+
+std::vector<std::string> dirEntries(const std::string& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+int oiioBitsPerSample(const std::string& path) {
+    auto in = OIIO::ImageInput::open(path);
+    if (!in) return -1;
+    return in->spec().get_int_attribute("oiio:BitsPerSample", in->spec().format == OIIO::TypeDesc::UINT8 ? 8 : 0);
+}
+
+bool oneLine(const std::string& s) { return s.find('\n') == std::string::npos && s.find('\r') == std::string::npos; }
+
+}  // namespace
+
+class TestImageIo : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void pnmRoundTrip_data();
+    void pnmRoundTrip();
+    void pnmSampleConversion();
+    void pnmHeaderComments();
+    void pnmMultiImage();
+    void pbmBits();
+    void pnmMalformed_data();
+    void pnmMalformed();
+    void sampleTypes_data();
+    void sampleTypes();
+    void layouts_data();
+    void layouts();
+    void palette();
+    void exifOrientation_data();
+    void exifOrientation();
+    void exifJpeg();
+    void multiImageTiff();
+    void tiledTiff();
+    void writeByExtension_data();
+    void writeByExtension();
+    void writeRefusals_data();
+    void writeRefusals();
+    void atomicWriteKeepsOldFile();
+    void readOnlyDirectory();
+    void samePathCases();
+    void hostileFiles_data();
+    void hostileFiles();
+    void maxPixels();
+    void notAFile();
+    void realImages_data();
+    void realImages();
+
+private:
+    std::unique_ptr<QTemporaryDir> tmp_;  // fresh per test function and data row
+    std::string dir() const { return tmp_->path().toStdString(); }
+    std::string path(const std::string& name) const { return dir() + "/" + name; }
+};
+
+void TestImageIo::init() {
+    tmp_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(tmp_->isValid());
+}
+
+void TestImageIo::pnmRoundTrip_data() {
+    QTest::addColumn<QString>("ext");
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    for (const char* ext : {"pgm", "ppm", "pbm"})
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {1, 97}, {97, 1}, {7, 13}, {31, 33}, {257, 129}})
+            QTest::newRow(qPrintable(QString("%1 %2x%3").arg(ext).arg(w).arg(h))) << QString(ext) << w << h;
+}
+
+void TestImageIo::pnmRoundTrip() {
+    QFETCH(QString, ext);
+    QFETCH(int, w);
+    QFETCH(int, h);
+    Image im;
+    const int n = ext == "ppm" ? 3 : 1;
+    im.space = n == 3 ? ColorSpace::RGB : ColorSpace::Gray;
+    for (int c = 0; c < n; ++c) {
+        Plane8 p = test::randomPlane(w, h, test::freshSeed("pnm round trip"));
+        if (ext == "pbm")
+            for (auto& v : p.data) v = v >= 128 ? 255 : 0;
+        im.channels.push_back(p);
+    }
+    const std::string file = path("rt." + ext.toStdString());
+    io::WriteOptions wo;
+    wo.levels = ext == "pbm" ? 2 : 256;
+    const Status ws = io::writeImage(file, im, wo);
+    QVERIFY2(ws.isOk(), ws.message().c_str());
+    Image back;
+    io::ReadInfo info;
+    const Status rs = io::readImage(file, back, {}, &info);
+    QVERIFY2(rs.isOk(), rs.message().c_str());
+    QCOMPARE(info.format, std::string("pnm"));
+    QCOMPARE(back.space, im.space);
+    QCOMPARE(back.channelCount(), n);
+    for (int c = 0; c < n; ++c) QVERIFY(back.channels[size_t(c)] == im.channels[size_t(c)]);
+    QVERIFY(!back.hasAlpha);
+    // Header: the file is exactly header + packed pixels.
+    const size_t raster = ext == "pbm" ? size_t((w + 7) / 8) * size_t(h) : size_t(w) * size_t(h) * size_t(n);
+    const std::string header = ext == "pbm" ? "P4\n" + std::to_string(w) + " " + std::to_string(h) + "\n"
+                                            : std::string("P") + (n == 3 ? "6" : "5") + "\n" + std::to_string(w) + " " +
+                                                  std::to_string(h) + "\n255\n";
+    QCOMPARE(readBytes(file).size(), header.size() + raster);
+    QCOMPARE(readBytes(file).substr(0, header.size()), header);
+}
+
+void TestImageIo::pnmSampleConversion() {
+    // 16-bit P5: (v*255 + 32767) / 65535, big-endian samples.
+    const std::vector<uint16_t> v16 = {0, 128, 129, 257, 32767, 32768, 32896, 65279, 65534, 65535};
+    std::string f = "P5\n" + std::to_string(v16.size()) + " 1\n65535\n";
+    for (uint16_t v : v16) f += char(v >> 8), f += char(v & 255);
+    Image im;
+    QVERIFY(io::readImage(writeBytes(path("s16.pgm"), f), im).isOk());
+    const std::vector<uint8_t> expect16 = {0, 0, 1, 1, 127, 128, 128, 254, 255, 255};
+    QCOMPARE(im.channels[0].data, expect16);
+    // maxval 1000: (v*255 + 500) / 1000.
+    std::string g = "P5\n4 1\n1000\n";
+    for (uint16_t v : {0, 2, 501, 1000}) g += char(v >> 8), g += char(v & 255);
+    QVERIFY(io::readImage(writeBytes(path("s1000.pgm"), g), im).isOk());
+    QCOMPARE(im.channels[0].data, (std::vector<uint8_t>{0, 1, 128, 255}));
+    // maxval 15 (one byte per sample): 15 -> 255, 7 -> (1785 + 7)/15 = 119.
+    QVERIFY(io::readImage(writeBytes(path("s15.pgm"), std::string("P5\n3 1\n15\n") + char(0) + char(7) + char(15)), im).isOk());
+    QCOMPARE(im.channels[0].data, (std::vector<uint8_t>{0, 119, 255}));
+}
+
+void TestImageIo::pnmHeaderComments() {
+    std::string f = "P6# magic comment\n# full line\n 2 #w\n1\n#before maxval\n255\n";
+    f += std::string("\x01\x02\x03\xfa\xfb\xfc", 6);
+    Image im;
+    const Status s = io::readImage(writeBytes(path("c.ppm"), f), im);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(im.width(), 2);
+    QCOMPARE(im.height(), 1);
+    QCOMPARE(im.space, ColorSpace::RGB);
+    QCOMPARE(int(im.channels[1].at(0, 1)), 0xfb);
+}
+
+void TestImageIo::pnmMultiImage() {
+    const std::string one = std::string("P5\n2 1\n255\n") + char(10) + char(20);
+    Image im;
+    io::ReadInfo info;
+    QVERIFY(io::readImage(writeBytes(path("m.pgm"), one + "\n" + one), im, {}, &info).isOk());
+    QVERIFY(!info.notes.empty());
+    QVERIFY(io::readImage(writeBytes(path("s.pgm"), one), im, {}, &info).isOk());
+    QVERIFY(info.notes.empty());
+}
+
+void TestImageIo::pbmBits() {
+    // 10 x 2 bitmap: 1 bits are black (0), rows padded to whole bytes.
+    const std::string f = std::string("P4\n10 2\n") + char(0b10100000) + char(0b01000000) + char(0xFF) + char(0xC0);
+    Image im;
+    QVERIFY(io::readImage(writeBytes(path("b.pbm"), f), im).isOk());
+    const std::vector<uint8_t> expect = {0, 255, 0, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    QCOMPARE(im.channels[0].data, expect);
+    // and back: the writer produces the same bytes
+    QVERIFY(io::writeImage(path("b2.pbm"), im).isOk());
+    QCOMPARE(readBytes(path("b2.pbm")), f);
+}
+
+void TestImageIo::pnmMalformed_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("message");
+    auto row = [](const char* name, std::string b, const char* msg) {
+        QTest::newRow(name) << QByteArray(b.data(), int(b.size())) << QString(msg);
+    };
+    row("missing height", "P5\n12", "header ends");
+    row("missing maxval", "P6\n12 3\n", "maxval is missing");
+    row("letters", "P5\nab 3\n255\n", "width is not a number");
+    row("maxval 0", "P5\n1 1\n0\n\x01", "maxval 0 is outside");
+    row("maxval big", "P5\n1 1\n65536\n\x01", "outside 1..65535");
+    row("digits overflow", "P5\n99999999999 1\n255\n", "too large");
+    row("no pixels", "P5\n4 4\n255\n", "truncated");
+    row("short pixels", "P6\n4 4\n255\n" + std::string(47, 'x'), "truncated");
+    row("short 16-bit", "P5\n4 4\n65535\n" + std::string(31, 'x'), "truncated");
+    row("zero width", "P5\n0 4\n255\n", "zero size");
+    row("header ends", "P5\n4 4\n255", "header ends");
+    row("no whitespace", "P5\n1 1\n255x", "no whitespace after maxval");
+    row("over maxval", "P5\n2 1\n100\n\x05\x65", "exceeds maxval");
+    row("pam", "P7\nWIDTH 1\n", "PAM (P7) is not supported");
+}
+
+void TestImageIo::pnmMalformed() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, message);
+    const std::string file = writeBytes(path("bad.pgm"), bytes.toStdString());
+    Image im;
+    const Status s = io::readImage(file, im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
+    QVERIFY2(s.message().find("'" + file + "'") != std::string::npos, s.message().c_str());
+    QVERIFY(oneLine(s.message()));
+}
+
+void TestImageIo::sampleTypes_data() {
+    QTest::addColumn<QString>("ext");
+    QTest::addColumn<QString>("type");
+    QTest::newRow("png uint8") << "png" << "uint8";
+    QTest::newRow("png uint16") << "png" << "uint16";
+    QTest::newRow("tif uint8") << "tif" << "uint8";
+    QTest::newRow("tif uint16") << "tif" << "uint16";
+    QTest::newRow("tif half") << "tif" << "half";
+    QTest::newRow("tif float") << "tif" << "float";
+    QTest::newRow("exr half") << "exr" << "half";
+    QTest::newRow("exr float") << "exr" << "float";
+}
+
+void TestImageIo::sampleTypes() {
+    QFETCH(QString, ext);
+    QFETCH(QString, type);
+    const int w = 37, h = 11;
+    std::mt19937_64 rng(test::freshSeed("sample types"));
+    const std::string file = path("t." + ext.toStdString());
+    std::vector<uint8_t> expect(size_t(w) * h);
+    if (type == "uint16") {
+        std::vector<uint16_t> d(size_t(w) * h);
+        for (auto& v : d) v = uint16_t(rng());
+        d[0] = 0, d[1] = 65535, d[2] = 128, d[3] = 129, d[4] = 32896;
+        for (size_t i = 0; i < d.size(); ++i) expect[i] = uint8_t((uint32_t(d[i]) * 255 + 32767) / 65535);
+        QCOMPARE(int(expect[2]), 0);
+        QCOMPARE(int(expect[3]), 1);
+        QVERIFY(oiioWrite16(file, w, h, 1, d));
+    } else {
+        std::vector<float> d(size_t(w) * h);
+        const bool half = type == "half";
+        for (auto& v : d) v = half ? float(int(rng() % 1400) - 200) / 1024.0f : float(int(rng() % 1400) - 200) / 1000.0f;
+        // Spot values: clamp below and above, exact half-way 127.5 rounds up, NaN counts as 0.
+        d[0] = -3.0f, d[1] = 7.0f, d[2] = 0.5f, d[3] = 1.0f, d[4] = std::nanf("");
+        if (type == "uint8")
+            for (auto& v : d) v = std::isnan(v) ? 0.0f : float(std::clamp(int(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)), 0, 255)) / 255.0f;
+        for (size_t i = 0; i < d.size(); ++i) {
+            const float v = d[i];
+            expect[i] = std::isnan(v) ? 0 : uint8_t(std::lround(double(std::clamp(v, 0.0f, 1.0f)) * 255.0));
+        }
+        QCOMPARE(int(expect[0]), 0);
+        QCOMPARE(int(expect[1]), 255);
+        if (type != "uint8") QCOMPARE(int(expect[2]), 128);
+        const OIIO::TypeDesc t = type == "uint8" ? OIIO::TypeDesc::UINT8 : half ? OIIO::TypeDesc::HALF : OIIO::TypeDesc::FLOAT;
+        QVERIFY2(oiioWrite(file, w, h, 1, t, d), OIIO::geterror().c_str());
+    }
+    Image im;
+    io::ReadInfo info;
+    const Status s = io::readImage(file, im, {}, &info);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    auto direct = OIIO::ImageInput::open(file);
+    QVERIFY(direct);
+    QCOMPARE(info.sourceType, std::string(direct->spec().format.c_str()));  // as stored (TIFF may widen half)
+    QCOMPARE(im.space, ColorSpace::Gray);
+    QCOMPARE(im.channels[0].data, expect);
+}
+
+void TestImageIo::layouts_data() {
+    QTest::addColumn<QString>("ext");
+    QTest::addColumn<int>("nch");
+    QTest::addColumn<bool>("cmyk");
+    QTest::newRow("gray png") << "png" << 1 << false;
+    QTest::newRow("gray+alpha png") << "png" << 2 << false;
+    QTest::newRow("rgb png") << "png" << 3 << false;
+    QTest::newRow("rgba png") << "png" << 4 << false;
+    QTest::newRow("gray+alpha tif") << "tif" << 2 << false;
+    QTest::newRow("rgba tif") << "tif" << 4 << false;
+    QTest::newRow("cmyk tif") << "tif" << 4 << true;
+    QTest::newRow("cmyk+alpha tif") << "tif" << 5 << true;
+}
+
+void TestImageIo::layouts() {
+    QFETCH(QString, ext);
+    QFETCH(int, nch);
+    QFETCH(bool, cmyk);
+    const int w = 23, h = 9;
+    std::mt19937_64 rng(test::freshSeed("layouts"));
+    std::vector<uint8_t> d(size_t(w) * h * nch);
+    for (auto& v : d) v = uint8_t(rng());
+    const bool alpha = cmyk ? nch == 5 : nch == 2 || nch == 4;
+    if (alpha) d[size_t(nch - 1)] = 0;  // fully transparent first pixel keeps its colour (unassociated)
+    const std::string file = path("l." + ext.toStdString());
+    QVERIFY2(oiioWrite8(file, w, h, nch, d,
+                        [&](OIIO::ImageSpec& s) {
+                            if (cmyk) {
+                                s.channelnames = {"C", "M", "Y", "K"};
+                                if (nch == 5) s.channelnames.push_back("A");
+                                s.attribute("tiff:ColorSpace", "CMYK");
+                            }
+                            if (alpha) {
+                                s.alpha_channel = nch - 1;
+                                s.attribute("oiio:UnassociatedAlpha", 1);
+                            }
+                        }),
+             OIIO::geterror().c_str());
+    Image im;
+    const Status s = io::readImage(file, im);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    const int colors = alpha ? nch - 1 : nch;
+    QCOMPARE(im.channelCount(), colors);
+    QCOMPARE(im.space, cmyk ? ColorSpace::CMYK : colors == 3 ? ColorSpace::RGB : ColorSpace::Gray);
+    QCOMPARE(im.hasAlpha, alpha);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const size_t i = (size_t(y) * w + x) * nch;
+            for (int c = 0; c < colors; ++c) QCOMPARE(im.channels[size_t(c)].at(y, x), d[i + c]);
+            if (alpha) QCOMPARE(im.alpha.at(y, x), d[i + nch - 1]);
+        }
+    // Round trip through our writer keeps layout and samples (CMYK only in TIFF).
+    const std::string again = path("again." + ext.toStdString());
+    QVERIFY(io::writeImage(again, im).isOk());
+    Image back;
+    QVERIFY(io::readImage(again, back).isOk());
+    QCOMPARE(back.space, im.space);
+    QCOMPARE(back.hasAlpha, im.hasAlpha);
+    QVERIFY(back.channels == im.channels);
+    if (alpha) QVERIFY(back.alpha == im.alpha);
+}
+
+void TestImageIo::palette() {
+    // tests/data/palette.png: 4x3, index (x + y) % 4 into this palette (make_testfiles.py).
+    const uint8_t pal[4][3] = {{255, 0, 0}, {0, 128, 255}, {10, 20, 30}, {255, 255, 255}};
+    Image im;
+    const Status s = io::readImage(test::dataPath("palette.png"), im);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(im.space, ColorSpace::RGB);
+    QCOMPARE(im.width(), 4);
+    QCOMPARE(im.height(), 3);
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 4; ++x)
+            for (int c = 0; c < 3; ++c) QCOMPARE(im.channels[size_t(c)].at(y, x), pal[(x + y) % 4][c]);
+}
+
+void TestImageIo::exifOrientation_data() {
+    // EXIF orientation: which stored corner ends up top-left and top-right, and whether w/h swap.
+    // Corners: 0 = top-left, 1 = top-right, 2 = bottom-left, 3 = bottom-right (stored image).
+    QTest::addColumn<int>("orientation");
+    QTest::addColumn<int>("topLeft");
+    QTest::addColumn<int>("topRight");
+    QTest::addColumn<bool>("swap");
+    QTest::newRow("1 normal") << 1 << 0 << 1 << false;
+    QTest::newRow("2 mirror") << 2 << 1 << 0 << false;
+    QTest::newRow("3 rotate 180") << 3 << 3 << 2 << false;
+    QTest::newRow("4 flip") << 4 << 2 << 3 << false;
+    QTest::newRow("5 transpose") << 5 << 0 << 2 << true;
+    QTest::newRow("6 rotate 90 cw") << 6 << 2 << 0 << true;
+    QTest::newRow("7 transverse") << 7 << 3 << 1 << true;
+    QTest::newRow("8 rotate 90 ccw") << 8 << 1 << 3 << true;
+}
+
+void TestImageIo::exifOrientation() {
+    QFETCH(int, orientation);
+    QFETCH(int, topLeft);
+    QFETCH(int, topRight);
+    QFETCH(bool, swap);
+    const int w = 5, h = 3;
+    std::vector<uint8_t> d(size_t(w) * h, 100);
+    const uint8_t corner[4] = {10, 20, 30, 40};
+    d[0] = corner[0], d[size_t(w - 1)] = corner[1], d[size_t((h - 1) * w)] = corner[2], d[size_t(h * w - 1)] = corner[3];
+    const std::string file = path("o.tif");
+    QVERIFY(oiioWrite8(file, w, h, 1, d, [&](OIIO::ImageSpec& s) { s.attribute("Orientation", orientation); }));
+    Image im;
+    QVERIFY(io::readImage(file, im).isOk());
+    QCOMPARE(im.width(), swap ? h : w);
+    QCOMPARE(im.height(), swap ? w : h);
+    QCOMPARE(im.channels[0].at(0, 0), corner[topLeft]);
+    QCOMPARE(im.channels[0].at(0, im.width() - 1), corner[topRight]);
+    int count100 = 0;
+    for (uint8_t v : im.channels[0].data) count100 += v == 100;
+    QCOMPARE(count100, w * h - 4);
+}
+
+void TestImageIo::exifJpeg() {
+    const int w = 16, h = 8;
+    std::vector<uint8_t> d(size_t(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) d[size_t(y * w + x)] = x < w / 2 ? 0 : 255;  // dark left half
+    const std::string file = path("o6.jpg");
+    QVERIFY(oiioWrite8(file, w, h, 1, d, [](OIIO::ImageSpec& s) {
+        s.attribute("Orientation", 6);
+        s.attribute("CompressionQuality", 100);
+    }));
+    Image im;
+    QVERIFY(io::readImage(file, im).isOk());
+    QCOMPARE(im.width(), h);
+    QCOMPARE(im.height(), w);
+    // rotated 90 degrees clockwise: the dark left half becomes the top half (JPEG is lossy: loose levels)
+    QVERIFY(im.channels[0].at(1, h / 2) < 64);
+    QVERIFY(im.channels[0].at(w - 2, h / 2) > 192);
+}
+
+void TestImageIo::multiImageTiff() {
+    const int w = 6, h = 4;
+    std::vector<uint8_t> d(size_t(w) * h);
+    for (size_t i = 0; i < d.size(); ++i) d[i] = uint8_t(i * 7);
+    const std::string file = path("multi.tif");
+    QVERIFY2(oiioWrite8(file, w, h, 1, d, {}, 2), OIIO::geterror().c_str());
+    Image im;
+    io::ReadInfo info;
+    QVERIFY(io::readImage(file, im, {}, &info).isOk());
+    QCOMPARE(im.channels[0].data, d);  // the first image, not the inverted second
+    QVERIFY(info.notes.find("first image") != std::string::npos);
+}
+
+void TestImageIo::tiledTiff() {
+    const int w = 70, h = 45;  // not multiples of the 16 x 16 tiles
+    Plane8 p = test::randomPlane(w, h, test::freshSeed("tiled tiff"));
+    const std::string file = path("tiled.tif");
+    QVERIFY(oiioWrite8(file, w, h, 1, p.data, [](OIIO::ImageSpec& s) {
+        s.tile_width = 16;
+        s.tile_height = 16;
+    }));
+    Image im;
+    QVERIFY(io::readImage(file, im).isOk());
+    QVERIFY(im.channels[0] == p);
+}
+
+void TestImageIo::writeByExtension_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<bool>("binary");
+    QTest::addColumn<int>("bitsPerSample");  // as OpenImageIO reports the written file; 0 = not checked
+    QTest::newRow("png gray") << "o.png" << 1 << false << 8;
+    QTest::newRow("png binary stays 8-bit") << "o.png" << 1 << true << 8;
+    QTest::newRow("png rgb") << "o.png" << 3 << false << 8;
+    QTest::newRow("tif gray") << "o.tif" << 1 << false << 8;
+    QTest::newRow("tif binary is 1-bit") << "o.tif" << 1 << true << 1;
+    QTest::newRow("tiff binary is 1-bit") << "o.TIFF" << 1 << true << 1;
+    QTest::newRow("tif rgb binary stays 8-bit") << "o.tif" << 3 << true << 8;
+    QTest::newRow("pgm") << "o.pgm" << 1 << false << 0;
+    QTest::newRow("pbm") << "o.pbm" << 1 << true << 0;
+    QTest::newRow("ppm") << "o.ppm" << 3 << false << 0;
+    QTest::newRow("ppm from gray") << "o.ppm" << 1 << false << 0;
+    QTest::newRow("bmp through OpenImageIO") << "o.bmp" << 3 << false << 0;
+}
+
+void TestImageIo::writeByExtension() {
+    QFETCH(QString, name);
+    QFETCH(int, channels);
+    QFETCH(bool, binary);
+    QFETCH(int, bitsPerSample);
+    const int w = 33, h = 17;
+    Image im;
+    im.space = channels == 3 ? ColorSpace::RGB : ColorSpace::Gray;
+    for (int c = 0; c < channels; ++c) {
+        Plane8 p = test::randomPlane(w, h, test::freshSeed("write by extension"));
+        if (binary)
+            for (auto& v : p.data) v = v & 1 ? 255 : 0;
+        im.channels.push_back(p);
+    }
+    io::WriteOptions wo;
+    wo.levels = binary ? 2 : 256;
+    const std::string file = path(name.toStdString());
+    const Status s = io::writeImage(file, im, wo);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
+    if (bitsPerSample) QCOMPARE(oiioBitsPerSample(file), bitsPerSample);
+    Image back;
+    QVERIFY(io::readImage(file, back).isOk());
+    if (name.endsWith(".ppm") && channels == 1) {
+        QCOMPARE(back.channelCount(), 3);
+        for (int c = 0; c < 3; ++c) QVERIFY(back.channels[size_t(c)] == im.channels[0]);
+    } else {
+        QCOMPARE(back.channelCount(), channels);
+        QVERIFY(back.channels == im.channels);
+    }
+    struct stat st {};
+    QCOMPARE(::stat(file.c_str(), &st), 0);
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    QCOMPARE(int(st.st_mode & 0777), int(0666 & ~mask));  // not the 0600 of a temporary file
+}
+
+void TestImageIo::writeRefusals_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("space");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("rgb to pgm") << "x.pgm" << "rgb" << "PGM holds one gray channel";
+    QTest::newRow("gray levels to pbm") << "x.pbm" << "gray" << "PBM holds only black and white";
+    QTest::newRow("cmyk to ppm") << "x.ppm" << "cmyk" << "PPM cannot hold CMYK";
+    QTest::newRow("cmyk to png") << "x.png" << "cmyk" << "only TIFF output holds CMYK";
+    QTest::newRow("unknown extension") << "x.nosuchformat" << "gray" << "no image format is known";
+    QTest::newRow("no extension") << "noext" << "gray" << "no file extension";
+    QTest::newRow("missing directory") << "missing/x.png" << "gray" << "does not exist";
+}
+
+void TestImageIo::writeRefusals() {
+    QFETCH(QString, name);
+    QFETCH(QString, space);
+    QFETCH(QString, message);
+    Image im;
+    const int n = space == "gray" ? 1 : space == "rgb" ? 3 : 4;
+    im.space = n == 1 ? ColorSpace::Gray : n == 3 ? ColorSpace::RGB : ColorSpace::CMYK;
+    for (int c = 0; c < n; ++c) im.channels.push_back(Plane8(5, 4, uint8_t(60 + c)));
+    const std::string file = path(name.toStdString());
+    const Status s = io::writeImage(file, im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
+    QVERIFY2(s.message().find("'" + file + "'") != std::string::npos, s.message().c_str());
+    QVERIFY(dirEntries(dir()).empty());  // neither output nor temporary file
+}
+
+void TestImageIo::atomicWriteKeepsOldFile() {
+    const std::string file = path("keep.pbm");
+    Image good = Image::gray(Plane8(9, 5, 255));
+    QVERIFY(io::writeImage(file, good).isOk());
+    const std::string before = readBytes(file);
+    // This write fails inside the writer (value 7 in a PBM), after the temporary file was made.
+    Image bad = Image::gray(Plane8(9, 5, 7));
+    QVERIFY(!io::writeImage(file, bad).isOk());
+    QCOMPARE(readBytes(file), before);
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"keep.pbm"});
+    // A good write replaces the file in one step.
+    Image other = Image::gray(Plane8(9, 5, 0));
+    QVERIFY(io::writeImage(file, other).isOk());
+    Image back;
+    QVERIFY(io::readImage(file, back).isOk());
+    QVERIFY(back.channels[0] == other.channels[0]);
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"keep.pbm"});
+    // Writing onto a directory is refused.
+    fs::create_directory(path("adir.png"));
+    const Status s = io::writeImage(path("adir.png"), good);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("is a directory") != std::string::npos, s.message().c_str());
+}
+
+void TestImageIo::readOnlyDirectory() {
+    if (::geteuid() == 0) QSKIP("running as root: permission bits do not stop root from writing");
+    const std::string dir = path("ro");
+    fs::create_directory(dir);
+    const std::string file = dir + "/old.png";
+    QVERIFY(io::writeImage(file, Image::gray(Plane8(3, 3, 9))).isOk());
+    const std::string before = readBytes(file);
+    fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
+    const Status s = io::writeImage(file, Image::gray(Plane8(3, 3, 200)));
+    fs::permissions(dir, fs::perms::owner_all);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("not writable") != std::string::npos, s.message().c_str());
+    QCOMPARE(readBytes(file), before);
+    QCOMPARE(dirEntries(dir), std::vector<std::string>{"old.png"});
+}
+
+void TestImageIo::samePathCases() {
+    const std::string a = path("a.pgm"), b = path("b.pgm");
+    QVERIFY(io::writeImage(a, Image::gray(Plane8(2, 2, 1))).isOk());
+    QVERIFY(io::writeImage(b, Image::gray(Plane8(2, 2, 1))).isOk());
+    QVERIFY(io::samePath(a, a));
+    QVERIFY(!io::samePath(a, b));
+    QVERIFY(io::samePath(a, dir() + "/./sub/../a.pgm"));
+    fs::create_symlink(a, path("link.pgm"));
+    QVERIFY(io::samePath(a, path("link.pgm")));
+    fs::create_hard_link(a, path("hard.pgm"));
+    QVERIFY(io::samePath(path("hard.pgm"), a));
+    QVERIFY(!io::samePath(a, path("new.png")));
+    QVERIFY(io::samePath(path("new.png"), path("./new.png")));
+}
+
+void TestImageIo::hostileFiles_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("message");
+    const QDir dir(QString(HALFTONE_TEST_DATA_DIR) + "/hostile");
+    const QStringList files = dir.entryList(QDir::Files, QDir::Name);
+    QVERIFY(files.size() >= 15);
+    for (const QString& f : files) {
+        QString msg;
+        if (f.startsWith("huge-")) msg = "over the limit";
+        else if (f.startsWith("truncated")) msg = f.endsWith(".pgm") ? "truncated" : "";
+        else if (f.startsWith("zero-")) msg = f.endsWith(".pgm") ? "zero size" : "";
+        else if (f == "empty.png") msg = "empty";
+        QTest::newRow(qPrintable(f)) << dir.filePath(f) << msg;
+    }
+}
+
+void TestImageIo::hostileFiles() {
+    QFETCH(QString, file);
+    QFETCH(QString, message);
+    Image im;
+    const std::string f = file.toStdString();
+    const Status s = io::readImage(f, im);
+    QVERIFY2(!s.isOk(), "a hostile file was accepted");
+    QVERIFY2(s.message().rfind("cannot read '" + f + "': ", 0) == 0, s.message().c_str());
+    QVERIFY2(s.message().size() > f.size() + 20, s.message().c_str());  // says what is wrong
+    QVERIFY(oneLine(s.message()));
+    if (!message.isEmpty())
+        QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
+}
+
+void TestImageIo::maxPixels() {
+    Image im;
+    io::ReadOptions ro;
+    ro.maxPixels = 512 * 512 - 1;
+    for (const char* name : {"moon.png", "page.jpg"}) {
+        const Status s = io::readImage(test::dataPath(name), im, ro);
+        if (std::string(name) == "moon.png") {
+            QVERIFY(!s.isOk());
+            QVERIFY2(s.message().find("raise it with --max-pixels") != std::string::npos, s.message().c_str());
+        }
+    }
+    ro.maxPixels = 512 * 512;
+    QVERIFY(io::readImage(test::dataPath("moon.png"), im, ro).isOk());
+    // PNM obeys the same limit
+    QVERIFY(io::writeImage(path("m.pgm"), im).isOk());
+    ro.maxPixels = 1000;
+    QVERIFY(!io::readImage(path("m.pgm"), im, ro).isOk());
+}
+
+void TestImageIo::notAFile() {
+    Image im;
+    Status s = io::readImage(dir(), im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("is a directory") != std::string::npos, s.message().c_str());
+    s = io::readImage("/dev/null", im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("not a regular file") != std::string::npos, s.message().c_str());
+    s = io::readImage(path("missing.png"), im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("no such file") != std::string::npos, s.message().c_str());
+}
+
+void TestImageIo::realImages_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    QTest::addColumn<int>("channels");
+    QTest::newRow("moon") << "moon.png" << 512 << 512 << 1;
+    QTest::newRow("page") << "page.png" << 384 << 191 << 1;
+    QTest::newRow("chelsea") << "chelsea.png" << 451 << 300 << 3;
+    QTest::newRow("page jpeg") << "page.jpg" << 384 << 191 << 1;
+}
+
+void TestImageIo::realImages() {
+    QFETCH(QString, name);
+    QFETCH(int, w);
+    QFETCH(int, h);
+    QFETCH(int, channels);
+    const std::string file = test::dataPath(name.toStdString());
+    Image im;
+    const Status s = io::readImage(file, im);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(im.width(), w);
+    QCOMPARE(im.height(), h);
+    QCOMPARE(im.channelCount(), channels);
+    // Same samples as OpenImageIO's own 8-bit read.
+    auto in = OIIO::ImageInput::open(file);
+    QVERIFY(in);
+    std::vector<uint8_t> ref(size_t(w) * h * in->spec().nchannels);
+    QVERIFY(in->read_image(0, 0, 0, in->spec().nchannels, OIIO::TypeDesc::UINT8, ref.data()));
+    for (int c = 0; c < channels; ++c)
+        for (int i = 0; i < w * h; i += 7) QCOMPARE(im.channels[size_t(c)].data[size_t(i)], ref[size_t(i) * in->spec().nchannels + c]);
+    // PNM round trip of a real image is lossless.
+    const std::string pnm = path(channels == 1 ? "real.pgm" : "real.ppm");
+    QVERIFY(io::writeImage(pnm, im).isOk());
+    Image back;
+    QVERIFY(io::readImage(pnm, back).isOk());
+    QVERIFY(back.channels == im.channels);
+}
+
+QTEST_GUILESS_MAIN(TestImageIo)
+#include "test_imageio.moc"
