@@ -1,0 +1,77 @@
+#include "core/hvsfilter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace halftone {
+
+std::vector<double> hvsGaussianTaps(const HvsFilterParams& params) {
+    const int w = std::max(0, params.radius);
+    std::vector<double> taps(size_t(2 * w + 1));
+    double sum = 0;
+    for (int i = -w; i <= w; ++i) {
+        const double v = params.sigma > 0 ? std::exp(-0.5 * double(i * i) / (params.sigma * params.sigma)) : (i == 0);
+        taps[size_t(i + w)] = v;
+        sum += v;
+    }
+    for (double& t : taps) t /= sum;
+    return taps;
+}
+
+Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params, const RunControl& control) {
+    if (src.empty()) return Status::error("HVS filter: empty image");
+    if (!(params.sigma >= 0) || params.radius < 0 || params.radius > 64)
+        return Status::error("HVS filter: sigma must be >= 0 and the radius between 0 and 64");
+    const std::vector<double> taps = hvsGaussianTaps(params);
+    const int w = params.radius, W = src.width, H = src.height;
+    // The truncated 2-D Gaussian on a square support is the outer product of the 1-D taps: filter rows,
+    // then columns, clamping coordinates at the edges.
+    PlaneF tmp(W, H);
+    for (int y = 0; y < H; ++y) {
+        if ((y & 63) == 0) {
+            if (control.cancelled()) return Status::cancelled();
+            control.report(0.5 * double(y) / H, "perceived: rows");
+        }
+        const uint8_t* s = src.row(y);
+        float* t = tmp.row(y);
+        for (int x = 0; x < W; ++x) {
+            double acc = 0;
+            for (int k = -w; k <= w; ++k) acc += taps[size_t(k + w)] * s[std::clamp(x + k, 0, W - 1)];
+            t[x] = float(acc);
+        }
+    }
+    Plane8 out(W, H);
+    std::vector<const float*> rows(size_t(2 * w + 1));
+    for (int y = 0; y < H; ++y) {
+        if ((y & 63) == 0) {
+            if (control.cancelled()) return Status::cancelled();
+            control.report(0.5 + 0.5 * double(y) / H, "perceived: columns");
+        }
+        for (int k = -w; k <= w; ++k) rows[size_t(k + w)] = tmp.row(std::clamp(y + k, 0, H - 1));
+        uint8_t* o = out.row(y);
+        for (int x = 0; x < W; ++x) {
+            double acc = 0;
+            for (int k = 0; k <= 2 * w; ++k) acc += taps[size_t(k)] * rows[size_t(k)][x];
+            o[x] = uint8_t(std::clamp(std::lround(acc), 0L, 255L));
+        }
+    }
+    dst = std::move(out);
+    control.report(1.0);
+    return Status::ok();
+}
+
+double psnr(const Plane8& a, const Plane8& b) {
+    if (!a.sameSize(b) || a.empty()) return std::nan("");
+    double sum = 0;
+    for (size_t i = 0; i < a.data.size(); ++i) {
+        const double d = double(a.data[i]) - double(b.data[i]);
+        sum += d * d;
+    }
+    const double mse = sum / double(a.data.size());
+    if (mse == 0) return INFINITY;
+    return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+}  // namespace halftone

@@ -1,0 +1,29 @@
+#pragma once
+// \brief The Gaussian HVS filter of ../shared/SPEC.md section 2 (sigma 1.2 px, truncated to (2w+1)^2, w = 4),
+// used to show a halftone "as perceived" at a viewing distance.
+#include <vector>
+
+#include "core/image.h"
+#include "core/runcontrol.h"
+#include "core/status.h"
+
+namespace halftone {
+
+/// \brief Parameters of the truncated, normalised Gaussian HVS filter.
+struct HvsFilterParams {
+    double sigma = 1.2;  ///< deviation in pixels
+    int radius = 4;      ///< w: the support is (2w+1) x (2w+1)
+};
+
+/// \brief Normalised 1-D taps of the separable Gaussian (size 2w+1, sum 1).
+std::vector<double> hvsGaussianTaps(const HvsFilterParams& params);
+
+/// \brief Filters an 8-bit plane with the Gaussian HVS filter (edges clamped), rounding to 8 bits.
+/// Progress per row band; cancellation checked per row.
+Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params = {}, const RunControl& control = {});
+
+/// \brief PSNR in dB between an (already HVS-filtered) halftone and the original, per SPEC section 3;
+/// +infinity when they are equal; NaN when the sizes differ.
+double psnr(const Plane8& filteredHalftone, const Plane8& original);
+
+}  // namespace halftone

@@ -1,0 +1,214 @@
+// The compare view: zoom and pan stay in sync across panes, integer zooms are pixel-exact
+// (nearest neighbour, never smoothed), fit-to-window, keyboard zoom and the split mode.
+#include <QtTest>
+
+#include "tests/testutil.h"
+#include "widgets/compareview.h"
+
+using namespace halftone;
+
+namespace {
+
+/// A binary random image: any smoothing would create values other than 0 and 255.
+QImage binaryImage(int w, int h, uint64_t seed) {
+    const Plane8 p = test::randomPlane(w, h, seed);
+    QImage img(w, h, QImage::Format_Grayscale8);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) img.scanLine(y)[x] = p.at(y, x) > 127 ? 255 : 0;
+    return img;
+}
+
+}  // namespace
+
+class TestStudioCompareView : public QObject {
+    Q_OBJECT
+private slots:
+    void wheelZoomSyncsAllPanes();
+    void dragPanSyncsAllPanes();
+    void integerZoomIsPixelExact_data();
+    void integerZoomIsPixelExact();
+    void fitToWindow();
+    void keyboardZoom();
+    void splitMode();
+    void wavefrontOverlay();
+};
+
+void TestStudioCompareView::wheelZoomSyncsAllPanes() {
+    CompareView view;
+    view.resize(800, 600);
+    const QImage img = binaryImage(101, 67, test::freshSeed("compare wheel"));
+    view.setOriginal(img, "original");
+    view.setResults({{img, {}, "a"}, {img, {}, "b"}, {img, {}, "c"}});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTest::qWait(50);
+    ImagePane* r1 = view.resultPane(1);
+    QVERIFY(r1 && r1->isVisible());
+    const double before = view.viewState()->zoom();
+    const QPointF at(r1->width() / 3.0, r1->height() / 4.0);
+    const QPointF imageUnder = r1->mapToImage(at);
+    QWheelEvent wheel(at, r1->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(r1, &wheel);
+    QVERIFY(view.viewState()->zoom() > before);
+    // The image point under the cursor stays under the cursor (to a rounding of one screen pixel).
+    const QPointF after = r1->mapToImage(at);
+    QVERIFY(std::abs(after.x() - imageUnder.x()) * view.viewState()->zoom() <= 1.0);
+    QVERIFY(std::abs(after.y() - imageUnder.y()) * view.viewState()->zoom() <= 1.0);
+    // Every pane (same size) maps the same widget point to the same image point.
+    for (ImagePane* p : {view.originalPane(), view.resultPane(0), view.resultPane(2)}) {
+        QCOMPARE(p->size(), r1->size());
+        QCOMPARE(p->imageOrigin(), r1->imageOrigin());
+    }
+}
+
+void TestStudioCompareView::dragPanSyncsAllPanes() {
+    CompareView view;
+    view.resize(600, 400);
+    const QImage img = binaryImage(300, 200, test::freshSeed("compare pan"));
+    view.setOriginal(img, "original");
+    view.setResults({{img, {}, "a"}});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.viewState()->setZoom(4);
+    QTest::qWait(20);
+    ImagePane* r = view.resultPane(0);
+    const QPointF o0 = r->imageOrigin();
+    QTest::mousePress(r, Qt::LeftButton, Qt::NoModifier, QPoint(100, 100));
+    QTest::mouseMove(r, QPoint(130, 90));
+    QTest::mouseRelease(r, Qt::LeftButton, Qt::NoModifier, QPoint(130, 90));
+    const QPointF o1 = r->imageOrigin();
+    QCOMPARE(o1 - o0, QPointF(30, -10));  // the image follows the mouse
+    QCOMPARE(view.originalPane()->imageOrigin(), o1);
+}
+
+void TestStudioCompareView::integerZoomIsPixelExact_data() {
+    QTest::addColumn<int>("zoom");
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    QTest::newRow("1x 37x23") << 1 << 37 << 23;
+    QTest::newRow("2x 31x17") << 2 << 31 << 17;
+    QTest::newRow("3x 13x11") << 3 << 13 << 11;
+    QTest::newRow("7x 5x3") << 7 << 5 << 3;
+    QTest::newRow("4x 1x1") << 4 << 1 << 1;
+}
+
+void TestStudioCompareView::integerZoomIsPixelExact() {
+    QFETCH(int, zoom);
+    QFETCH(int, w);
+    QFETCH(int, h);
+    CompareView view;
+    view.resize(2 * (w * zoom + 40), h * zoom + 40);
+    const QImage img = binaryImage(w, h, test::freshSeed("pixel exact"));
+    view.setOriginal(img, {});
+    view.setResults({{img, {}, {}}});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTest::qWait(20);
+    view.viewState()->setZoom(zoom);
+    view.viewState()->setCenter(QPointF(w / 2.0 + 0.37, h / 2.0 - 0.21));  // a fractional centre must not blur
+    ImagePane* pane = view.resultPane(0);
+    const QImage shot = pane->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QPoint o = pane->imageOrigin().toPoint();
+    QCOMPARE(QPointF(o), pane->imageOrigin());  // whole screen pixels
+    int checked = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int dy = 0; dy < zoom; ++dy)
+                for (int dx = 0; dx < zoom; ++dx) {
+                    const QPoint s(o.x() + x * zoom + dx, o.y() + y * zoom + dy);
+                    if (!shot.rect().contains(s)) continue;
+                    // The focus frame may cover the pane's outermost pixels.
+                    if (s.x() == 0 || s.y() == 0 || s.x() == shot.width() - 1 || s.y() == shot.height() - 1) continue;
+                    QCOMPARE(qGray(shot.pixel(s)), int(img.constScanLine(y)[x]));
+                    ++checked;
+                }
+    QVERIFY(checked >= w * h * zoom * zoom / 2);
+}
+
+void TestStudioCompareView::fitToWindow() {
+    CompareView view;
+    view.resize(900, 500);
+    view.setOriginal(binaryImage(100, 60, 1), {});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.fitToWindow();
+    // 100 x 60 fits 8x into about 896 x 496; fit picks the largest integer zoom so it stays pixel-exact.
+    const double z = view.viewState()->zoom();
+    QCOMPARE(z, std::floor(z));
+    QVERIFY(100 * z <= view.originalPane()->width() && 60 * z <= view.originalPane()->height());
+    QVERIFY(100 * (z + 1) > view.originalPane()->width() - 4 || 60 * (z + 1) > view.originalPane()->height() - 4);
+    // Larger than the window: a fractional zoom that shows the whole image.
+    view.setOriginal(binaryImage(3000, 2000, 2), {});
+    view.fitToWindow();
+    QVERIFY(view.viewState()->zoom() < 1);
+    QVERIFY(3000 * view.viewState()->zoom() <= view.originalPane()->width());
+}
+
+void TestStudioCompareView::keyboardZoom() {
+    CompareView view;
+    view.resize(400, 300);
+    view.setOriginal(binaryImage(50, 50, 3), {});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.viewState()->setZoom(1);
+    QTest::keyClick(view.originalPane(), Qt::Key_Plus);
+    QCOMPARE(view.viewState()->zoom(), 2.0);
+    QTest::keyClick(view.originalPane(), Qt::Key_Plus);
+    QCOMPARE(view.viewState()->zoom(), 3.0);
+    QTest::keyClick(view.originalPane(), Qt::Key_Minus);
+    QCOMPARE(view.viewState()->zoom(), 2.0);
+    QTest::keyClick(view.originalPane(), Qt::Key_0);
+    QCOMPARE(view.viewState()->zoom(), 1.0);
+    QTest::keyClick(view.originalPane(), Qt::Key_F);
+    QVERIFY(view.viewState()->fitMode());
+}
+
+void TestStudioCompareView::splitMode() {
+    CompareView view;
+    view.resize(500, 300);
+    QImage black(40, 30, QImage::Format_Grayscale8), white(40, 30, QImage::Format_Grayscale8);
+    black.fill(0);
+    white.fill(255);
+    view.setOriginal(black, {});
+    view.setResults({{white, {}, {}}});
+    view.setSplit(true);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTest::qWait(20);
+    QVERIFY(view.splitPane()->isVisible());
+    QVERIFY(!view.originalPane()->isVisible());
+    view.viewState()->setZoom(8);  // 320 x 240: covers the pane's middle
+    view.splitPane()->setSplitFraction(0.5);
+    const QImage shot = view.splitPane()->grab().toImage();
+    const int mid = view.splitPane()->width() / 2, y = view.splitPane()->height() / 2 + 30;
+    QCOMPARE(qGray(shot.pixel(mid - 20, y)), 0);    // original left of the divider
+    QCOMPARE(qGray(shot.pixel(mid + 20, y)), 255);  // result right of it
+    view.setSplit(false);
+    QVERIFY(view.originalPane()->isVisible() && view.resultPane(0)->isVisible());
+}
+
+void TestStudioCompareView::wavefrontOverlay() {
+    CompareView view;
+    view.resize(300, 300);
+    QImage white(20, 20, QImage::Format_Grayscale8);
+    white.fill(255);
+    view.setOriginal(white, {});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.viewState()->setZoom(10);
+    ImagePane* p = view.originalPane();
+    const QImage before = p->grab().toImage();
+    view.setWavefront(5, {12, 3});
+    QVERIFY(p->hasWavefront());
+    const QImage after = p->grab().toImage();
+    const QPoint o = p->imageOrigin().toPoint();
+    const QPoint inDone = o + QPoint(150, 25);        // row 2: finished, tinted
+    const QPoint notDone = o + QPoint(150, 10 * 15);  // row 15: untouched
+    QVERIFY(after.pixel(inDone) != before.pixel(inDone));
+    QCOMPARE(after.pixel(notDone), before.pixel(notDone));
+    view.clearWavefront();
+    QVERIFY(!p->hasWavefront());
+}
+
+QTEST_MAIN(TestStudioCompareView)
+#include "test_studio_compareview.moc"

@@ -1,0 +1,40 @@
+#pragma once
+// \brief Helpers shared by the studio tests: a slow, cancellable test method in the registry.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/registry.h"
+
+namespace halftone::test {
+
+/// \brief Rows run by the slow method so far (tests reset it).
+inline std::atomic<int> g_slowRowsRun{0};
+
+/// \brief Registers "zz-slow/rows": copies one row per 2 ms, reports the wavefront and checks the stop token per row.
+inline void registerSlowMethod() {
+    if (Registry::instance().find("zz-slow", "rows")) return;
+    MethodInfo m;
+    m.method = "zz-slow";
+    m.variant = "rows";
+    m.family = "test";
+    m.description = "copies rows slowly (test only)";
+    m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl& rc) {
+        dst = Plane8(src.width, src.height);
+        for (int y = 0; y < src.height; ++y) {
+            if (rc.cancelled()) return Status::cancelled();
+            std::copy(src.row(y), src.row(y) + src.width, dst.row(y));
+            ++g_slowRowsRun;
+            Progress p;
+            p.fraction = double(y + 1) / src.height;
+            p.rowsDone = y + 1;
+            p.frontier = {src.width / 2};
+            rc.report(p);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        return Status::ok();
+    };
+    Registry::instance().add(m);
+}
+
+}  // namespace halftone::test

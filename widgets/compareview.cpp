@@ -1,0 +1,123 @@
+#include "widgets/compareview.h"
+
+#include <QGridLayout>
+#include <QTimer>
+
+namespace halftone {
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent), view_(new ViewState(this)), grid_(new QGridLayout(this)) {
+    grid_->setContentsMargins(0, 0, 0, 0);
+    grid_->setSpacing(2);
+    for (int i = 0; i <= kMaxResults; ++i) {
+        auto* pane = new ImagePane(view_, this);
+        pane->setObjectName(i == 0 ? QStringLiteral("originalPane") : QStringLiteral("resultPane%1").arg(i - 1));
+        connect(pane, &ImagePane::fitRequested, this, &CompareView::fitToWindow);
+        panes_.push_back(pane);
+    }
+    splitPane_ = new ImagePane(view_, this);
+    splitPane_->setObjectName(QStringLiteral("splitPane"));
+    connect(splitPane_, &ImagePane::fitRequested, this, &CompareView::fitToWindow);
+    relayout();
+}
+
+void CompareView::setOriginal(const QImage& image, const QString& label) {
+    original_ = image;
+    originalLabel_ = label;
+    const bool sizeChanged = view_->imageSize() != image.size();
+    view_->setImageSize(image.size());
+    relayout();
+    if (sizeChanged) QTimer::singleShot(0, this, &CompareView::fitToWindow);
+}
+
+void CompareView::setResults(const QVector<ComparePane>& results) {
+    results_ = results.mid(0, kMaxResults);
+    relayout();
+    if (view_->fitMode()) QTimer::singleShot(0, this, &CompareView::fitToWindow);
+}
+
+void CompareView::setPerceived(bool on) {
+    perceived_ = on;
+    relayout();
+}
+void CompareView::setSplit(bool on) {
+    split_ = on;
+    relayout();
+    QTimer::singleShot(0, this, [this] { if (view_->fitMode()) fitToWindow(); });
+}
+void CompareView::setSplitResult(int index) {
+    splitIndex_ = index;
+    relayout();
+}
+
+void CompareView::relayout() {
+    while (grid_->count() > 0) delete grid_->takeAt(0);
+    for (ImagePane* p : panes_) p->hide();
+    splitPane_->hide();
+
+    auto shown = [this](const ComparePane& r) {
+        const bool usePerceived = perceived_ && !r.perceived.isNull();
+        QString label = r.label;
+        if (perceived_) label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
+        return std::make_pair(usePerceived ? r.perceived : r.display, label);
+    };
+
+    if (split_ && !results_.isEmpty()) {
+        const int idx = std::clamp(splitIndex_, 0, int(results_.size()) - 1);
+        const auto [img, label] = shown(results_[idx]);
+        splitPane_->setImage(original_);
+        splitPane_->setLabel(originalLabel_);
+        splitPane_->setSplitImage(img, label);
+        grid_->addWidget(splitPane_, 0, 0);
+        splitPane_->show();
+        return;
+    }
+    panes_[0]->setImage(original_);
+    panes_[0]->setLabel(originalLabel_);
+    const int n = 1 + int(results_.size());
+    const int columns = n <= 2 ? n : (n <= 4 ? 2 : 3);
+    for (int i = 0; i < n; ++i) {
+        ImagePane* pane = panes_[i];
+        if (i > 0) {
+            const auto [img, label] = shown(results_[i - 1]);
+            pane->setImage(img);
+            pane->setLabel(label);
+        }
+        grid_->addWidget(pane, i / columns, i % columns);
+        pane->show();
+    }
+    for (int i = n; i < panes_.size(); ++i) {
+        panes_[i]->setImage({});
+        panes_[i]->setLabel({});
+    }
+}
+
+void CompareView::setWavefront(qint64 rowsDone, const QVector<int>& frontier) {
+    panes_[0]->setWavefront(rowsDone, frontier);
+    splitPane_->setWavefront(rowsDone, frontier);
+}
+void CompareView::clearWavefront() {
+    panes_[0]->clearWavefront();
+    splitPane_->clearWavefront();
+}
+
+void CompareView::fitToWindow() {
+    QWidget* ref = split_ && splitPane_->isVisible() ? static_cast<QWidget*>(splitPane_) : panes_[0];
+    QSize s = ref->size();
+    if (!ref->isVisible() || s.isEmpty()) {
+        // Not laid out yet: estimate one grid cell of this view.
+        const int n = split_ ? 1 : 1 + int(results_.size());
+        const int columns = n <= 2 ? n : (n <= 4 ? 2 : 3);
+        const int rows = (n + columns - 1) / columns;
+        s = QSize(std::max(1, width() / columns), std::max(1, height() / rows));
+    }
+    view_->fitTo(s - QSize(4, 4));
+}
+
+void CompareView::actualSize() { view_->setZoom(1.0); }
+
+void CompareView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    if (view_->fitMode()) QTimer::singleShot(0, this, &CompareView::fitToWindow);
+}
+
+}  // namespace halftone

@@ -1,0 +1,67 @@
+#pragma once
+// \brief The compare view: the original and up to four results side by side or as a split slider.
+#include <QImage>
+#include <QVector>
+#include <QWidget>
+
+#include "widgets/imagepane.h"
+#include "widgets/viewstate.h"
+
+class QGridLayout;
+
+namespace halftone {
+
+/// \brief What one result pane shows: the halftone, its HVS-filtered "perceived" version (may be null) and a label.
+struct ComparePane {
+    QImage display;
+    QImage perceived;
+    QString label;
+};
+
+/// \brief Original + up to four result panes with one shared ViewState (synchronised zoom and pan).
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kMaxResults = 4;
+    explicit CompareView(QWidget* parent = nullptr);
+
+    ViewState* viewState() const { return view_; }
+    void setOriginal(const QImage& image, const QString& label);
+    /// \brief Shows these results (at most kMaxResults are used).
+    void setResults(const QVector<ComparePane>& results);
+    int resultCount() const { return results_.size(); }
+    void setPerceived(bool on);
+    bool perceived() const { return perceived_; }
+    /// \brief Split mode: one pane, original left of the divider, result `index` right of it.
+    void setSplit(bool on);
+    bool split() const { return split_; }
+    void setSplitResult(int index);
+
+    ImagePane* originalPane() const { return panes_.front(); }
+    ImagePane* resultPane(int i) const { return panes_.value(i + 1); }
+    ImagePane* splitPane() const { return splitPane_; }
+
+    void setWavefront(qint64 rowsDone, const QVector<int>& frontier);
+    void clearWavefront();
+
+public slots:
+    void fitToWindow();
+    void actualSize();
+
+protected:
+    void resizeEvent(QResizeEvent*) override;
+
+private:
+    void relayout();
+    ViewState* view_;
+    QGridLayout* grid_;
+    QVector<ImagePane*> panes_;  // [0] = original, [1..4] = results
+    ImagePane* splitPane_;
+    QVector<ComparePane> results_;
+    QImage original_;
+    QString originalLabel_;
+    bool perceived_ = false, split_ = false;
+    int splitIndex_ = 0;
+};
+
+}  // namespace halftone

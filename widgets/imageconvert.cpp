@@ -1,0 +1,83 @@
+#include "widgets/imageconvert.h"
+
+namespace halftone {
+
+namespace {
+
+QImage interleave(const Image& rgb) {
+    const int w = rgb.width(), h = rgb.height();
+    QImage out(w, h, QImage::Format_RGB888);
+    if (out.isNull()) return out;
+    const bool gray = rgb.channelCount() < 3;
+    for (int y = 0; y < h; ++y) {
+        uchar* o = out.scanLine(y);
+        const uint8_t* r = rgb.channels[0].row(y);
+        const uint8_t* g = gray ? r : rgb.channels[1].row(y);
+        const uint8_t* b = gray ? r : rgb.channels[2].row(y);
+        for (int x = 0; x < w; ++x) {
+            o[3 * x] = r[x];
+            o[3 * x + 1] = g[x];
+            o[3 * x + 2] = b[x];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+QImage toDisplayImage(const std::shared_ptr<const Image>& keepAlive) {
+    if (!keepAlive || keepAlive->channels.empty()) return {};
+    const Image& im = *keepAlive;
+    if (im.space == ColorSpace::Gray) {
+        const Plane8& p = im.channels.front();
+        // The QImage borrows the plane; the cleanup function holds the image alive as long as the QImage.
+        auto* hold = new std::shared_ptr<const Image>(keepAlive);
+        return QImage(
+            p.data.data(), p.width, p.height, p.width, QImage::Format_Grayscale8,
+            [](void* h) { delete static_cast<std::shared_ptr<const Image>*>(h); }, hold);
+    }
+    if (im.space == ColorSpace::CMYK) return interleave(convertColor(im, ColorMode::RGB));
+    return interleave(im);
+}
+
+QImage toDisplayImageCopy(const Image& image) {
+    if (image.channels.empty()) return {};
+    if (image.space == ColorSpace::Gray) {
+        const Plane8& p = image.channels.front();
+        QImage out(p.width, p.height, QImage::Format_Grayscale8);
+        for (int y = 0; y < p.height; ++y) std::copy(p.row(y), p.row(y) + p.width, out.scanLine(y));
+        return out;
+    }
+    if (image.space == ColorSpace::CMYK) return interleave(convertColor(image, ColorMode::RGB));
+    return interleave(image);
+}
+
+Image fromQImage(const QImage& src) {
+    Image im;
+    if (src.isNull()) return im;
+    const bool gray = src.isGrayscale() && !src.hasAlphaChannel();
+    if (gray) {
+        const QImage g = src.convertToFormat(QImage::Format_Grayscale8);
+        Plane8 p(g.width(), g.height());
+        for (int y = 0; y < g.height(); ++y) std::copy(g.constScanLine(y), g.constScanLine(y) + g.width(), p.row(y));
+        return Image::gray(std::move(p));
+    }
+    const QImage c = src.convertToFormat(QImage::Format_RGBA8888);
+    const int w = c.width(), h = c.height();
+    im.space = ColorSpace::RGB;
+    im.channels.assign(3, Plane8(w, h));
+    im.hasAlpha = src.hasAlphaChannel();
+    if (im.hasAlpha) im.alpha = Plane8(w, h);
+    for (int y = 0; y < h; ++y) {
+        const uchar* s = c.constScanLine(y);
+        for (int x = 0; x < w; ++x) {
+            im.channels[0].at(y, x) = s[4 * x];
+            im.channels[1].at(y, x) = s[4 * x + 1];
+            im.channels[2].at(y, x) = s[4 * x + 2];
+            if (im.hasAlpha) im.alpha.at(y, x) = s[4 * x + 3];
+        }
+    }
+    return im;
+}
+
+}  // namespace halftone

@@ -1,0 +1,103 @@
+#pragma once
+// \brief Runs halftoning jobs off the UI thread: results by signal, newer requests supersede older ones,
+// results cached per image + method + device + colour + parameters.
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QHash>
+#include <QImage>
+#include <QMutex>
+#include <QObject>
+#include <QStringList>
+#include <QThreadPool>
+#include <QTimer>
+#include <QVector>
+#include <memory>
+#include <optional>
+
+#include "core/registry.h"
+
+namespace halftone {
+
+/// \brief One request: which image (by id), which method, device, colour mode and parameters.
+struct JobRequest {
+    std::shared_ptr<const Image> image;
+    quint64 imageId = 0;  ///< identifies the image for the cache; a new id per loaded image
+    const MethodInfo* method = nullptr;
+    ParamValues params;
+    std::optional<Device> device;  ///< unset = auto
+    ColorMode color = ColorMode::Gray;
+    int threads = 0;
+    bool perceived = true;  ///< also compute the HVS-filtered view and PSNR
+};
+
+/// \brief A finished halftone with what ran, how long it took, its display images and quality numbers.
+struct JobResult {
+    QString key;
+    QString methodId;
+    Device device = Device::Cpu;
+    QString note;
+    double seconds = 0;
+    ColorMode color = ColorMode::Gray;
+    ParamValues params;  ///< resolved values
+    std::shared_ptr<const Image> halftone;
+    QImage display;
+    QImage perceived;       ///< HVS Gaussian view (null when not computed)
+    double psnrDb = qQNaN();  ///< PSNR of the HVS-filtered halftone against the input, channel mean
+    /// \brief Label text for a compare pane: method, device, time, quality.
+    QString label() const;
+};
+using JobResultPtr = std::shared_ptr<const JobResult>;
+
+/// \brief Owns the worker pool, the generation counter, the cache and the progress of the current job.
+class JobRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit JobRunner(QObject* parent = nullptr);
+    ~JobRunner() override;
+
+    /// \brief Cache key: image id + method + device choice + colour + canonical resolved parameters.
+    static QString cacheKey(const JobRequest& request);
+    /// \brief Starts a job (cancelling the current one) or answers from the cache; returns its generation.
+    quint64 submit(const JobRequest& request);
+    /// \brief Asks the current job to stop (checked per row/step by the algorithms).
+    void cancel();
+    bool busy() const { return running_ != nullptr; }
+    quint64 generation() const { return generation_; }
+    JobResultPtr cached(const QString& key) const;
+    int cacheSize() const { return int(cache_.size()); }
+    void clearCache();
+    /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady).
+    void computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original);
+    /// \brief Waits for every worker (used on shutdown and by tests).
+    void waitForDone();
+
+signals:
+    void started(quint64 generation);
+    /// \brief Throttled (about 25 Hz) progress of the current job, including the live wavefront.
+    void progress(quint64 generation, double fraction, const QString& stage, qint64 rowsDone, const QVector<int>& frontier);
+    void finished(quint64 generation, halftone::JobResultPtr result, bool fromCache);
+    void failed(quint64 generation, const QString& message, bool cancelled);
+    void perceivedReady(halftone::JobResultPtr updated);
+
+private:
+    struct Running;
+    void onWatcherFinished(std::shared_ptr<Running> run);
+    void pollProgress();
+    void insertCache(const JobResultPtr& r);
+
+    QThreadPool pool_;
+    quint64 generation_ = 0;
+    std::shared_ptr<Running> running_;
+    QTimer progressTimer_;
+    QHash<QString, JobResultPtr> cache_;
+    QStringList cacheOrder_;  // least recently used first
+    qint64 cacheBytes_ = 0;
+    qint64 cacheLimit_ = qint64(3) << 30;
+};
+
+/// \brief Runs a request synchronously (the worker body; also used by the benchmark and tests).
+Status runJob(const JobRequest& request, const RunControl& control, JobResult& out);
+
+}  // namespace halftone
+
+Q_DECLARE_METATYPE(halftone::JobResultPtr)

@@ -1,0 +1,135 @@
+#pragma once
+// \brief The studio's main window: open/drop/paste/recent images, the method panel, jobs off the UI
+// thread, the compare view, the scheduling view, the benchmark and quality panels.
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+#include <QTimer>
+#include <memory>
+
+#include "core/registry.h"
+#include "widgets/jobrunner.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+
+class QProgressBar;
+class QPushButton;
+class QCheckBox;
+class QComboBox;
+class QTabWidget;
+
+namespace halftone {
+
+class BenchmarkPanel;
+class CompareView;
+class MethodPanel;
+class QualityPanel;
+class ScheduleView;
+
+/// \brief The studio window; every long operation runs off the UI thread.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(Registry& registry, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// \brief Opens an image file in the background; errors go to an error dialog naming the file.
+    void openFile(const QString& path);
+    /// \brief Opens the embedded sample image.
+    void openSample();
+    /// \brief Uses an in-memory image (paste, tests); `name` labels it.
+    void setImage(Image image, const QString& name);
+    /// \brief Runs the panel's current method on the current image (superseding a running job).
+    void runCurrent();
+    void cancelRun();
+    /// \brief Saves the current result: .png, .tif/.tiff (1-bit when binary), .pbm/.pgm/.ppm.
+    bool saveResult(const QString& path);
+    /// \brief After the first finished run: grab() the window into `path`, then quit with 0 (or 1 on failure).
+    void setScreenshotPath(const QString& path, const QString& tab = {});
+
+    MethodPanel* methodPanel() const { return panel_; }
+    CompareView* compareView() const { return compare_; }
+    ScheduleView* scheduleView() const { return schedule_; }
+    BenchmarkPanel* benchmarkPanel() const { return bench_; }
+    QualityPanel* qualityPanel() const { return quality_; }
+    JobRunner* jobs() const { return jobs_; }
+    QTabWidget* tabs() const { return tabs_; }
+    JobResultPtr currentResult() const { return current_; }
+    std::shared_ptr<const Image> image() const { return image_; }
+    QString imageName() const { return imageName_; }
+    QString lastError() const { return lastError_; }
+    QMessageBox* errorBox() const { return errorBox_; }
+    QStringList recentFiles() const;
+    void setAutoRun(bool on);
+
+signals:
+    void imageLoaded(const QString& name);
+    void resultShown(halftone::JobResultPtr result);
+    void runFailed(const QString& message, bool cancelled);
+    void errorShown(const QString& text);
+    void screenshotSaved(const QString& path, bool ok);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent*) override;
+    void dropEvent(QDropEvent*) override;
+    void closeEvent(QCloseEvent*) override;
+
+private:
+    struct Loaded {
+        Status status;
+        std::shared_ptr<const Image> image;
+        QImage display;
+        QString notes;
+    };
+    void buildUi();
+    void buildMenus();
+    void loadAsync(std::function<Status(Image&, QString&)> producer, const QString& name, const QString& path);
+    void imageReady(const Loaded& loaded, const QString& name, const QString& path);
+    void showError(const QString& title, const QString& text);
+    void showResults();
+    void addRecent(const QString& path);
+    void updateRecentMenu();
+    void onFinished(quint64 gen, JobResultPtr result, bool fromCache);
+    void onFailed(quint64 gen, const QString& message, bool cancelled);
+    void onProgress(quint64 gen, double fraction, const QString& stage, qint64 rowsDone, const QVector<int>& frontier);
+    void takeScreenshot();
+    void saveResultDialog();
+    void paste();
+
+    Registry& registry_;
+    JobRunner* jobs_;
+    MethodPanel* panel_ = nullptr;
+    CompareView* compare_ = nullptr;
+    ScheduleView* schedule_ = nullptr;
+    BenchmarkPanel* bench_ = nullptr;
+    QualityPanel* quality_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QPushButton* runButton_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QCheckBox* autoRun_ = nullptr;
+    QComboBox* splitChoice_ = nullptr;
+    QAction* perceivedAction_ = nullptr;
+    QAction* splitAction_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* stageLabel_ = nullptr;
+    QTimer debounce_;
+    QPointer<QMessageBox> errorBox_;
+    QString lastError_;
+
+    std::shared_ptr<const Image> image_;
+    quint64 imageId_ = 0;
+    quint64 loadGeneration_ = 0;
+    QString imageName_, imagePath_;
+    QImage originalDisplay_;
+    JobResultPtr current_;
+    QVector<JobResultPtr> pinned_;
+    quint64 currentGen_ = 0;
+    QString screenshotPath_, screenshotTab_;
+    bool screenshotPending_ = false;
+};
+
+}  // namespace halftone
