@@ -107,6 +107,11 @@ Status readImage(const std::string& path, Image& image, const ReadOptions& optio
 #ifdef HALFTONE_HAVE_OIIO
         if (n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF)
             if (Status s = detail::checkJpegComplete(path); !s) return s.withContext(ctx);
+        // OpenImageIO's GIF reader clears the whole logical screen while opening, before we see the
+        // size (found by fuzzing: a tiny file asked for gigabytes): check the screen size first.
+        if (n >= 10 && head[0] == 'G' && head[1] == 'I' && head[2] == 'F')
+            if (Status s = checkImageSize(head[6] | head[7] << 8, head[8] | head[9] << 8, 4, options.maxPixels); !s)
+                return s.withContext(ctx);
         if (Status s = detail::readOiio(path, out, options, &ri); !s) return s.withContext(ctx);
 #else
         if (n >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '3')

@@ -25,7 +25,7 @@ std::string oneLine(const std::string& raw, const std::string& path) {
         size_t end = raw.find_first_of("\r\n", start);
         if (end == std::string::npos) end = raw.size();
         std::string line = raw.substr(start, end - start);
-        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path})
+        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path, std::string(" (\"\")")})
             for (size_t p; (p = line.find(q)) != std::string::npos;) line.erase(p, q.size());
         while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
         while (!line.empty() && line.front() == ' ') line.erase(line.begin());
@@ -59,6 +59,13 @@ Status readOiio(const std::string& path, Image& image, const ReadOptions& option
     config.attribute("oiio:RawColor", 1);           // keep CMYK as CMYK
     auto in = OIIO::ImageInput::open(path, &config);
     if (!in) return Status::error(oneLine(OIIO::geterror(), path));
+    if (std::string(in->format_name()) == "jpeg") {
+        // CMYK JPEGs are often stored inverted (Adobe); let OpenImageIO convert them to RGB.
+        in.reset();
+        config.erase_attribute("oiio:RawColor");
+        in = OIIO::ImageInput::open(path, &config);
+        if (!in) return Status::error(oneLine(OIIO::geterror(), path));
+    }
     const OIIO::ImageSpec spec = in->spec();
     if (spec.deep) return Status::error("deep images are not supported");
     if (spec.depth > 1) return Status::error("volume images (depth " + std::to_string(spec.depth) + ") are not supported");
@@ -66,7 +73,7 @@ Status readOiio(const std::string& path, Image& image, const ReadOptions& option
 
     const int nch = spec.nchannels;
     auto name = [&](int c) { return c < int(spec.channelnames.size()) ? spec.channelnames[size_t(c)] : std::string(); };
-    const std::string colorspace = spec.get_string_attribute("tiff:ColorSpace", spec.get_string_attribute("jpeg:ColorSpace"));
+    const std::string colorspace = spec.get_string_attribute("tiff:ColorSpace");
     const bool separated = spec.get_int_attribute("tiff:PhotometricInterpretation", -1) == 5;  // TIFF CMYK (inks)
     const bool cmyk = nch >= 4 && (colorspace == "CMYK" || separated || (name(0) == "C" && name(1) == "M" && name(2) == "Y" && name(3) == "K"));
     int colorChannels = 0, alphaChannel = -1;
