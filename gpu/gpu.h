@@ -1,7 +1,9 @@
 #pragma once
 // \brief The GPU module's plain C++ API: no CUDA types. Falls back (Status::unavailable) when no device is usable.
 #include <string>
+#include <vector>
 
+#include "core/errordiffusion.h"
 #include "core/registry.h"
 
 namespace halftone::gpu {
@@ -11,5 +13,42 @@ GpuAvailability probe();
 
 /// \brief Registers every GPU method (and attaches GPU paths to existing entries) and records availability.
 void registerMethods(Registry& registry);
+
+/// \brief One GPU error-diffusion method as the registry, the tests and the benchmark name it.
+struct MethodSpec {
+    std::string method;       ///< "ed" or "ec"
+    std::string variant;      ///< e.g. "wavefront", "bwec-rc", "ped2-atomic-perm"
+    std::string description;  ///< one line, naming the seed section it follows
+    bool allKernels = false;  ///< false: Floyd-Steinberg only
+    bool cpuAssisted = false; ///< handover/hybrid: part of the work runs on the CPU
+};
+
+/// \brief Every GPU method, ours ("wavefront") first.
+const std::vector<MethodSpec>& methods();
+
+/// \brief Halftones one plane with the GPU method `variant`; dst is resized. Exact (SPEC) for every
+/// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
+/// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
+/// `shape` ("", or "e<extra>q<sets>" e.g. "e0q1") picks a tuning shape of ours; empty = default.
+Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
+                const RunControl& control = {}, const std::string& shape = {});
+
+/// \brief Timings of one method on one plane (milliseconds, medians over `runs` warm runs).
+struct Timing {
+    double h2dMs = 0;        ///< host (pinned) -> device copy of the 8-bit input
+    double deviceMs = 0;     ///< device-resident: input already on the device to output on the device (CUDA events)
+    double d2hMs = 0;        ///< device -> host (pinned) copy of the output
+    double endToEndMs = 0;   ///< host 8-bit in -> host out (pinned), host clock
+    double overlappedMs = 0; ///< ours only: end to end with chunked, overlapped transfers (0 = not measured)
+    int runs = 0;
+    bool cpuAssisted = false;  ///< deviceMs includes CPU work (handover/hybrid), measured with the host clock
+};
+
+/// \brief Measures a method on `src` and returns the last result in `result` (may be null).
+Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& timing,
+                 Plane8* result = nullptr, const std::string& shape = {});
+
+/// \brief Shapes of ours compiled for tuning ("e1q2" is the default); Floyd-Steinberg binary only except the default.
+std::vector<std::string> tuningShapes();
 
 }  // namespace halftone::gpu

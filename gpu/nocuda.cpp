@@ -3,13 +3,32 @@
 
 namespace halftone::gpu {
 
+namespace {
+const char* kReason = "this build has no CUDA support (no CUDA toolkit found at configure time)";
+}
+
 GpuAvailability probe() {
     GpuAvailability a;
     a.usable = false;
-    a.reason = "this build has no CUDA support (no CUDA toolkit found at configure time)";
+    a.reason = kReason;
     return a;
 }
 
 void registerMethods(Registry& registry) { registry.setGpuAvailability(probe()); }
+
+const std::vector<MethodSpec>& methods() {
+    static const std::vector<MethodSpec> none;
+    return none;
+}
+
+Status runPlane(const std::string&, const Plane8&, Plane8&, const EdParams&, const RunControl&, const std::string&) {
+    return Status::unavailable(kReason);
+}
+
+Status timePlane(const std::string&, const Plane8&, const EdParams&, int, Timing&, Plane8*, const std::string&) {
+    return Status::unavailable(kReason);
+}
+
+std::vector<std::string> tuningShapes() { return {}; }
 
 }  // namespace halftone::gpu

@@ -1,0 +1,145 @@
+// GPU section of halftone-bench: seed 000 Table V (2)-(5) on this GPU for 1K..16K, every GPU method
+// (seeds 000/001/002) and ours: device-resident time (CUDA events, median of warm runs), H2D/D2H
+// transfer times and end to end (host 8-bit in -> host out, pinned), each result checked bit for bit.
+#include "app/bench/bench_gpu.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "core/errordiffusion.h"
+#include "gpu/gpu.h"
+
+namespace halftone::bench {
+
+namespace {
+
+/// Benchmark input: smooth gradients plus noise (reproducible), so both levels occur everywhere.
+Plane8 benchImage(int n) {
+    Plane8 p(n, n);
+    std::mt19937 rng(12345u + unsigned(n));
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            p.at(y, x) = uint8_t((((x * 255) / std::max(1, n - 1)) * 3 + ((y * 255) / std::max(1, n - 1)) + int(rng() % 64)) / 4 & 255);
+    return p;
+}
+
+int runsFor(const gpu::MethodSpec& m, int n, int forced) {
+    if (forced > 0) return forced;
+    const bool perStep = m.variant != "wavefront" && m.variant.rfind("bw", 0) != 0;
+    if (perStep) return n >= 8192 ? 2 : 5;
+    if (m.variant == "wavefront") return n >= 8192 ? 21 : 51;
+    return n >= 8192 ? 5 : 11;
+}
+
+std::string fmt(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, v >= 100 ? "%.1f" : (v >= 1 ? "%.3f" : "%.4f"), v);
+    return b;
+}
+
+struct Row {
+    int n;
+    std::string name;
+    gpu::Timing t;
+    bool exact = false;
+    bool ok = false;
+    std::string error;
+};
+
+}  // namespace
+
+int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
+    const GpuAvailability avail = gpu::probe();
+    if (!avail.usable) {
+        out << "GPU section skipped: no usable GPU: " << avail.reason << "\n";
+        return 77;
+    }
+    const std::time_t now = std::time(nullptr);
+    char date[64];
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::ostringstream md;
+    md << "GPU: " << avail.deviceName << ", " << date << "\n\n";
+    md << "| size | method | device ms | H2D ms | D2H ms | end-to-end ms | runs | exact | vs bwec-rc |\n";
+    md << "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n";
+    out << md.str();
+    std::vector<Row> rows;
+    int rc = 0;
+    const EdParams fs;
+    for (int n : o.sizes) {
+        const Plane8 src = benchImage(n);
+        Plane8 ref;
+        double cpuMs = 0;
+        if (o.verify) {
+            const auto t0 = std::chrono::steady_clock::now();
+            ref = referenceErrorDiffusion(src, fs);
+            cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+        std::vector<std::pair<std::string, std::string>> todo;  // (label, shape)
+        for (const gpu::MethodSpec& m : gpu::methods()) todo.push_back({m.variant, ""});
+        if (o.shapes)
+            for (const std::string& s : gpu::tuningShapes()) todo.push_back({"wavefront", s});
+        double bwecMs = 0;
+        std::vector<Row> sizeRows;
+        for (const auto& [variant, shape] : todo) {
+            const gpu::MethodSpec* spec = nullptr;
+            for (const gpu::MethodSpec& m : gpu::methods())
+                if (m.variant == variant) spec = &m;
+            Row r;
+            r.n = n;
+            r.name = shape.empty() ? variant : variant + "[" + shape + "]";
+            Plane8 result;
+            const Status s = gpu::timePlane(variant, src, fs, runsFor(*spec, n, o.runs), r.t, o.verify ? &result : nullptr, shape);
+            r.ok = s.isOk();
+            if (!r.ok) {
+                r.error = s.message();
+                rc = 1;
+            } else {
+                r.exact = !o.verify || result == ref;
+                if (!r.exact) rc = 1;
+            }
+            if (variant == "bwec-rc" && r.ok) bwecMs = r.t.deviceMs;
+            sizeRows.push_back(r);
+        }
+        for (Row& r : sizeRows) {
+            std::ostringstream line;
+            line << "| " << n << " | " << r.name << " | ";
+            if (!r.ok) {
+                line << "error: " << r.error << " | | | | | | |\n";
+            } else {
+                line << fmt(r.t.deviceMs) << (r.t.cpuAssisted ? " (CPU+GPU)" : "") << " | " << fmt(r.t.h2dMs) << " | "
+                     << fmt(r.t.d2hMs) << " | " << fmt(r.t.endToEndMs) << " | " << r.t.runs << " | "
+                     << (o.verify ? (r.exact ? "yes" : "NO") : "not checked") << " | "
+                     << (bwecMs > 0 && r.t.deviceMs > 0 ? fmt(bwecMs / r.t.deviceMs) + "x" : "") << " |\n";
+            }
+            md << line.str();
+            out << line.str() << std::flush;
+            rows.push_back(r);
+        }
+        if (o.verify) {
+            std::ostringstream line;
+            line << "| " << n << " | CPU reference (SPEC transcription, 1 thread) | " << fmt(cpuMs) << " | | | | 1 | | |\n";
+            md << line.str();
+            out << line.str();
+        }
+    }
+    if (!o.markdownPath.empty()) {
+        std::ofstream f(o.markdownPath);
+        f << md.str();
+    }
+    // short summary last: the largest size, ours against the seed's best
+    const int big = o.sizes.empty() ? 0 : o.sizes.back();
+    out << "\nSummary (" << big << " x " << big << ", Floyd-Steinberg, " << avail.deviceName << "):\n";
+    for (const Row& r : rows)
+        if (r.n == big && (r.name.rfind("wavefront", 0) == 0 || r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
+            out << "  " << r.name << ": device " << (r.ok ? fmt(r.t.deviceMs) : "error") << " ms, end-to-end "
+                << (r.ok ? fmt(r.t.endToEndMs) : "-") << " ms, exact " << (r.exact ? "yes" : "NO") << "\n";
+    return rc;
+}
+
+}  // namespace halftone::bench

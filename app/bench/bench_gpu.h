@@ -1,0 +1,22 @@
+#pragma once
+// \brief The GPU section of halftone-bench: seed 000 Table V (2)-(5) on this GPU, every GPU method and ours.
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace halftone::bench {
+
+/// \brief What the GPU section measures.
+struct GpuBenchOptions {
+    std::vector<int> sizes{1024, 2048, 4096, 8192, 16384};  ///< square images, n x n
+    int runs = 0;               ///< warm runs per measurement (median); 0 = by method and size
+    bool shapes = true;         ///< also time every tuning shape of ours (Floyd-Steinberg)
+    bool verify = true;         ///< compare every result with the SPEC reference
+    std::string markdownPath;   ///< also write the full table here (empty = no file)
+};
+
+/// \brief Runs the GPU section; prints the full table, then a short 16K summary last. Returns 0, 1 on a
+/// mismatch or error, 77 when no GPU is usable (the reason is printed).
+int runGpuBench(const GpuBenchOptions& options, std::ostream& out);
+
+}  // namespace halftone::bench

@@ -1,0 +1,34 @@
+// Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine while halftone-bench's
+// main does not yet carry the section: bench_gpu [--sizes 1024,2048] [--runs N] [--no-shapes] [--md FILE].
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+#include "app/bench/bench_gpu.h"
+
+int main(int argc, char** argv) {
+    halftone::bench::GpuBenchOptions o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--sizes" && i + 1 < argc) {
+            o.sizes.clear();
+            std::stringstream ss(argv[++i]);
+            std::string item;
+            while (std::getline(ss, item, ',')) o.sizes.push_back(std::atoi(item.c_str()));
+        } else if (a == "--runs" && i + 1 < argc) {
+            o.runs = std::atoi(argv[++i]);
+        } else if (a == "--no-shapes") {
+            o.shapes = false;
+        } else if (a == "--no-verify") {
+            o.verify = false;
+        } else if (a == "--md" && i + 1 < argc) {
+            o.markdownPath = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+    return halftone::bench::runGpuBench(o, std::cout);
+}

@@ -1,0 +1,255 @@
+// DBS on the GPU: seed 003 section 4 (four block groups, one CUDA block per image block, the block's error
+// matrix in shared memory) with the c_pp / c_pe updates of seed 004 (eq. 12-16). The arithmetic and the visiting
+// order are those of core's DbsSchedule::Blocks, so the result is bit-identical to the CPU for the same block side.
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cstdint>
+
+#include "gpu/dbs_launch.h"
+
+namespace halftone::gpu::dbsdev {
+
+namespace {
+
+constexpr int kTile = 8;  // update-map tile side, as core's UpdateMap::TS
+
+// The same hash as core's dbsRandomBit (splitmix64 of seed and position).
+__device__ __forceinline__ uint32_t randomBit(uint64_t seed, int x, int y, uint8_t a) {
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull * (uint64_t(uint32_t(y)) << 32 | uint32_t(x)) + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return uint32_t((z >> 32) % 255u) < a ? 1u : 0u;
+}
+
+__global__ void startKernel(DbsDeviceState s, uint64_t seed, int clipFree, double margin, const uint8_t* screen, int sw,
+                            int sh) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= s.width) return;
+    const uint8_t a = s.src[size_t(y) * s.width + x];
+    const double f = a / 255.0;
+    uint8_t b = uint8_t(randomBit(seed, x, y, a));
+    uint8_t fr = 1;
+    if (clipFree && (f < margin || f > 1.0 - margin)) {
+        const int t = screen[size_t(y % sh) * sw + (x % sw)];
+        const bool shadow = f < margin;
+        const uint8_t v = shadow ? (a > t ? 1 : 0) : (255 - int(a) > t ? 0 : 1);
+        if ((shadow && v == 1) || (!shadow && v == 0)) {
+            b = v;
+            fr = 0;
+        }
+    }
+    const size_t ig = size_t(y + 1) * (s.width + 2) + size_t(x + 1);
+    s.g[ig] = b;
+    s.freeMask[ig] = fr;
+}
+
+__global__ void errorKernel(DbsDeviceState s, double* e) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= s.width) return;
+    e[size_t(y) * s.width + x] = double(s.g[size_t(y + 1) * (s.width + 2) + size_t(x + 1)]) - s.src[size_t(y) * s.width + x] / 255.0;
+}
+
+// Row pass of the separable c_pp: t(y, x) = sum_j a[j] e(y, x - j), j ascending (as core's computeCpe).
+__global__ void rowPass(DbsDeviceState s, const double* a, const double* e, double* t) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    const int W = s.width, R = s.cppRadius;
+    if (x >= W) return;
+    const int j0 = max(-R, x - (W - 1)), j1 = min(R, x);
+    double acc = 0;
+    for (int j = j0; j <= j1; ++j) acc = __dadd_rn(acc, __dmul_rn(a[j + R], e[size_t(y) * W + (x - j)]));
+    t[size_t(y) * W + x] = acc;
+}
+
+// Column pass, i ascending, stored as float into the padded c_pe.
+__global__ void colPass(DbsDeviceState s, const double* a, const double* t) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    const int W = s.width, H = s.height, R = s.cppRadius;
+    if (x >= W) return;
+    const int i0 = max(-R, y - (H - 1)), i1 = min(R, y);
+    double acc = 0;
+    for (int i = i0; i <= i1; ++i) acc = __dadd_rn(acc, __dmul_rn(a[i + R], t[size_t(y - i) * W + x]));
+    s.cpe[size_t(y + s.pad) * (W + 2 * s.pad) + size_t(x + s.pad)] = float(acc);
+}
+
+// Non-separable c_pp (Nasanen): i then j ascending over valid terms, as core's computeCpe.
+__global__ void directPass(DbsDeviceState s, const double* e) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    const int W = s.width, H = s.height, R = s.cppRadius, m = 2 * R + 1;
+    if (x >= W) return;
+    double acc = 0;
+    for (int i = -R; i <= R; ++i) {
+        const int ys = y - i;
+        if (ys < 0 || ys >= H) continue;
+        for (int j = -R; j <= R; ++j) {
+            const int xs = x - j;
+            if (xs < 0 || xs >= W) continue;
+            acc = __dadd_rn(acc, __dmul_rn(double(s.cpp[(i + R) * m + (j + R)]), e[size_t(ys) * W + xs]));
+        }
+    }
+    s.cpe[size_t(y + s.pad) * (W + 2 * s.pad) + size_t(x + s.pad)] = float(acc);
+}
+
+__constant__ int kNbY[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+__constant__ int kNbX[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
+
+// One warp per image block of the group. Lanes 0..8 evaluate the toggle and the eight swaps of a pixel, a warp
+// reduction picks the best (ties: the lower index, as the CPU's strict "<" in toggle-then-neighbour order), and
+// all lanes update the block's c_pe region in shared memory.
+__global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int py, int px, int nbx, int it, int swaps,
+                                                  int updateMap, float eps, double* gainOut) {
+    extern __shared__ float sh[];
+    const int R = s.cppRadius, m = 2 * R + 1, P = R + 1;
+    const int side = bs + 2 * P;
+    float* scpp = sh;
+    int* soff = reinterpret_cast<int*>(scpp + m * m);
+    float* reg = reinterpret_cast<float*>(soff + m * m);
+    const int lane = threadIdx.x;
+    const int b = blockIdx.x;
+    const int bx = 2 * (b % nbx) + px, by = 2 * (b / nbx) + py;
+    const int W = s.width, H = s.height;
+    const int x0 = bx * bs, y0 = by * bs;
+    if (x0 >= W || y0 >= H) return;
+    const int x1 = min(W, x0 + bs), y1 = min(H, y0 + bs);
+    const int rw = (x1 - x0) + 2 * P, rh = (y1 - y0) + 2 * P;
+    const int strideC = W + 2 * s.pad, sG = W + 2;
+    for (int i = lane; i < m * m; i += 32) {
+        scpp[i] = s.cpp[i];
+        soff[i] = (i / m - R) * side + (i % m - R);
+    }
+    float* gcpe = s.cpe + size_t(y0 - P + s.pad) * strideC + size_t(x0 - P + s.pad);
+    for (int r = 0; r < rh; ++r)
+        for (int c = lane; c < rw; c += 32) reg[r * side + c] = gcpe[size_t(r) * strideC + c];
+    __syncwarp();
+    const float cpp0 = scpp[R * m + R];
+    float cppNb = 0.f;
+    int offG = 0, offR = 0;
+    if (lane >= 1 && lane <= 8) {
+        const int k = lane - 1;
+        cppNb = scpp[(kNbY[k] + R) * m + (kNbX[k] + R)];
+        offG = kNbY[k] * sG + kNbX[k];
+        offR = kNbY[k] * side + kNbX[k];
+    }
+    const int span = 2 * s.reach + 1;
+    unsigned long long moves = 0;
+    double gain = 0;
+    volatile int* active = s.activeUntil;
+    for (int y = y0; y < y1; ++y) {
+        for (int x = x0; x < x1; ++x) {
+            const size_t ig = size_t(y + 1) * sG + size_t(x + 1);
+            if (!s.freeMask[ig]) continue;
+            if (updateMap && active[(y / kTile) * s.tilesX + (x / kTile)] < it) {
+                x |= kTile - 1;
+                continue;
+            }
+            const uint8_t g0 = s.g[ig];
+            const float a0 = g0 ? -1.f : 1.f;
+            const int lc = (y - y0 + P) * side + (x - x0 + P);
+            const float t = cpp0 + 2 * a0 * reg[lc];
+            float d = FLT_MAX;
+            if (lane == 0) {
+                d = t;
+            } else if (lane <= 8 && swaps) {
+                const size_t j = ig + offG;
+                if (s.freeMask[j] && s.g[j] != g0) d = t + cpp0 - 2 * a0 * reg[lc + offR] - 2 * cppNb;
+            }
+            int idx = lane;
+            for (int o = 16; o > 0; o >>= 1) {
+                const float od = __shfl_xor_sync(0xffffffffu, d, o);
+                const int oi = __shfl_xor_sync(0xffffffffu, idx, o);
+                if (od < d || (od == d && oi < idx)) {
+                    d = od;
+                    idx = oi;
+                }
+            }
+            if (!(d < -eps)) continue;
+            const int nbk = idx - 1;
+            const int pG = idx > 0 ? kNbY[nbk] * sG + kNbX[nbk] : 0;
+            const int pR = idx > 0 ? kNbY[nbk] * side + kNbX[nbk] : 0;
+            if (lane == 0) {
+                s.g[ig] ^= 1;
+                if (idx > 0) s.g[ig + pG] ^= 1;
+            }
+            for (int i = lane; i < m * m; i += 32) reg[lc + soff[i]] += a0 * scpp[i];
+            __syncwarp();
+            if (idx > 0) {
+                for (int i = lane; i < m * m; i += 32) reg[lc + pR + soff[i]] += -a0 * scpp[i];
+                __syncwarp();
+            }
+            if (updateMap) {
+                const int ty = y / kTile, tx = x / kTile;
+                for (int i = lane; i < span * span; i += 32) {
+                    const int a = ty - s.reach + i / span, c = tx - s.reach + i % span;
+                    if (a >= 0 && a < s.tilesY && c >= 0 && c < s.tilesX) active[a * s.tilesX + c] = it + 1;
+                }
+            }
+            __syncwarp();
+            ++moves;
+            gain += d;
+        }
+    }
+    __syncwarp();
+    for (int r = 0; r < rh; ++r)
+        for (int c = lane; c < rw; c += 32) gcpe[size_t(r) * strideC + c] = reg[r * side + c];
+    if (lane == 0 && moves) {
+        atomicAdd(s.moves, moves);
+        atomicAdd(gainOut, gain);
+    }
+}
+
+__global__ void outputKernel(DbsDeviceState s, uint8_t* out) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= s.width) return;
+    out[size_t(y) * s.width + x] = s.g[size_t(y + 1) * (s.width + 2) + size_t(x + 1)] ? 255 : 0;
+}
+
+dim3 pixelGrid(const DbsDeviceState& s) { return dim3(unsigned((s.width + 127) / 128), unsigned(s.height)); }
+
+}  // namespace
+
+cudaError_t launchStart(const DbsDeviceState& s, uint64_t seed, bool clipFree, double margin, const uint8_t* screen,
+                        int screenW, int screenH, cudaStream_t stream) {
+    startKernel<<<pixelGrid(s), 128, 0, stream>>>(s, seed, clipFree ? 1 : 0, margin, screen, screenW, screenH);
+    return cudaGetLastError();
+}
+
+cudaError_t launchCpe(const DbsDeviceState& s, const double* a1d, double* scratchE, double* scratchT, cudaStream_t stream) {
+    errorKernel<<<pixelGrid(s), 128, 0, stream>>>(s, scratchE);
+    if (a1d) {
+        rowPass<<<pixelGrid(s), 128, 0, stream>>>(s, a1d, scratchE, scratchT);
+        colPass<<<pixelGrid(s), 128, 0, stream>>>(s, a1d, scratchT);
+    } else {
+        directPass<<<pixelGrid(s), 128, 0, stream>>>(s, scratchE);
+    }
+    return cudaGetLastError();
+}
+
+size_t groupSharedBytes(int bs, int cppRadius) {
+    const int m = 2 * cppRadius + 1, side = bs + 2 * (cppRadius + 1);
+    return size_t(m) * m * (sizeof(float) + sizeof(int)) + size_t(side) * side * sizeof(float);
+}
+
+cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
+                            float eps, double* gain, cudaStream_t stream) {
+    const int nbxAll = (s.width + bs - 1) / bs, nbyAll = (s.height + bs - 1) / bs;
+    const int nbx = (nbxAll - px + 1) / 2, nby = (nbyAll - py + 1) / 2;
+    if (nbx <= 0 || nby <= 0) return cudaSuccess;
+    const size_t shmem = groupSharedBytes(bs, s.cppRadius);
+    static size_t configured = 0;
+    if (shmem > 48 * 1024 && shmem > configured) {
+        const cudaError_t e = cudaFuncSetAttribute(groupKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shmem));
+        if (e != cudaSuccess) return e;
+        configured = shmem;
+    }
+    groupKernel<<<unsigned(nbx * nby), 32, shmem, stream>>>(s, bs, py, px, nbx, iteration, swaps ? 1 : 0,
+                                                               updateMap ? 1 : 0, eps, gain);
+    return cudaGetLastError();
+}
+
+cudaError_t launchOutput(const DbsDeviceState& s, uint8_t* out, cudaStream_t stream) {
+    outputKernel<<<pixelGrid(s), 128, 0, stream>>>(s, out);
+    return cudaGetLastError();
+}
+
+}  // namespace halftone::gpu::dbsdev

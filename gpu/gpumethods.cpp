@@ -1,0 +1,723 @@
+// Host side of every GPU method: buffers, transfers, launches in order, cancellation, progress,
+// timings. Kernels live in wavefront.cu / seedmethods.cu behind gpu/launch.h.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "core/quantizer.h"
+#include "gpu/cudacheck.h"
+#include "gpu/deviceinfo.h"
+#include "gpu/gpu.h"
+#include "gpu/launch.h"
+
+namespace halftone::gpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int kernelIndexOf(const std::string& name) {
+    const auto all = kernels();
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i].name == name) return int(i);
+    return -1;
+}
+
+/// Device copies of the Quantizer's tables (the GPU never recomputes lin).
+struct Tables {
+    DeviceBuffer<int32_t> input, level;
+    int threshold = 2040;
+    bool binary = false;
+    Status make(const EdParams& p) {
+        const Quantizer q(p.levels, p.linear);
+        std::vector<int32_t> lv(kLevelTableSize);
+        for (int s = 0; s < kLevelTableSize; ++s) {
+            const int k = q.level(s);
+            lv[size_t(s)] = q.targets()[size_t(k)] | (int32_t(q.values()[size_t(k)]) << 16);
+        }
+        binary = p.levels == 2;
+        threshold = q.thresholds()[0];
+        HT_CUDA(input.allocate(256));
+        HT_CUDA(level.allocate(kLevelTableSize));
+        HT_CUDA(cudaMemcpy(input.get(), q.inputTable().data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
+        HT_CUDA(cudaMemcpy(level.get(), lv.data(), lv.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+        return Status::ok();
+    }
+    QuantTables view() const { return QuantTables{input.get(), level.get()}; }
+};
+
+/// One method on one image size: prepare once, then upload / compute / download as often as wanted.
+class Runner {
+public:
+    virtual ~Runner() = default;
+    virtual Status prepare(int width, int height, const EdParams& p) = 0;
+    virtual Status upload(const uint8_t* host, cudaStream_t s) = 0;  ///< packed W x H rows
+    virtual Status compute(cudaStream_t s, const RunControl& rc) = 0;
+    virtual Status download(uint8_t* host, cudaStream_t s) = 0;
+    /// After the stream finished: reports a cancel the device saw.
+    virtual Status finish() { return Status::ok(); }
+    virtual bool cpuAssisted() const { return false; }
+
+protected:
+    int W = 0, H = 0;
+    Tables tables;
+};
+
+// ------------------------------------------------------------------ ours
+class WavefrontRunner : public Runner {
+public:
+    explicit WavefrontRunner(WavefrontShape shape) : shape_(shape) {}
+    Status prepare(int width, int height, const EdParams& p) override {
+        W = width;
+        H = height;
+        kernelIndex_ = kernelIndexOf(p.kernel);
+        if (!wavefrontHasShape(kernelIndex_, shape_) && !(kernelIndex_ == 0 && p.levels == 2 && shapeOkBinary()))
+            return Status::error("wavefront shape e" + std::to_string(shape_.extraDelay) + "q" +
+                                 std::to_string(shape_.rowSets) + " is not compiled for kernel " + p.kernel +
+                                 " with " + std::to_string(p.levels) + " levels");
+        HT_TRY(tables.make(p));
+        pitch_ = (W + 31) / 32 * 32;
+        const int rows = wavefrontStripRows(shape_);
+        strips_ = (H + rows - 1) / rows;
+        stride_ = pitch_;
+        HT_CUDA(in_.allocate(size_t(pitch_) * H));
+        HT_CUDA(out_.allocate(size_t(pitch_) * H));
+        HT_CUDA(boundary_.allocate(size_t(strips_) * 2 * stride_));
+        HT_CUDA(cudaMemset(boundary_.get(), 0, boundary_.bytes()));
+        HT_CUDA(flags_.allocate(2));
+        HT_CUDA(host_.allocate(2, true));
+        host_.get()[0] = host_.get()[1] = 0;
+        HT_CUDA(host_.devicePointer(&hostDev_));
+        return Status::ok();
+    }
+    Status upload(const uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpy2DAsync(in_.get(), pitch_, host, W, W, H, cudaMemcpyHostToDevice, s));
+        return Status::ok();
+    }
+    Status compute(cudaStream_t s, const RunControl& rc) override {
+        if (++epoch_ > 0xffff) {  // tags wrapped: clear the boundary words of earlier launches
+            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), s));
+            epoch_ = 1;
+        }
+        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
+        host_.get()[0] = 0;
+        host_.get()[1] = 0;
+        WavefrontArgs a;
+        a.in = in_.get();
+        a.out = out_.get();
+        a.pitch = pitch_;
+        a.outPitch = pitch_;
+        a.width = W;
+        a.height = H;
+        a.boundary = boundary_.get();
+        a.boundaryStride = stride_;
+        a.epoch = uint32_t(epoch_);
+        a.stripCounter = flags_.get();
+        a.abortFlag = flags_.get() + 1;
+        a.cancel = hostDev_;
+        a.rowsDone = hostDev_ + 1;
+        a.q = tables.view();
+        a.threshold = tables.threshold;
+        a.binaryFast = tables.binary ? 1 : 0;
+        HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s));
+        if (rc.onProgress || rc.cancelled()) {
+            // live progress (rows done, from mapped host memory) and cancellation while it runs
+            volatile int* hostFlags = host_.get();
+            int last = -1;
+            for (;;) {
+                const cudaError_t q = cudaStreamQuery(s);
+                if (q == cudaSuccess) break;
+                if (q != cudaErrorNotReady) HT_CUDA(q);
+                if (rc.cancelled()) hostFlags[0] = 1;
+                const int done = hostFlags[1];
+                if (done != last) {
+                    last = done;
+                    Progress p;
+                    p.fraction = H > 0 ? double(done) / H : 1.0;
+                    p.rowsDone = done;
+                    rc.report(p);
+                }
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+        }
+        return Status::ok();
+    }
+    Status download(uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpy2DAsync(host, W, out_.get(), pitch_, W, H, cudaMemcpyDeviceToHost, s));
+        return Status::ok();
+    }
+    Status finish() override {
+        int f[2] = {0, 0};
+        HT_CUDA(cudaMemcpy(f, flags_.get(), sizeof f, cudaMemcpyDeviceToHost));
+        if (f[1]) return Status::cancelled();
+        return Status::ok();
+    }
+
+private:
+    bool shapeOkBinary() const { return wavefrontHasShape(0, WavefrontShape{1, 2}); }
+    WavefrontShape shape_;
+    int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
+    DeviceBuffer<uint8_t> in_, out_;
+    DeviceBuffer<uint32_t> boundary_;
+    DeviceBuffer<int> flags_;
+    PinnedBuffer<int> host_;
+    int* hostDev_ = nullptr;
+};
+
+// ------------------------------------------------------------------ seed 000 section IV
+class GlobalRunner : public Runner {
+public:
+    GlobalRunner(GlobalVariant v, bool perm) : v_(v), perm_(perm) {}
+    Status prepare(int width, int height, const EdParams& p) override {
+        W = width;
+        H = height;
+        HT_TRY(tables.make(p));
+        k_ = v_ == GlobalVariant::Ped3 ? 3 : 2;
+        steps_ = W + k_ * (H - 1);
+        const size_t n = size_t(W) * H, np = perm_ ? size_t(steps_) * H : n;
+        HT_CUDA(in_.allocate(n));
+        HT_CUDA(out_.allocate(n));
+        HT_CUDA(work_.allocate(np));
+        HT_CUDA(rowErr_.allocate(size_t(H)));
+        if (perm_) {
+            HT_CUDA(inP_.allocate(np));
+            HT_CUDA(outP_.allocate(np));
+        }
+        return Status::ok();
+    }
+    Status upload(const uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
+        return Status::ok();
+    }
+    Status compute(cudaStream_t s, const RunControl& rc) override {
+        if (perm_) HT_CUDA(launchPermute(in_.get(), inP_.get(), W, H, k_, true, s));
+        HT_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), s));
+        GlobalArgs a;
+        a.in = perm_ ? inP_.get() : in_.get();
+        a.out = perm_ ? outP_.get() : out_.get();
+        a.work = work_.get();
+        a.rowErr = rowErr_.get();
+        a.width = W;
+        a.height = H;
+        a.delay = k_;
+        a.permuted = perm_;
+        a.q = tables.view();
+        for (int t0 = 0; t0 < steps_; t0 += 4096) {
+            if (rc.cancelled()) return Status::cancelled();
+            HT_CUDA(launchGlobalSteps(v_, a, t0, std::min(steps_, t0 + 4096), s));
+            rc.report(double(std::min(steps_, t0 + 4096)) / steps_);
+        }
+        if (perm_) HT_CUDA(launchPermute(outP_.get(), out_.get(), W, H, k_, false, s));
+        return Status::ok();
+    }
+    Status download(uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(host, out_.get(), size_t(W) * H, cudaMemcpyDeviceToHost, s));
+        return Status::ok();
+    }
+
+private:
+    GlobalVariant v_;
+    bool perm_;
+    int k_ = 2, steps_ = 0;
+    DeviceBuffer<uint8_t> in_, out_, inP_, outP_;
+    DeviceBuffer<int32_t> work_, rowErr_;
+};
+
+// ------------------------------------------------------------------ seed 002: knight order
+/// Knight-order offsets: step t = j + 2 i holds rows lo(t)..hi(t).
+struct KnightLayout {
+    int W = 0, H = 0, steps = 0;
+    std::vector<int64_t> offsets;  // steps + 1
+    void make(int w, int h) {
+        W = w;
+        H = h;
+        steps = W + 2 * (H - 1);
+        offsets.assign(size_t(steps) + 1, 0);
+        for (int t = 0; t < steps; ++t) offsets[size_t(t) + 1] = offsets[size_t(t)] + count(t);
+    }
+    int lo(int t) const { return t - W + 1 <= 0 ? 0 : (t - W + 2) / 2; }
+    int hi(int t) const { return std::min(H - 1, t / 2); }
+    int count(int t) const { return std::max(0, hi(t) - lo(t) + 1); }
+    size_t index(int i, int j) const {
+        const int t = j + 2 * i;
+        return size_t(offsets[size_t(t)] + (i - lo(t)));
+    }
+};
+
+/// The sequential gather on the CPU over knight-ordered errors (handover's start and end stages).
+inline void cpuPixel(const KnightLayout& L, const Tables&, const Quantizer& q, const uint8_t* in, std::vector<int32_t>& err,
+                     uint8_t* out, int i, int j) {
+    int acc = 0;
+    if (j > 0) acc += 7 * err[L.index(i, j - 1)];
+    if (i > 0) {
+        if (j > 0) acc += err[L.index(i - 1, j - 1)];
+        acc += 5 * err[L.index(i - 1, j)];
+        if (j + 1 < L.W) acc += 3 * err[L.index(i - 1, j + 1)];
+    }
+    const int s = q.input(in[size_t(i) * L.W + j]) + floorDiv(acc + 8, 16);
+    const int k = q.level(s);
+    err[L.index(i, j)] = s - q.targets()[size_t(k)];
+    out[size_t(i) * L.W + j] = q.values()[size_t(k)];
+}
+
+class KnightRunner : public Runner {
+public:
+    explicit KnightRunner(bool handover) : handover_(handover) {}
+    Status prepare(int width, int height, const EdParams& p) override {
+        W = width;
+        H = height;
+        params_ = p;
+        HT_TRY(tables.make(p));
+        L_.make(W, H);
+        const size_t n = size_t(W) * H;
+        HT_CUDA(in_.allocate(n));
+        HT_CUDA(out_.allocate(n));
+        HT_CUDA(inK_.allocate(n));
+        HT_CUDA(outK_.allocate(n));
+        HT_CUDA(errK_.allocate(n));
+        HT_CUDA(offsets_.allocate(L_.offsets.size()));
+        HT_CUDA(cudaMemcpy(offsets_.get(), L_.offsets.data(), L_.offsets.size() * sizeof(int64_t),
+                           cudaMemcpyHostToDevice));
+        if (handover_) {
+            // CPU takes the steps whose parallelism is below the threshold (seed 002, section 4.1)
+            int maxPar = 0;
+            for (int t = 0; t < L_.steps; ++t) maxPar = std::max(maxPar, L_.count(t));
+            const int thr = std::min(kHandoverParallelism, maxPar);
+            t1_ = 0;
+            while (t1_ < L_.steps && L_.count(t1_) < thr) ++t1_;
+            t2_ = L_.steps - 1;
+            while (t2_ > t1_ && L_.count(t2_) < thr) --t2_;
+            hostIn_.resize(n);
+            hostOut_.resize(n);
+            hostErr_.assign(n, 0);
+            hostOutK_.resize(n);
+        }
+        return Status::ok();
+    }
+    Status upload(const uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
+        if (handover_) std::memcpy(hostIn_.data(), host, size_t(W) * H);
+        return Status::ok();
+    }
+    Status compute(cudaStream_t s, const RunControl& rc) override {
+        HT_CUDA(launchKnightPermute(in_.get(), inK_.get(), W, H, offsets_.get(), true, s));
+        KnightArgs a;
+        a.in = inK_.get();
+        a.out = outK_.get();
+        a.err = errK_.get();
+        a.width = W;
+        a.height = H;
+        a.offsets = L_.offsets.data();
+        a.q = tables.view();
+        if (!handover_) {
+            HT_CUDA(cudaMemsetAsync(errK_.get(), 0, errK_.bytes(), s));
+            for (int t0 = 0; t0 < L_.steps; t0 += 4096) {
+                if (rc.cancelled()) return Status::cancelled();
+                HT_CUDA(launchKnightSteps(a, t0, std::min(L_.steps, t0 + 4096) - 1, s));
+            }
+            HT_CUDA(launchKnightPermute(outK_.get(), out_.get(), W, H, offsets_.get(), false, s));
+            return Status::ok();
+        }
+        // 1) CPU: steps [0, t1) in raster order
+        const Quantizer q(params_.levels, params_.linear);
+        for (int i = 0; i < H; ++i)
+            for (int j = 0; j < W && j + 2 * i < t1_; ++j)
+                cpuPixel(L_, tables, q, hostIn_.data(), hostErr_, hostOut_.data(), i, j);
+        // 2) hand over: the CPU's errors are the first offsets[t1] entries of knight storage
+        const size_t n1 = size_t(L_.offsets[size_t(t1_)]);
+        if (n1) HT_CUDA(cudaMemcpyAsync(errK_.get(), hostErr_.data(), n1 * sizeof(int32_t), cudaMemcpyHostToDevice, s));
+        if (rc.cancelled()) return Status::cancelled();
+        if (t1_ <= t2_) HT_CUDA(launchKnightSteps(a, t1_, t2_, s));
+        // 3) back: errors of the last three GPU steps and the GPU's outputs
+        const size_t e0 = size_t(L_.offsets[size_t(std::max(t1_, t2_ - 2))]);
+        const size_t e1 = size_t(L_.offsets[size_t(t2_) + 1]);
+        if (t1_ <= t2_) {
+            HT_CUDA(cudaMemcpyAsync(hostErr_.data() + e0, errK_.get() + e0, (e1 - e0) * sizeof(int32_t),
+                                    cudaMemcpyDeviceToHost, s));
+            HT_CUDA(cudaMemcpyAsync(hostOutK_.data() + n1, outK_.get() + n1, e1 - n1, cudaMemcpyDeviceToHost, s));
+        }
+        HT_CUDA(cudaStreamSynchronize(s));
+        // 4) CPU: steps (t2, end] in raster order
+        for (int i = 0; i < H; ++i)
+            for (int j = std::max(0, t2_ + 1 - 2 * i); j < W; ++j)
+                cpuPixel(L_, tables, q, hostIn_.data(), hostErr_, hostOut_.data(), i, j);
+        for (int i = 0; i < H; ++i)
+            for (int j = 0; j < W; ++j) {
+                const int t = j + 2 * i;
+                if (t >= t1_ && t <= t2_) hostOut_[size_t(i) * W + j] = hostOutK_[L_.index(i, j)];
+            }
+        return Status::ok();
+    }
+    Status download(uint8_t* host, cudaStream_t s) override {
+        if (handover_) {
+            std::memcpy(host, hostOut_.data(), size_t(W) * H);
+            return Status::ok();
+        }
+        HT_CUDA(cudaMemcpyAsync(host, out_.get(), size_t(W) * H, cudaMemcpyDeviceToHost, s));
+        return Status::ok();
+    }
+    bool cpuAssisted() const override { return handover_; }
+
+private:
+    static constexpr int kHandoverParallelism = 1024;
+    bool handover_;
+    EdParams params_;
+    KnightLayout L_;
+    int t1_ = 0, t2_ = -1;
+    DeviceBuffer<uint8_t> in_, out_, inK_, outK_;
+    DeviceBuffer<int32_t> errK_;
+    DeviceBuffer<int64_t> offsets_;
+    std::vector<uint8_t> hostIn_, hostOut_, hostOutK_;
+    std::vector<int32_t> hostErr_;
+};
+
+// ------------------------------------------------------------------ seed 002: CPU-GPU hybrid
+class HybridRunner : public Runner {
+public:
+    Status prepare(int width, int height, const EdParams& p) override {
+        W = width;
+        H = height;
+        params_ = p;
+        HT_TRY(tables.make(p));
+        // the CPU takes a band of columns on the left, sized so that both sides finish together
+        // (CPU about 3 ns per pixel, GPU about 4 us per wavefront step); at least one column.
+        c0_ = std::clamp(W / 8, 1, W);
+        const size_t n = size_t(W) * H;
+        HT_CUDA(in_.allocate(n));
+        HT_CUDA(out_.allocate(n));
+        HT_CUDA(err_.allocate(n));
+        HT_CUDA(cpuEdge_.allocate(size_t(H), true));
+        HT_CUDA(gpuEdge_.allocate(size_t(H), true));
+        HT_CUDA(cpuEdge_.devicePointer(&cpuEdgeDev_));
+        HT_CUDA(gpuEdge_.devicePointer(&gpuEdgeDev_));
+        hostIn_.resize(n);
+        hostOut_.resize(n);
+        return Status::ok();
+    }
+    Status upload(const uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
+        std::memcpy(hostIn_.data(), host, size_t(W) * H);
+        return Status::ok();
+    }
+    Status compute(cudaStream_t s, const RunControl& rc) override {
+        for (int i = 0; i < H; ++i) {
+            cpuEdge_.get()[i] = kEdgeSentinel;
+            gpuEdge_.get()[i] = kEdgeSentinel;
+        }
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        HybridArgs a;
+        a.in = in_.get();
+        a.out = out_.get();
+        a.err = err_.get();
+        a.width = W;
+        a.height = H;
+        a.cpuCols = c0_;
+        a.cpuEdge = cpuEdgeDev_;
+        a.gpuEdge = gpuEdgeDev_;
+        a.q = tables.view();
+        // launches from a second thread: a full launch queue must not stop the CPU band
+        cudaError_t launchErr = cudaSuccess;
+        std::thread launcher([&] { launchErr = launchHybridSteps(a, s); });
+        const Quantizer q(params_.levels, params_.linear);
+        std::vector<int32_t> prev(size_t(c0_) + 1, 0), cur(size_t(c0_) + 1, 0);
+        bool cancelled = false;
+        for (int i = 0; i < H; ++i) {
+            if (!cancelled && rc.cancelled()) cancelled = true;
+            for (int j = 0; j < c0_; ++j) {
+                int32_t e = 0;
+                if (!cancelled) {
+                    int acc = 0;
+                    if (j > 0) acc += 7 * cur[size_t(j - 1)];
+                    if (i > 0) {
+                        if (j > 0) acc += prev[size_t(j - 1)];
+                        acc += 5 * prev[size_t(j)];
+                        if (j + 1 < W) {
+                            int32_t up;
+                            if (j + 1 < c0_) {
+                                up = prev[size_t(j + 1)];
+                            } else {  // the GPU's column: wait for it in mapped memory
+                                std::atomic_ref<int32_t> g(gpuEdge_.get()[i - 1]);
+                                while ((up = g.load(std::memory_order_acquire)) == kEdgeSentinel) std::this_thread::yield();
+                            }
+                            acc += 3 * up;
+                        }
+                    }
+                    const int sv = q.input(hostIn_[size_t(i) * W + j]) + floorDiv(acc + 8, 16);
+                    const int k = q.level(sv);
+                    e = sv - q.targets()[size_t(k)];
+                    hostOut_[size_t(i) * W + j] = q.values()[size_t(k)];
+                }
+                cur[size_t(j)] = e;
+                if (j == c0_ - 1) std::atomic_ref<int32_t>(cpuEdge_.get()[i]).store(e, std::memory_order_release);
+            }
+            std::swap(prev, cur);
+        }
+        launcher.join();
+        HT_CUDA(launchErr);
+        if (cancelled) {
+            HT_CUDA(cudaStreamSynchronize(s));
+            return Status::cancelled();
+        }
+        // the GPU's columns join the CPU's band
+        if (c0_ < W)
+            HT_CUDA(cudaMemcpy2DAsync(hostOut_.data() + c0_, W, out_.get() + c0_, W, size_t(W - c0_), H,
+                                      cudaMemcpyDeviceToHost, s));
+        HT_CUDA(cudaStreamSynchronize(s));
+        return Status::ok();
+    }
+    Status download(uint8_t* host, cudaStream_t) override {
+        std::memcpy(host, hostOut_.data(), size_t(W) * H);
+        return Status::ok();
+    }
+    bool cpuAssisted() const override { return true; }
+
+private:
+    EdParams params_;
+    int c0_ = 1;
+    DeviceBuffer<uint8_t> in_, out_;
+    DeviceBuffer<int32_t> err_;
+    PinnedBuffer<int32_t> cpuEdge_, gpuEdge_;
+    int32_t* cpuEdgeDev_ = nullptr;
+    int32_t* gpuEdgeDev_ = nullptr;
+    std::vector<uint8_t> hostIn_, hostOut_;
+};
+
+// ------------------------------------------------------------------ seed 000 section V / seed 001
+class BlockRunner : public Runner {
+public:
+    BlockRunner(bool diffusion, bool registers) : diffusion_(diffusion), registers_(registers) {}
+    Status prepare(int width, int height, const EdParams& p) override {
+        W = width;
+        H = height;
+        HT_TRY(tables.make(p));
+        const size_t n = size_t(W) * H;
+        HT_CUDA(in_.allocate(n));
+        HT_CUDA(out_.allocate(n));
+        HT_CUDA(C_.allocate(size_t(blockRows(H)) * W));
+        HT_CUDA(R_.allocate(size_t(3) * H));
+        return Status::ok();
+    }
+    Status upload(const uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
+        return Status::ok();
+    }
+    Status compute(cudaStream_t s, const RunControl& rc) override {
+        BlockArgs a;
+        a.in = in_.get();
+        a.out = out_.get();
+        a.C = C_.get();
+        a.R = R_.get();
+        a.width = W;
+        a.height = H;
+        a.diffusion = diffusion_;
+        a.registers = registers_;
+        a.q = tables.view();
+        const int labels = blockLabels(W, H);
+        for (int k0 = 0; k0 < labels; k0 += 1024) {
+            if (rc.cancelled()) return Status::cancelled();
+            HT_CUDA(launchBlockLabels(a, k0, std::min(labels, k0 + 1024), s));
+        }
+        return Status::ok();
+    }
+    Status download(uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(host, out_.get(), size_t(W) * H, cudaMemcpyDeviceToHost, s));
+        return Status::ok();
+    }
+
+private:
+    bool diffusion_, registers_;
+    DeviceBuffer<uint8_t> in_, out_;
+    DeviceBuffer<int32_t> C_, R_;
+};
+
+// ------------------------------------------------------------------ names
+const std::vector<MethodSpec>& specs() {
+    static const std::vector<MethodSpec> all = {
+        {"ec", "wavefront",
+         "ours: one persistent launch, warp strips of 64 rows, errors in registers, shuffles down the "
+         "wavefront, tagged hand-offs between strips; every kernel, 2..256 levels, linear",
+         true, false},
+        {"ed", "ped3-global", "seed 000 IV: 3-delay parallel diffusion on global memory, one launch per step", false, false},
+        {"ed", "ped3-global-perm", "seed 000 IV: 3-delay PED with data permutation (shift + transpose)", false, false},
+        {"ed", "ped2-atomic", "seed 000 IV: 2-delay PED, atomicAdd for the colliding receivers", false, false},
+        {"ed", "ped2-atomic-perm", "seed 000 IV: 2-delay PED with atomicAdd and data permutation", false, false},
+        {"ed", "ped2-double", "seed 000 IV: 2-delay PED, two launches per step (own row, then the row below)", false, false},
+        {"ed", "ped2-double-perm", "seed 000 IV: 2-delay PED with double launches and data permutation", false, false},
+        {"ec", "pec2-global", "seed 000 IV: 2-delay parallel collection on global memory, one launch per step", false, false},
+        {"ec", "pec2-global-perm", "seed 000 IV: 2-delay PEC with data permutation (coalesced)", false, false},
+        {"ed", "bwed", "seed 001 / 000 V: block-wise diffusion, 32x32 parallelogram blocks in shared memory, C/R arrays", false, false},
+        {"ed", "bwed-rc", "seed 001 / 000 V: BWED with register caching", false, false},
+        {"ec", "bwec", "seed 001 / 000 V: block-wise collection, 32x32 parallelogram blocks in shared memory, C/R arrays", false, false},
+        {"ec", "bwec-rc", "seed 001 / 000 V: BWEC with register caching (seed 000's best)", false, false},
+        {"ec", "knight", "seed 002: pixel per thread in knight order, knight-order storage", false, false},
+        {"ec", "handover", "seed 002 4.1: CPU runs the low-parallelism start and end, GPU the middle (knight order)", false, true},
+        {"ec", "hybrid", "seed 002 4.2: CPU takes a band of columns concurrently; edge errors through mapped host memory", false, true},
+    };
+    return all;
+}
+
+const MethodSpec* findSpec(const std::string& variant) {
+    for (const MethodSpec& m : specs())
+        if (m.variant == variant) return &m;
+    return nullptr;
+}
+
+Status parseShape(const std::string& s, WavefrontShape& shape) {
+    if (s.empty()) return Status::ok();
+    int e = -1, q = -1;
+    if (std::sscanf(s.c_str(), "e%dq%d", &e, &q) != 2 || e < 0 || q < 1)
+        return Status::error("bad wavefront shape '" + s + "' (expected e<extra delay>q<row sets>, e.g. e1q2)");
+    shape.extraDelay = e;
+    shape.rowSets = q;
+    return Status::ok();
+}
+
+Status makeRunner(const std::string& variant, const EdParams& p, const std::string& shapeText,
+                  std::unique_ptr<Runner>& out) {
+    const MethodSpec* spec = findSpec(variant);
+    if (!spec) {
+        std::string all;
+        for (const MethodSpec& m : specs()) all += (all.empty() ? "" : ", ") + m.variant;
+        return Status::error("unknown GPU method '" + variant + "'; GPU methods: " + all);
+    }
+    const Kernel* kernel = nullptr;
+    HT_TRY(validateEdParams(p, kernel));
+    if (p.serpentine)
+        return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
+    if (!spec->allKernels && kernel->name != "floyd-steinberg")
+        return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " + kernel->name + ")");
+    if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
+    if (variant == "wavefront") {
+        WavefrontShape shape;
+        HT_TRY(parseShape(shapeText, shape));
+        out = std::make_unique<WavefrontRunner>(shape);
+    } else if (variant.rfind("ped3-global", 0) == 0) {
+        out = std::make_unique<GlobalRunner>(GlobalVariant::Ped3, variant.size() > 11);
+    } else if (variant.rfind("ped2-atomic", 0) == 0) {
+        out = std::make_unique<GlobalRunner>(GlobalVariant::Ped2Atomic, variant.size() > 11);
+    } else if (variant.rfind("ped2-double", 0) == 0) {
+        out = std::make_unique<GlobalRunner>(GlobalVariant::Ped2Double, variant.size() > 11);
+    } else if (variant.rfind("pec2-global", 0) == 0) {
+        out = std::make_unique<GlobalRunner>(GlobalVariant::Pec2, variant.size() > 11);
+    } else if (variant == "bwed" || variant == "bwed-rc" || variant == "bwec" || variant == "bwec-rc") {
+        out = std::make_unique<BlockRunner>(variant[2] == 'e' && variant[3] == 'd', variant.size() > 4);
+    } else if (variant == "knight") {
+        out = std::make_unique<KnightRunner>(false);
+    } else if (variant == "handover") {
+        out = std::make_unique<KnightRunner>(true);
+    } else if (variant == "hybrid") {
+        out = std::make_unique<HybridRunner>();
+    } else {
+        return Status::error("GPU method " + variant + " has no runner");
+    }
+    return Status::ok();
+}
+
+double medianOf(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+const std::vector<MethodSpec>& methods() { return specs(); }
+
+std::vector<std::string> tuningShapes() { return {"e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"}; }
+
+Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
+                const RunControl& control, const std::string& shape) {
+    if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
+    HT_TRY(checkImageSize(src.width, src.height, 1));
+    std::unique_ptr<Runner> r;
+    HT_TRY(makeRunner(variant, params, shape, r));
+    HT_TRY(r->prepare(src.width, src.height, params));
+    Stream s;
+    HT_CUDA(s.create());
+    dst = Plane8(src.width, src.height);
+    HT_TRY(r->upload(src.data.data(), s.get()));
+    Status cs = r->compute(s.get(), control);
+    const cudaError_t se = cudaStreamSynchronize(s.get());
+    HT_TRY(cs);
+    HT_CUDA(se);
+    HT_CUDA(cudaGetLastError());
+    HT_TRY(r->finish());
+    HT_TRY(r->download(dst.data.data(), s.get()));
+    HT_CUDA(cudaStreamSynchronize(s.get()));
+    Progress p;
+    p.fraction = 1.0;
+    p.rowsDone = src.height;
+    control.report(p);
+    return Status::ok();
+}
+
+Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& t,
+                 Plane8* result, const std::string& shape) {
+    if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
+    runs = std::max(1, runs);
+    std::unique_ptr<Runner> r;
+    HT_TRY(makeRunner(variant, params, shape, r));
+    HT_TRY(r->prepare(src.width, src.height, params));
+    Stream s;
+    HT_CUDA(s.create());
+    Event e0, e1;
+    HT_CUDA(e0.create());
+    HT_CUDA(e1.create());
+    const size_t n = src.size();
+    PinnedBuffer<uint8_t> hin, hout;
+    HT_CUDA(hin.allocate(n));
+    HT_CUDA(hout.allocate(n));
+    std::memcpy(hin.get(), src.data.data(), n);
+    const RunControl none;
+    // warm-up (module load, first touch)
+    HT_TRY(r->upload(hin.get(), s.get()));
+    HT_TRY(r->compute(s.get(), none));
+    HT_TRY(r->download(hout.get(), s.get()));
+    HT_CUDA(cudaStreamSynchronize(s.get()));
+    HT_CUDA(cudaGetLastError());
+
+    auto timed = [&](auto&& body, std::vector<double>& out, bool hostClock) -> Status {
+        for (int k = 0; k < runs; ++k) {
+            const auto h0 = Clock::now();
+            HT_CUDA(cudaEventRecord(e0.get(), s.get()));
+            HT_TRY(body());
+            HT_CUDA(cudaEventRecord(e1.get(), s.get()));
+            HT_CUDA(cudaEventSynchronize(e1.get()));
+            const auto h1 = Clock::now();
+            float ms = 0;
+            HT_CUDA(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
+            out.push_back(hostClock ? std::chrono::duration<double, std::milli>(h1 - h0).count() : double(ms));
+        }
+        return Status::ok();
+    };
+    std::vector<double> h2d, dev, d2h, e2e;
+    HT_TRY(timed([&] { return r->upload(hin.get(), s.get()); }, h2d, false));
+    HT_TRY(timed([&] { return r->compute(s.get(), none); }, dev, r->cpuAssisted()));
+    HT_TRY(timed([&] { return r->download(hout.get(), s.get()); }, d2h, false));
+    HT_TRY(timed(
+        [&]() -> Status {
+            HT_TRY(r->upload(hin.get(), s.get()));
+            HT_TRY(r->compute(s.get(), none));
+            return r->download(hout.get(), s.get());
+        },
+        e2e, true));
+    HT_CUDA(cudaGetLastError());
+    HT_TRY(r->finish());
+    t.h2dMs = medianOf(h2d);
+    t.deviceMs = medianOf(dev);
+    t.d2hMs = medianOf(d2h);
+    t.endToEndMs = medianOf(e2e);
+    t.runs = runs;
+    t.cpuAssisted = r->cpuAssisted();
+    if (result) {
+        *result = Plane8(src.width, src.height);
+        std::memcpy(result->data.data(), hout.get(), n);
+    }
+    return Status::ok();
+}
+
+}  // namespace halftone::gpu

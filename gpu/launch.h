@@ -1,0 +1,128 @@
+#pragma once
+// \brief Launch wrappers for the kernels in wavefront.cu and seedmethods.cu (plain C++: no CUDA syntax).
+// Every wrapper only enqueues work on `stream` and returns the launch error; memory, transfers and
+// synchronisation belong to gpumethods.cpp.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace halftone::gpu {
+
+/// \brief Device-side quantizer tables: scale-16 input table (256) and, for S clamped to [0, 4080],
+/// the packed level entry Q_k | (v_k << 16) (4081 entries), both made on the host from core's Quantizer.
+struct QuantTables {
+    const int32_t* input = nullptr;
+    const int32_t* level = nullptr;
+};
+inline constexpr int kLevelTableSize = 4081;
+
+/// \brief Arguments of our persistent warp-strip wavefront kernel.
+struct WavefrontArgs {
+    const uint8_t* in = nullptr;  ///< pitched 8-bit input
+    uint8_t* out = nullptr;       ///< pitched 8-bit output (or 1-bit packed rows when packed)
+    int pitch = 0;                ///< bytes per row of in/out, multiple of 32, >= width
+    int outPitch = 0;             ///< bytes per row of out
+    int width = 0, height = 0;
+    uint32_t* boundary = nullptr;  ///< [strips][2][boundaryStride] words (epoch << 16 | uint16 error)
+    int boundaryStride = 0;
+    uint32_t epoch = 1;           ///< 1..65535, new per launch; tags boundary words of this launch
+    int* stripCounter = nullptr;  ///< zeroed before the launch: work-stealing strip index
+    int* abortFlag = nullptr;     ///< device flag: set when a cancel was seen
+    const volatile int* cancel = nullptr;  ///< mapped host flag polled now and then (may be null)
+    volatile int* rowsDone = nullptr;      ///< mapped host progress counter (may be null)
+    QuantTables q;
+    int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
+    int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
+};
+
+/// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane.
+struct WavefrontShape {
+    int extraDelay = 1;
+    int rowSets = 2;
+};
+
+/// \brief Rows one warp owns for a shape.
+inline int wavefrontStripRows(const WavefrontShape& s) { return 32 * s.rowSets; }
+
+/// \brief True when a compiled instance exists for (kernel index, shape).
+bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape);
+
+/// \brief Launches our kernel (kernelIndex = position in core's kernels()); grid from the SM count.
+cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,
+                            cudaStream_t stream);
+
+// ---- seed 000 section IV and seed 002: k-delay pixel-per-thread on global memory (Floyd-Steinberg) ----
+
+/// \brief The global-memory variants.
+enum class GlobalVariant { Ped3, Ped2Atomic, Ped2Double, Pec2 };
+
+/// \brief Buffers of the global-memory variants (layout plain i*W+j, or permuted (j + k*i)*H + i).
+struct GlobalArgs {
+    const uint8_t* in = nullptr;
+    uint8_t* out = nullptr;
+    int32_t* work = nullptr;   ///< accumulators (PED) or errors (PEC), zeroed
+    int32_t* rowErr = nullptr; ///< PED2 double: error of each row at the current step
+    int width = 0, height = 0;
+    int delay = 2;
+    bool permuted = false;
+    QuantTables q;
+};
+/// \brief Enqueues steps [t0, t1) of one variant (one launch per step; two for Ped2Double).
+cudaError_t launchGlobalSteps(GlobalVariant v, const GlobalArgs& a, int t0, int t1, cudaStream_t stream);
+/// \brief Row-wise shift + transpose of seed 000 (forward: plain -> permuted, else back).
+cudaError_t launchPermute(const uint8_t* src, uint8_t* dst, int width, int height, int delay, bool forward,
+                          cudaStream_t stream);
+
+/// \brief Knight-order storage of seed 002: offsets[t] = first index of step t (t = j + 2 i).
+struct KnightArgs {
+    const uint8_t* in = nullptr;  ///< knight order
+    uint8_t* out = nullptr;       ///< knight order
+    int32_t* err = nullptr;       ///< knight order
+    int width = 0, height = 0;
+    const int64_t* offsets = nullptr;  ///< host array, steps + 1 entries
+    QuantTables q;
+};
+/// \brief One launch per step t in [t0, t1] (pixel per thread, knight-move addressing).
+cudaError_t launchKnightSteps(const KnightArgs& a, int t0, int t1, cudaStream_t stream);
+/// \brief Plain <-> knight order (device offsets table, steps + 1 entries).
+cudaError_t launchKnightPermute(const uint8_t* src, uint8_t* dst, int width, int height, const int64_t* devOffsets,
+                                bool forward, cudaStream_t stream);
+
+/// \brief CPU-GPU hybrid of seed 002: the GPU takes columns [cpuCols, W); edges through mapped host memory.
+struct HybridArgs {
+    const uint8_t* in = nullptr;  ///< plain device input
+    uint8_t* out = nullptr;       ///< plain device output
+    int32_t* err = nullptr;       ///< plain device errors
+    int width = 0, height = 0, cpuCols = 0;
+    const volatile int32_t* cpuEdge = nullptr;  ///< E(i, cpuCols - 1), written by the CPU (sentinel until then)
+    volatile int32_t* gpuEdge = nullptr;        ///< E(i, cpuCols), written by the GPU
+    QuantTables q;
+};
+inline constexpr int32_t kEdgeSentinel = INT32_MIN;
+cudaError_t launchHybridSteps(const HybridArgs& a, cudaStream_t stream);
+
+// ---- seed 000 section V / seed 001: parallelogram blocks in shared memory, one launch per label ----
+
+/// \brief BWED/BWEC buffers: C holds the last row's errors of every block row, R the last three
+/// errors of the left block for every image row (seed 001's boundary arrays).
+struct BlockArgs {
+    const uint8_t* in = nullptr;
+    uint8_t* out = nullptr;
+    int32_t* C = nullptr;  ///< [blockRows][width]
+    int32_t* R = nullptr;  ///< [3][height]
+    int width = 0, height = 0;
+    bool diffusion = false;  ///< BWED (true) or BWEC
+    bool registers = false;  ///< register caching
+    QuantTables q;
+};
+inline constexpr int kBlock = 32;   ///< parallelogram block: 32 rows x 32 pixels, shifted 2 per row
+inline constexpr int kBlockSkew = 2;
+/// \brief Block columns of the parallelogram tiling (x = (j + 2 (i mod 32)) / 32).
+inline int blockCols(int width) { return (width - 1 + kBlockSkew * (kBlock - 1)) / kBlock + 1; }
+inline int blockRows(int height) { return (height + kBlock - 1) / kBlock; }
+/// \brief Labels: block (y, x) runs in launch 3 y + x.
+inline int blockLabels(int width, int height) { return 3 * (blockRows(height) - 1) + blockCols(width); }
+/// \brief Enqueues the launches of labels [k0, k1).
+cudaError_t launchBlockLabels(const BlockArgs& a, int k0, int k1, cudaStream_t stream);
+
+}  // namespace halftone::gpu

@@ -1,0 +1,99 @@
+// Device probe and registry hookup: every GPU method becomes selectable by name; ours also becomes
+// the GPU path of the sequential ED/EC entries, so `halftone --list` shows cpu,gpu for them.
+#include <cuda_runtime_api.h>
+
+#include "gpu/dbs_gpu.h"
+#include "gpu/deviceinfo.h"
+#include "gpu/gpu.h"
+
+namespace halftone::gpu {
+
+const DeviceInfo& deviceInfo() {
+    static const DeviceInfo info = [] {
+        DeviceInfo d;
+        int count = 0;
+        const cudaError_t e = cudaGetDeviceCount(&count);
+        if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
+            (void)cudaGetLastError();
+            d.reason = e == cudaErrorNoDevice ? "no CUDA device found"
+                                              : "no CUDA driver (or no GPU) on this machine";
+            return d;
+        }
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            d.reason = std::string("CUDA initialisation failed: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+            return d;
+        }
+        if (count <= 0) {
+            d.reason = "no CUDA device found";
+            return d;
+        }
+        cudaDeviceProp prop{};
+        if (cudaError_t pe = cudaGetDeviceProperties(&prop, 0); pe != cudaSuccess) {
+            (void)cudaGetLastError();
+            d.reason = std::string("cannot query CUDA device 0: ") + cudaGetErrorString(pe);
+            return d;
+        }
+        d.name = prop.name;
+        d.computeMajor = prop.major;
+        d.computeMinor = prop.minor;
+        int sm = 0;
+        cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0);  // TOOLCHAIN.md pitfall 5
+        d.smCount = sm;
+        if (prop.major < 7 || (prop.major == 7 && prop.minor < 5)) {
+            d.reason = "device " + d.name + " is older than compute capability 7.5, which this build targets";
+            return d;
+        }
+        // a first context: fails here (not inside a method) if the binary lacks code for this device
+        if (cudaError_t fe = cudaFree(nullptr); fe != cudaSuccess) {
+            (void)cudaGetLastError();
+            d.reason = std::string("cannot create a CUDA context: ") + cudaGetErrorString(fe);
+            return d;
+        }
+        d.usable = true;
+        return d;
+    }();
+    return info;
+}
+
+GpuAvailability probe() {
+    const DeviceInfo& d = deviceInfo();
+    GpuAvailability a;
+    a.usable = d.usable;
+    a.reason = d.usable ? std::string() : d.reason;
+    a.deviceName = d.name;
+    return a;
+}
+
+void registerMethods(Registry& registry) {
+    registry.setGpuAvailability(probe());
+    auto fnFor = [](const std::string& variant) -> PlaneFunction {
+        return [variant](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
+            return runPlane(variant, src, dst, edParamsFrom(v), rc);
+        };
+    };
+    for (const MethodSpec& m : methods()) {
+        MethodInfo info;
+        info.method = m.method;
+        info.variant = m.variant;
+        info.description = m.description;
+        info.family = "error-diffusion";
+        info.params = edParamSpecs(false);
+        if (!m.allKernels)
+            for (ParamSpec& ps : info.params)
+                if (ps.key == "kernel") ps.choices = {"floyd-steinberg"};
+        info.gpu = fnFor(m.variant);
+        info.schedule = m.variant == "wavefront" ? "k-delay" : m.variant.rfind("bw", 0) == 0 ? "parallelogram"
+                        : m.variant == "knight" || m.variant == "handover" || m.variant == "hybrid" ? "knight"
+                                                                                                    : "k-delay";
+        info.exact = true;
+        registry.add(std::move(info));
+    }
+    // Ours is exact for every kernel, level count and mode: it is the GPU path of the sequential entries too.
+    for (const char* method : {"ed", "ec"})
+        for (const char* variant : {"plain", "rc"})
+            if (registry.find(method, variant)) registry.attachGpu(method, variant, fnFor("wavefront"));
+    registerDbsGpu(registry);  // DBS (issue 6): gpu/dbs_gpu.h
+}
+
+}  // namespace halftone::gpu

@@ -1,0 +1,375 @@
+// Ours: one persistent launch; each warp owns a strip of 32 x Q rows (lane = row within each of its Q
+// row sets), keeps the errors of the wavefront in registers, passes them down the strip with shuffles
+// (lane 31 of set q feeds lane 0 of set q + 1 through a rotating shuffle) and hands the strip's
+// last rows to the next strip through tagged words in global memory (data and flag in one 32-bit
+// store: epoch << 16 | error, so no fence is needed). Strips are taken in order from a work-stealing
+// counter, so a warp only waits on strips already held by running warps (no co-residency assumption).
+//
+// Row rho of a strip processes column j = t - K rho at step t, K = the kernel's minimal delay plus
+// an optional extra delay (seed 000's k-delay schedule inside the strip).
+#include <cuda_runtime.h>
+
+#include "gpu/devicecommon.cuh"
+
+namespace halftone::gpu {
+namespace {
+
+using namespace dev;
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kChunk = 32;      // steps per chunk: input refill and output flush granularity
+constexpr int kGroup = 8;       // steps per boundary-fetch group
+constexpr int kRingStride = 68; // bytes per row of the per-row rings (2 chunks + 4 bytes padding: no bank conflicts)
+constexpr int kWarpsPerBlock = 4;
+
+__device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk : -((-x + kChunk - 1) / kChunk); }
+
+template <int ID, int EXTRA, int QS, bool BIN>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(WavefrontArgs a) {
+    constexpr KernelC KD = kernelDef(ID);
+    constexpr int K = minDelayOf(KD) + EXTRA;
+    constexpr int MAXDI = maxDiOf(KD);
+    constexpr int MG = maxDjOf(KD, 0) > 0 ? maxDjOf(KD, 0) : 1;
+    constexpr int M1 = K + maxDjOf(KD, 1);
+    constexpr int M2 = MAXDI >= 2 ? 2 * K + maxDjOf(KD, 2) : 1;
+    constexpr int ROWS = 32 * QS;
+    constexpr int D = KD.D;
+    static_assert(MAXDI >= 1 && MAXDI <= 2, "kernels reach one or two rows down");
+    static_assert(2 * K - 2 < 8, "the prefill reads at most 8 boundary words per row");
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    int32_t* sLevel = reinterpret_cast<int32_t*>(smem);  // 4096
+    int32_t* sInput = sLevel + 4096;                     // 256
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    unsigned char* inRing = reinterpret_cast<unsigned char*>(sInput + 256) + size_t(warp) * 2 * ROWS * kRingStride;
+    unsigned char* outRing = inRing + ROWS * kRingStride;
+
+    if (!BIN)
+        for (int k = threadIdx.x; k < kLevelTableSize; k += blockDim.x) sLevel[k] = a.q.level[k];
+    for (int k = threadIdx.x; k < 256; k += blockDim.x) sInput[k] = a.q.input[k];
+    __syncthreads();
+
+    const int W = a.width, H = a.height;
+    const int strips = (H + ROWS - 1) / ROWS;
+    const uint32_t epochTag = a.epoch << 16;
+    const int lastChunk = (W - 1) / kChunk;
+    const int tEnd = ((lastChunk + 1) * kChunk + K * (ROWS - 1) + kChunk - 1) / kChunk * kChunk;
+
+    for (;;) {
+        int s = 0;
+        if (lane == 0) s = atomicAdd(a.stripCounter, 1);
+        s = __shfl_sync(kFull, s, 0);
+        if (s >= strips) break;
+        const int base = s * ROWS;
+        const bool hasPrev = s > 0;
+        const bool publish = s + 1 < strips;
+        const uint32_t* prevB1 = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
+        const uint32_t* prevB2 = prevB1 + a.boundaryStride;
+        uint32_t* myB1 = a.boundary + size_t(s) * 2 * a.boundaryStride;
+        uint32_t* myB2 = myB1 + a.boundaryStride;
+
+        bool rowOk[QS];
+        const unsigned char* inRow[QS];
+        unsigned char* outRow[QS];
+        int e[QS], G[QS][MG + 1], H1[QS][M1 + 1], H2[QS][M2 + 1];
+        uint4 pf[QS][2];
+#pragma unroll
+        for (int q = 0; q < QS; ++q) {
+            const int row = base + 32 * q + lane;
+            rowOk[q] = row < H;
+            inRow[q] = a.in + size_t(rowOk[q] ? row : 0) * a.pitch;
+            outRow[q] = a.out + size_t(rowOk[q] ? row : 0) * a.outPitch;
+            e[q] = 0;
+#pragma unroll
+            for (int m = 0; m <= MG; ++m) G[q][m] = 0;
+#pragma unroll
+            for (int m = 0; m <= M1; ++m) H1[q][m] = 0;
+#pragma unroll
+            for (int m = 0; m <= M2; ++m) H2[q][m] = 0;
+            // first input chunk this row needs at T = 0
+            const int rho = 32 * q + lane;
+            const int cn = floorDivChunk(kChunk - 1 - K * rho);
+            pf[q][0] = pf[q][1] = make_uint4(0, 0, 0, 0);
+            if (rowOk[q] && cn >= 0 && cn * kChunk < W) {
+                const uint4* p = reinterpret_cast<const uint4*>(inRow[q] + cn * kChunk);
+                pf[q][0] = __ldg(p);
+                pf[q][1] = __ldg(p + 1);
+            }
+        }
+
+        // Boundary words from the previous strip: lanes 0-7 hold E(base-1, g0+K-1+lane),
+        // lanes 8-15 hold E(base-2, g0+2K-1+lane-8) for the group starting at step g0.
+        auto boundaryLoad = [&](int g0) -> uint32_t {
+            if (!hasPrev) return epochTag;
+            int col;
+            const uint32_t* src;
+            if (lane < 8) {
+                col = g0 + K - 1 + lane;
+                src = prevB1;
+            } else if (MAXDI == 2 && lane < 16) {
+                col = g0 + 2 * K - 1 + lane - 8;
+                src = prevB2;
+            } else {
+                return epochTag;
+            }
+            if (col >= W) return epochTag;
+            return __ldcg(src + col);
+        };
+        // The rows above this strip processed their first columns "before step 0": lane 0 (and lane 1
+        // for two-row kernels) start with those errors in their histories. Lanes 0-7: E(base-1, lane),
+        // lanes 8-15: E(base-2, lane-8); every word is checked for this launch's tag.
+        if (hasPrev) {
+            auto prefillLoad = [&]() -> uint32_t {
+                int col;
+                const uint32_t* src;
+                if (lane < 8) {
+                    col = lane;
+                    src = prevB1;
+                } else if (MAXDI == 2 && lane < 16) {
+                    col = lane - 8;
+                    src = prevB2;
+                } else {
+                    return epochTag;
+                }
+                if (col >= W) return epochTag;
+                return __ldcg(src + col);
+            };
+            uint32_t w = prefillLoad();
+            int spins = 0;
+            while (!__all_sync(kFull, (w & 0xffff0000u) == epochTag)) {
+                if (++spins > 64) {
+                    spins = 0;
+                    int ab = 0;
+                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag) | (a.cancel ? *a.cancel : 0);
+                    if (__shfl_sync(kFull, ab, 0)) {
+                        if (lane == 0) atomicExch(a.abortFlag, 1);
+                        return;
+                    }
+                }
+                w = prefillLoad();
+            }
+            // state "after step -1": H1[m] = E(row-1, K-1-m), H2[m] = E(row-2, 2K-1-m) for lane 0 (rho = 0);
+            // lane 1 (rho = 1): H2[m] = E(base-1, K-1-m)
+#pragma unroll
+            for (int m = 1; m <= M1; ++m) {
+                const int col = K - 1 - m;
+                const int v = col >= 0 ? int(short(__shfl_sync(kFull, w, col >= 0 ? col : 0) & 0xffffu)) : 0;
+                if (lane == 0) H1[0][m] = v;
+            }
+            if (MAXDI == 2) {
+#pragma unroll
+                for (int m = 1; m <= M2; ++m) {
+                    const int col2 = 2 * K - 1 - m;
+                    const int v2 = col2 >= 0 ? int(short(__shfl_sync(kFull, w, 8 + (col2 >= 0 ? col2 : 0)) & 0xffffu)) : 0;
+                    const int col1 = K - 1 - m;
+                    const int v1 = col1 >= 0 ? int(short(__shfl_sync(kFull, w, col1 >= 0 ? col1 : 0) & 0xffffu)) : 0;
+                    if (lane == 0) H2[0][m] = v2;
+                    if (lane == 1) H2[0][m] = v1;
+                }
+            }
+        }
+        // boundary prefetch runs two groups ahead so its latency hides behind computation
+        uint32_t bNext = boundaryLoad(0);
+        uint32_t bNext2 = boundaryLoad(kGroup);
+        int abortSeen = 0;
+
+        for (int T = 0; T < tEnd; T += kChunk) {
+            // refill: store the prefetched chunk, prefetch the next one
+#pragma unroll
+            for (int q = 0; q < QS; ++q) {
+                const int rho = 32 * q + lane;
+                const int cn = floorDivChunk(T + kChunk - 1 - K * rho);
+                uint32_t* dst = reinterpret_cast<uint32_t*>(inRing + rho * kRingStride + (cn & 1) * kChunk);
+                dst[0] = pf[q][0].x; dst[1] = pf[q][0].y; dst[2] = pf[q][0].z; dst[3] = pf[q][0].w;
+                dst[4] = pf[q][1].x; dst[5] = pf[q][1].y; dst[6] = pf[q][1].z; dst[7] = pf[q][1].w;
+                const int cnext = cn + 1;
+                pf[q][0] = pf[q][1] = make_uint4(0, 0, 0, 0);
+                if (rowOk[q] && cnext >= 0 && cnext * kChunk < W) {
+                    const uint4* p = reinterpret_cast<const uint4*>(inRow[q] + cnext * kChunk);
+                    pf[q][0] = __ldg(p);
+                    pf[q][1] = __ldg(p + 1);
+                }
+            }
+            // cancellation: the device flag every chunk, the host's flag every 64 chunks (read now, used at chunk end)
+            int abortNow = 0;
+            if (lane == 0) {
+                abortNow = *reinterpret_cast<volatile int*>(a.abortFlag);
+                if (a.cancel && ((T / kChunk) & 63) == 63) abortNow |= *a.cancel;
+            }
+
+#pragma unroll
+            for (int g = 0; g < kChunk / kGroup; ++g) {
+                const int g0 = T + g * kGroup;
+                uint32_t bCur = bNext;
+                bNext = bNext2;
+                if (hasPrev) {
+                    int spins = 0;
+                    while (!__all_sync(kFull, (bCur & 0xffff0000u) == epochTag)) {
+                        if (++spins > 64) {
+                            spins = 0;
+                            int ab = 0;
+                            if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag) | (a.cancel ? *a.cancel : 0);
+                            if (__shfl_sync(kFull, ab, 0)) {
+                                if (lane == 0) atomicExch(a.abortFlag, 1);
+                                return;
+                            }
+                        }
+                        bCur = boundaryLoad(g0);
+                    }
+                }
+                bNext2 = boundaryLoad(g0 + 2 * kGroup);
+
+#pragma unroll
+                for (int u = 0; u < kGroup; ++u) {
+                    const int t = g0 + u;
+                    const int bv1 = int(short(__shfl_sync(kFull, bCur, u) & 0xffffu));
+                    int bv2 = 0;
+                    if (MAXDI == 2) bv2 = int(short(__shfl_sync(kFull, bCur, 8 + u) & 0xffffu));
+                    int r1[QS], r2[QS];
+#pragma unroll
+                    for (int q = 0; q < QS; ++q) {
+                        r1[q] = __shfl_sync(kFull, e[q], (lane + 31) & 31);
+                        if (MAXDI == 2) r2[q] = __shfl_sync(kFull, e[q], (lane + 30) & 31);
+                    }
+#pragma unroll
+                    for (int q = 0; q < QS; ++q) {
+                        const int rho = 32 * q + lane;
+                        const int j = t - K * rho;
+                        int above1 = r1[q];
+                        if (lane == 0) above1 = q == 0 ? bv1 : r1[q - 1];
+#pragma unroll
+                        for (int m = M1; m >= 2; --m) H1[q][m] = H1[q][m - 1];
+                        H1[q][1] = above1;
+                        if (MAXDI == 2) {
+                            int above2 = r2[q];
+                            if (lane == 0) above2 = q == 0 ? bv2 : r2[q - 1];
+                            if (lane == 1) above2 = q == 0 ? bv1 : r2[q - 1];
+#pragma unroll
+                            for (int m = M2; m >= 2; --m) H2[q][m] = H2[q][m - 1];
+                            H2[q][1] = above2;
+                        }
+#pragma unroll
+                        for (int m = MG; m >= 2; --m) G[q][m] = G[q][m - 1];
+                        G[q][1] = e[q];
+
+                        int acc = 0;
+#pragma unroll
+                        for (int k = 0; k < KD.n; ++k) {
+                            const TapC tp = KD.t[k];
+                            if (tp.di == 0) acc += tp.w * G[q][tp.dj];
+                            else if (tp.di == 1) acc += tp.w * H1[q][K + tp.dj];
+                            else acc += tp.w * H2[q][2 * K + tp.dj];
+                        }
+                        const int A = sInput[inRing[rho * kRingStride + (j & 63)]];
+                        const int S = A + roundedShare<D>(acc);
+                        int err, v;
+                        if (BIN) {
+                            const bool one = S > a.threshold;
+                            err = one ? S - 4080 : S;
+                            v = one ? 255 : 0;
+                        } else {
+                            const int p = lookupLevel(S, sLevel);
+                            err = S - (p & 0xffff);
+                            v = p >> 16;
+                        }
+                        const bool valid = rowOk[q] && unsigned(j) < unsigned(W);
+                        e[q] = valid ? err : 0;
+                        if (valid) outRing[rho * kRingStride + (j & 63)] = (unsigned char)v;
+                        if (q == QS - 1 && publish && valid) {
+                            const uint32_t word = epochTag | (uint32_t(e[q]) & 0xffffu);
+                            if (lane == 31) __stcg(myB1 + j, word);
+                            if (MAXDI == 2 && lane == 30) __stcg(myB2 + j, word);
+                        }
+                    }
+                }
+            }
+
+            // flush: every row writes the output chunk it has just completed (32 bytes, aligned)
+#pragma unroll
+            for (int q = 0; q < QS; ++q) {
+                const int rho = 32 * q + lane;
+                const int c = floorDivChunk(T + kChunk - K * rho) - 1;
+                if (rowOk[q] && c >= 0 && c * kChunk < W) {
+                    const uint32_t* src = reinterpret_cast<const uint32_t*>(outRing + rho * kRingStride + (c & 1) * kChunk);
+                    uint4* d = reinterpret_cast<uint4*>(outRow[q] + c * kChunk);
+                    d[0] = make_uint4(src[0], src[1], src[2], src[3]);
+                    d[1] = make_uint4(src[4], src[5], src[6], src[7]);
+                }
+            }
+            abortSeen = __shfl_sync(kFull, abortNow, 0);
+            if (abortSeen) {
+                if (lane == 0) atomicExch(a.abortFlag, 1);
+                return;
+            }
+        }
+        if (lane == 0 && a.rowsDone) *a.rowsDone = min(H, base + ROWS);
+    }
+}
+
+using KernelFn = void (*)(WavefrontArgs);
+
+template <int ID, int EXTRA, int QS>
+constexpr KernelFn pick(bool bin) {
+    return bin ? &wavefrontKernel<ID, EXTRA, QS, true> : &wavefrontKernel<ID, EXTRA, QS, false>;
+}
+
+KernelFn defaultShape(int id, bool bin) {
+    switch (id) {
+        case 0: return pick<0, 1, 2>(bin);
+        case 1: return pick<1, 1, 2>(bin);
+        case 2: return pick<2, 1, 2>(bin);
+        case 3: return pick<3, 1, 2>(bin);
+        case 4: return pick<4, 1, 2>(bin);
+        case 5: return pick<5, 1, 2>(bin);
+        case 6: return pick<6, 1, 2>(bin);
+        default: return pick<7, 1, 2>(bin);
+    }
+}
+
+/// Extra shapes for tuning, Floyd-Steinberg only (binary and multi-level).
+KernelFn fsShape(int extra, int sets, bool bin) {
+    if (extra == 0 && sets == 1) return bin ? &wavefrontKernel<0, 0, 1, true> : nullptr;
+    if (extra == 0 && sets == 2) return bin ? &wavefrontKernel<0, 0, 2, true> : nullptr;
+    if (extra == 0 && sets == 4) return bin ? &wavefrontKernel<0, 0, 4, true> : nullptr;
+    if (extra == 1 && sets == 1) return bin ? &wavefrontKernel<0, 1, 1, true> : nullptr;
+    if (extra == 1 && sets == 2) return pick<0, 1, 2>(bin);
+    if (extra == 1 && sets == 4) return bin ? &wavefrontKernel<0, 1, 4, true> : nullptr;
+    return nullptr;
+}
+
+KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin) {
+    if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
+    if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
+    if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
+    return nullptr;
+}
+
+size_t sharedBytes(const WavefrontShape& shape) {
+    return (4096 + 256) * sizeof(int32_t) + size_t(kWarpsPerBlock) * 2 * 32 * shape.rowSets * kRingStride;
+}
+
+}  // namespace
+
+bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape) {
+    return findKernel(kernelIndex, shape, true) != nullptr && findKernel(kernelIndex, shape, false) != nullptr;
+}
+
+cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,
+                            cudaStream_t stream) {
+    KernelFn fn = findKernel(kernelIndex, shape, a.binaryFast != 0);
+    if (!fn) return cudaErrorInvalidValue;
+    const size_t shm = sharedBytes(shape);
+    if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
+        return e;
+    const int rows = wavefrontStripRows(shape);
+    const int strips = (a.height + rows - 1) / rows;
+    const int warpsWanted = strips;
+    int blocks = (warpsWanted + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    if (blocks > smCount) blocks = smCount;
+    if (blocks < 1) blocks = 1;
+    fn<<<blocks, kWarpsPerBlock * 32, shm, stream>>>(a);
+    return cudaGetLastError();
+}
+
+}  // namespace halftone::gpu

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (see docs/readme/gpu.md): configure the gpu-device preset, build the GPU
+# targets with all cores, run the GPU tests (ctest), compute-sanitizer memcheck + racecheck on tiny
+# sizes, the GPU benchmark for 1K..16K, then print a short table LAST. Logs go to $OUT.
+# Needs CLI11 in .device/include/CLI (carry: [".device"]) because the machine has no CLI11 package.
+# Usage: scripts/device-gpu.sh [--quick]   (--quick: small tests only, shorter limits, bench 1K/4K/16K)
+set -u -o pipefail
+OUT=${OUT:-/tmp/device-gpu-out}
+mkdir -p "$OUT"
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+B=build/gpu-device
+summary=()
+stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+
+stage "device"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 | tee "$OUT/device.txt"
+
+stage "configure"
+cmake --preset gpu-device -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.log" 2>&1
+cfg=$?; tail -3 "$OUT/configure.log"
+summary+=("configure: rc=$cfg")
+
+stage "build"
+cmake --build $B -j "$(nproc)" --target test_gpu bench_gpu >"$OUT/build.log" 2>&1
+bld=$?; grep -E "error|warning: .*spill|FAILED" "$OUT/build.log" | head -20; tail -2 "$OUT/build.log"
+summary+=("build (test_gpu bench_gpu): rc=$bld")
+[ $bld -eq 0 ] || { printf '%s\n' "${summary[@]}"; exit 1; }
+# halftone-bench (owned by the bench's main) carries the GPU section; bench_gpu is the stand-alone driver
+hbok=1
+if cmake --build $B --target help 2>/dev/null | grep -q "halftone-bench"; then
+  cmake --build $B -j "$(nproc)" --target halftone-bench >"$OUT/build-bench.log" 2>&1 && hbok=0
+  summary+=("build halftone-bench: rc=$hbok")
+fi
+
+stage "ctest (GPU tests)"
+if [ $QUICK -eq 1 ]; then tests="test_gpu_small"; else tests="test_gpu"; fi
+T=420; [ $QUICK -eq 1 ] && T=150
+timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T --output-on-failure >"$OUT/ctest.log" 2>&1
+ct=$?; grep -E "FAIL|passed|Passed|Failed|tests passed|SKIP|device:" "$OUT/ctest.log" | tail -15
+summary+=("ctest $tests: rc=$ct; $(grep -E '^[0-9]+ passed' "$OUT/ctest.log" | tail -1)")
+
+stage "compute-sanitizer memcheck (tiny sizes)"
+timeout $((T + 60)) compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/memcheck.log" 2>&1
+mc=$?; grep -E "ERROR SUMMARY|passed|FAIL" "$OUT/memcheck.log" | tail -5
+summary+=("memcheck: rc=$mc; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/memcheck.log" | tail -1)")
+
+stage "compute-sanitizer racecheck (tiny sizes)"
+timeout $((T + 60)) compute-sanitizer --tool racecheck --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/racecheck.log" 2>&1
+rcs=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|FAIL" "$OUT/racecheck.log" | tail -5
+summary+=("racecheck: rc=$rcs; $(grep -E 'SUMMARY' "$OUT/racecheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/racecheck.log" | tail -1)")
+
+stage "benchmark"
+if [ $QUICK -eq 1 ]; then sizes=1024,4096,16384; else sizes=1024,2048,4096,8192,16384; fi
+if [ $hbok -eq 0 ] && "$(ls $B/app/bench/halftone-bench $B/app/halftone-bench 2>/dev/null | head -1)" --help 2>&1 | grep -q -- "--gpu"; then
+  hb=$(ls $B/app/bench/halftone-bench $B/app/halftone-bench 2>/dev/null | head -1)
+  timeout 300 $hb --gpu >"$OUT/bench.log" 2>&1; bn=$?
+else
+  BT=300; [ $QUICK -eq 1 ] && BT=200
+  timeout $BT $B/tests/gpu/bench_gpu --sizes $sizes --md "$OUT/bench.md" >"$OUT/bench.log" 2>&1; bn=$?
+fi
+summary+=("bench: rc=$bn")
+cat "$OUT/bench.log" | grep -v "^|" | tail -3
+
+stage "summary"
+grep -E "^\| (16384|4096) \| (wavefront|bwec-rc|bwed-rc|knight|pec2|ped)" "$OUT/bench.log" | cut -c1-140 | head -24
+printf '%s\n' "${summary[@]}"
+grep -A12 "^Summary" "$OUT/bench.log"

@@ -1,0 +1,241 @@
+// GPU error diffusion against the SPEC reference, bit for bit (plain C++: the GPU machine has no Qt).
+// Every GPU method on fresh random planes of awkward sizes and on real images; ours over every
+// kernel, level count and gamma/linear, every tuning shape, cancellation and live progress;
+// one 16K x 16K image per method unless --small. No usable device: prints why and exits 77 (skipped).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/errordiffusion.h"
+#include "core/kernel.h"
+#include "core/registry.h"
+#include "gpu/gpu.h"
+#include "tests/testutil.h"
+
+using namespace halftone;
+
+namespace {
+
+int passed = 0, failed = 0, skipped = 0;
+
+void check(bool ok, const std::string& what) {
+    if (ok) {
+        ++passed;
+    } else {
+        ++failed;
+        std::printf("FAIL: %s\n", what.c_str());
+        std::fflush(stdout);
+    }
+}
+
+std::string describe(const std::string& variant, int w, int h, const EdParams& p, const std::string& shape = {}) {
+    return variant + (shape.empty() ? "" : "[" + shape + "]") + " " + std::to_string(w) + "x" + std::to_string(h) +
+           " " + p.kernel + " L=" + std::to_string(p.levels) + (p.linear ? " linear" : " gamma");
+}
+
+/// First differing pixel, for the failure message.
+std::string firstDiff(const Plane8& a, const Plane8& b) {
+    if (!a.sameSize(b)) return "size differs";
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            if (a.at(y, x) != b.at(y, x))
+                return "first difference at (row " + std::to_string(y) + ", col " + std::to_string(x) + "): gpu " +
+                       std::to_string(a.at(y, x)) + " vs reference " + std::to_string(b.at(y, x));
+    return "equal";
+}
+
+void exact(const std::string& variant, const Plane8& src, const EdParams& p, const Plane8& ref,
+           const std::string& shape = {}) {
+    Plane8 out;
+    const Status s = gpu::runPlane(variant, src, out, p, {}, shape);
+    const std::string what = describe(variant, src.width, src.height, p, shape);
+    if (!s) {
+        check(false, what + ": " + s.message());
+        return;
+    }
+    check(out == ref, what + (out == ref ? "" : ": " + firstDiff(out, ref)));
+}
+
+bool readPgm(const std::string& path, Plane8& p) {
+    std::ifstream f(path, std::ios::binary);
+    std::string magic;
+    int w = 0, h = 0, maxv = 0;
+    if (!(f >> magic >> w >> h >> maxv) || magic != "P5" || maxv != 255 || w <= 0 || h <= 0) return false;
+    f.get();
+    p = Plane8(w, h);
+    f.read(reinterpret_cast<char*>(p.data.data()), std::streamsize(p.size()));
+    return bool(f);
+}
+
+struct Size {
+    int w, h;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool small = false, sanitize = false;
+    std::string only;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--small")) small = true;
+        else if (!std::strcmp(argv[i], "--sanitize")) small = sanitize = true;  // few, tiny cases for compute-sanitizer
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else {
+            std::printf("usage: %s [--small | --sanitize] [--only VARIANT]\n", argv[0]);
+            return 2;
+        }
+    }
+    const GpuAvailability avail = gpu::probe();
+    if (!avail.usable) {
+        std::printf("SKIP: no usable GPU: %s\n", avail.reason.c_str());
+        std::printf("0 passed, 0 failed, 1 skipped\n");
+        return 77;
+    }
+    std::printf("device: %s\n", avail.deviceName.c_str());
+
+    // awkward sizes: single pixel, single row/column, primes, not multiples of 32, smaller than a block
+    std::vector<Size> sizes = {{1, 1}, {1, 57}, {57, 1}, {2, 2}, {33, 31}, {31, 33}, {5, 3}, {3, 70},
+                               {97, 61}, {64, 64}, {129, 65}, {200, 3}, {1000, 7}, {2, 300}};
+    if (sanitize) sizes = {{1, 1}, {1, 9}, {9, 1}, {33, 31}, {70, 37}};
+    if (!small) {
+        sizes.push_back({1021, 257});
+        sizes.push_back({263, 1031});
+    }
+    const EdParams fs;  // floyd-steinberg, L = 2, gamma
+
+    for (const gpu::MethodSpec& m : gpu::methods()) {
+        if (!only.empty() && m.variant != only) continue;
+        for (const Size& sz : sizes) {
+            const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("gpu sizes"));
+            exact(m.variant, src, fs, referenceErrorDiffusion(src, fs));
+        }
+        // multi-level and linear light through the same tables
+        for (const auto& [levels, linear] : std::vector<std::pair<int, bool>>{{4, false}, {3, true}, {256, true}}) {
+            EdParams p = fs;
+            p.levels = levels;
+            p.linear = linear;
+            const Plane8 src = test::randomPlane(77, 45, test::freshSeed("gpu levels"));
+            exact(m.variant, src, p, referenceErrorDiffusion(src, p));
+        }
+        if (!m.allKernels) {
+            EdParams p = fs;
+            p.kernel = "jarvis";
+            Plane8 out;
+            const Status s = gpu::runPlane(m.variant, test::randomPlane(8, 8, 1), out, p);
+            check(!s && !s.isUnavailable(), m.variant + " refuses jarvis with a clear error: " + s.message());
+        }
+    }
+
+    // ours: every kernel x levels x gamma/linear on awkward sizes
+    if (only.empty() || only == "wavefront") {
+        for (const Kernel& k : kernels())
+            for (int levels : {2, 3, 5, 17, 256})
+                for (bool linear : {false, true}) {
+                    if (sanitize && (levels == 3 || levels == 17 || linear)) continue;
+                    EdParams p;
+                    p.kernel = k.name;
+                    p.levels = levels;
+                    p.linear = linear;
+                    for (const Size& sz : std::vector<Size>{{1, 1}, {41, 1}, {1, 41}, {67, 131}, small ? Size{95, 33} : Size{333, 97}}) {
+                        const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront kernels"));
+                        exact("wavefront", src, p, referenceErrorDiffusion(src, p));
+                    }
+                }
+        // every tuning shape (Floyd-Steinberg, binary)
+        for (const std::string& shape : gpu::tuningShapes())
+            for (const Size& sz : std::vector<Size>{{1, 1}, {33, 31}, {300, 129}, {17, 260}}) {
+                const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront shapes"));
+                exact("wavefront", src, fs, referenceErrorDiffusion(src, fs), shape);
+            }
+        // serpentine has no wavefront: unavailable, so the registry falls back to the CPU
+        {
+            EdParams p = fs;
+            p.serpentine = true;
+            Plane8 out;
+            const Status s = gpu::runPlane("wavefront", test::randomPlane(9, 9, 2), out, p);
+            check(s.isUnavailable(), "serpentine on the GPU is unavailable (CPU fallback): " + s.message());
+        }
+        // live progress and cancellation
+        if (!sanitize) {
+            const Plane8 src = test::randomPlane(2048, 2048, test::freshSeed("progress"));
+            RunControl rc;
+            int64_t lastRows = -1;
+            bool monotonic = true;
+            int calls = 0;
+            rc.onProgress = [&](const Progress& p) {
+                if (p.rowsDone < lastRows) monotonic = false;
+                lastRows = p.rowsDone;
+                ++calls;
+            };
+            Plane8 out;
+            const Status s = gpu::runPlane("wavefront", src, out, fs, rc);
+            check(s.isOk() && out == referenceErrorDiffusion(src, fs), "wavefront with progress reporting is exact");
+            check(monotonic && lastRows == src.height && calls >= 1,
+                  "progress rows are monotonic and end at the image height (last " + std::to_string(lastRows) + ")");
+            RunControl stop;
+            stop.stop.requestStop();
+            stop.onProgress = [](const Progress&) {};
+            const Plane8 big = test::randomPlane(8192, 8192, test::freshSeed("cancel"));
+            const Status c = gpu::runPlane("wavefront", big, out, fs, stop);
+            check(c.isCancelled(), "a stop request cancels the running kernel (got: " +
+                                       (c.isOk() ? std::string("ok") : c.message()) + ")");
+        }
+        // the registry: the sequential entries run ours on the GPU; serpentine falls back with a note
+        {
+            Registry& r = Registry::instance();
+            gpu::registerMethods(r);
+            const MethodInfo* m = r.find("ed", "plain");
+            check(m && m->devicesString() == "cpu,gpu", "ed/plain lists cpu,gpu");
+            const MethodInfo* ours = r.find("ec", "wavefront");
+            check(ours && ours->gpu && !ours->cpu, "ec/wavefront is a GPU-only registry entry");
+            if (m) {
+                RunRequest req;
+                req.method = m;
+                req.device = Device::Gpu;
+                req.params.set("serpentine", true);
+                RunResult res;
+                const Plane8 src = test::randomPlane(40, 30, test::freshSeed("registry"));
+                const Status s = runImage(Image::gray(src), req, res);
+                EdParams p = fs;
+                p.serpentine = true;
+                check(s.isOk() && res.device == Device::Cpu && !res.note.empty() &&
+                          res.image.channels[0] == referenceErrorDiffusion(src, p),
+                      "serpentine on ed/plain --device gpu falls back to the CPU with a note: " + res.note);
+            }
+        }
+    }
+
+    // real images
+#ifdef HALFTONE_GPU_TEST_DATA
+    if (!sanitize)
+    for (const char* name : {"chelsea.pgm", "moon.pgm"}) {
+        Plane8 img;
+        if (!readPgm(std::string(HALFTONE_GPU_TEST_DATA) + "/" + name, img)) {
+            check(false, std::string("cannot read test image ") + name);
+            continue;
+        }
+        const Plane8 ref = referenceErrorDiffusion(img, fs);
+        for (const gpu::MethodSpec& m : gpu::methods())
+            if (only.empty() || m.variant == only) exact(m.variant, img, fs, ref);
+    }
+#endif
+
+    // 16K x 16K, every method
+    if (!small) {
+        const int n = 16384;
+        const Plane8 src = test::randomPlane(n, n, test::freshSeed("16K"));
+        const Plane8 ref = referenceErrorDiffusion(src, fs);
+        for (const gpu::MethodSpec& m : gpu::methods())
+            if (only.empty() || m.variant == only) exact(m.variant, src, fs, ref);
+    } else {
+        ++skipped;
+        std::printf("skipped: 16K x 16K (--small)\n");
+    }
+
+    std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
