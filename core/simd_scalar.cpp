@@ -63,6 +63,15 @@ inline void transposeOut(const uint8_t* in, int inStride, uint8_t* const* rows) 
         for (int s = 0; s < 16; ++s) rows[r][s] = in[s * inStride + r];
 }
 
+inline void transposeInAt(const uint8_t* const* base, int64_t off, uint8_t* out, int outStride) {
+    for (int s = 0; s < 16; ++s)
+        for (int r = 0; r < 16; ++r) out[s * outStride + r] = base[r][off + s];
+}
+inline void transposeOutAt(const uint8_t* in, int inStride, uint8_t* const* base, int64_t off) {
+    for (int r = 0; r < 16; ++r)
+        for (int s = 0; s < 16; ++s) base[r][off + s] = in[s * inStride + r];
+}
+
 #include "core/simd_wavefront_impl.h"
 
 SimdPathInfo makeInfo() {

@@ -27,3 +27,23 @@ inline void transposeOut(const uint8_t* in, int inStride, uint8_t* const* rows) 
     transpose16(x);
     for (int r = 0; r < 16; ++r) _mm_storeu_si128(reinterpret_cast<__m128i*>(rows[r]), x[r]);
 }
+
+/// out[s * outStride + r] = base[r][off + s]
+inline void transposeInAt(const uint8_t* const* base, int64_t off, uint8_t* out, int outStride) {
+    __m128i x[16];
+    for (int r = 0; r < 16; ++r) x[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base[r] + off));
+    if ((off & 63) == 0)  // 64 rows are too many streams for the hardware prefetcher: fetch ahead by hand
+        for (int r = 0; r < 16; ++r) _mm_prefetch(reinterpret_cast<const char*>(base[r] + off + 1024), _MM_HINT_T0);
+    transpose16(x);
+    for (int s = 0; s < 16; ++s) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + s * outStride), x[s]);
+}
+
+/// base[r][off + s] = in[s * inStride + r]
+inline void transposeOutAt(const uint8_t* in, int inStride, uint8_t* const* base, int64_t off) {
+    __m128i x[16];
+    for (int s = 0; s < 16; ++s) x[s] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + s * inStride));
+    transpose16(x);
+    for (int r = 0; r < 16; ++r) _mm_storeu_si128(reinterpret_cast<__m128i*>(base[r] + off), x[r]);
+    if ((off & 63) == 0)
+        for (int r = 0; r < 16; ++r) _mm_prefetch(reinterpret_cast<const char*>(base[r] + off + 1024), _MM_HINT_T0);
+}

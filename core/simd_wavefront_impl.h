@@ -9,13 +9,19 @@
 //
 // Requires before inclusion: V with L, T, M and the operations used below; transposeIn/transposeOut.
 
-template <int W>
-struct IntC {
-    static constexpr int value = W;
+template <int... I>
+struct IntSeq {};
+template <int N, int... I>
+struct MakeSeqImpl : MakeSeqImpl<N - 1, N - 1, I...> {};
+template <int... I>
+struct MakeSeqImpl<0, I...> {
+    using type = IntSeq<I...>;
 };
+template <int N>
+using MakeSeq = typename MakeSeqImpl<N>::type;
 
 template <class V, int Wt>
-inline typename V::T mulConst(typename V::T x) {
+[[gnu::always_inline]] inline typename V::T mulConst(typename V::T x) {
     if constexpr (Wt == 1) return x;
     else if constexpr (isPow2(Wt)) return V::template shl<log2i(Wt)>(x);
     else if constexpr (isPow2(Wt - 1)) return V::add(V::template shl<log2i(Wt - 1)>(x), x);
@@ -33,13 +39,19 @@ struct Band {
     static constexpr int L = V::L;
     static constexpr int G = L * NV;
     static constexpr int D = K.divisor;
+    static constexpr int maxLeftC = cmaxLeft(K);
+    static constexpr int maxRight = [] {
+        int m = 0;
+        for (int i = 0; i < K.count; ++i) m = K.taps[i].dj > m ? K.taps[i].dj : m;
+        return m;
+    }();
     static_assert(maxDi <= 2 && maxDi <= L, "band kernel handles taps reaching at most two rows up");
     using T = typename V::T;
     using M = typename V::M;
 
     // Weighted sum over the taps with row offset DI, from the history ring at step phase HU.
     template <int DI, int HU, int I = 0>
-    static inline T tapSum(const T (&hist)[HS][NV], int v, T acc, bool& any) {
+    [[gnu::always_inline]] static inline T tapSum(const T (&hist)[HS][NV], int v, T acc, bool& any) {
         if constexpr (I == K.count) {
             return acc;
         } else {
@@ -63,7 +75,7 @@ struct Band {
     }
 
     template <int HU>
-    static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u, const uint8_t* inRow,
+    [[gnu::always_inline]] static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u, const uint8_t* inRow,
                             uint8_t* outRow, int32_t* lastE, const int32_t* b1, const int32_t* b2, const BandJob& job) {
         T s1[NV], s2[NV], s0[NV];
         for (int v = 0; v < NV; ++v) {
@@ -111,7 +123,7 @@ struct Band {
     }
 
     template <int U0, int... Us>
-    static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb, const uint8_t (*in)[G],
+    [[gnu::always_inline]] static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb, const uint8_t (*in)[G],
                                uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1, const int32_t* b2,
                                const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
@@ -144,11 +156,44 @@ struct Band {
         alignas(16) uint8_t tmpOut[G][16];
         const uint8_t* inPtr[G];
         uint8_t* outPtr[G];
+        // row r's pixel at step t lives at base[r] + t (column t - k*r); only used in the interior
+        const uint8_t* inBase[G];
+        uint8_t* outBase[G];
+        for (int r = 0; r < G; ++r) {
+            inBase[r] = r < rows ? job.src + r * job.srcStride - int64_t(k) * r : nullptr;
+            outBase[r] = r < rows ? job.dst + r * job.dstStride - int64_t(k) * r : nullptr;
+        }
         for (int64_t t0 = 0; t0 < total; t0 += chunk) {
             const int64_t t1 = t0 + chunk < total ? t0 + chunk : total;
             if (!job.wait(job.ctx, t1)) return false;
-            // boundary sums from the band above, per step (zero outside the image)
+            // boundary sums from the band above, per step (zero outside the image); the interior
+            // range needs no bounds checks: every column read, t-dj and t-k-dj, lies in [0, W)
+            int64_t lo = t0, hi = t0;
+            if (job.prevErr[0] && (maxDi < 2 || job.prevErr[1])) {
+                lo = t0 > k + maxRight ? t0 : k + maxRight;
+                hi = t1 < int64_t(W) - maxLeftC ? t1 : int64_t(W) - maxLeftC;
+                if (hi < lo) hi = lo;
+                const int32_t* e1 = job.prevErr[0];
+                const int32_t* e2 = job.prevErr[1];
+                for (int64_t t = lo; t < hi; ++t) {
+                    int32_t a1 = 0, a20 = 0, a21 = 0;
+                    [&]<int... I>(IntSeq<I...>) {
+                        ((K.taps[I].di == 1 ? (a1 += K.taps[I].w * e1[t - K.taps[I].dj]) : 0), ...);
+                        ((K.taps[I].di == 2 ? (a20 += K.taps[I].w * e2[t - K.taps[I].dj],
+                                               a21 += K.taps[I].w * e1[t - k - K.taps[I].dj])
+                                            : 0),
+                         ...);
+                    }(MakeSeq<K.count>{});
+                    b1[t - t0] = a1;
+                    b2[2 * (t - t0)] = a20;
+                    b2[2 * (t - t0) + 1] = a21;
+                }
+            }
             for (int64_t t = t0; t < t1; ++t) {
+                if (t == lo && hi > lo) {
+                    t = hi - 1;
+                    continue;
+                }
                 int32_t a1 = 0, a20 = 0, a21 = 0;
                 for (int i = 0; i < K.count; ++i) {
                     const CTap tp = K.taps[i];
@@ -167,7 +212,21 @@ struct Band {
                 b2[2 * (t - t0) + 1] = a21;
             }
             for (int64_t sb = t0; sb < t1; sb += 16) {
-                // gather 16 columns of each row (skewed by k per row), transpose to one byte per lane per step
+                if (rows == G && sb - int64_t(k) * (G - 1) >= 0 && sb + 16 <= W) {
+                    // interior: every row's 16 columns lie inside the image
+                    for (int g = 0; g < G; g += 16) transposeInAt(inBase + g, sb, &in[0][g], G);
+                    steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
+                        hist, kr, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                    for (int g = 0; g < G; g += 16) transposeOutAt(&out[0][g], G, outBase + g, sb);
+                    for (int d = 0; d < maxDi; ++d) {
+                        int32_t* dstE = job.nextErr[d];
+                        if (!dstE) continue;
+                        int32_t* e = dstE + (sb - int64_t(k) * (G - 1 - d));
+                        for (int x = 0; x < 16; ++x) e[x] = lastE[x][L - 1 - d];
+                    }
+                    continue;
+                }
+                // edges: gather 16 columns of each row (skewed by k per row), transpose to one byte per lane per step
                 for (int r = 0; r < G; ++r) {
                     const int64_t c0 = sb - int64_t(k) * r;
                     if (r >= rows || c0 + 16 <= 0 || c0 >= W) {
