@@ -88,6 +88,16 @@ PlaneT<double> hvsFullConvolution(const PlaneT<double>& f, const HvsFilter& filt
     return out;
 }
 
+std::vector<double> cppSeparableTaps(const HvsFilter& f) {
+    if (f.p1d.empty()) return {};
+    const int w = f.radius, R = f.cppRadius;
+    std::vector<double> a(size_t(2 * R + 1), 0.0);
+    for (int d = -R; d <= R; ++d)
+        for (int i = -w; i <= w; ++i)
+            if (i + d >= -w && i + d <= w) a[size_t(d + R)] += f.p1d[size_t(i + w)] * f.p1d[size_t(i + d + w)];
+    return a;
+}
+
 namespace {
 
 int threadCount(const RunControl& rc) {
@@ -117,11 +127,7 @@ std::vector<double> computeCpe(const std::vector<double>& e, int W, int H, const
     const int R = f.cppRadius, m = 2 * R + 1;
     std::vector<double> out(size_t(W) * H, 0.0);
     if (!f.p1d.empty()) {
-        const int w = f.radius;
-        std::vector<double> a(size_t(m), 0.0);
-        for (int d = -R; d <= R; ++d)
-            for (int i = -w; i <= w; ++i)
-                if (i + d >= -w && i + d <= w) a[size_t(d + R)] += f.p1d[size_t(i + w)] * f.p1d[size_t(i + d + w)];
+        const std::vector<double> a = cppSeparableTaps(f);
         std::vector<double> t(size_t(W) * H, 0.0);
         parallelChunks(H, threads, [&](int lo, int hi) {
             for (int y = lo; y < hi; ++y)

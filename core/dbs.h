@@ -40,6 +40,10 @@ struct HvsFilter {
 /// \brief Builds the filter; errors name the bad parameter.
 Status makeHvsFilter(const HvsParams& params, HvsFilter& out);
 
+/// \brief For a separable filter (p1d set): the 1-D autocorrelation a (4w+1 taps) with c_pp = a x a, in the
+/// summation order every c_pe initialisation (CPU and GPU) uses; empty for non-separable filters.
+std::vector<double> cppSeparableTaps(const HvsFilter& filter);
+
 /// \brief Filters f (any real plane) with p, edges treated as zero outside; returns a plane enlarged by w
 /// on every side (the full convolution), so sum of squares of p*e is the DBS error E.
 PlaneT<double> hvsFullConvolution(const PlaneT<double>& f, const HvsFilter& filter);
