@@ -1,4 +1,5 @@
 // Helpers shared by the halftone-bench sections.
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,10 +75,11 @@ double timePamditherbw(const std::string& tool, const std::string& in, const std
     const double t = medianSeconds(
         runs,
         [&] {
+            std::fflush(nullptr);  // the child must not inherit (and later flush) our buffered output
             const pid_t pid = fork();
             if (pid == 0) {
-                FILE* o = std::freopen(out.c_str(), "wb", stdout);
-                if (!o) _exit(127);
+                const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                if (fd < 0 || dup2(fd, 1) < 0) _exit(127);
                 execl(tool.c_str(), "pamditherbw", "-fs", in.c_str(), static_cast<char*>(nullptr));
                 _exit(127);
             }
