@@ -62,16 +62,4 @@ Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params, 
     return Status::ok();
 }
 
-double psnr(const Plane8& a, const Plane8& b) {
-    if (!a.sameSize(b) || a.empty()) return std::nan("");
-    double sum = 0;
-    for (size_t i = 0; i < a.data.size(); ++i) {
-        const double d = double(a.data[i]) - double(b.data[i]);
-        sum += d * d;
-    }
-    const double mse = sum / double(a.data.size());
-    if (mse == 0) return INFINITY;
-    return 10.0 * std::log10(255.0 * 255.0 / mse);
-}
-
 }  // namespace halftone

@@ -1,6 +1,7 @@
 #pragma once
 // \brief The Gaussian HVS filter of ../shared/SPEC.md section 2 (sigma 1.2 px, truncated to (2w+1)^2, w = 4),
-// used to show a halftone "as perceived" at a viewing distance.
+// used to show a halftone "as perceived" at a viewing distance. Quality numbers (PSNR, HVS error) are
+// core/metrics.h; this filter only makes the 8-bit picture the studio displays.
 #include <vector>
 
 #include "core/image.h"
@@ -21,9 +22,5 @@ std::vector<double> hvsGaussianTaps(const HvsFilterParams& params);
 /// \brief Filters an 8-bit plane with the Gaussian HVS filter (edges clamped), rounding to 8 bits.
 /// Progress per row band; cancellation checked per row.
 Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params = {}, const RunControl& control = {});
-
-/// \brief PSNR in dB between an (already HVS-filtered) halftone and the original, per SPEC section 3;
-/// +infinity when they are equal; NaN when the sizes differ.
-double psnr(const Plane8& filteredHalftone, const Plane8& original);
 
 }  // namespace halftone

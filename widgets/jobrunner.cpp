@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/hvsfilter.h"
+#include "core/metrics.h"
 #include "widgets/imageconvert.h"
 
 namespace halftone {
@@ -17,7 +18,7 @@ QString JobResult::label() const {
 
 namespace {
 
-/// Filters each channel of `halftone` and measures PSNR against the matching channel of `original`.
+/// Filters each channel of `halftone` for display and measures the SPEC's filtered PSNR against `original`.
 Status perceive(const Image& halftone, const Image& original, const RunControl& control, QImage& view, double& psnrDb) {
     auto filtered = std::make_shared<Image>();
     filtered->space = halftone.space;
@@ -27,7 +28,7 @@ Status perceive(const Image& halftone, const Image& original, const RunControl& 
         Plane8 f;
         if (Status s = hvsFilter(halftone.channels[size_t(c)], f, {}, control.scaled(double(c) / n, double(c + 1) / n)); !s)
             return s;
-        if (c < original.channelCount()) sum += psnr(f, original.channels[size_t(c)]);
+        if (c < original.channelCount()) sum += filteredPsnr(original.channels[size_t(c)], halftone.channels[size_t(c)]);
         filtered->channels.push_back(std::move(f));
     }
     psnrDb = sum / std::max(1, n);

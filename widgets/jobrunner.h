@@ -42,7 +42,7 @@ struct JobResult {
     std::shared_ptr<const Image> halftone;
     QImage display;
     QImage perceived;       ///< HVS Gaussian view (null when not computed)
-    double psnrDb = qQNaN();  ///< PSNR of the HVS-filtered halftone against the input, channel mean
+    double psnrDb = qQNaN();  ///< filteredPsnr (core/metrics.h) against the input, mean over channels
     /// \brief Label text for a compare pane: method, device, time, quality.
     QString label() const;
 };

@@ -66,7 +66,7 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     if (stop) return row;
 
     // Tone reproduction on a ramp (SPEC section 3).
-    const Plane8 ramp = grayRamp(256, 64);
+    const Plane8 ramp = grayRamp(512, 256);  // 512 samples per gray level
     Plane8 rampOut;
     if (Status s = runOn(r, ramp, rampOut); !s) {
         row.error = QString::fromStdString(s.message());
@@ -93,7 +93,10 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
         row.error = QString::fromStdString(s.message());
         return row;
     }
+    // Rings beyond 0.5 cycles/pixel are the corners of the frequency square with few samples each;
+    // Ulichney's plots stop at the ring the whole square still covers, so do we.
     for (size_t i = 0; i < spec.frequency.size(); ++i) {
+        if (spec.frequency[i] > 0.5) break;
         row.freq << spec.frequency[i];
         row.power << (spec.variance > 0 ? spec.power[i] / spec.variance : 0.0);
     }

@@ -157,8 +157,8 @@ void StencilWidget::paintEvent(QPaintEvent*) {
         p.fillRect(r(t.di, t.dj).adjusted(1, 1, -1, -1), QColor(120, 180, 255));
         p.drawText(r(t.di, t.dj), Qt::AlignCenter, QStringLiteral("%1/%2").arg(t.w).arg(kernel_->divisor));
     }
-    p.drawText(QRectF(0, height() - 18, width(), 18), Qt::AlignCenter,
-               tr("%1: error of x goes to the blue pixels; minimal delay k = %2").arg(QString::fromStdString(kernel_->name)).arg(kernel_->minimalDelay()));
+    p.drawText(QRectF(0, height() - 18, width(), 18), Qt::AlignCenter | Qt::TextWordWrap,
+               tr("%1: x sends w/D of its error to blue; k = %2").arg(QString::fromStdString(kernel_->name)).arg(kernel_->minimalDelay()));
 }
 
 // ---------------------------------------------------------------- view
@@ -266,6 +266,7 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     const int knight = scheduleCombo_->findText(QStringLiteral("knight"));
     if (knight >= 0) scheduleCombo_->setCurrentIndex(knight);
     rebuild();
+    setCurrentStep(schedule_.steps / 3);  // open part-way through, so the first look shows done, current and pending pixels
 }
 
 bool ScheduleView::configure(const QString& schedule, const QString& kernel, int width, int height) {

@@ -123,9 +123,9 @@ int main(int argc, char** argv) {
                         QTimer::singleShot(200, &w, [&, r] {
                             probe.stop();
                             std::printf("ui-latency: %d x %d, %s on %s: method %.3f s, load+run+show %.3f s, "
-                                        "UI thread longest block %.1f ms over %lld ticks\n",
+                                        "UI thread longest gap %.1f ms (ending %.0f ms after the start); most UI-thread CPU time between two ticks %.1f ms; %lld ticks\n",
                                         n, n, qPrintable(r->methodId), toString(r->device), r->seconds, clock.elapsed() / 1000.0,
-                                        probe.longestGapMs(), (long long)probe.ticks());
+                                        probe.longestGapMs(), probe.longestAtMs(), probe.longestBusyMs(), (long long)probe.ticks());
                             QApplication::exit(0);
                         });
                     });
