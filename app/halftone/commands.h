@@ -58,7 +58,7 @@ std::function<void(const Progress&)> stderrProgress();
 std::function<int()> addHalftoneOptions(CLI::App& app);
 
 // Subcommands, each defined in its own file (one line per command in main.cpp):
-// void addScreenCommand(Commands& commands);
-// void addAnalyzeCommand(Commands& commands);
+void addScreenCommand(Commands& commands);   ///< cmd_screen.cpp: `halftone screen`
+void addAnalyzeCommand(Commands& commands);  ///< cmd_analyze.cpp: `halftone analyze`
 
 }  // namespace halftone::cli

@@ -1,5 +1,7 @@
 // The default command: `halftone --method M [--variant V] [method options] INPUT OUTPUT`.
 // Method options are generated from the registry's ParamSpecs, so new methods need no change here.
+#include <signal.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -154,10 +156,20 @@ int run(Options& o) {
             binary = binary && std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
         wo.levels = binary ? 2 : 256;
     }
+    // SIGINT/SIGTERM wait until the file is complete (a second Ctrl-C would otherwise kill the
+    // process mid-write and leave the temporary file behind).
     Status written;
     {
-        QuietStderr quiet;
-        written = io::writeImage(o.output, result.image, wo);
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGTERM);
+        ::sigprocmask(SIG_BLOCK, &block, &old);
+        {
+            QuietStderr quiet;
+            written = io::writeImage(o.output, result.image, wo);
+        }
+        ::sigprocmask(SIG_SETMASK, &old, nullptr);
     }
     if (!written) return fail(written.message());
     return kExitOk;

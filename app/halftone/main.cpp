@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
     cli::Commands commands(app);
     const auto runDefault = cli::addHalftoneOptions(app);
     // Subcommands: one line each, defined in their own files (see commands.h).
-    // cli::addScreenCommand(commands);
+    cli::addScreenCommand(commands);
+    cli::addAnalyzeCommand(commands);
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,80 @@
+// `halftone screen`: makes threshold arrays (void-and-cluster blue noise, the DBS screen of seed 003, Bayer,
+// clustered dot) and writes them as 8-bit gray images. Also lets `--screen FILE` read any image format.
+#include <string>
+
+#include "app/halftone/commands.h"
+#include "core/screen.h"
+#include "io/imagefile.h"
+
+namespace halftone::cli {
+
+namespace {
+
+/// Threshold arrays from files through io/ (any format OpenImageIO reads, or PNM); colour is converted to gray.
+Status loadScreenFile(const std::string& path, ThresholdArray& out) {
+    Image im;
+    if (Status s = io::readImage(path, im); !s) return s;
+    if (im.channels.empty()) return Status::error(path + ": image has no channels");
+    const Image gray = convertColor(im, ColorMode::Gray);
+    out = gray.channels.front();
+    return Status::ok();
+}
+
+}  // namespace
+
+void addScreenCommand(Commands& commands) {
+    setScreenFileLoader(loadScreenFile);
+    struct Options {
+        std::string method = "dbs";
+        int size = 0;
+        uint64_t seed = 1;
+        double sigma = 1.2;
+        int radius = 4;
+        int passes = 50;
+        std::string spec;
+        std::string output;
+        bool quiet = false;
+    };
+    auto o = std::make_shared<Options>();
+    CLI::App* sub = commands.add("screen", "make a threshold array (screen) for ordered dither and clip-free DBS", [o]() {
+        if (o->output.empty()) return fail("screen: no OUTPUT file given", kExitUsage);
+        RunControl rc;
+        installInterruptHandler(rc.stop);
+        if (!o->quiet) rc.onProgress = stderrProgress();
+        ThresholdArray t;
+        Status s;
+        if (o->method == "dbs") {
+            DbsScreenParams p;
+            p.size = o->size ? o->size : 512;
+            p.seed = o->seed;
+            p.sigma = o->sigma;
+            p.radius = o->radius;
+            p.maxPasses = o->passes;
+            s = dbsScreen(p, t, rc);
+        } else if (o->method == "void-and-cluster") {
+            s = voidAndClusterScreen(o->size ? o->size : 64, o->seed, t, rc);
+        } else if (o->method == "bayer") {
+            s = bayerScreen(o->size ? o->size : 8, t);
+        } else {
+            s = screenFromSpec(o->spec.empty() ? "cluster" : "cluster:" + o->spec, t, rc);
+        }
+        if (s.isCancelled()) return fail("screen: interrupted", kExitCancelled);
+        if (!s) return fail("screen: " + s.message());
+        io::WriteOptions wo;
+        if (Status w = io::writeImage(o->output, Image::gray(t), wo); !w) return fail(w.message());
+        return int(kExitOk);
+    });
+    sub->add_option("--method", o->method, "generator: dbs (seed 003, level by level), void-and-cluster (Ulichney), bayer, cluster")
+        ->check(CLI::IsMember({"dbs", "void-and-cluster", "bayer", "cluster"}))
+        ->capture_default_str();
+    sub->add_option("--size", o->size, "array side (default: dbs 512, void-and-cluster 64, bayer 8)")->check(CLI::Range(2, 4096));
+    sub->add_option("--seed", o->seed, "random seed (void-and-cluster start, DBS tie breaking)")->capture_default_str();
+    sub->add_option("--sigma", o->sigma, "dbs: Gaussian HVS deviation in pixels")->check(CLI::Range(0.3, 10.0))->capture_default_str();
+    sub->add_option("--radius", o->radius, "dbs: HVS filter truncation w")->check(CLI::Range(1, 16))->capture_default_str();
+    sub->add_option("--passes", o->passes, "dbs: swap passes per level at most")->check(CLI::Range(0, 1000))->capture_default_str();
+    sub->add_option("--cluster", o->spec, "cluster: cell=C,angle=A,dot=round|elliptic");
+    sub->add_flag("--quiet", o->quiet, "no progress on stderr");
+    sub->add_option("OUTPUT", o->output, "output image (.pgm, .png, .tif, ...): thresholds as 8-bit gray")->required();
+}
+
+}  // namespace halftone::cli
