@@ -48,5 +48,6 @@ std::string fmt(double v, int digits = 2);
 // Sections (one function per bench_<name>.cpp).
 int benchTable5(const BenchContext& c);    ///< bench_cpu.cpp: seed 000 Table V (1), sequential ED/EC/RC
 int benchParallel(const BenchContext& c);  ///< bench_parallel.cpp: issue 3 comparison, file in/out, big images
+int benchDbs(const BenchContext& c);       ///< bench_dbs.cpp: issue 6, clip-free DBS 4096 x 3072, CPU and GPU
 
 }  // namespace halftone::bench

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
         {"table5", "seed 000 Table V (1): sequential ED, EC, ED+RC, EC+RC and pamditherbw -fs per size", benchTable5},
         {"parallel", "issue 3: sequential EC+RC vs seed 002 trapezoid vs wavefront vs pamditherbw, file in/out, 16K/32K",
          benchParallel},
+        {"dbs", "issue 6: clip-free DBS to convergence on 4096 x 3072: sequential, CPU block groups, GPU seed layout and ours",
+         benchDbs},
     };
 
     BenchContext ctx;
