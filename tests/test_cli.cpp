@@ -131,20 +131,30 @@ void TestCli::matchesReference_data() {
     QTest::addColumn<bool>("serpentine");
     QTest::addColumn<QString>("color");
     QTest::addColumn<QString>("out");
-    QTest::newRow("moon ed rc fs 2 pgm") << "moon.png" << "ed" << "rc" << "" << 0 << false << false << "" << "o.pgm";
-    QTest::newRow("moon ed plain jarvis 4 png") << "moon.png" << "ed" << "plain" << "jarvis" << 4 << false << false << "gray" << "o.png";
-    QTest::newRow("page ec rc stucki 2 serp tif") << "page.png" << "ec" << "rc" << "stucki" << 2 << false << true << "gray" << "o.tif";
-    QTest::newRow("page ec plain fs 3 linear pbm?") << "page.png" << "ec" << "plain" << "floyd-steinberg" << 3 << true << false << "gray" << "o.pgm";
-    QTest::newRow("page ed rc 2 linear pbm") << "page.png" << "ed" << "rc" << "" << 2 << true << false << "gray" << "o.pbm";
-    QTest::newRow("chelsea ed rc fs 2 rgb png") << "chelsea.png" << "ed" << "rc" << "" << 2 << false << false << "rgb" << "o.png";
-    QTest::newRow("chelsea ec plain 5 serp rgb ppm") << "chelsea.png" << "ec" << "plain" << "jarvis" << 5 << false << true << "rgb" << "o.ppm";
-    QTest::newRow("chelsea ed plain 2 cmyk tif") << "chelsea.png" << "ed" << "plain" << "" << 2 << false << false << "cmyk" << "o.tif";
-    QTest::newRow("chelsea gray from rgb jpeg-free") << "chelsea.png" << "ec" << "rc" << "" << 16 << true << true << "gray" << "o.png";
-    QTest::newRow("page jpeg input") << "page.jpg" << "ed" << "rc" << "" << 2 << false << false << "" << "o.tif";
+    QTest::addColumn<QStringList>("extra");
+    QTest::newRow("moon ed rc fs 2 pgm") << "moon.png" << "ed" << "rc" << "" << 0 << false << false << "" << "o.pgm" << QStringList{};
+    QTest::newRow("moon ed plain jarvis 4 png") << "moon.png" << "ed" << "plain" << "jarvis" << 4 << false << false << "gray" << "o.png" << QStringList{};
+    QTest::newRow("page ec rc stucki 2 serp tif") << "page.png" << "ec" << "rc" << "stucki" << 2 << false << true << "gray" << "o.tif" << QStringList{};
+    QTest::newRow("page ec plain fs 3 linear pbm?") << "page.png" << "ec" << "plain" << "floyd-steinberg" << 3 << true << false << "gray" << "o.pgm" << QStringList{};
+    QTest::newRow("page ed rc 2 linear pbm") << "page.png" << "ed" << "rc" << "" << 2 << true << false << "gray" << "o.pbm" << QStringList{};
+    QTest::newRow("chelsea ed rc fs 2 rgb png") << "chelsea.png" << "ed" << "rc" << "" << 2 << false << false << "rgb" << "o.png" << QStringList{};
+    QTest::newRow("chelsea ec plain 5 serp rgb ppm") << "chelsea.png" << "ec" << "plain" << "jarvis" << 5 << false << true << "rgb" << "o.ppm" << QStringList{};
+    QTest::newRow("chelsea ed plain 2 cmyk tif") << "chelsea.png" << "ed" << "plain" << "" << 2 << false << false << "cmyk" << "o.tif" << QStringList{};
+    QTest::newRow("chelsea gray from rgb jpeg-free") << "chelsea.png" << "ec" << "rc" << "" << 16 << true << true << "gray" << "o.png" << QStringList{};
+    QTest::newRow("page jpeg input") << "page.jpg" << "ed" << "rc" << "" << 2 << false << false << "" << "o.tif" << QStringList{};
     // every kernel once, through the CLI
     for (const Kernel& k : kernels())
         QTest::newRow(qPrintable("moon ec rc " + QString::fromStdString(k.name)))
-            << "moon.png" << "ec" << "rc" << QString::fromStdString(k.name) << 2 << false << false << "gray" << "o.png";
+            << "moon.png" << "ec" << "rc" << QString::fromStdString(k.name) << 2 << false << false << "gray" << "o.png" << QStringList{};
+    // every exact error-diffusion method with a CPU path that the registry holds (parallel ones with 3 threads)
+    for (const MethodInfo& m : Registry::instance().methods()) {
+        if (m.family != "error-diffusion" || !m.exact || !m.cpu || !m.param("levels")) continue;
+        QStringList extra{"--device", "cpu"};
+        if (m.param("threads")) extra << "--threads" << "3";
+        QTest::newRow(qPrintable("registry " + QString::fromStdString(m.id())))
+            << "chelsea.png" << QString::fromStdString(m.method) << QString::fromStdString(m.variant) << "jarvis" << 3
+            << false << false << "rgb" << "o.ppm" << extra;
+    }
 }
 
 void TestCli::matchesReference() {
@@ -157,6 +167,7 @@ void TestCli::matchesReference() {
     QFETCH(bool, serpentine);
     QFETCH(QString, color);
     QFETCH(QString, out);
+    QFETCH(QStringList, extra);
     const std::string input = test::dataPath(image.toStdString());
     const std::string output = path(out.toStdString());
     QStringList args{"--method", method, "--variant", variant};
@@ -165,7 +176,7 @@ void TestCli::matchesReference() {
     if (linear) args << "--linear";
     if (serpentine) args << "--serpentine";
     if (!color.isEmpty()) args << "--color" << color;
-    args << QString::fromStdString(input) << QString::fromStdString(output);
+    args << extra << QString::fromStdString(input) << QString::fromStdString(output);
     const Run r = runCli(args);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{out.toStdString()});
