@@ -186,7 +186,9 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
     if (dir.empty()) dir = ".";
 
     // Temporary file beside the target, keeping the extension so writers pick the same format.
-    std::string tmpl = (dir / ("." + fs::path(path).stem().string() + ".halftone-tmp-XXXXXX" + ext)).string();
+    // (The stem is shortened so that a long but valid file name still leaves room for the suffix.)
+    const std::string stem = fs::path(path).stem().string().substr(0, 120);
+    std::string tmpl = (dir / ("." + stem + ".halftone-tmp-XXXXXX" + ext)).string();
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     const int fd = ::mkstemps(buf.data(), int(ext.size()));

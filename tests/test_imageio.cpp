@@ -592,6 +592,10 @@ void TestImageIo::atomicWriteKeepsOldFile() {
     QVERIFY(io::readImage(file, back).isOk());
     QVERIFY(back.channels[0] == other.channels[0]);
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{"keep.pbm"});
+    // A long but valid name (250 characters) still gets a temporary file beside it.
+    const std::string longName = std::string(246, 'n') + ".pgm";
+    QVERIFY(io::writeImage(path(longName), good).isOk());
+    QCOMPARE(dirEntries(dir()), (std::vector<std::string>{"keep.pbm", longName}));
     // Writing onto a directory is refused.
     fs::create_directory(path("adir.png"));
     const Status s = io::writeImage(path("adir.png"), good);
