@@ -4,6 +4,7 @@
 
 #include "tests/testutil.h"
 #include "widgets/compareview.h"
+#include "widgets/imageconvert.h"
 
 using namespace halftone;
 
@@ -27,6 +28,7 @@ private slots:
     void dragPanSyncsAllPanes();
     void integerZoomIsPixelExact_data();
     void integerZoomIsPixelExact();
+    void zoomOutAverages();
     void fitToWindow();
     void keyboardZoom();
     void splitMode();
@@ -123,6 +125,34 @@ void TestStudioCompareView::integerZoomIsPixelExact() {
                     ++checked;
                 }
     QVERIFY(checked >= w * h * zoom * zoom / 2);
+}
+
+void TestStudioCompareView::zoomOutAverages() {
+    // A 1-pixel checkerboard zoomed out must look mid-gray: nearest neighbour would show pure black or
+    // white (or moire), which is not what the halftone looks like.
+    QImage board(512, 512, QImage::Format_Grayscale8);
+    for (int y = 0; y < 512; ++y)
+        for (int x = 0; x < 512; ++x) board.scanLine(y)[x] = ((x + y) & 1) ? 255 : 0;
+    CompareView view;
+    view.resize(600, 600);
+    view.setOriginal(board, {}, reductions(board));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (double z : {0.5, 0.3, 0.75, 0.125}) {
+        view.viewState()->setZoom(z);
+        ImagePane* p = view.originalPane();
+        const QImage shot = p->grab().toImage();
+        const QPoint c(p->width() / 2, p->height() / 2);
+        for (const QPoint d : {QPoint(0, 0), QPoint(3, 1), QPoint(-5, 7), QPoint(10, -4)}) {
+            const int g = qGray(shot.pixel(c + d));
+            QVERIFY2(g > 80 && g < 175, qPrintable(QString("zoom %1: gray %2").arg(z).arg(g)));
+        }
+    }
+    // The reductions are exact 2x2 means.
+    const QVector<QImage> levels = reductions(board);
+    QCOMPARE(levels.front().size(), QSize(256, 256));
+    QCOMPARE(int(levels.front().constScanLine(10)[10]), 128);  // (0 + 255 + 255 + 0 + 2) / 4
+    QCOMPARE(levels.back().width(), 64);
 }
 
 void TestStudioCompareView::fitToWindow() {

@@ -20,8 +20,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), view_(new ViewState
     relayout();
 }
 
-void CompareView::setOriginal(const QImage& image, const QString& label) {
+void CompareView::setOriginal(const QImage& image, const QString& label, const QVector<QImage>& levels) {
     original_ = image;
+    originalLevels_ = levels;
     originalLabel_ = label;
     const bool sizeChanged = view_->imageSize() != image.size();
     view_->setImageSize(image.size());
@@ -58,28 +59,28 @@ void CompareView::relayout() {
         const bool usePerceived = perceived_ && !r.perceived.isNull();
         QString label = r.label;
         if (perceived_) label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
-        return std::make_pair(usePerceived ? r.perceived : r.display, label);
+        return std::make_tuple(usePerceived ? r.perceived : r.display, label, usePerceived ? r.perceivedLevels : r.displayLevels);
     };
 
     if (split_ && !results_.isEmpty()) {
         const int idx = std::clamp(splitIndex_, 0, int(results_.size()) - 1);
-        const auto [img, label] = shown(results_[idx]);
-        splitPane_->setImage(original_);
+        const auto [img, label, levels] = shown(results_[idx]);
+        splitPane_->setImage(original_, originalLevels_);
         splitPane_->setLabel(originalLabel_);
-        splitPane_->setSplitImage(img, label);
+        splitPane_->setSplitImage(img, label, levels);
         grid_->addWidget(splitPane_, 0, 0);
         splitPane_->show();
         return;
     }
-    panes_[0]->setImage(original_);
+    panes_[0]->setImage(original_, originalLevels_);
     panes_[0]->setLabel(originalLabel_);
     const int n = 1 + int(results_.size());
     const int columns = n <= 2 ? n : (n <= 4 ? 2 : 3);
     for (int i = 0; i < n; ++i) {
         ImagePane* pane = panes_[i];
         if (i > 0) {
-            const auto [img, label] = shown(results_[i - 1]);
-            pane->setImage(img);
+            const auto [img, label, levels] = shown(results_[i - 1]);
+            pane->setImage(img, levels);
             pane->setLabel(label);
         }
         grid_->addWidget(pane, i / columns, i % columns);

@@ -16,6 +16,7 @@ struct ComparePane {
     QImage display;
     QImage perceived;
     QString label;
+    QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() of each, for zooms below 1
 };
 
 /// \brief Original + up to four result panes with one shared ViewState (synchronised zoom and pan).
@@ -26,7 +27,7 @@ public:
     explicit CompareView(QWidget* parent = nullptr);
 
     ViewState* viewState() const { return view_; }
-    void setOriginal(const QImage& image, const QString& label);
+    void setOriginal(const QImage& image, const QString& label, const QVector<QImage>& levels = {});
     /// \brief Shows these results (at most kMaxResults are used).
     void setResults(const QVector<ComparePane>& results);
     int resultCount() const { return results_.size(); }
@@ -59,6 +60,7 @@ private:
     ImagePane* splitPane_;
     QVector<ComparePane> results_;
     QImage original_;
+    QVector<QImage> originalLevels_;
     QString originalLabel_;
     bool perceived_ = false, split_ = false;
     int splitIndex_ = 0;

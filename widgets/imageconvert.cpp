@@ -52,6 +52,41 @@ QImage toDisplayImageCopy(const Image& image) {
     return interleave(image);
 }
 
+namespace {
+
+/// Halves an 8-bit-per-channel image with a 2x2 box filter (odd edges average what exists).
+QImage halve(const QImage& in) {
+    const int bpp = in.format() == QImage::Format_Grayscale8 ? 1 : 3;
+    const int w = in.width(), h = in.height(), hw = (w + 1) / 2, hh = (h + 1) / 2;
+    QImage out(hw, hh, in.format());
+    for (int y = 0; y < hh; ++y) {
+        const uchar* r0 = in.constScanLine(2 * y);
+        const uchar* r1 = in.constScanLine(std::min(2 * y + 1, h - 1));
+        uchar* o = out.scanLine(y);
+        for (int x = 0; x < hw; ++x) {
+            const int x0 = 2 * x, x1 = std::min(2 * x + 1, w - 1);
+            for (int c = 0; c < bpp; ++c)
+                o[bpp * x + c] = uchar((r0[bpp * x0 + c] + r0[bpp * x1 + c] + r1[bpp * x0 + c] + r1[bpp * x1 + c] + 2) / 4);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+QVector<QImage> reductions(const QImage& base) {
+    QVector<QImage> levels;
+    if (base.isNull()) return levels;
+    QImage cur = base;
+    if (cur.format() != QImage::Format_Grayscale8 && cur.format() != QImage::Format_RGB888)
+        cur = cur.convertToFormat(QImage::Format_RGB888);
+    while (cur.width() > 64 || cur.height() > 64) {
+        cur = halve(cur);
+        levels.push_back(cur);
+    }
+    return levels;
+}
+
 Image fromQImage(const QImage& src) {
     Image im;
     if (src.isNull()) return im;

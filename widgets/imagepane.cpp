@@ -16,16 +16,18 @@ ImagePane::ImagePane(ViewState* view, QWidget* parent) : QWidget(parent), view_(
     connect(view_, &ViewState::changed, this, qOverload<>(&QWidget::update));
 }
 
-void ImagePane::setImage(const QImage& image) {
+void ImagePane::setImage(const QImage& image, const QVector<QImage>& levels) {
     image_ = image;
+    levels_ = levels;
     update();
 }
 void ImagePane::setLabel(const QString& label) {
     label_ = label;
     update();
 }
-void ImagePane::setSplitImage(const QImage& other, const QString& otherLabel) {
+void ImagePane::setSplitImage(const QImage& other, const QString& otherLabel, const QVector<QImage>& levels) {
     splitImage_ = other;
+    splitLevels_ = levels;
     splitLabel_ = otherLabel;
     update();
 }
@@ -52,10 +54,31 @@ QPointF ImagePane::imageOrigin() const {
 
 QPointF ImagePane::mapToImage(QPointF w) const { return (w - imageOrigin()) / view_->zoom(); }
 
-void ImagePane::drawImagePart(QPainter& p, const QImage& img, const QRect& clip) {
+void ImagePane::drawImagePart(QPainter& p, const QImage& img, const QVector<QImage>& levels, const QRect& clip) {
     if (img.isNull()) return;
     const double z = view_->zoom();
     const QPointF o = imageOrigin();
+    if (z < 1.0) {
+        // Zoomed out: average pixels instead of skipping them. The first reduction k (2^k smaller) that is
+        // no larger than the view is drawn at a scale in [1, 2) with bilinear filtering: every screen pixel
+        // then shows a mean of image pixels. Nearest neighbour (or bilinear from a larger level) would show
+        // moire, which is not what the halftone looks like.
+        int k = 0;
+        while (k < levels.size() && z * double(1 << k) < 1.0) ++k;
+        const QImage& src = k == 0 ? img : levels[k - 1];
+        const double f = double(1 << k);  // image pixels per pixel of src
+        const QRectF target(o.x(), o.y(), img.width() * z, img.height() * z);
+        const QRectF visible = target.intersected(QRectF(clip));
+        if (visible.isEmpty()) return;
+        const double s = z * f;  // screen pixels per src pixel
+        const QRectF srcRect((visible.x() - o.x()) / s, (visible.y() - o.y()) / s, visible.width() / s, visible.height() / s);
+        p.save();
+        p.setClipRect(clip);
+        p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+        p.drawImage(visible, src, srcRect);
+        p.restore();
+        return;
+    }
     const double x0 = std::max(0.0, std::floor((clip.left() - o.x()) / z));
     const double y0 = std::max(0.0, std::floor((clip.top() - o.y()) / z));
     const double x1 = std::min(double(img.width()), std::ceil((clip.right() + 1 - o.x()) / z));
@@ -81,10 +104,10 @@ void ImagePane::paintEvent(QPaintEvent*) {
     const bool split = !splitImage_.isNull();
     const int divider = int(std::round(split_ * width()));
     if (split) {
-        drawImagePart(p, image_, QRect(0, 0, divider, height()));
-        drawImagePart(p, splitImage_, QRect(divider, 0, width() - divider, height()));
+        drawImagePart(p, image_, levels_, QRect(0, 0, divider, height()));
+        drawImagePart(p, splitImage_, splitLevels_, QRect(divider, 0, width() - divider, height()));
     } else {
-        drawImagePart(p, image_, rect());
+        drawImagePart(p, image_, levels_, rect());
     }
 
     if (rowsDone_ >= 0) {

@@ -16,12 +16,14 @@ class ImagePane : public QWidget {
 public:
     explicit ImagePane(ViewState* view, QWidget* parent = nullptr);
 
-    void setImage(const QImage& image);
+    /// \brief The image and its reductions (see reductions()); zooms below 1 draw from the nearest larger
+    /// reduction with bilinear filtering, zooms of 1 and above draw image pixels, nearest neighbour.
+    void setImage(const QImage& image, const QVector<QImage>& levels = {});
     const QImage& image() const { return image_; }
     void setLabel(const QString& label);
     QString label() const { return label_; }
     /// \brief Split mode: `other` is drawn right of the divider (null image = off).
-    void setSplitImage(const QImage& other, const QString& otherLabel = {});
+    void setSplitImage(const QImage& other, const QString& otherLabel = {}, const QVector<QImage>& levels = {});
     double splitFraction() const { return split_; }
     void setSplitFraction(double f);
     /// \brief Live wavefront overlay: rows [0, rowsDone) done, row rowsDone + r has frontier[r] columns done.
@@ -48,9 +50,10 @@ protected:
     void keyPressEvent(QKeyEvent*) override;
 
 private:
-    void drawImagePart(QPainter& p, const QImage& img, const QRect& clip);
+    void drawImagePart(QPainter& p, const QImage& img, const QVector<QImage>& levels, const QRect& clip);
     QPointer<ViewState> view_;
     QImage image_, splitImage_;
+    QVector<QImage> levels_, splitLevels_;
     QString label_, splitLabel_;
     double split_ = 0.5;
     bool dragging_ = false, draggingSplit_ = false;

@@ -19,7 +19,8 @@ QString JobResult::label() const {
 namespace {
 
 /// Filters each channel of `halftone` for display and measures the SPEC's filtered PSNR against `original`.
-Status perceive(const Image& halftone, const Image& original, const RunControl& control, QImage& view, double& psnrDb) {
+Status perceive(const Image& halftone, const Image& original, const RunControl& control, QImage& view, QVector<QImage>& levels,
+                double& psnrDb) {
     auto filtered = std::make_shared<Image>();
     filtered->space = halftone.space;
     double sum = 0;
@@ -33,6 +34,7 @@ Status perceive(const Image& halftone, const Image& original, const RunControl& 
     }
     psnrDb = sum / std::max(1, n);
     view = toDisplayImage(filtered);
+    levels = reductions(view);
     return Status::ok();
 }
 
@@ -59,10 +61,11 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.color = request.color;
     out.params = rr.params;
     out.display = toDisplayImage(halftone);
+    out.displayLevels = reductions(out.display);
     out.halftone = halftone;
     if (request.perceived) {
         const Image original = convertColor(*request.image, request.color);
-        if (Status s = perceive(*halftone, original, control.scaled(0.8, 1.0, "perceived"), out.perceived, out.psnrDb); !s)
+        if (Status s = perceive(*halftone, original, control.scaled(0.8, 1.0, "perceived"), out.perceived, out.perceivedLevels, out.psnrDb); !s)
             return s;
     }
     control.report(1.0);
@@ -127,6 +130,8 @@ void JobRunner::insertCache(const JobResultPtr& r) {
         if (x->halftone)
             for (const Plane8& p : x->halftone->channels) b += qint64(p.size());
         if (x->halftone && x->halftone->space != ColorSpace::Gray) b += x->display.sizeInBytes();
+        for (const QImage& l : x->displayLevels) b += l.sizeInBytes();
+        for (const QImage& l : x->perceivedLevels) b += l.sizeInBytes();
         return b;
     };
     if (cache_.contains(r->key)) {
@@ -235,7 +240,7 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
         const Image orig = convertColor(*original, result->color);
-        Status s = perceive(*result->halftone, orig, {}, copy->perceived, copy->psnrDb);
+        Status s = perceive(*result->halftone, orig, {}, copy->perceived, copy->perceivedLevels, copy->psnrDb);
         if (!s) return {};
         return copy;
     }));

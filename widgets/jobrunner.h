@@ -11,6 +11,7 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <QVector>
+#include <QtGlobal>
 #include <memory>
 #include <optional>
 
@@ -42,6 +43,7 @@ struct JobResult {
     std::shared_ptr<const Image> halftone;
     QImage display;
     QImage perceived;       ///< HVS Gaussian view (null when not computed)
+    QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() for zoomed-out views
     double psnrDb = qQNaN();  ///< filteredPsnr (core/metrics.h) against the input, mean over channels
     /// \brief Label text for a compare pane: method, device, time, quality.
     QString label() const;

@@ -140,11 +140,13 @@ void MainWindow::buildUi() {
         ->setToolTip(tr("Zoom in (+ or wheel); integer zooms are pixel-exact"));
     bar->addAction(tr("Zoom out"), [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); });
     auto* zoomLabel = new QLabel;
-    zoomLabel->setMinimumWidth(70);
+    zoomLabel->setMinimumWidth(110);
+    zoomLabel->setToolTip(tr("At 1x and above every image pixel is a block of screen pixels (nearest neighbour); "
+                             "below 100% pixels are averaged, like a coarse perceived view"));
     bar->addWidget(zoomLabel);
     connect(compare_->viewState(), &ViewState::changed, zoomLabel, [this, zoomLabel] {
         const double z = compare_->viewState()->zoom();
-        zoomLabel->setText(z >= 1 ? QStringLiteral(" %1x").arg(z, 0, 'g', 3) : QStringLiteral(" %1%").arg(z * 100, 0, 'f', 1));
+        zoomLabel->setText(z >= 1 ? QStringLiteral(" %1x").arg(z, 0, 'g', 3) : QStringLiteral(" %1% (averaged)").arg(z * 100, 0, 'f', 1));
     });
     bar->addSeparator();
     perceivedAction_ = bar->addAction(tr("Perceived"));
@@ -166,14 +168,7 @@ void MainWindow::buildUi() {
     bar->addWidget(splitChoice_);
     connect(splitChoice_, &QComboBox::currentIndexChanged, compare_, &CompareView::setSplitResult);
     bar->addSeparator();
-    bar->addAction(tr("Pin"), [this] {
-        if (!current_) return;
-        for (const JobResultPtr& p : pinned_)
-            if (p->key == current_->key) return;
-        pinned_.push_back(current_);
-        if (pinned_.size() > kMaxPinned) pinned_.removeFirst();
-        showResults();
-    })->setToolTip(tr("Keep the current result on screen to compare with the next runs (up to %1)").arg(kMaxPinned));
+    bar->addAction(tr("Pin"), this, &MainWindow::pinCurrent)->setToolTip(tr("Keep the current result on screen to compare with the next runs (up to %1)").arg(kMaxPinned));
     bar->addAction(tr("Clear pins"), [this] {
         pinned_.clear();
         showResults();
@@ -251,6 +246,7 @@ void MainWindow::loadAsync(std::function<Status(Image&, QString&)> producer, con
         if (l.status) {
             auto shared = std::make_shared<const Image>(std::move(im));
             l.display = toDisplayImage(shared);
+            l.levels = reductions(l.display);
             l.image = shared;
             l.notes = notes;
         }
@@ -319,6 +315,7 @@ void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QSt
     imageName_ = name;
     imagePath_ = path;
     originalDisplay_ = loaded.display;
+    originalLevels_ = loaded.levels;
     current_.reset();
     pinned_.clear();
     if (!path.isEmpty()) addRecent(path);
@@ -375,8 +372,9 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     if (!result->note.isEmpty()) statusBar()->showMessage(result->note);
     if (perceivedAction_->isChecked() && result->perceived.isNull()) jobs_->computePerceived(result, image_);
     showResults();
+    const bool shoot = screenshotPending_;  // decided before listeners of resultShown may queue more runs
     emit resultShown(result);
-    if (screenshotPending_) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);
+    if (shoot) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);
 }
 
 void MainWindow::onFailed(quint64 gen, const QString& message, bool cancelled) {
@@ -391,7 +389,8 @@ void MainWindow::onFailed(quint64 gen, const QString& message, bool cancelled) {
 }
 
 void MainWindow::showResults() {
-    compare_->setOriginal(originalDisplay_, image_ ? tr("original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height()) : QString());
+    compare_->setOriginal(originalDisplay_, image_ ? tr("original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height()) : QString(),
+                         originalLevels_);
     QVector<ComparePane> panes;
     QVector<JobResultPtr> shown = pinned_;
     if (current_ && std::none_of(pinned_.begin(), pinned_.end(), [this](const JobResultPtr& p) { return p->key == current_->key; }))
@@ -400,7 +399,7 @@ void MainWindow::showResults() {
     const int keep = splitChoice_->currentIndex();
     splitChoice_->clear();
     for (const JobResultPtr& r : shown) {
-        panes.push_back({r->display, r->perceived, r->label()});
+        panes.push_back({r->display, r->perceived, r->label(), r->displayLevels, r->perceivedLevels});
         splitChoice_->addItem(r->methodId + QStringLiteral(" [") + QString::fromLatin1(toString(r->device)) + QStringLiteral("]"));
     }
     splitChoice_->setCurrentIndex(keep >= 0 && keep < shown.size() ? keep : int(shown.size()) - 1);
@@ -450,6 +449,18 @@ void MainWindow::showError(const QString& title, const QString& text) {
 }
 
 void MainWindow::setAutoRun(bool on) { autoRun_->setChecked(on); }
+
+void MainWindow::pinCurrent() {
+    if (!current_) return;
+    for (const JobResultPtr& p : pinned_)
+        if (p->key == current_->key) return;
+    pinned_.push_back(current_);
+    if (pinned_.size() > kMaxPinned) pinned_.removeFirst();
+    showResults();
+}
+
+void MainWindow::setPerceivedView(bool on) { perceivedAction_->setChecked(on); }
+void MainWindow::setSplitView(bool on) { splitAction_->setChecked(on); }
 
 void MainWindow::setScreenshotPath(const QString& path, const QString& tab) {
     screenshotPath_ = path;

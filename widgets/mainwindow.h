@@ -64,6 +64,11 @@ public:
     QMessageBox* errorBox() const { return errorBox_; }
     QStringList recentFiles() const;
     void setAutoRun(bool on);
+    /// \brief Keeps the current result on screen beside the next ones (up to three pinned).
+    void pinCurrent();
+    /// \brief The compare view's "perceived" and "split" toggles, as the toolbar sets them.
+    void setPerceivedView(bool on);
+    void setSplitView(bool on);
 
 signals:
     void imageLoaded(const QString& name);
@@ -82,6 +87,7 @@ private:
         Status status;
         std::shared_ptr<const Image> image;
         QImage display;
+        QVector<QImage> levels;
         QString notes;
     };
     void buildUi();
@@ -125,6 +131,7 @@ private:
     quint64 loadGeneration_ = 0;
     QString imageName_, imagePath_;
     QImage originalDisplay_;
+    QVector<QImage> originalLevels_;
     JobResultPtr current_;
     QVector<JobResultPtr> pinned_;
     quint64 currentGen_ = 0;

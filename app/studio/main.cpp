@@ -52,8 +52,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("cpu, gpu or auto"), QStringLiteral("DEVICE"), QStringLiteral("auto"));
     const QCommandLineOption color(QStringLiteral("color"), QStringLiteral("gray, rgb or cmyk"), QStringLiteral("MODE"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size WxH"), QStringLiteral("WxH"), QStringLiteral("1400x900"));
+    const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("run these methods one after another and keep each on screen, e.g. ed/plain,ordered/screen,dbs/sequential (up to 4)"), QStringLiteral("LIST"));
+    const QCommandLineOption perceived(QStringLiteral("perceived"), QStringLiteral("start with the perceived (HVS-filtered) view on"));
+    const QCommandLineOption split(QStringLiteral("split"), QStringLiteral("start in split-slider mode"));
     const QCommandLineOption latency(QStringLiteral("ui-latency"), QStringLiteral("halftone a synthetic N x N image and print the UI thread's longest block, then quit"), QStringLiteral("N"));
-    cli.addOptions({screenshot, tab, method, device, color, size, latency});
+    cli.addOptions({screenshot, tab, method, device, color, size, compare, perceived, split, latency});
     cli.process(app);
 
     gpu::registerMethods(Registry::instance());
@@ -83,9 +86,31 @@ int main(int argc, char** argv) {
         for (int i = 0; i < w.tabs()->count(); ++i)
             if (w.tabs()->tabText(i).compare(cli.value(tab), Qt::CaseInsensitive) == 0) w.tabs()->setCurrentIndex(i);
 
+    if (cli.isSet(perceived)) w.setPerceivedView(true);
+    if (cli.isSet(split)) w.setSplitView(true);
+    // --compare: select the first method now; each finished result is pinned and the next one selected.
+    QStringList queue = cli.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts).mid(0, 4);
+    for (const QString& m : queue)
+        if (!Registry::instance().find(m.section(QLatin1Char('/'), 0, 0).toStdString(), m.section(QLatin1Char('/'), 1).toStdString())) {
+            std::fprintf(stderr, "halftone-studio: unknown method '%s' in --compare\n", qPrintable(m));
+            return 2;
+        }
+    auto selectMethod = [&w](const QString& m) { w.methodPanel()->setMethod(m.section(QLatin1Char('/'), 0, 0), m.section(QLatin1Char('/'), 1)); };
+    if (!queue.isEmpty()) selectMethod(queue.takeFirst());
+    const bool shotNow = cli.isSet(screenshot) && queue.isEmpty();
+
     int exitCode = 0;
+    if (!queue.isEmpty()) {
+        w.setAutoRun(true);
+        QObject::connect(&w, &MainWindow::resultShown, &w, [&, selectMethod] {
+            if (queue.isEmpty()) return;
+            w.pinCurrent();
+            if (queue.size() == 1 && cli.isSet(screenshot)) w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+            selectMethod(queue.takeFirst());  // runs through the auto-run on change
+        });
+    }
     if (cli.isSet(screenshot)) {
-        w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+        if (shotNow) w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
         QObject::connect(&w, &MainWindow::screenshotSaved, &app, [&](const QString& path, bool ok) {
             std::fprintf(ok ? stdout : stderr, ok ? "screenshot saved to %s\n" : "cannot write the screenshot %s\n", qPrintable(path));
             QApplication::exit(ok ? exitCode : 1);
