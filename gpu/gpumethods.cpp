@@ -61,6 +61,9 @@ public:
     /// After the stream finished: reports a cancel the device saw.
     virtual Status finish() { return Status::ok(); }
     virtual bool cpuAssisted() const { return false; }
+    /// End to end with transfers overlapped with compute (host -> host, synchronous); false = not offered.
+    virtual bool hasOverlapped() const { return false; }
+    virtual Status overlapped(const uint8_t*, uint8_t*, cudaStream_t) { return Status::error("not offered"); }
 
 protected:
     int W = 0, H = 0;
@@ -99,40 +102,34 @@ public:
         return Status::ok();
     }
     Status compute(cudaStream_t s, const RunControl& rc) override {
-        if (++epoch_ > 0xffff) {  // tags wrapped: clear the boundary words of earlier launches
+        if (++epoch_ > 0xffff) {  // tags wrapped: clear the words and flags of earlier launches
             HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), s));
+            if (bandReady_.get()) HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), s));
+            HT_CUDA(cudaStreamSynchronize(s));
+            if (stripDone_.get()) std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
             epoch_ = 1;
         }
         HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
         host_.get()[0] = 0;
         host_.get()[1] = 0;
-        WavefrontArgs a;
-        a.in = in_.get();
-        a.out = out_.get();
-        a.pitch = pitch_;
-        a.outPitch = pitch_;
-        a.width = W;
-        a.height = H;
-        a.boundary = boundary_.get();
-        a.boundaryStride = stride_;
-        a.epoch = uint32_t(epoch_);
-        a.stripCounter = flags_.get();
-        a.abortFlag = flags_.get() + 1;
-        a.cancel = hostDev_;
-        a.rowsDone = hostDev_ + 1;
-        a.q = tables.view();
-        a.threshold = tables.threshold;
-        a.binaryFast = tables.binary ? 1 : 0;
+        const WavefrontArgs a = args();
         HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s));
         if (rc.onProgress || rc.cancelled()) {
             // live progress (rows done, from mapped host memory) and cancellation while it runs
             volatile int* hostFlags = host_.get();
             int last = -1;
+            bool cancelSent = false;
             for (;;) {
                 const cudaError_t q = cudaStreamQuery(s);
                 if (q == cudaSuccess) break;
                 if (q != cudaErrorNotReady) HT_CUDA(q);
-                if (rc.cancelled()) hostFlags[0] = 1;
+                if (rc.cancelled() && !cancelSent) {
+                    // the kernel polls a device flag: set it with a copy on a second stream
+                    static const int one = 1;
+                    HT_CUDA(cancelStream_.get() ? cudaSuccess : cancelStream_.create());
+                    HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, cancelStream_.get()));
+                    cancelSent = true;
+                }
                 const int done = hostFlags[1];
                 if (done != last) {
                     last = done;
@@ -157,7 +154,95 @@ public:
         return Status::ok();
     }
 
+    bool hasOverlapped() const override { return true; }
+
+    /// Input copied in bands on one stream (each followed by a flag the strips wait for), the kernel
+    /// running meanwhile, and every finished band copied out on a third stream as soon as all its
+    /// strips have set their done flag in mapped host memory.
+    Status overlapped(const uint8_t* hin, uint8_t* hout, cudaStream_t sK) override {
+        const int rows = wavefrontStripRows(shape_);
+        const int bandRows = std::max(rows, (H / 16 + rows - 1) / rows * rows);
+        const int bands = (H + bandRows - 1) / bandRows;
+        if (!sIn_.get()) {
+            HT_CUDA(sIn_.create());
+            HT_CUDA(sOut_.create());
+            HT_CUDA(bandReady_.allocate(size_t(bands)));
+            HT_CUDA(cudaMemset(bandReady_.get(), 0, bandReady_.bytes()));
+            HT_CUDA(stripDone_.allocate(size_t(strips_), true));
+            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
+            HT_CUDA(stripDone_.devicePointer(&stripDoneDev_));
+        }
+        if (++epoch_ > 0xffff) {
+            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), sK));
+            HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), sK));
+            HT_CUDA(cudaStreamSynchronize(sK));
+            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
+            epoch_ = 1;
+        }
+        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), sK));
+        HT_CUDA(cudaStreamSynchronize(sK));  // the flags are clear before any band flag can be seen
+        for (int b = 0; b < bands; ++b) {
+            const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
+            HT_CUDA(cudaMemcpy2DAsync(in_.get() + size_t(r0) * pitch_, pitch_, hin + size_t(r0) * W, W, W, n,
+                                      cudaMemcpyHostToDevice, sIn_.get()));
+            HT_CUDA(launchSetFlag(bandReady_.get(), b, epoch_, sIn_.get()));
+        }
+        WavefrontArgs a = args();
+        a.bandReady = bandReady_.get();
+        a.bandRows = bandRows;
+        a.stripDone = stripDoneDev_;
+        HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, sK));
+        volatile int* done = stripDone_.get();
+        for (int b = 0; b < bands;) {
+            const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
+            const int s0 = r0 / rows, s1 = (r0 + n + rows - 1) / rows;
+            bool ready = true;
+            for (int st = s0; st < s1 && ready; ++st) ready = done[st] == epoch_;
+            if (ready) {
+                HT_CUDA(cudaMemcpy2DAsync(hout + size_t(r0) * W, W, out_.get() + size_t(r0) * pitch_, pitch_, W, n,
+                                          cudaMemcpyDeviceToHost, sOut_.get()));
+                ++b;
+                continue;
+            }
+            const cudaError_t q = cudaStreamQuery(sK);
+            if (q != cudaErrorNotReady && q != cudaSuccess) HT_CUDA(q);
+            if (q == cudaSuccess) {  // the kernel ended: every flag must be there now
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                bool all = true;
+                for (int st = s0; st < s1; ++st) all = all && done[st] == epoch_;
+                if (!all) return Status::error("wavefront: kernel ended before band " + std::to_string(b) + " was done");
+            }
+        }
+        HT_CUDA(cudaStreamSynchronize(sIn_.get()));
+        HT_CUDA(cudaStreamSynchronize(sK));
+        HT_CUDA(cudaStreamSynchronize(sOut_.get()));
+        return Status::ok();
+    }
+
 private:
+    WavefrontArgs args() const {
+        WavefrontArgs a;
+        a.in = in_.get();
+        a.out = out_.get();
+        a.pitch = pitch_;
+        a.outPitch = pitch_;
+        a.width = W;
+        a.height = H;
+        a.boundary = boundary_.get();
+        a.boundaryStride = stride_;
+        a.epoch = uint32_t(epoch_);
+        a.stripCounter = flags_.get();
+        a.abortFlag = flags_.get() + 1;
+        a.rowsDone = hostDev_ + 1;
+        a.q = tables.view();
+        a.threshold = tables.threshold;
+        a.binaryFast = tables.binary ? 1 : 0;
+        return a;
+    }
+    Stream sIn_, sOut_;
+    DeviceBuffer<int> bandReady_;
+    PinnedBuffer<int> stripDone_;
+    int* stripDoneDev_ = nullptr;
     bool shapeOkBinary() const { return wavefrontHasShape(0, WavefrontShape{1, 2}); }
     WavefrontShape shape_;
     int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
@@ -166,6 +251,7 @@ private:
     DeviceBuffer<int> flags_;
     PinnedBuffer<int> host_;
     int* hostDev_ = nullptr;
+    Stream cancelStream_;
 };
 
 // ------------------------------------------------------------------ seed 000 section IV
@@ -538,7 +624,7 @@ private:
 const std::vector<MethodSpec>& specs() {
     static const std::vector<MethodSpec> all = {
         {"ec", "wavefront",
-         "ours: one persistent launch, warp strips of 64 rows, errors in registers, shuffles down the "
+         "ours: one persistent launch, warp strips of 32-64 rows, errors in registers, shuffles down the "
          "wavefront, tagged hand-offs between strips; every kernel, 2..256 levels, linear",
          true, false},
         {"ed", "ped3-global", "seed 000 IV: 3-delay parallel diffusion on global memory, one launch per step", false, false},
@@ -565,6 +651,10 @@ const MethodSpec* findSpec(const std::string& variant) {
         if (m.variant == variant) return &m;
     return nullptr;
 }
+
+/// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fastest at
+/// 16K x 16K in docs/perf/gpu-ed.md. Other kernels and level counts use the default shape e1q2.
+constexpr WavefrontShape kFsBinaryShape{0, 1};
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
     if (s.empty()) return Status::ok();
@@ -593,6 +683,7 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
         WavefrontShape shape;
+        if (kernel->name == "floyd-steinberg" && p.levels == 2) shape = kFsBinaryShape;
         HT_TRY(parseShape(shapeText, shape));
         out = std::make_unique<WavefrontRunner>(shape);
     } else if (variant.rfind("ped3-global", 0) == 0) {
@@ -707,6 +798,21 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
         e2e, true));
     HT_CUDA(cudaGetLastError());
     HT_TRY(r->finish());
+    if (r->hasOverlapped()) {
+        PinnedBuffer<uint8_t> hover;
+        HT_CUDA(hover.allocate(n));
+        std::vector<double> ov;
+        for (int k = 0; k <= runs; ++k) {  // the first run is a warm-up (streams, flags)
+            std::memset(hover.get(), 0x5A, n);
+            const auto h0 = Clock::now();
+            HT_TRY(r->overlapped(hin.get(), hover.get(), s.get()));
+            const auto h1 = Clock::now();
+            if (k > 0) ov.push_back(std::chrono::duration<double, std::milli>(h1 - h0).count());
+            if (std::memcmp(hover.get(), hout.get(), n) != 0)
+                return Status::error("the overlapped end-to-end path gave a different result");
+        }
+        t.overlappedMs = medianOf(ov);
+    }
     t.h2dMs = medianOf(h2d);
     t.deviceMs = medianOf(dev);
     t.d2hMs = medianOf(d2h);

@@ -28,12 +28,19 @@ struct WavefrontArgs {
     uint32_t epoch = 1;           ///< 1..65535, new per launch; tags boundary words of this launch
     int* stripCounter = nullptr;  ///< zeroed before the launch: work-stealing strip index
     int* abortFlag = nullptr;     ///< device flag: set when a cancel was seen
-    const volatile int* cancel = nullptr;  ///< mapped host flag polled now and then (may be null)
     volatile int* rowsDone = nullptr;      ///< mapped host progress counter (may be null)
+    /// Overlapped end-to-end path: a strip waits until bandReady[row / bandRows] == epoch (its input
+    /// arrived) and, once its output is stored, sets stripDone[strip] = epoch in mapped host memory.
+    const int* bandReady = nullptr;
+    int bandRows = 0;
+    volatile int* stripDone = nullptr;
     QuantTables q;
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
     int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
 };
+
+/// \brief Sets flag[index] = value (stream-ordered after a band's copy: the band's input has arrived).
+cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream);
 
 /// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane.
 struct WavefrontShape {

@@ -9,6 +9,9 @@
 // an optional extra delay (seed 000's k-delay schedule inside the strip).
 #include <cuda_runtime.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "gpu/devicecommon.cuh"
 
 namespace halftone::gpu {
@@ -62,6 +65,22 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
         s = __shfl_sync(kFull, s, 0);
         if (s >= strips) break;
         const int base = s * ROWS;
+        if (a.bandReady) {  // overlapped path: wait for this strip's input band
+            const int band = base / a.bandRows;
+            int spins = 0;
+            for (;;) {
+                int ready = 0;
+                if (lane == 0) ready = *reinterpret_cast<const volatile int*>(a.bandReady + band) == int(a.epoch);
+                if (__shfl_sync(kFull, ready, 0)) break;
+                if (++spins > 64) {
+                    spins = 0;
+                    int ab = 0;
+                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
+                    if (__shfl_sync(kFull, ab, 0)) return;
+                }
+                __nanosleep(256);
+            }
+        }
         const bool hasPrev = s > 0;
         const bool publish = s + 1 < strips;
         const uint32_t* prevB1 = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
@@ -141,7 +160,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 if (++spins > 64) {
                     spins = 0;
                     int ab = 0;
-                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag) | (a.cancel ? *a.cancel : 0);
+                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
                     if (__shfl_sync(kFull, ab, 0)) {
                         if (lane == 0) atomicExch(a.abortFlag, 1);
                         return;
@@ -191,35 +210,52 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                     pf[q][1] = __ldg(p + 1);
                 }
             }
-            // cancellation: the device flag every chunk, the host's flag every 64 chunks (read now, used at chunk end)
+            // cancellation: the device flag (set by the host through a copy on another stream), read
+            // now and used at the chunk's end. No host memory is read here: system-scope reads from
+            // hundreds of waiting warps queue up behind each other and stall the running ones.
             int abortNow = 0;
-            if (lane == 0) {
-                abortNow = *reinterpret_cast<volatile int*>(a.abortFlag);
-                if (a.cancel && ((T / kChunk) & 63) == 63) abortNow |= *a.cancel;
-            }
+            if (lane == 0) abortNow = *reinterpret_cast<volatile int*>(a.abortFlag);
 
 #pragma unroll
             for (int g = 0; g < kChunk / kGroup; ++g) {
                 const int g0 = T + g * kGroup;
                 uint32_t bCur = bNext;
                 bNext = bNext2;
+                bool refetch = false;
                 if (hasPrev) {
                     int spins = 0;
                     while (!__all_sync(kFull, (bCur & 0xffff0000u) == epochTag)) {
                         if (++spins > 64) {
                             spins = 0;
                             int ab = 0;
-                            if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag) | (a.cancel ? *a.cancel : 0);
+                            if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
                             if (__shfl_sync(kFull, ab, 0)) {
                                 if (lane == 0) atomicExch(a.abortFlag, 1);
                                 return;
                             }
                         }
                         bCur = boundaryLoad(g0);
+                        refetch = true;
                     }
                 }
+                // After a wait the prefetched words of the next group were read too early: read them again
+                // now (valid by the time they are used) instead of waiting another round trip then.
+                if (refetch) bNext = boundaryLoad(g0 + kGroup);
                 bNext2 = boundaryLoad(g0 + 2 * kGroup);
 
+                // The group's inputs into registers first and its outputs stored after it: the
+                // compiler cannot move shared loads across shared stores (it cannot tell the rings
+                // apart), so loads inside the steps would put two shared-memory latencies on the
+                // error chain of every step.
+                int Ain[QS][kGroup];
+                unsigned char Vout[QS][kGroup];
+#pragma unroll
+                for (int q = 0; q < QS; ++q)
+#pragma unroll
+                    for (int u = 0; u < kGroup; ++u) {
+                        const int j = g0 + u - K * (32 * q + lane);
+                        Ain[q][u] = sInput[inRing[(32 * q + lane) * kRingStride + (j & 63)]];
+                    }
 #pragma unroll
                 for (int u = 0; u < kGroup; ++u) {
                     const int t = g0 + u;
@@ -261,7 +297,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                             else if (tp.di == 1) acc += tp.w * H1[q][K + tp.dj];
                             else acc += tp.w * H2[q][2 * K + tp.dj];
                         }
-                        const int A = sInput[inRing[rho * kRingStride + (j & 63)]];
+                        const int A = Ain[q][u];
                         const int S = A + roundedShare<D>(acc);
                         int err, v;
                         if (BIN) {
@@ -275,7 +311,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                         }
                         const bool valid = rowOk[q] && unsigned(j) < unsigned(W);
                         e[q] = valid ? err : 0;
-                        if (valid) outRing[rho * kRingStride + (j & 63)] = (unsigned char)v;
+                        Vout[q][u] = (unsigned char)v;
                         if (q == QS - 1 && publish && valid) {
                             const uint32_t word = epochTag | (uint32_t(e[q]) & 0xffffu);
                             if (lane == 31) __stcg(myB1 + j, word);
@@ -283,6 +319,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                         }
                     }
                 }
+#pragma unroll
+                for (int q = 0; q < QS; ++q)
+#pragma unroll
+                    for (int u = 0; u < kGroup; ++u) {
+                        const int j = g0 + u - K * (32 * q + lane);
+                        if (rowOk[q] && unsigned(j) < unsigned(W))
+                            outRing[(32 * q + lane) * kRingStride + (j & 63)] = Vout[q][u];
+                    }
             }
 
             // flush: every row writes the output chunk it has just completed (32 bytes, aligned)
@@ -302,6 +346,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 if (lane == 0) atomicExch(a.abortFlag, 1);
                 return;
             }
+        }
+        if (a.stripDone) {
+            __threadfence_system();  // this strip's output stores before its done flag
+            __syncwarp();
+            if (lane == 0) a.stripDone[s] = int(a.epoch);
         }
         if (lane == 0 && a.rowsDone) *a.rowsDone = min(H, base + ROWS);
     }
@@ -349,7 +398,14 @@ size_t sharedBytes(const WavefrontShape& shape) {
     return (4096 + 256) * sizeof(int32_t) + size_t(kWarpsPerBlock) * 2 * 32 * shape.rowSets * kRingStride;
 }
 
+__global__ void setFlagKernel(int* flag, int index, int value) { flag[index] = value; }
+
 }  // namespace
+
+cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream) {
+    setFlagKernel<<<1, 1, 0, stream>>>(flag, index, value);
+    return cudaGetLastError();
+}
 
 bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape) {
     return findKernel(kernelIndex, shape, true) != nullptr && findKernel(kernelIndex, shape, false) != nullptr;
@@ -368,6 +424,12 @@ cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const 
     int blocks = (warpsWanted + kWarpsPerBlock - 1) / kWarpsPerBlock;
     if (blocks > smCount) blocks = smCount;
     if (blocks < 1) blocks = 1;
+    if (std::getenv("HALFTONE_GPU_TRACE")) {
+        int perSm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, kWarpsPerBlock * 32, shm);
+        std::fprintf(stderr, "wavefront: %dx%d strips=%d blocks=%d (sm=%d, resident per SM=%d) shm=%zu\n", a.width,
+                     a.height, strips, blocks, smCount, perSm, shm);
+    }
     fn<<<blocks, kWarpsPerBlock * 32, shm, stream>>>(a);
     return cudaGetLastError();
 }

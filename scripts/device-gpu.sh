@@ -35,18 +35,18 @@ fi
 
 stage "ctest (GPU tests)"
 if [ $QUICK -eq 1 ]; then tests="test_gpu_small"; else tests="test_gpu"; fi
-T=420; [ $QUICK -eq 1 ] && T=150
+T=240; [ $QUICK -eq 1 ] && T=150
 timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T --output-on-failure >"$OUT/ctest.log" 2>&1
 ct=$?; grep -E "FAIL|passed|Passed|Failed|tests passed|SKIP|device:" "$OUT/ctest.log" | tail -15
 summary+=("ctest $tests: rc=$ct; $(grep -E '^[0-9]+ passed' "$OUT/ctest.log" | tail -1)")
 
 stage "compute-sanitizer memcheck (tiny sizes)"
-timeout $((T + 60)) compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/memcheck.log" 2>&1
+timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/memcheck.log" 2>&1
 mc=$?; grep -E "ERROR SUMMARY|passed|FAIL" "$OUT/memcheck.log" | tail -5
 summary+=("memcheck: rc=$mc; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/memcheck.log" | tail -1)")
 
 stage "compute-sanitizer racecheck (tiny sizes)"
-timeout $((T + 60)) compute-sanitizer --tool racecheck --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/racecheck.log" 2>&1
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/racecheck.log" 2>&1
 rcs=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|FAIL" "$OUT/racecheck.log" | tail -5
 summary+=("racecheck: rc=$rcs; $(grep -E 'SUMMARY' "$OUT/racecheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/racecheck.log" | tail -1)")
 

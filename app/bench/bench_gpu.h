@@ -13,6 +13,7 @@ struct GpuBenchOptions {
     bool shapes = true;         ///< also time every tuning shape of ours (Floyd-Steinberg)
     bool verify = true;         ///< compare every result with the SPEC reference
     std::string markdownPath;   ///< also write the full table here (empty = no file)
+    bool diagnose = false;      ///< instead: ours on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
 };
 
 /// \brief Runs the GPU section; prints the full table, then a short 16K summary last. Returns 0, 1 on a

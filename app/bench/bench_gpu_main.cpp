@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
             o.runs = std::atoi(argv[++i]);
         } else if (a == "--no-shapes") {
             o.shapes = false;
+        } else if (a == "--diagnose") {
+            o.diagnose = true;
         } else if (a == "--no-verify") {
             o.verify = false;
         } else if (a == "--md" && i + 1 < argc) {

@@ -151,6 +151,16 @@ int main(int argc, char** argv) {
                 const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront shapes"));
                 exact("wavefront", src, fs, referenceErrorDiffusion(src, fs), shape);
             }
+        // the timing path, including the overlapped end-to-end path (checked against the plain one inside)
+        for (const Size& sz : std::vector<Size>{{1, 1}, {1021, 257}, {45, 700}}) {
+            const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("overlapped"));
+            gpu::Timing t;
+            Plane8 res;
+            const Status s = gpu::timePlane("wavefront", src, fs, 1, t, &res);
+            check(s.isOk() && res == referenceErrorDiffusion(src, fs) && t.overlappedMs > 0,
+                  "timed and overlapped wavefront " + std::to_string(sz.w) + "x" + std::to_string(sz.h) + " exact" +
+                      (s ? "" : ": " + s.message()));
+        }
         // serpentine has no wavefront: unavailable, so the registry falls back to the CPU
         {
             EdParams p = fs;
