@@ -320,14 +320,26 @@ void BenchmarkPanel::replot() {
         h->setData(sx, su);
     }
     speedupPlot_->yAxis->setLabel(base.isEmpty() ? tr("speed-up (x)") : tr("speed-up vs %1 (x)").arg(base));
+    // Ranges from the data, with a factor as margin on the log axes.
+    double xmin = 1e300, xmax = 0, tmin = 1e300, tmax = 0, smax = 1;
+    for (const BenchPoint& p : points_) {
+        const double mp = double(p.size) * p.size / 1e6;
+        xmin = std::min(xmin, mp);
+        xmax = std::max(xmax, mp);
+        tmin = std::min(tmin, std::max(p.seconds, 1e-7));
+        tmax = std::max(tmax, std::max(p.seconds, 1e-7));
+        if (baseTime.contains(p.size) && p.seconds > 0) smax = std::max(smax, baseTime[p.size] / p.seconds);
+    }
+    if (xmax > 0) {
+        timePlot_->xAxis->setRange(xmin / 1.6, xmax * 1.6);
+        speedupPlot_->xAxis->setRange(xmin / 1.6, xmax * 1.6);
+        timePlot_->yAxis->setRange(tmin / 2, tmax * 2);
+        speedupPlot_->yAxis->setRange(0, smax * 1.15);
+    }
     for (QCustomPlot* p : {timePlot_, speedupPlot_}) {
-        p->rescaleAxes();
-        // Margins on log axes: a factor, not an offset.
-        p->xAxis->setRange(p->xAxis->range().lower / 1.5, p->xAxis->range().upper * 1.5);
+        p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
         p->replot(QCustomPlot::rpQueuedReplot);
     }
-    timePlot_->yAxis->setRange(timePlot_->yAxis->range().lower / 1.5, timePlot_->yAxis->range().upper * 1.5);
-    speedupPlot_->yAxis->setRange(0, std::max(1.5, speedupPlot_->yAxis->range().upper * 1.1));
 }
 
 QString BenchmarkPanel::csv() const {
