@@ -165,6 +165,7 @@ void MainWindow::buildUi() {
     connect(splitAction_, &QAction::toggled, compare_, &CompareView::setSplit);
     splitChoice_ = new QComboBox;
     splitChoice_->setToolTip(tr("Result shown right of the split divider"));
+    splitChoice_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     bar->addWidget(splitChoice_);
     connect(splitChoice_, &QComboBox::currentIndexChanged, compare_, &CompareView::setSplitResult);
     bar->addSeparator();
@@ -481,6 +482,14 @@ void MainWindow::takeScreenshot() {
             QTimer::singleShot(200, this, &MainWindow::takeScreenshot);
         }, Qt::SingleShotConnection);
         bench_->start();
+        return;
+    }
+    if (tabs_->currentWidget() == quality_ && quality_->running()) {
+        // The quality tab: wait for the measures of the results on screen.
+        connect(quality_, &QualityPanel::measured, this, [this] {
+            screenshotPending_ = true;
+            QTimer::singleShot(200, this, &MainWindow::takeScreenshot);
+        }, Qt::SingleShotConnection);
         return;
     }
     // Let layouts, fit-to-window and queued plot replots settle before grabbing.
