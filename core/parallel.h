@@ -23,7 +23,7 @@ bool simdPathSupported(SimdPath p);
 std::vector<SimdPath> supportedSimdPaths();
 /// \brief Resolves Auto: HALFTONE_SIMD when set (error if unknown or unsupported), else the fastest supported.
 Status resolveSimdPath(SimdPath requested, SimdPath& out);
-/// \brief Rows per band (one row per lane) of a concrete path: the wavefront schedule's block height.
+/// \brief Rows per band (one row per lane) of a path (Auto: the one that would run): the wavefront schedule's block height.
 int simdBandRows(SimdPath p);
 
 /// \brief Options of the parallel methods.

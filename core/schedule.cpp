@@ -1,5 +1,7 @@
 #include "core/schedule.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
 #include <thread>
 
@@ -175,7 +177,8 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
     if (name == "wavefront") {
         p.delay = o.delay > 0 ? o.delay : kmin;
         if (Status s = checkDelay(kernel, p.delay); !s) return s;
-        const int bh = o.blockHeight > 0 ? o.blockHeight : 64;
+        // default: the band height of the SIMD path wavefrontErrorDiffusion() picks on this machine
+        const int bh = o.blockHeight > 0 ? o.blockHeight : simdBandRows(SimdPath::Auto);
         const int bw = o.blockWidth > 0 ? o.blockWidth : 256;
         if (Status s = blockPlan(p, kernel, bw, bh, p.delay); !s) return s;
         p.description = "wavefront bands (ours): each thread owns bands of " + std::to_string(bh) +
