@@ -3,6 +3,7 @@
 // path of the window and of the halftone-studio executable writes a PNG.
 #include <QClipboard>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QProcess>
 #include <QPushButton>
 #include <QtTest>
@@ -32,6 +33,7 @@ private slots:
     void switchingBackIsCached();
     void saveResult();
     void pasteImage();
+    void dropOpensFile();
     void perceivedToggle();
     void screenshotFromWindow();
     void screenshotOption();
@@ -199,6 +201,23 @@ void TestStudioMainWindow::pasteImage() {
     QCOMPARE(w.image()->width(), 19);
     QCOMPARE(w.image()->space, ColorSpace::RGB);
     QCOMPARE(int(w.image()->channels[1].at(3, 4)), 200);
+}
+
+void TestStudioMainWindow::dropOpensFile() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QSignalSpy loaded(&w, &MainWindow::imageLoaded);
+    QMimeData md;
+    md.setUrls({QUrl::fromLocalFile(QString::fromStdString(test::dataPath("page.png")))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &md, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &md, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(loaded.wait(20000));
+    QCOMPARE(w.imageName(), QString("page.png"));
+    QCOMPARE(w.image()->width(), 384);
+    QCOMPARE(w.image()->height(), 191);
 }
 
 void TestStudioMainWindow::perceivedToggle() {
