@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/quantizer.h"
+#include "core/schedule.h"
 #include "gpu/cudacheck.h"
 #include "gpu/deviceinfo.h"
 #include "gpu/gpu.h"
@@ -49,6 +50,15 @@ struct Tables {
     }
     QuantTables view() const { return QuantTables{input.get(), level.get()}; }
 };
+
+/// The launch plan of a seed method from the schedule model (core/schedule.h), Floyd-Steinberg.
+Status planFs(const std::string& name, int width, int height, int delay, int block, SchedulePlan& plan) {
+    ScheduleOptions o;
+    o.delay = delay;
+    o.blockWidth = block;
+    o.blockHeight = block;
+    return planSchedule(name, width, height, *findKernel("floyd-steinberg"), o, plan);
+}
 
 /// One method on one image size: prepare once, then upload / compute / download as often as wanted.
 class Runner {
@@ -263,7 +273,9 @@ public:
         H = height;
         HT_TRY(tables.make(p));
         k_ = v_ == GlobalVariant::Ped3 ? 3 : 2;
-        steps_ = W + k_ * (H - 1);
+        SchedulePlan plan;  // seed 000's k-delay scan: one launch per step of the model
+        HT_TRY(planFs("k-delay", W, H, k_, 0, plan));
+        steps_ = int(plan.steps);
         const size_t n = size_t(W) * H, np = perm_ ? size_t(steps_) * H : n;
         HT_CUDA(in_.allocate(n));
         HT_CUDA(out_.allocate(n));
@@ -359,6 +371,9 @@ public:
         params_ = p;
         HT_TRY(tables.make(p));
         L_.make(W, H);
+        SchedulePlan plan;  // the knight order of the schedule model: same steps as the storage layout
+        HT_TRY(planFs("knight", W, H, 0, 0, plan));
+        if (plan.steps != L_.steps) return Status::error("knight: schedule model and knight-order storage disagree");
         const size_t n = size_t(W) * H;
         HT_CUDA(in_.allocate(n));
         HT_CUDA(out_.allocate(n));
@@ -585,6 +600,13 @@ public:
         HT_CUDA(out_.allocate(n));
         HT_CUDA(C_.allocate(size_t(blockRows(H)) * W));
         HT_CUDA(R_.allocate(size_t(3) * H));
+        // launch plan: the schedule model's parallelogram labels (32 x 32 blocks, 2 columns per row)
+        SchedulePlan plan;
+        HT_TRY(planFs("parallelogram", W, H, kBlockSkew, kBlock, plan));
+        const BlockGeometry& g = plan.geometry;
+        if (g.blockWidth != kBlock || g.blockHeight != kBlock || g.skew != kBlockSkew || g.stripOffset != 3)
+            return Status::error("parallelogram blocks: the schedule model's geometry differs from the kernel's");
+        labels_ = plan.stepLabel;
         return Status::ok();
     }
     Status upload(const uint8_t* host, cudaStream_t s) override {
@@ -602,10 +624,10 @@ public:
         a.diffusion = diffusion_;
         a.registers = registers_;
         a.q = tables.view();
-        const int labels = blockLabels(W, H);
+        const int labels = int(labels_.size());
         for (int k0 = 0; k0 < labels; k0 += 1024) {
             if (rc.cancelled()) return Status::cancelled();
-            HT_CUDA(launchBlockLabels(a, k0, std::min(labels, k0 + 1024), s));
+            HT_CUDA(launchBlockLabels(a, labels_.data() + k0, std::min(labels, k0 + 1024) - k0, s));
         }
         return Status::ok();
     }
@@ -616,6 +638,7 @@ public:
 
 private:
     bool diffusion_, registers_;
+    std::vector<int32_t> labels_;
     DeviceBuffer<uint8_t> in_, out_;
     DeviceBuffer<int32_t> C_, R_;
 };

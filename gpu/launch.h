@@ -129,7 +129,7 @@ inline int blockCols(int width) { return (width - 1 + kBlockSkew * (kBlock - 1))
 inline int blockRows(int height) { return (height + kBlock - 1) / kBlock; }
 /// \brief Labels: block (y, x) runs in launch 3 y + x.
 inline int blockLabels(int width, int height) { return 3 * (blockRows(height) - 1) + blockCols(width); }
-/// \brief Enqueues the launches of labels [k0, k1).
-cudaError_t launchBlockLabels(const BlockArgs& a, int k0, int k1, cudaStream_t stream);
+/// \brief Enqueues one launch per label of `labels` (the schedule model's non-empty labels, in order).
+cudaError_t launchBlockLabels(const BlockArgs& a, const int32_t* labels, int count, cudaStream_t stream);
 
 }  // namespace halftone::gpu

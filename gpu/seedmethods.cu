@@ -344,9 +344,10 @@ cudaError_t launchHybridSteps(const HybridArgs& a, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-cudaError_t launchBlockLabels(const BlockArgs& a, int k0, int k1, cudaStream_t stream) {
+cudaError_t launchBlockLabels(const BlockArgs& a, const int32_t* labels, int count, cudaStream_t stream) {
     const int YB = blockRows(a.height), XB = blockCols(a.width);
-    for (int k = k0; k < k1; ++k) {
+    for (int li = 0; li < count; ++li) {
+        const int k = labels[li];
         // blocks (y, k - 3y) with 0 <= k - 3y < XB
         int yLo = k - XB + 1 <= 0 ? 0 : (k - XB + 1 + 2) / 3;
         int yHi = k / 3;
@@ -360,7 +361,7 @@ cudaError_t launchBlockLabels(const BlockArgs& a, int k0, int k1, cudaStream_t s
             if (a.registers) blockLabel<false, true><<<n, kBlock, 0, stream>>>(a, k, yLo);
             else blockLabel<false, false><<<n, kBlock, 0, stream>>>(a, k, yLo);
         }
-        if ((k & 255) == 0)
+        if ((li & 255) == 0)
             if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
     return cudaGetLastError();

@@ -49,5 +49,6 @@ std::string fmt(double v, int digits = 2);
 int benchTable5(const BenchContext& c);    ///< bench_cpu.cpp: seed 000 Table V (1), sequential ED/EC/RC
 int benchParallel(const BenchContext& c);  ///< bench_parallel.cpp: issue 3 comparison, file in/out, big images
 int benchDbs(const BenchContext& c);       ///< bench_dbs.cpp: issue 6, clip-free DBS 4096 x 3072, CPU and GPU
+int benchGpu(const BenchContext& c);       ///< bench_gpu.cpp: issue 5, seed 000 Table V (2)-(5) on the GPU, every GPU method and ours
 
 }  // namespace halftone::bench

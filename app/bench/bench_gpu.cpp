@@ -3,6 +3,10 @@
 // transfer times and end to end (host 8-bit in -> host out, pinned), each result checked bit for bit.
 #include "app/bench/bench_gpu.h"
 
+#include <iostream>
+
+#include "app/bench/bench.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,7 +41,7 @@ int runsFor(const gpu::MethodSpec& m, int n, int forced) {
     return n >= 8192 ? 5 : 11;
 }
 
-std::string fmt(double v) {
+std::string fmtMs(double v) {
     char b[32];
     std::snprintf(b, sizeof b, v >= 100 ? "%.1f" : (v >= 1 ? "%.3f" : "%.4f"), v);
     return b;
@@ -72,7 +76,7 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
                 gpu::Timing t;
                 Plane8 res;
                 const Status s = gpu::timePlane("wavefront", part, fs, 5, t, &res, shape);
-                out << "diag " << shape << " 16384x" << h << ": " << (s ? fmt(t.deviceMs) + " ms" : s.message())
+                out << "diag " << shape << " 16384x" << h << ": " << (s ? fmtMs(t.deviceMs) + " ms" : s.message())
                     << (s ? (res == referenceErrorDiffusion(part, fs) ? " exact" : " NOT EXACT") : "") << "\n" << std::flush;
             }
         return 0;
@@ -129,11 +133,11 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             if (!r.ok) {
                 line << "error: " << r.error << " | | | | | | | |\n";
             } else {
-                line << fmt(r.t.deviceMs) << (r.t.cpuAssisted ? " (CPU+GPU)" : "") << " | " << fmt(r.t.h2dMs) << " | "
-                     << fmt(r.t.d2hMs) << " | " << fmt(r.t.endToEndMs) << " | "
-                     << (r.t.overlappedMs > 0 ? fmt(r.t.overlappedMs) : std::string("-")) << " | " << r.t.runs << " | "
+                line << fmtMs(r.t.deviceMs) << (r.t.cpuAssisted ? " (CPU+GPU)" : "") << " | " << fmtMs(r.t.h2dMs) << " | "
+                     << fmtMs(r.t.d2hMs) << " | " << fmtMs(r.t.endToEndMs) << " | "
+                     << (r.t.overlappedMs > 0 ? fmtMs(r.t.overlappedMs) : std::string("-")) << " | " << r.t.runs << " | "
                      << (o.verify ? (r.exact ? "yes" : "NO") : "not checked") << " | "
-                     << (bwecMs > 0 && r.t.deviceMs > 0 ? fmt(bwecMs / r.t.deviceMs) + "x" : "") << " |\n";
+                     << (bwecMs > 0 && r.t.deviceMs > 0 ? fmtMs(bwecMs / r.t.deviceMs) + "x" : "") << " |\n";
             }
             md << line.str();
             out << line.str() << std::flush;
@@ -141,7 +145,7 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         }
         if (o.verify) {
             std::ostringstream line;
-            line << "| " << n << " | CPU reference (SPEC transcription, 1 thread) | " << fmt(cpuMs) << " | | | | | 1 | | |\n";
+            line << "| " << n << " | CPU reference (SPEC transcription, 1 thread) | " << fmtMs(cpuMs) << " | | | | | 1 | | |\n";
             md << line.str();
             out << line.str();
         }
@@ -155,10 +159,22 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     out << "\nSummary (" << big << " x " << big << ", Floyd-Steinberg, " << avail.deviceName << "):\n";
     for (const Row& r : rows)
         if (r.n == big && (r.name.rfind("wavefront", 0) == 0 || r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
-            out << "  " << r.name << ": device " << (r.ok ? fmt(r.t.deviceMs) : "error") << " ms, end-to-end "
-                << (r.ok ? fmt(r.t.endToEndMs) : "-") << " ms"
-                << (r.t.overlappedMs > 0 ? ", overlapped " + fmt(r.t.overlappedMs) + " ms" : std::string()) << ", exact " << (r.exact ? "yes" : "NO") << "\n";
+            out << "  " << r.name << ": device " << (r.ok ? fmtMs(r.t.deviceMs) : "error") << " ms, end-to-end "
+                << (r.ok ? fmtMs(r.t.endToEndMs) : "-") << " ms"
+                << (r.t.overlappedMs > 0 ? ", overlapped " + fmtMs(r.t.overlappedMs) + " ms" : std::string()) << ", exact " << (r.exact ? "yes" : "NO") << "\n";
     return rc;
+}
+
+/// halftone-bench's `gpu` section: the sizes of --sizes plus the first of the big sizes (16384), the
+/// full table also written to <workdir>/gpu-ed.md. No usable GPU: prints why and succeeds (skipped).
+int benchGpu(const BenchContext& c) {
+    GpuBenchOptions o;
+    o.sizes = c.sizes;
+    if (!c.bigSizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), c.bigSizes.front()) == o.sizes.end())
+        o.sizes.push_back(c.bigSizes.front());
+    o.markdownPath = c.workDir + "/gpu-ed.md";
+    const int rc = runGpuBench(o, std::cout);
+    return rc == 77 ? 0 : rc;
 }
 
 }  // namespace halftone::bench

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
          benchParallel},
         {"dbs", "issue 6: clip-free DBS to convergence on 4096 x 3072: sequential, CPU block groups, GPU seed layout and ours",
          benchDbs},
+        {"gpu", "issue 5: GPU error diffusion, seed 000 Table V (2)-(5): every GPU method and ours, 1K..16K (tables -> workdir/gpu-ed.md)", benchGpu},
     };
 
     BenchContext ctx;
