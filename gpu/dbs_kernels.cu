@@ -134,7 +134,9 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
     const int span = 2 * s.reach + 1;
     unsigned long long moves = 0;
     double gain = 0;
-    volatile int* active = s.activeUntil;
+    // Only this warp writes the tiles it reads during a launch (same-group blocks are further apart than the
+    // marks reach), and __syncwarp orders those writes, so plain cached loads are enough.
+    int* active = s.activeUntil;
     for (int y = y0; y < y1; ++y) {
         for (int x = x0; x < x1; ++x) {
             const size_t ig = size_t(y + 1) * sG + size_t(x + 1);
@@ -154,15 +156,13 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
                 const size_t j = ig + offG;
                 if (s.freeMask[j] && s.g[j] != g0) d = t + cpp0 - 2 * a0 * reg[lc + offR] - 2 * cppNb;
             }
-            int idx = lane;
-            for (int o = 16; o > 0; o >>= 1) {
-                const float od = __shfl_xor_sync(0xffffffffu, d, o);
-                const int oi = __shfl_xor_sync(0xffffffffu, idx, o);
-                if (od < d || (od == d && oi < idx)) {
-                    d = od;
-                    idx = oi;
-                }
-            }
+            // Warp argmin: floats mapped to order-preserving unsigned keys, one redux for the minimum, a ballot for
+            // the lowest lane holding it (the CPU's first strict minimum in toggle-then-neighbour order).
+            const uint32_t bits = __float_as_uint(d);
+            const uint32_t key = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+            const uint32_t kmin = __reduce_min_sync(0xffffffffu, key);
+            const int idx = __ffs(__ballot_sync(0xffffffffu, key == kmin)) - 1;
+            d = __shfl_sync(0xffffffffu, d, idx);
             if (!(d < -eps)) continue;
             const int nbk = idx - 1;
             const int pG = idx > 0 ? kNbY[nbk] * sG + kNbX[nbk] : 0;
