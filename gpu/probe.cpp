@@ -73,6 +73,12 @@ void registerMethods(Registry& registry) {
         };
     };
     for (const MethodSpec& m : methods()) {
+        // an entry of the same name from core (the CPU "ec/wavefront") keeps its CPU path and parameters
+        // and gains the GPU path: one name per idea, both devices listed
+        if (const MethodInfo* existing = registry.find(m.method, m.variant); existing && existing->cpu) {
+            registry.attachGpu(m.method, m.variant, fnFor(m.variant));
+            continue;
+        }
         MethodInfo info;
         info.method = m.method;
         info.variant = m.variant;

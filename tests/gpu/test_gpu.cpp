@@ -201,7 +201,9 @@ int main(int argc, char** argv) {
             const MethodInfo* m = r.find("ed", "plain");
             check(m && m->devicesString() == "cpu,gpu", "ed/plain lists cpu,gpu");
             const MethodInfo* ours = r.find("ec", "wavefront");
-            check(ours && ours->gpu && !ours->cpu, "ec/wavefront is a GPU-only registry entry");
+            check(ours && ours->gpu, "ec/wavefront has our GPU path (beside core's CPU wavefront when present)");
+            const MethodInfo* bw = r.find("ec", "bwec-rc");
+            check(bw && bw->gpu && !bw->cpu, "ec/bwec-rc is a GPU-only registry entry");
             if (m) {
                 RunRequest req;
                 req.method = m;
