@@ -1,0 +1,468 @@
+// Hardening: hostile files and paths through the loader and the CLI (one-line message, non-zero exit, no
+// partial output, input untouched), unusual-but-valid files halftoned bit for bit against the SPEC
+// reference, and a full disk while saving (RLIMIT_FSIZE) that leaves the old output intact.
+// Corpus: tests/data/hostile/ and tests/data/unusual/ (regenerate with tests/data/make_hostile.py).
+#include <QtTest>
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errordiffusion.h"
+#include "io/imagefile.h"
+#include "tests/testutil.h"
+
+using namespace halftone;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    bool crashed = false;
+    QString err;
+};
+
+/// Runs the CLI; `fsizeLimit` > 0 caps the size of any file it writes (a full disk), SIGXFSZ ignored
+/// so the write fails with EFBIG instead of killing the process.
+Run runCli(const QStringList& args, rlim_t fsizeLimit = 0) {
+    QProcess p;
+    if (fsizeLimit > 0)
+        p.setChildProcessModifier([fsizeLimit] {
+            ::signal(SIGXFSZ, SIG_IGN);
+            const struct rlimit rl{fsizeLimit, fsizeLimit};
+            ::setrlimit(RLIMIT_FSIZE, &rl);
+        });
+    p.start(HALFTONE_CLI_PATH, args);
+    Run r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        r.crashed = true;
+        r.err = "timed out";
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = p.exitCode();
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QByteArray sha256(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return "unreadable";
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    h.addData(&f);
+    return h.result().toHex();
+}
+
+std::vector<std::string> listing(const std::string& dir) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string readBytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+void writeBytes(const std::string& path, const std::string& bytes) {
+    std::ofstream f(path, std::ios::binary);
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+bool oneLine(const QString& s) { return s.count('\n') == 1 && s.endsWith('\n') && !s.contains('\r'); }
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+/// The planes make_hostile.py wrote for `name`: expected/NAME.cN.pgm and NAME.a.pgm.
+bool expectedImage(const std::string& name, ColorSpace space, Image& out) {
+    const std::string base = test::dataPath("unusual/expected/" + name);
+    out = Image{};
+    out.space = space;
+    for (int c = 0; fs::exists(base + ".c" + std::to_string(c) + ".pgm"); ++c) {
+        Image p;
+        if (!io::readImage(base + ".c" + std::to_string(c) + ".pgm", p).isOk()) return false;
+        out.channels.push_back(p.channels[0]);
+    }
+    if (fs::exists(base + ".a.pgm")) {
+        Image p;
+        if (!io::readImage(base + ".a.pgm", p).isOk()) return false;
+        out.hasAlpha = true;
+        out.alpha = p.channels[0];
+    }
+    return !out.channels.empty();
+}
+
+/// EXIF orientation by hand (the tag's definition: 3 = 180, 6 = 90 clockwise, 8 = 90 counter-clockwise).
+Plane8 rotated(const Plane8& in, int orientation) {
+    const int w = in.width, h = in.height;
+    if (orientation == 3) {
+        Plane8 o(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) o.at(h - 1 - y, w - 1 - x) = in.at(y, x);
+        return o;
+    }
+    Plane8 o(h, w);  // width h, height w
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (orientation == 6) o.at(x, h - 1 - y) = in.at(y, x);  // row x, column h-1-y
+            else o.at(w - 1 - x, y) = in.at(y, x);
+        }
+    return o;
+}
+
+/// Reads `output` and compares every channel with the SPEC reference on `planes` (default ED parameters).
+void compareWithReference(const std::string& output, const Image& planes) {
+    Image got;
+    const Status s = io::readImage(output, got);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(got.width(), planes.width());
+    QCOMPARE(got.height(), planes.height());
+    QCOMPARE(got.channelCount(), planes.channelCount());
+    for (int c = 0; c < planes.channelCount(); ++c)
+        QVERIFY2(got.channels[size_t(c)] == referenceErrorDiffusion(planes.channels[size_t(c)], EdParams{}),
+                 qPrintable(QString("channel %1 of %2 differs from the SPEC reference").arg(c).arg(q(output))));
+}
+
+}  // namespace
+
+class TestHostile : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void hostileFiles_data();
+    void hostileFiles();
+    void hostilePaths_data();
+    void hostilePaths();
+    void badOutputs_data();
+    void badOutputs();
+    void fullDisk_data();
+    void fullDisk();
+    void unusualFiles_data();
+    void unusualFiles();
+    void exifRotation_data();
+    void exifRotation();
+
+private:
+    std::unique_ptr<QTemporaryDir> tmp_;
+    std::string dir() const { return tmp_->path().toStdString(); }
+    std::string path(const std::string& name) const { return dir() + "/" + name; }
+};
+
+void TestHostile::init() {
+    tmp_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(tmp_->isValid());
+}
+
+void TestHostile::hostileFiles_data() {
+    QTest::addColumn<QString>("file");
+    const QDir d(QString(HALFTONE_TEST_DATA_DIR) + "/hostile");
+    const QStringList files = d.entryList(QDir::Files, QDir::Name);
+    QVERIFY(files.size() >= 30);
+    for (const QString& f : files) QTest::newRow(qPrintable(f)) << d.filePath(f);
+}
+
+void TestHostile::hostileFiles() {
+    QFETCH(QString, file);
+    const std::string f = file.toStdString();
+    const QByteArray before = sha256(file);
+
+    Image im;
+    io::ReadInfo info;
+    const Status s = io::readImage(f, im, {}, &info);
+    QVERIFY2(!s.isOk(), "a hostile file was accepted");
+    QVERIFY2(s.message().rfind("cannot read '" + f + "': ", 0) == 0, s.message().c_str());
+    QVERIFY2(s.message().find('\n') == std::string::npos, s.message().c_str());
+    if (file.contains("/huge-")) QVERIFY2(s.message().find("over the limit") != std::string::npos, s.message().c_str());
+    if (file.contains("/zero-")) QVERIFY2(s.message().find("zero") != std::string::npos || s.message().find("mpty") != std::string::npos,
+                                          s.message().c_str());
+
+    // The CLI, to every output kind, with and without an old output file in the way.
+    writeBytes(path("old.png"), "old output, must survive\n");
+    const std::vector<std::string> listed = listing(dir());
+    for (const char* out : {"o.png", "o.tif", "o.pgm", "old.png"}) {
+        const Run r = runCli({"--method", "ed", file, q(path(out))});
+        QVERIFY2(!r.crashed, qPrintable(r.err));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(oneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.startsWith("halftone: cannot read '" + file + "': "), qPrintable(r.err));
+        QCOMPARE(listing(dir()), listed);  // no output, no temporary file
+    }
+    QCOMPARE(readBytes(path("old.png")), std::string("old output, must survive\n"));
+    QCOMPARE(sha256(file), before);  // input never modified
+}
+
+void TestHostile::hostilePaths_data() {
+    QTest::addColumn<QString>("input");     // @DIR = a fresh temporary directory
+    QTest::addColumn<QString>("message");   // expected in the one-line error
+    QTest::newRow("directory") << "@DIR/sub" << "is a directory";
+    QTest::newRow("directory named .png") << "@DIR/sub.png" << "is a directory";
+    QTest::newRow("/dev/null") << "/dev/null" << "not a regular file";
+    QTest::newRow("/dev/zero") << "/dev/zero" << "not a regular file";
+    QTest::newRow("/dev/urandom") << "/dev/urandom" << "not a regular file";
+    QTest::newRow("fifo (would block a reader)") << "@DIR/fifo.png" << "not a regular file";
+    QTest::newRow("symlink to /dev/zero") << "@DIR/zero.png" << "not a regular file";
+    QTest::newRow("dangling symlink") << "@DIR/dangling.png" << "no such file";
+    QTest::newRow("missing") << "@DIR/none.png" << "no such file";
+    QTest::newRow("path through a file") << "@DIR/file.png/x.png" << "";
+    QTest::newRow("empty path") << "" << "";
+}
+
+void TestHostile::hostilePaths() {
+    QFETCH(QString, input);
+    QFETCH(QString, message);
+    fs::create_directory(path("sub"));
+    fs::create_directory(path("sub.png"));
+    QCOMPARE(::mkfifo(path("fifo.png").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", path("zero.png"));
+    fs::create_symlink(path("nowhere.png"), path("dangling.png"));
+    fs::copy_file(test::dataPath("moon.png"), path("file.png"));
+    input.replace("@DIR", q(dir()));
+    const std::string in = input.toStdString();
+
+    Image im;
+    const Status s = io::readImage(in, im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().rfind("cannot read '" + in + "': ", 0) == 0, s.message().c_str());
+    QVERIFY2(s.message().find('\n') == std::string::npos, s.message().c_str());
+    if (!message.isEmpty()) QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
+
+    const std::vector<std::string> listed = listing(dir());
+    const Run r = runCli({"--method", "ed", input, q(path("o.png"))});
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QVERIFY2(r.exitCode == 1 || (in.empty() && r.exitCode == 2), qPrintable(r.err));
+    QVERIFY2(oneLine(r.err), qPrintable(r.err));
+    if (!in.empty()) QVERIFY2(r.err.contains("'" + input + "'"), qPrintable(r.err));
+    if (!message.isEmpty()) QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QCOMPARE(listing(dir()), listed);
+    QCOMPARE(sha256(q(path("file.png"))), sha256(q(test::dataPath("moon.png"))));
+}
+
+void TestHostile::badOutputs_data() {
+    QTest::addColumn<QString>("output");   // @DIR = a fresh temporary directory
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing directory") << "@DIR/no/such/o.png" << "does not exist";
+    QTest::newRow("under a regular file") << "@DIR/file.png/o.png" << "is not a directory";
+    QTest::newRow("under a regular file, pgm") << "@DIR/file.png/o.pgm" << "is not a directory";
+    QTest::newRow("output is a directory") << "@DIR/sub.png" << "is a directory";
+    // Read-only for root too: /proc refuses new files whatever the permission bits say.
+    QTest::newRow("/proc (no new files, even for root)") << "/proc/halftone-hostile-test.png" << "";
+    QTest::newRow("read-only mount") << "@RO/halftone-hostile-test.png" << "";
+    QTest::newRow("non-root: mode 0555 directory") << "@DIR/ro/o.png" << "not writable";
+}
+
+void TestHostile::badOutputs() {
+    QFETCH(QString, output);
+    QFETCH(QString, message);
+    if (output.startsWith("@RO")) {
+        // A mount that is read-only (EROFS stops root as well), if this machine has one we can find.
+        QString ro;
+        QFile mounts("/proc/self/mounts");
+        if (mounts.open(QIODevice::ReadOnly))
+            for (const QByteArray& line : mounts.readAll().split('\n')) {
+                const QList<QByteArray> f = line.split(' ');
+                if (f.size() > 3 && f[3].split(',').contains("ro") && QFileInfo(f[1]).isDir() && f[1] != "/proc" &&
+                    !f[1].startsWith("/proc/") && ::access(f[1].constData(), W_OK) != 0) {
+                    ro = QString::fromUtf8(f[1]);
+                    break;
+                }
+            }
+        if (ro.isEmpty()) QSKIP("no read-only mount found on this machine");
+        output.replace("@RO", ro);
+    }
+    if (output.startsWith("@DIR/ro/")) {
+        if (::geteuid() == 0) QSKIP("running as root: permission bits do not stop root (see the /proc and read-only mount rows)");
+        fs::create_directory(path("ro"));
+        fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
+    }
+    fs::create_directory(path("sub.png"));
+    fs::copy_file(test::dataPath("moon.png"), path("file.png"));
+    output.replace("@DIR", q(dir()));
+    const std::string out = output.toStdString();
+    const std::string parent = fs::path(out).parent_path().string();
+    const std::vector<std::string> listed = listing(dir()), parentListed = listing(parent);
+
+    const Run r = runCli({"--method", "ed", q(test::dataPath("moon.png")), output});
+    if (fs::exists(path("ro"))) fs::permissions(path("ro"), fs::perms::owner_all);
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("halftone: cannot write '" + output + "': "), qPrintable(r.err));
+    if (!message.isEmpty()) QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QCOMPARE(listing(dir()), listed);
+    const bool proc = output.startsWith("/proc/");  // /proc's listing changes by itself (processes)
+    if (!proc) QCOMPARE(listing(parent), parentListed);
+    QVERIFY(!fs::exists(out) || fs::is_directory(out));
+    QCOMPARE(sha256(q(path("file.png"))), sha256(q(test::dataPath("moon.png"))));
+
+    // The library call says the same without the CLI's early check.
+    Image im;
+    QVERIFY(io::readImage(test::dataPath("moon.png"), im).isOk());
+    const Status s = io::writeImage(out, im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().rfind("cannot write '" + out + "': ", 0) == 0, s.message().c_str());
+    if (!proc) QCOMPARE(listing(parent), parentListed);
+}
+
+void TestHostile::fullDisk_data() {
+    QTest::addColumn<QString>("out");
+    QTest::addColumn<QString>("color");
+    QTest::addColumn<double>("fraction");   // of the output's full size the disk has room for
+    QTest::addColumn<bool>("oldFile");      // an output file exists before the run
+    for (const char* ext : {"png", "tif", "pgm", "pbm"})
+        for (double f : {0.0, 0.5, 0.97})
+            for (bool old : {false, true})
+                QTest::newRow(qPrintable(QString("%1 at %2%%%3").arg(ext).arg(int(f * 100)).arg(old ? ", old file" : "")))
+                    << QString("o.%1").arg(ext) << "gray" << f << old;
+    for (bool old : {false, true}) {
+        QTest::newRow(qPrintable(QString("rgb ppm at 50%%1").arg(old ? ", old file" : ""))) << "o.ppm" << "rgb" << 0.5 << old;
+        QTest::newRow(qPrintable(QString("cmyk tif at 50%%1").arg(old ? ", old file" : ""))) << "o.tif" << "cmyk" << 0.5 << old;
+    }
+}
+
+void TestHostile::fullDisk() {
+    QFETCH(QString, out);
+    QFETCH(QString, color);
+    QFETCH(double, fraction);
+    QFETCH(bool, oldFile);
+    const QString input = q(test::dataPath("chelsea.png"));
+    const QByteArray inputSum = sha256(input);
+
+    // The full output size first, in a directory of its own.
+    fs::create_directory(path("full"));
+    const std::string full = path("full/" + out.toStdString());
+    Run r = runCli({"--method", "ed", "--color", color, input, q(full)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const auto size = rlim_t(fs::file_size(full));
+    QVERIFY(size > 1000);
+    const rlim_t limit = std::max<rlim_t>(1, rlim_t(double(size) * fraction));
+
+    fs::create_directory(path("disk"));
+    const std::string target = path("disk/" + out.toStdString());
+    const std::string old = "the previous output: it must survive a failed save\n";
+    if (oldFile) writeBytes(target, old);
+    const std::vector<std::string> listed = listing(path("disk"));
+    r = runCli({"--method", "ed", "--color", color, input, q(target)}, limit);
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1, limit %2 of %3 bytes: %4").arg(r.exitCode).arg(limit).arg(size).arg(r.err)));
+    QVERIFY2(oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("halftone: cannot write '" + q(target) + "': "), qPrintable(r.err));
+    QCOMPARE(listing(path("disk")), listed);  // no partial file, no temporary file
+    if (oldFile) QCOMPARE(readBytes(target), old);
+    QCOMPARE(sha256(input), inputSum);
+
+    // With room enough the same command succeeds and writes the same pixels (TIFF bytes hold a date).
+    r = runCli({"--method", "ed", "--color", color, input, q(target)}, size + 4096);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image a, b;
+    QVERIFY(io::readImage(target, a).isOk());
+    QVERIFY(io::readImage(full, b).isOk());
+    QCOMPARE(a.channelCount(), b.channelCount());
+    for (int c = 0; c < a.channelCount(); ++c) QVERIFY(a.channels[size_t(c)] == b.channels[size_t(c)]);
+}
+
+void TestHostile::unusualFiles_data() {
+    QTest::addColumn<QString>("name");       // file in tests/data/unusual/
+    QTest::addColumn<int>("space");          // ColorSpace of the loaded image
+    QTest::addColumn<QString>("note");       // expected in ReadInfo::notes and on the CLI's stderr
+    QTest::addColumn<QString>("sourceType"); // ReadInfo::sourceType
+    const int G = int(ColorSpace::Gray), R = int(ColorSpace::RGB), K = int(ColorSpace::CMYK);
+    QTest::newRow("16-bit gray png") << "gray16.png" << G << "" << "uint16";
+    QTest::newRow("16-bit rgb png") << "rgb16.png" << R << "" << "uint16";
+    QTest::newRow("16-bit rgba png") << "rgba16.png" << R << "" << "uint16";
+    QTest::newRow("gray+alpha png") << "gray-alpha.png" << G << "" << "uint8";
+    QTest::newRow("rgba png") << "rgba.png" << R << "" << "uint8";
+    QTest::newRow("palette + tRNS png") << "palette-trns.png" << R << "" << "uint8";
+    // OpenImageIO 2.4 reports no oiio:BitsPerSample for sub-byte PNG, so the loader says uint8.
+    QTest::newRow("2-bit gray png") << "gray2bit.png" << G << "" << "uint8";
+    QTest::newRow("half gray tif") << "half-gray.tif" << G << "" << "half";
+    QTest::newRow("float rgb tif") << "float-rgb.tif" << R << "" << "float";
+    QTest::newRow("float gray+alpha tif") << "float-gray-alpha.tif" << G << "" << "float";
+    QTest::newRow("cmyk tif") << "cmyk.tif" << K << "" << "uint8";
+    QTest::newRow("16-bit cmyk tif") << "cmyk16.tif" << K << "" << "uint16";
+    QTest::newRow("multi-page tif") << "multi-page.tif" << G << "only the first image" << "uint8";
+    QTest::newRow("pgm maxval 1000") << "gray-maxval1000.pgm" << G << "" << "uint16";
+    QTest::newRow("wide 100000 x 1") << "wide-100000x1.png" << G << "" << "uint8";
+    QTest::newRow("tall 1 x 100000") << "tall-1x100000.png" << G << "" << "uint8";
+}
+
+void TestHostile::unusualFiles() {
+    QFETCH(QString, name);
+    QFETCH(int, space);
+    QFETCH(QString, note);
+    QFETCH(QString, sourceType);
+    const QString file = q(test::dataPath("unusual/" + name.toStdString()));
+    const std::string stem = fs::path(name.toStdString()).stem().string();
+    const QByteArray before = sha256(file);
+
+    Image expected;
+    QVERIFY(expectedImage(stem, ColorSpace(space), expected));
+    Image got;
+    io::ReadInfo info;
+    const Status s = io::readImage(file.toStdString(), got, {}, &info);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(int(got.space), space);
+    QCOMPARE(q(info.sourceType), sourceType);
+    QCOMPARE(got.channelCount(), expected.channelCount());
+    for (int c = 0; c < got.channelCount(); ++c)
+        QVERIFY2(got.channels[size_t(c)] == expected.channels[size_t(c)], qPrintable(QString("channel %1 differs").arg(c)));
+    QCOMPARE(got.hasAlpha, expected.hasAlpha);
+    if (expected.hasAlpha) QVERIFY2(got.alpha == expected.alpha, "alpha differs");
+    if (note.isEmpty()) QVERIFY2(info.notes.empty(), info.notes.c_str());
+    else QVERIFY2(q(info.notes).contains(note), info.notes.c_str());
+
+    // The CLI halftones it: gray always, and the file's own colour model.
+    std::vector<std::pair<ColorMode, QString>> runs{{ColorMode::Gray, "o.pgm"}, {ColorMode::Gray, "o.png"}};
+    if (space == int(ColorSpace::RGB)) runs.push_back({ColorMode::RGB, "o.ppm"});
+    if (space == int(ColorSpace::CMYK)) runs.push_back({ColorMode::CMYK, "o.tif"}), runs.push_back({ColorMode::RGB, "o.png"});
+    for (const auto& [mode, out] : runs) {
+        const std::string output = path(out.toStdString());
+        fs::remove(output);
+        const Run r = runCli({"--method", "ed", "--color", toString(mode), file, q(output)});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(r.err));
+        if (note.isEmpty()) QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        else QVERIFY2(r.err.contains(file + ": ") && r.err.contains(note) && oneLine(r.err), qPrintable(r.err));
+        compareWithReference(output, convertColor(expected, mode));
+        if (QTest::currentTestFailed()) return;
+    }
+    QCOMPARE(sha256(file), before);
+}
+
+void TestHostile::exifRotation_data() {
+    QTest::addColumn<int>("orientation");
+    QTest::newRow("3: 180 degrees") << 3;
+    QTest::newRow("6: 90 clockwise") << 6;
+    QTest::newRow("8: 90 counter-clockwise") << 8;
+}
+
+void TestHostile::exifRotation() {
+    QFETCH(int, orientation);
+    // exif-N.jpg are exif-1.jpg (no tag) plus an APP1 segment with the tag: same pixels, stored upright-less.
+    Image upright, tagged;
+    QVERIFY(io::readImage(test::dataPath("unusual/exif-1.jpg"), upright).isOk());
+    const std::string file = test::dataPath("unusual/exif-" + std::to_string(orientation) + ".jpg");
+    QVERIFY(io::readImage(file, tagged).isOk());
+    QCOMPARE(upright.width(), 48);
+    QCOMPARE(upright.height(), 20);
+    const bool swap = orientation != 3;
+    QCOMPARE(tagged.width(), swap ? 20 : 48);
+    QCOMPARE(tagged.height(), swap ? 48 : 20);
+    const Image expected = Image::gray(rotated(upright.channels[0], orientation));
+    QVERIFY(tagged.channels[0] == expected.channels[0]);
+
+    const std::string output = path("o.pgm");
+    const Run r = runCli({"--method", "ed", q(file), q(output)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    compareWithReference(output, expected);
+}
+
+QTEST_GUILESS_MAIN(TestHostile)
+#include "test_hostile.moc"
