@@ -66,19 +66,16 @@ void TestStudioMainWindow::badFilesShowErrorDialog() {
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("this is not a PNG file\n");
     }
-    // Some hostile files may be readable in a degraded way (the reader decides); then no dialog is fine,
-    // but the window must never crash and must say something either way.
+    // tests/data/hostile/ holds files the loader must refuse (tests/data/LICENSES.md): each one gives the dialog.
     MainWindow w(Registry::instance());
     w.setAutoRun(false);
     w.show();
     QSignalSpy error(&w, &MainWindow::errorShown);
     QSignalSpy loaded(&w, &MainWindow::imageLoaded);
     w.openFile(path);
-    QTRY_VERIFY_WITH_TIMEOUT(error.count() + loaded.count() > 0, 20000);
-    if (error.count() == 0) {
-        QVERIFY2(QFileInfo(path).path().endsWith("hostile"), "a broken file was accepted");
-        return;
-    }
+    // Generous: some hostile files take the reader tens of seconds to give up on a loaded machine.
+    QTRY_VERIFY_WITH_TIMEOUT(error.count() + loaded.count() > 0, 120000);
+    QVERIFY2(error.count() == 1, "a broken file was accepted without an error dialog");
     const QString text = error.at(0).at(0).toString();
     QVERIFY2(text.contains(QFileInfo(path).fileName()), qPrintable(text));  // names the file
     QVERIFY2(text.size() > QFileInfo(path).fileName().size() + 5, qPrintable(text));  // and the problem
