@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "io/pnm.h"
@@ -220,6 +221,14 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
         ::close(fd);
 #ifdef HALFTONE_HAVE_OIIO
         if (Status s = detail::writeOiio(path, tmp, image, options); !s) return fail(s.message());
+        // OpenImageIO's PNG and TIFF writers can lose the error of a failed write (full disk, file size
+        // limit) and report success: read the file back before it replaces anything.
+        Image back;
+        ReadOptions everything;
+        everything.maxPixels = std::numeric_limits<uint64_t>::max();
+        if (!detail::readOiio(tmp, back, everything, nullptr) || back.width() != image.width() ||
+            back.height() != image.height())
+            return fail("write failed: the file written does not read back complete (is the disk full?)");
 #endif
     }
     (void)options;
