@@ -92,25 +92,45 @@ Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo*
     Image out;
     out.space = channels == 3 ? ColorSpace::RGB : ColorSpace::Gray;
     out.channels.assign(size_t(channels), Plane8(int(width), int(height)));
-    std::vector<unsigned char> row(rowBytes);
     const uint32_t mv = uint32_t(maxval), half = mv / 2;
-    for (int y = 0; y < int(height); ++y) {
-        if (std::fread(row.data(), 1, rowBytes, f) != rowBytes)
-            return Status::error("truncated: pixel data ends at row " + std::to_string(y) + " of " + std::to_string(height));
-        if (bitmap) {
-            uint8_t* d = out.channels[0].row(y);
-            for (int x = 0; x < int(width); ++x) d[x] = (row[size_t(x >> 3)] >> (7 - (x & 7))) & 1 ? 0 : 255;
-            continue;
-        }
-        for (int x = 0; x < int(width); ++x)
-            for (int c = 0; c < channels; ++c) {
-                const size_t i = (size_t(x) * channels + c) * bytesPerSample;
-                const uint32_t v = bytesPerSample == 2 ? (uint32_t(row[i]) << 8) | row[i + 1] : row[i];
-                if (v > mv)
-                    return Status::error("corrupt: sample value " + std::to_string(v) + " exceeds maxval " +
-                                         std::to_string(mv) + " at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
-                out.channels[size_t(c)].row(y)[x] = mv == 255 ? uint8_t(v) : uint8_t((v * 255 + half) / mv);
+    const int w = int(width), h = int(height);
+    if (!bitmap && channels == 1 && bytesPerSample == 1 && mv == 255) {
+        // The common case (8-bit P5): rows are contiguous in the plane and every byte is valid,
+        // so one bulk read is the whole decode.
+        const size_t n = size_t(w) * size_t(h);
+        if (std::fread(out.channels[0].data.data(), 1, n, f) != n)
+            return Status::error("truncated: pixel data ends before " + std::to_string(n) + " bytes");
+    } else {
+        std::vector<unsigned char> row(rowBytes);
+        for (int y = 0; y < h; ++y) {
+            if (std::fread(row.data(), 1, rowBytes, f) != rowBytes)
+                return Status::error("truncated: pixel data ends at row " + std::to_string(y) + " of " + std::to_string(height));
+            if (bitmap) {
+                uint8_t* d = out.channels[0].row(y);
+                for (int x = 0; x < w; ++x) d[x] = (row[size_t(x >> 3)] >> (7 - (x & 7))) & 1 ? 0 : 255;
+                continue;
             }
+            if (bytesPerSample == 1 && mv == 255) {  // 8-bit P6: de-interleave only
+                uint8_t* r = out.channels[0].row(y);
+                uint8_t* g = out.channels[1].row(y);
+                uint8_t* b = out.channels[2].row(y);
+                for (int x = 0; x < w; ++x) {
+                    r[x] = row[3 * size_t(x)];
+                    g[x] = row[3 * size_t(x) + 1];
+                    b[x] = row[3 * size_t(x) + 2];
+                }
+                continue;
+            }
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < channels; ++c) {
+                    const size_t i = (size_t(x) * channels + c) * bytesPerSample;
+                    const uint32_t v = bytesPerSample == 2 ? (uint32_t(row[i]) << 8) | row[i + 1] : row[i];
+                    if (v > mv)
+                        return Status::error("corrupt: sample value " + std::to_string(v) + " exceeds maxval " +
+                                             std::to_string(mv) + " at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
+                    out.channels[size_t(c)].row(y)[x] = uint8_t((v * 255 + half) / mv);
+                }
+        }
     }
     if (info) {
         info->format = "pnm";
@@ -134,31 +154,55 @@ Status writePnm(std::FILE* f, const Image& image, PnmKind kind) {
                              " channels; write .ppm, .png or .tif instead");
     if (kind == PnmKind::Ppm && image.space == ColorSpace::CMYK)
         return Status::error("PPM cannot hold CMYK; write .tif instead");
-    if (kind == PnmKind::Pbm)
-        for (uint8_t v : image.channels[0].data)
-            if (v != 0 && v != 255)
-                return Status::error("PBM holds only black and white but the image has the value " + std::to_string(v) +
-                                     "; write .pgm instead");
     const char magic = kind == PnmKind::Pbm ? '4' : kind == PnmKind::Pgm ? '5' : '6';
     if (kind == PnmKind::Pbm) std::fprintf(f, "P%c\n%d %d\n", magic, w, h);
     else std::fprintf(f, "P%c\n%d %d\n255\n", magic, w, h);
+    auto put = [&](const void* data, size_t bytes) {
+        return std::fwrite(data, 1, bytes, f) == bytes ? Status::ok()
+                                               : Status::error(std::string("write failed: ") + std::strerror(errno));
+    };
 
+    if (kind == PnmKind::Pgm) return put(image.channels[0].data.data(), image.channels[0].size());  // rows are contiguous
     const int outCh = kind == PnmKind::Ppm ? 3 : 1;
     std::vector<unsigned char> row(kind == PnmKind::Pbm ? size_t(w + 7) / 8 : size_t(w) * outCh);
     for (int y = 0; y < h; ++y) {
         if (kind == PnmKind::Pbm) {
-            std::fill(row.begin(), row.end(), 0);
+            // Pack 8 pixels a byte (0 = black = bit set) and check, in the same pass, that the row is binary:
+            // uint8(v + 1) is 1 for 0 and 0 for 255, and >= 2 for any other value.
             const uint8_t* s = image.channels[0].row(y);
-            for (int x = 0; x < w; ++x)
-                if (s[x] == 0) row[size_t(x >> 3)] |= uint8_t(0x80 >> (x & 7));
+            unsigned bad = 0;
+            const int full = w / 8;
+            for (int b = 0; b < full; ++b) {
+                const uint8_t* p = s + 8 * b;
+                unsigned bits = 0;
+                for (int k = 0; k < 8; ++k) {
+                    bits |= unsigned(p[k] == 0) << (7 - k);
+                    bad |= unsigned(uint8_t(p[k] + 1) > 1);
+                }
+                row[size_t(b)] = uint8_t(bits);
+            }
+            if (w % 8) {
+                unsigned bits = 0;
+                for (int x = 8 * full; x < w; ++x) {
+                    bits |= unsigned(s[x] == 0) << (7 - (x & 7));
+                    bad |= unsigned(uint8_t(s[x] + 1) > 1);
+                }
+                row[size_t(full)] = uint8_t(bits);
+            }
+            if (bad) {
+                int v = 0;
+                for (int x = 0; x < w; ++x)
+                    if (s[x] != 0 && s[x] != 255) { v = s[x]; break; }
+                return Status::error("PBM holds only black and white but the image has the value " + std::to_string(v) +
+                                     "; write .pgm instead");
+            }
         } else {
             for (int c = 0; c < outCh; ++c) {
                 const uint8_t* s = image.channels[size_t(n == 1 ? 0 : c)].row(y);
                 for (int x = 0; x < w; ++x) row[size_t(x) * outCh + c] = s[x];
             }
         }
-        if (std::fwrite(row.data(), 1, row.size(), f) != row.size())
-            return Status::error(std::string("write failed: ") + std::strerror(errno));
+        if (Status st = put(row.data(), row.size()); !st) return st;
     }
     return Status::ok();
 }
