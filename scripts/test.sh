@@ -11,4 +11,4 @@ cmake --preset "$preset" >/dev/null
 echo "== build"
 cmake --build --preset "$preset" -j "$jobs"
 echo "== test"
-ctest --preset "$preset" -j "$jobs" --timeout 1200
+ctest --preset "$preset" -j "$jobs" --timeout 3000
