@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on the GPU machine (see docs/readme/gpu.md): configure the gpu-device preset, build the GPU
+# One call on the GPU machine (see the GPU section of README.md): configure the gpu-device preset, build the GPU
 # targets with all cores, run the GPU tests (ctest), compute-sanitizer memcheck + racecheck on tiny
 # sizes, the GPU benchmark for 1K..16K, then print a short table LAST. Logs go to $OUT.
 # Needs CLI11 in .device/include/CLI (carry: [".device"]) because the machine has no CLI11 package.

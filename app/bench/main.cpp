@@ -35,9 +35,11 @@ int main(int argc, char** argv) {
     app.add_option("--big", big, "sides of the memory runs (e.g. 16384,32768; 0 = none)");
     app.add_option("--kernel", ctx.kernel, "kernel for the parallel section")->capture_default_str();
     app.add_option("--workdir", ctx.workDir, "directory for temporary PGM/PBM files")->capture_default_str();
-    bool noPam = false;
+    bool noPam = false, gpuOnly = false;
     app.add_flag("--no-pamditherbw", noPam, "skip the netpbm reference");
+    app.add_flag("--gpu", gpuOnly, "the GPU section (seed 000 Table V (2)-(5)); same as --sections gpu");
     CLI11_PARSE(app, argc, argv);
+    if (gpuOnly) which = "gpu";
     ctx.usePamditherbw = !noPam;
     auto parseList = [](const std::string& s, std::vector<int>& out) -> bool {
         if (s.empty()) return true;

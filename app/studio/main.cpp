@@ -1,4 +1,4 @@
-// halftone-studio: the Qt 6 GUI. See docs/readme/studio.md.
+// halftone-studio: the Qt 6 GUI. See the studio section of README.md.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
