@@ -20,6 +20,7 @@ private slots:
     void registryRunsSameBits();
     void cancellationStops();
     void badParameters();
+    void gpuFailureFallsBackToCpu();
 };
 
 void TestErrorDiffusion::handComputed4x4() {
@@ -189,6 +190,48 @@ void TestErrorDiffusion::badParameters() {
     ParamValues v;
     v.set("levels", int64_t(999));
     QVERIFY(!Registry::instance().resolveParams(*m, v).isOk());
+}
+
+void TestErrorDiffusion::gpuFailureFallsBackToCpu() {
+    // A GPU path that fails as "unavailable" (out of memory, a kernel error) must not lose the job:
+    // runImage reruns the plane on the CPU and says why. Checked with a stand-in GPU function so it
+    // runs on machines without a GPU; the real CUDA paths return the same status (gpu/cudacheck.h).
+    Registry& r = Registry::instance();
+    const GpuAvailability saved = r.gpuAvailability();
+    MethodInfo m = *r.find("ec", "rc");
+    m.variant = "fault-test";
+    int gpuCalls = 0;
+    m.gpu = [&](const Plane8&, Plane8&, const ParamValues&, const RunControl&) {
+        ++gpuCalls;
+        return Status::unavailable("out of memory allocating 17179869184 bytes (injected)");
+    };
+    r.add(m);
+    GpuAvailability fake;
+    fake.usable = true;
+    fake.reason.clear();
+    r.setGpuAvailability(fake);
+    const Plane8 src = test::randomPlane(45, 29, test::freshSeed("gpu fallback"));
+    RunRequest req;
+    req.method = r.find("ec", "fault-test");
+    req.device = Device::Gpu;
+    req.color = ColorMode::RGB;
+    RunResult res;
+    const Status s = runImage(Image::gray(src), req, res);
+    r.setGpuAvailability(saved);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(res.device, Device::Cpu);
+    QVERIFY(QString::fromStdString(res.note).contains("out of memory"));
+    QCOMPARE(gpuCalls, 1);  // after the first failure the remaining channels go straight to the CPU
+    const Plane8 ref = referenceErrorDiffusion(src, EdParams{});
+    for (const Plane8& ch : res.image.channels) QCOMPARE(ch.data, ref.data);
+    // A GPU error that is not "unavailable" (a real bug) is reported, not hidden.
+    MethodInfo* mm = r.findMutable("ec", "fault-test");
+    mm->gpu = [](const Plane8&, Plane8&, const ParamValues&, const RunControl&) { return Status::error("kernel produced garbage"); };
+    r.setGpuAvailability(fake);
+    const Status e = runImage(Image::gray(src), req, res);
+    r.setGpuAvailability(saved);
+    QVERIFY(!e.isOk());
+    QVERIFY(QString::fromStdString(e.message()).contains("garbage"));
 }
 
 QTEST_GUILESS_MAIN(TestErrorDiffusion)
