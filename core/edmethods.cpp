@@ -5,43 +5,17 @@
 namespace halftone {
 
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
-    std::vector<ParamSpec> specs;
-    ParamSpec kernel;
-    kernel.key = "kernel";
-    kernel.label = "Kernel";
-    kernel.kind = ParamSpec::Kind::Choice;
-    for (const Kernel& k : kernels()) kernel.choices.push_back(k.name);
-    kernel.def = 0;
-    kernel.help = "error diffusion kernel (SPEC section 1)";
-    specs.push_back(kernel);
-
-    ParamSpec levels;
-    levels.key = "levels";
-    levels.label = "Output levels";
-    levels.kind = ParamSpec::Kind::Int;
-    levels.min = 2;
-    levels.max = 256;
-    levels.def = 2;
-    levels.help = "number of output levels L (2 = binary)";
-    specs.push_back(levels);
-
-    ParamSpec linear;
-    linear.key = "linear";
-    linear.label = "Linear light";
-    linear.kind = ParamSpec::Kind::Bool;
-    linear.def = 0;
-    linear.help = "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values";
-    specs.push_back(linear);
-
-    if (withSerpentine) {
-        ParamSpec serp;
-        serp.key = "serpentine";
-        serp.label = "Serpentine scan";
-        serp.kind = ParamSpec::Kind::Bool;
-        serp.def = 0;
-        serp.help = "odd rows right to left with mirrored taps (no wavefront parallelism)";
-        specs.push_back(serp);
-    }
+    std::vector<std::string> names;
+    for (const Kernel& k : kernels()) names.push_back(k.name);
+    std::vector<ParamSpec> specs = {
+        choiceParam("kernel", "Kernel", names, 0, "error diffusion kernel (SPEC section 1)"),
+        intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
+        boolParam("linear", "Linear light", false,
+                  "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values"),
+    };
+    if (withSerpentine)
+        specs.push_back(boolParam("serpentine", "Serpentine scan", false,
+                                  "odd rows right to left with mirrored taps (no wavefront parallelism)"));
     return specs;
 }
 

@@ -477,27 +477,11 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
 
 namespace {
 
-ParamSpec threadsSpec() {
-    ParamSpec p;
-    p.key = "threads";
-    p.label = "Threads";
-    p.kind = ParamSpec::Kind::Int;
-    p.min = 0;
-    p.max = 1024;
-    p.def = 0;
-    p.help = "worker threads (0 = all hardware threads)";
-    return p;
-}
+ParamSpec threadsSpec() { return intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)"); }
 
 ParamSpec simdSpec() {
-    ParamSpec p;
-    p.key = "simd";
-    p.label = "SIMD path";
-    p.kind = ParamSpec::Kind::Choice;
-    p.choices = {"auto", "avx512", "avx2", "sse", "scalar"};
-    p.def = 0;
-    p.help = "instruction set of the band kernel (auto = HALFTONE_SIMD or the fastest this processor has)";
-    return p;
+    return choiceParam("simd", "SIMD path", {"auto", "avx512", "avx2", "sse", "scalar"}, 0,
+                       "instruction set of the band kernel (auto = HALFTONE_SIMD or the fastest this processor has)");
 }
 
 }  // namespace

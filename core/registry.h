@@ -29,6 +29,33 @@ struct ParamSpec {
     std::string help;
 };
 
+/// \brief An Int parameter with range and default.
+inline ParamSpec intParam(std::string key, std::string label, double min, double max, double def, std::string help) {
+    ParamSpec p;
+    p.key = std::move(key);
+    p.label = std::move(label);
+    p.kind = ParamSpec::Kind::Int;
+    p.min = min;
+    p.max = max;
+    p.def = def;
+    p.help = std::move(help);
+    return p;
+}
+/// \brief A Bool parameter (a flag in the CLI, a check box in the studio).
+inline ParamSpec boolParam(std::string key, std::string label, bool def, std::string help) {
+    ParamSpec p = intParam(std::move(key), std::move(label), 0, 1, def ? 1 : 0, std::move(help));
+    p.kind = ParamSpec::Kind::Bool;
+    return p;
+}
+/// \brief A Choice parameter; the default is choices[defIndex].
+inline ParamSpec choiceParam(std::string key, std::string label, std::vector<std::string> choices, int defIndex,
+                             std::string help) {
+    ParamSpec p = intParam(std::move(key), std::move(label), 0, 0, defIndex, std::move(help));
+    p.kind = ParamSpec::Kind::Choice;
+    p.choices = std::move(choices);
+    return p;
+}
+
 using ParamValue = std::variant<int64_t, double, bool, std::string>;
 
 /// \brief Parameter values by key; missing keys take the spec's default.
