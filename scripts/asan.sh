@@ -1,6 +1,8 @@
 #!/bin/sh
 # Builds the `asan` preset (AddressSanitizer + UndefinedBehaviorSanitizer, CUDA off) and runs the whole
 # test suite under it. Usage: scripts/asan.sh [ctest arguments...]   (JOBS=N sets build/test parallelism)
+# Installs missing Debian packages first (scripts/deps.sh: g++ brings libasan8/libubsan1). Its own build
+# tree (build/asan): a second run rebuilds only what changed. CI (.ci/run) runs it after scripts/test.sh.
 # Leaks inside system libraries (Qt, fontconfig, OpenImageIO's plugins) are suppressed by name in
 # scripts/lsan.supp; leaks in our code still fail the run. UBSan findings abort the test that hit them.
 set -eu
@@ -8,6 +10,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 JOBS=${JOBS:-2}
 start=$(date +%s)
+bash scripts/deps.sh
 cmake --preset asan
 cmake --build --preset asan -j "$JOBS"
 built=$(date +%s)

@@ -3,6 +3,7 @@
 set -euo pipefail
 HALFTONE_PACKAGES=(
   g++ make cmake ninja-build pkg-config file dpkg-dev      # toolchain, CPack .deb
+  libasan8 libubsan1                                       # sanitizer runtimes (asan preset, scripts/asan.sh)
   qt6-base-dev libqcustomplot-dev                          # studio (Qt 6 widgets, charts)
   libopenimageio-dev openimageio-tools                     # image files
   libcli11-dev nlohmann-json3-dev libfftw3-dev libtbb-dev  # CLI, JSON, spectra, CPU tasks
