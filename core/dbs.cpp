@@ -333,19 +333,6 @@ struct UpdateMap {
     }
 };
 
-void fillStats(DbsStats* stats, const DbsState& st, const Plane8& freeMask, double initialE, int iterations, int64_t moves,
-               bool converged) {
-    if (!stats) return;
-    const double n = double(st.width()) * st.height();
-    stats->iterations = iterations;
-    stats->moves = moves;
-    stats->freePixels = 0;
-    for (uint8_t v : freeMask.data) stats->freePixels += v ? 1 : 0;
-    stats->initialError = initialE / n;
-    stats->error = st.bookkeptError() / n;
-    stats->converged = converged;
-}
-
 }  // namespace
 
 float DbsState::visit(int y, int x, bool swaps) {
@@ -419,40 +406,41 @@ double dbsError(const Plane8& src, const Plane8& halftone, const HvsFilter& filt
     return E / double(e.size());
 }
 
-Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats) {
-    if (Status s = checkImageSize(src.width, src.height, 1); !s) return s;
-    if (params.maxIterations < 1) return Status::error("DBS: max-iter must be at least 1");
-    HvsFilter filter;
-    if (Status s = makeHvsFilter(params.hvs, filter); !s) return s;
-    const int R = filter.cppRadius;
-    int bs = params.blockSize;
-    if (params.schedule == DbsSchedule::Blocks) {
-        if (bs < 4 * filter.radius + 1)
-            return Status::error("DBS block size " + std::to_string(bs) + " is smaller than the c_pp support " +
-                                 std::to_string(4 * filter.radius + 1) + " (seed 004: blocks must cover the filter)");
-        bs = (bs + UpdateMap::TS - 1) / UpdateMap::TS * UpdateMap::TS;
-    }
-    Plane8 binary, freeMask;
-    if (Status s = dbsStart(src, params, binary, freeMask); !s) return s;
-    if (control.cancelled()) return Status::cancelled();
-    DbsState st;
-    if (Status s = st.init(src, filter, binary, freeMask); !s) return s;
-    const double initialE = st.bookkeptError();
-    const int W = src.width, H = src.height;
-    UpdateMap map(W, H, R);
+HvsParams dbsWarmStartHvs(const HvsParams& hvs, double scale) {
+    HvsParams h = hvs;
+    if (h.model == HvsModel::Gaussian) h.sigma *= scale;
+    else h.distance *= scale;
+    return h;
+}
+
+namespace {
+
+/// What one DBS phase did.
+struct PhaseResult {
+    int iterations = 0;
+    int64_t moves = 0;
+    bool converged = false;
+};
+
+/// Runs DBS iterations on st until one accepts no move or maxIterations (one phase: one filter). Progress numbers
+/// iterations and counts moves after those of earlier phases (itBase, movesBase).
+Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunControl& control, int itBase, int itTotal,
+                   int64_t movesBase, const std::string& label, PhaseResult& out) {
+    const int W = st.width(), H = st.height();
+    UpdateMap map(W, H, st.filter().cppRadius);
     const uint8_t* fr = st.freeData();
     const int sG = st.strideG();
-    double E = initialE;
+    double E = st.bookkeptError();
     int64_t totalMoves = 0;
     int it = 0;
     bool converged = false;
     const double n = double(W) * H;
     auto report = [&](int iteration, double within, int64_t moves, double err) {
         Progress p;
-        p.fraction = std::min(1.0, (iteration - 1 + within) / params.maxIterations);
-        p.stage = "iteration " + std::to_string(iteration);
-        p.iteration = iteration;
-        p.moves = moves;
+        p.fraction = std::min(1.0, (itBase + iteration - 1 + within) / itTotal);
+        p.stage = label + "iteration " + std::to_string(itBase + iteration);
+        p.iteration = itBase + iteration;
+        p.moves = movesBase + moves;
         p.error = err / n;
         control.report(p);
     };
@@ -551,7 +539,61 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
             }
         }
     }
-    fillStats(stats, st, freeMask, initialE, std::min(it, params.maxIterations), totalMoves, converged);
+    out.iterations = std::min(it, params.maxIterations);
+    out.moves = totalMoves;
+    out.converged = converged;
+    return Status::ok();
+}
+
+}  // namespace
+
+Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats) {
+    if (Status s = checkImageSize(src.width, src.height, 1); !s) return s;
+    if (params.maxIterations < 1) return Status::error("DBS: max-iter must be at least 1");
+    if (!(params.warmStart >= 0 && params.warmStart <= 1))
+        return Status::error("DBS: warm-start factor must be between 0 (off) and 1");
+    HvsFilter filter, warmFilter;
+    if (Status s = makeHvsFilter(params.hvs, filter); !s) return s;
+    const bool warm = params.warmStart > 0;
+    if (warm)
+        if (Status s = makeHvsFilter(dbsWarmStartHvs(params.hvs, params.warmStart), warmFilter); !s)
+            return Status::error("DBS warm start: " + s.message());
+    int bs = params.blockSize;
+    if (params.schedule == DbsSchedule::Blocks) {
+        if (bs < 4 * filter.radius + 1)
+            return Status::error("DBS block size " + std::to_string(bs) + " is smaller than the c_pp support " +
+                                 std::to_string(4 * filter.radius + 1) + " (seed 004: blocks must cover the filter)");
+        bs = (bs + UpdateMap::TS - 1) / UpdateMap::TS * UpdateMap::TS;
+    }
+    Plane8 binary, freeMask;
+    if (Status s = dbsStart(src, params, binary, freeMask); !s) return s;
+    if (control.cancelled()) return Status::cancelled();
+    const int itTotal = params.maxIterations * (warm ? 2 : 1);
+    PhaseResult warmRes, res;
+    double initialE = 0;
+    if (warm) {
+        // Phase 1: the narrower filter from the random start; its halftone is the start of phase 2.
+        DbsState st;
+        if (Status s = st.init(src, warmFilter, binary, freeMask); !s) return s;
+        if (Status s = runDbsPhase(st, params, bs, control, 0, itTotal, 0, "warm start, ", warmRes); !s) return s;
+        if (stats) initialE = dbsError(src, binary, filter);
+        for (int y = 0; y < src.height; ++y)
+            for (int x = 0; x < src.width; ++x) binary.at(y, x) = st.bit(y, x);
+    }
+    DbsState st;
+    if (Status s = st.init(src, filter, binary, freeMask); !s) return s;
+    if (!warm) initialE = st.bookkeptError() / (double(src.width) * src.height);
+    if (Status s = runDbsPhase(st, params, bs, control, warmRes.iterations, itTotal, warmRes.moves, "", res); !s) return s;
+    if (stats) {
+        stats->iterations = warmRes.iterations + res.iterations;
+        stats->warmIterations = warmRes.iterations;
+        stats->moves = warmRes.moves + res.moves;
+        stats->freePixels = 0;
+        for (uint8_t v : freeMask.data) stats->freePixels += v ? 1 : 0;
+        stats->initialError = initialE;
+        stats->error = st.bookkeptError() / (double(src.width) * src.height);
+        stats->converged = res.converged;
+    }
     dst = st.output();
     return Status::ok();
 }

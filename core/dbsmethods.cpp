@@ -1,4 +1,5 @@
-// Registry entries of DBS: `dbs/sequential` (the SPEC reference order) and `dbs/blocks` (four block groups).
+// Registry entries of DBS: `dbs/sequential` (the SPEC reference order), `dbs/blocks` (four block groups) and
+// `dbs/blocks-seed003` (the same with seed 003's block side 32, the anchor of the GPU comparison).
 #include "core/dbs.h"
 #include "core/registry.h"
 #include "core/screen.h"
@@ -6,40 +7,36 @@
 namespace halftone {
 
 namespace {
-ParamSpec spec(const char* key, const char* label, ParamSpec::Kind kind, double min, double max, double def, const char* help) {
-    ParamSpec p;
-    p.key = key;
-    p.label = label;
-    p.kind = kind;
-    p.min = min;
-    p.max = max;
-    p.def = def;
-    p.help = help;
+/// A Real parameter (registry.h has builders for Int, Bool and Choice only).
+ParamSpec realParam(std::string key, std::string label, double min, double max, double def, std::string help) {
+    ParamSpec p = intParam(std::move(key), std::move(label), min, max, def, std::move(help));
+    p.kind = ParamSpec::Kind::Real;
     return p;
 }
 }  // namespace
 
 std::vector<ParamSpec> dbsParamSpecs() {
-    using K = ParamSpec::Kind;
-    std::vector<ParamSpec> s;
-    s.push_back(spec("clip-free", "Clipping-free", K::Bool, 0, 1, 0,
-                     "seed 003: screen shadows/highlights with the DBS screen and keep their minority dots"));
-    s.push_back(spec("margin", "Margin Dm (gray levels)", K::Real, 0, 127, 9,
-                     "clip-free margin Dm in 8-bit gray levels (9 = 9/255)"));
-    ParamSpec hvs = spec("hvs", "HVS model", K::Choice, 0, 0, 0, "human visual system model weighting the error");
-    hvs.choices = {"gaussian", "nasanen"};
-    s.push_back(hvs);
-    s.push_back(spec("sigma", "Gaussian sigma (px)", K::Real, 0.3, 10, 1.2, "deviation of the Gaussian HVS filter"));
-    s.push_back(spec("radius", "Filter radius w", K::Int, 1, 16, 4, "HVS filter truncated to (2w+1)^2"));
-    s.push_back(spec("distance", "Viewing distance (in)", K::Real, 1, 200, 9.5, "Nasanen: viewing distance in inches"));
-    s.push_back(spec("dpi", "Resolution (dpi)", K::Real, 10, 10000, 300, "Nasanen: printer resolution"));
-    s.push_back(spec("luminance", "Luminance (cd/m^2)", K::Real, 1.01, 10000, 11, "Nasanen: average luminance"));
-    s.push_back(spec("max-iter", "Max iterations", K::Int, 1, 100000, 100, "stop after this many iterations"));
-    s.push_back(spec("seed", "Random seed", K::Int, 0, 2147483647, 1, "seed of the random-dither start"));
-    s.push_back(spec("swaps", "Swaps", K::Bool, 0, 1, 1, "try swaps with the 8 neighbours besides toggles"));
-    s.push_back(spec("block", "Block side", K::Int, 8, 1024, 128, "block side of the block-parallel schedule (>= 4w+1)"));
-    ParamSpec screen = spec("screen", "Clip-free screen", K::Text, 0, 0, 0,
-                            "threshold array for clip-free DBS: dbs (default), blue-noise, bayer:N or a file");
+    std::vector<ParamSpec> s = {
+        boolParam("clip-free", "Clipping-free", false,
+                  "seed 003: screen shadows/highlights with the DBS screen and keep their minority dots"),
+        realParam("margin", "Margin Dm (gray levels)", 0, 127, 9, "clip-free margin Dm in 8-bit gray levels (9 = 9/255)"),
+        choiceParam("hvs", "HVS model", {"gaussian", "nasanen"}, 0, "human visual system model weighting the error"),
+        realParam("sigma", "Gaussian sigma (px)", 0.3, 10, 1.2, "deviation of the Gaussian HVS filter"),
+        intParam("radius", "Filter radius w", 1, 16, 4, "HVS filter truncated to (2w+1)^2"),
+        realParam("distance", "Viewing distance (in)", 1, 200, 9.5, "Nasanen: viewing distance in inches"),
+        realParam("dpi", "Resolution (dpi)", 10, 10000, 300, "Nasanen: printer resolution"),
+        realParam("luminance", "Luminance (cd/m^2)", 1.01, 10000, 11, "Nasanen: average luminance"),
+        intParam("max-iter", "Max iterations", 1, 100000, 100, "stop after this many iterations"),
+        intParam("seed", "Random seed", 0, 2147483647, 1, "seed of the random-dither start"),
+        boolParam("swaps", "Swaps", true, "try swaps with the 8 neighbours besides toggles"),
+        intParam("block", "Block side", 8, 1024, 128, "block side of the block-parallel schedule (>= 4w+1)"),
+        realParam("warm-start", "Warm-start factor", 0, 1, 0,
+                  "first converge with the HVS filter narrowed by this factor (sigma or viewing distance), then with the "
+                  "real one; 0 = off (the SPEC reference); the block variants default to 0.75"),
+    };
+    ParamSpec screen = intParam("screen", "Clip-free screen", 0, 0, 0,
+                                "threshold array for clip-free DBS: dbs (default), blue-noise, bayer:N or a file");
+    screen.kind = ParamSpec::Kind::Text;
     screen.textDefault = "dbs";
     s.push_back(screen);
     return s;
@@ -59,6 +56,7 @@ DbsParams dbsParamsFrom(const ParamValues& v) {
     p.seed = uint64_t(v.getInt("seed", 1));
     p.swaps = v.getBool("swaps", true);
     p.blockSize = int(v.getInt("block", 128));
+    p.warmStart = v.getReal("warm-start", 0.0);
     return p;
 }
 
@@ -92,8 +90,19 @@ void registerDbsMethods(Registry& r) {
     m.cpu = cpuFunction(DbsSchedule::Sequential);
     r.add(m);
     m.variant = "blocks";
-    m.description = "block-parallel DBS: four block groups / quad-interleaved blocks (seeds 003, 004), CPU threads";
+    m.description = "block-parallel DBS: four block groups / quad-interleaved blocks (seeds 003, 004), warm start with a "
+                    "narrower filter first; CPU threads, GPU (ours: a CTA per block, warp-wide speculative scan)";
     m.cpu = cpuFunction(DbsSchedule::Blocks);
+    // Plain block DBS lands +-1-2% from sequential DBS per seed; with the warm start it stays below it (docs/perf/dbs.md).
+    for (ParamSpec& ps : m.params)
+        if (ps.key == "warm-start") ps.def = kDbsWarmStart;
+    r.add(m);
+    // The anchor of the GPU comparison: seed 003's block side k = 32 (its GPU layout is attached by the GPU module).
+    m.variant = "blocks-seed003";
+    m.description = "block-parallel DBS with seed 003's block side k = 32; on the GPU seed 003's layout (one warp per "
+                    "block, lanes over the moves of one pixel)";
+    for (ParamSpec& ps : m.params)
+        if (ps.key == "block") ps.def = 32;
     r.add(m);
 }
 

