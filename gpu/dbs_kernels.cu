@@ -164,6 +164,7 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
             const int idx = __ffs(__ballot_sync(0xffffffffu, key == kmin)) - 1;
             d = __shfl_sync(0xffffffffu, d, idx);
             if (!(d < -eps)) continue;
+            __syncwarp();  // every lane's reads of reg and g above happen before the updates below
             const int nbk = idx - 1;
             const int pG = idx > 0 ? kNbY[nbk] * sG + kNbX[nbk] : 0;
             const int pR = idx > 0 ? kNbY[nbk] * side + kNbX[nbk] : 0;
@@ -195,6 +196,158 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
     if (lane == 0 && moves) {
         atomicAdd(s.moves, moves);
         atomicAdd(gainOut, gain);
+    }
+}
+
+// Ours: one CTA per image block of the group. All threads move the block's c_pe region (and its margin) between
+// global and shared memory; warp 0 scans the block in raster order 32 pixels at a time: every lane evaluates the
+// toggle and the eight swaps of its own pixel from the current state, a ballot finds the FIRST lane whose best move
+// is accepted, that move is applied (c_pe in shared memory, g, update map), and the scan resumes right after it.
+// Pixels before the accepted one were evaluated on exactly the state the sequential in-block scan sees, so the
+// result is bit-identical to core's DbsSchedule::Blocks, while rejected pixels cost 1/32 of a step each.
+// Blocks whose update-map tiles are all settled are skipped without touching their c_pe.
+constexpr int kScanThreads = 256;
+
+__global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s, int bs, int py, int px, int nbx, int it,
+                                                                int swaps, int updateMap, float eps, double* gainOut) {
+    extern __shared__ float sh[];
+    const int R = s.cppRadius, m = 2 * R + 1, P = R + 1;
+    const int side = bs + 2 * P;
+    float* scpp = sh;
+    int* soff = reinterpret_cast<int*>(scpp + m * m);
+    float* reg = reinterpret_cast<float*>(soff + m * m);
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int b = blockIdx.x;
+    const int bx = 2 * (b % nbx) + px, by = 2 * (b / nbx) + py;
+    const int W = s.width, H = s.height;
+    const int x0 = bx * bs, y0 = by * bs;
+    if (x0 >= W || y0 >= H) return;  // uniform over the CTA
+    const int x1 = min(W, x0 + bs), y1 = min(H, y0 + bs);
+    int* active = s.activeUntil;
+    if (updateMap) {
+        // bs is a multiple of the tile side, so the block covers whole tiles; no tile active = no pixel visited.
+        const int tx0 = x0 / kTile, tx1 = (x1 + kTile - 1) / kTile, ty0 = y0 / kTile, ty1 = (y1 + kTile - 1) / kTile;
+        const int ntx = tx1 - tx0, nt = ntx * (ty1 - ty0);
+        int any = 0;
+        for (int i = tid; i < nt; i += blockDim.x) any |= active[(ty0 + i / ntx) * s.tilesX + tx0 + i % ntx] >= it;
+        if (!__syncthreads_or(any)) return;
+    }
+    const int rw = (x1 - x0) + 2 * P, rh = (y1 - y0) + 2 * P;
+    const int strideC = W + 2 * s.pad, sG = W + 2;
+    for (int i = tid; i < m * m; i += blockDim.x) {
+        scpp[i] = s.cpp[i];
+        soff[i] = (i / m - R) * side + (i % m - R);
+    }
+    float* gcpe = s.cpe + size_t(y0 - P + s.pad) * strideC + size_t(x0 - P + s.pad);
+    for (int i = tid; i < rw * rh; i += blockDim.x) {
+        const int r = i / rw, c = i - r * rw;
+        reg[r * side + c] = gcpe[size_t(r) * strideC + c];
+    }
+    __syncthreads();
+    if (tid < 32) {
+        const float cpp0 = scpp[R * m + R];
+        float cppNb[8];
+        int offG[8], offR[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const int dy = k < 3 ? -1 : (k < 5 ? 0 : 1);
+            const int dx = (k == 0 || k == 3 || k == 5) ? -1 : ((k == 1 || k == 6) ? 0 : 1);
+            cppNb[k] = scpp[(dy + R) * m + (dx + R)];
+            offG[k] = dy * sG + dx;
+            offR[k] = dy * side + dx;
+        }
+        const int span = 2 * s.reach + 1;
+        unsigned long long moves = 0;
+        double gain = 0;
+        int y = y0, xs = x0;
+        while (y < y1) {
+            const int x = xs + lane;
+            bool accept = false;
+            float best = 0.f, a0 = 0.f;
+            int move = 0;
+            if (x < x1) {
+                const size_t ig = size_t(y + 1) * sG + size_t(x + 1);
+                if (s.freeMask[ig] && (!updateMap || active[(y / kTile) * s.tilesX + (x / kTile)] >= it)) {
+                    const uint8_t g0 = s.g[ig];
+                    a0 = g0 ? -1.f : 1.f;
+                    const int lc = (y - y0 + P) * side + (x - x0 + P);
+                    // core's Visitor: the same expressions in the same order (the products by 2 and +-1 are exact).
+                    const float t = cpp0 + 2 * a0 * reg[lc];
+                    best = t;
+                    if (swaps) {
+#pragma unroll
+                        for (int k = 0; k < 8; ++k) {
+                            const size_t j = ig + offG[k];
+                            if (!s.freeMask[j] || s.g[j] == g0) continue;
+                            const float d = t + cpp0 - 2 * a0 * reg[lc + offR[k]] - 2 * cppNb[k];
+                            if (d < best) {
+                                best = d;
+                                move = k + 1;
+                            }
+                        }
+                    }
+                    accept = best < -eps;
+                }
+            }
+            const unsigned acc = __ballot_sync(0xffffffffu, accept);
+            if (!acc) {
+                xs += 32;
+                if (xs >= x1) {
+                    xs = x0;
+                    ++y;
+                }
+                continue;
+            }
+            const int src = __ffs(acc) - 1;
+            const int mv = __shfl_sync(0xffffffffu, move, src);
+            const float d = __shfl_sync(0xffffffffu, best, src);
+            const float a = __shfl_sync(0xffffffffu, a0, src);
+            const int mx = xs + src;
+            __syncwarp();  // every lane's reads of reg, g and the map above happen before the updates below
+            const size_t ig = size_t(y + 1) * sG + size_t(mx + 1);
+            const int lc = (y - y0 + P) * side + (mx - x0 + P);
+            int pG = 0, pR = 0;
+            if (mv > 0) {
+                const int k = mv - 1;
+                const int dy = k < 3 ? -1 : (k < 5 ? 0 : 1);
+                const int dx = (k == 0 || k == 3 || k == 5) ? -1 : ((k == 1 || k == 6) ? 0 : 1);
+                pG = dy * sG + dx;
+                pR = dy * side + dx;
+            }
+            if (lane == 0) {
+                s.g[ig] ^= 1;
+                if (mv > 0) s.g[ig + pG] ^= 1;
+            }
+            for (int i = lane; i < m * m; i += 32) reg[lc + soff[i]] += a * scpp[i];
+            if (mv > 0) {
+                __syncwarp();
+                for (int i = lane; i < m * m; i += 32) reg[lc + pR + soff[i]] += -a * scpp[i];
+            }
+            if (updateMap) {
+                const int ty = y / kTile, tx = mx / kTile;
+                for (int i = lane; i < span * span; i += 32) {
+                    const int ta = ty - s.reach + i / span, tc = tx - s.reach + i % span;
+                    if (ta >= 0 && ta < s.tilesY && tc >= 0 && tc < s.tilesX) active[ta * s.tilesX + tc] = it + 1;
+                }
+            }
+            __syncwarp();
+            ++moves;
+            gain += d;
+            xs = mx + 1;
+            if (xs >= x1) {
+                xs = x0;
+                ++y;
+            }
+        }
+        if (lane == 0 && moves) {
+            atomicAdd(s.moves, moves);
+            atomicAdd(gainOut, gain);
+        }
+    }
+    __syncthreads();
+    for (int i = tid; i < rw * rh; i += blockDim.x) {
+        const int r = i / rw, c = i - r * rw;
+        gcpe[size_t(r) * strideC + c] = reg[r * side + c];
     }
 }
 
@@ -244,6 +397,23 @@ cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int ite
     }
     groupKernel<<<unsigned(nbx * nby), 32, shmem, stream>>>(s, bs, py, px, nbx, iteration, swaps ? 1 : 0,
                                                                updateMap ? 1 : 0, eps, gain);
+    return cudaGetLastError();
+}
+
+cudaError_t launchScanGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
+                            float eps, double* gain, cudaStream_t stream) {
+    const int nbxAll = (s.width + bs - 1) / bs, nbyAll = (s.height + bs - 1) / bs;
+    const int nbx = (nbxAll - px + 1) / 2, nby = (nbyAll - py + 1) / 2;
+    if (nbx <= 0 || nby <= 0) return cudaSuccess;
+    const size_t shmem = groupSharedBytes(bs, s.cppRadius);
+    static size_t configured = 0;
+    if (shmem > 48 * 1024 && shmem > configured) {
+        const cudaError_t e = cudaFuncSetAttribute(scanGroupKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shmem));
+        if (e != cudaSuccess) return e;
+        configured = shmem;
+    }
+    scanGroupKernel<<<unsigned(nbx * nby), kScanThreads, shmem, stream>>>(s, bs, py, px, nbx, iteration, swaps ? 1 : 0,
+                                                                          updateMap ? 1 : 0, eps, gain);
     return cudaGetLastError();
 }
 

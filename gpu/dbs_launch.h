@@ -36,6 +36,12 @@ cudaError_t launchCpe(const DbsDeviceState& s, const double* a1d, double* scratc
 cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
                         float eps, double* gain, cudaStream_t stream);
 
+/// \brief Ours: the same block group, one CTA per block; warp 0 scans 32 pixels at a time from the current state and
+/// applies the first accepted move (ballot), so the result is that of the sequential in-block scan, bit for bit.
+/// Blocks with no active update-map tile are skipped. Same arguments and shared memory as launchGroup.
+cudaError_t launchScanGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
+                            float eps, double* gain, cudaStream_t stream);
+
 /// \brief Shared memory a group launch needs for block side bs (bytes).
 size_t groupSharedBytes(int bs, int cppRadius);
 
