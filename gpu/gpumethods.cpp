@@ -12,6 +12,7 @@
 #include "core/schedule.h"
 #include "gpu/cudacheck.h"
 #include "gpu/deviceinfo.h"
+#include "gpu/faultinject.h"
 #include "gpu/gpu.h"
 #include "gpu/launch.h"
 
@@ -746,7 +747,10 @@ std::vector<std::string> tuningShapes() { return {"e1q2", "e0q1", "e0q2", "e0q4"
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control, const std::string& shape) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
-    HT_TRY(checkImageSize(src.width, src.height, 1));
+    // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
+    if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
+        return Status::unavailable("too large for the GPU path: " + std::to_string(src.width) + " x " +
+                                   std::to_string(src.height) + " is over its limit of 2^30 pixels");
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, shape, r));
     HT_TRY(r->prepare(src.width, src.height, params));
@@ -754,6 +758,7 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
     HT_CUDA(s.create());
     dst = Plane8(src.width, src.height);
     HT_TRY(r->upload(src.data.data(), s.get()));
+    HT_TRY(injectFault(s.get()));  // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
     Status cs = r->compute(s.get(), control);
     const cudaError_t se = cudaStreamSynchronize(s.get());
     HT_TRY(cs);
