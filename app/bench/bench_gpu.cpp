@@ -102,8 +102,12 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         }
         std::vector<std::pair<std::string, std::string>> todo;  // (label, shape)
-        for (const gpu::MethodSpec& m : gpu::methods()) todo.push_back({m.variant, ""});
-        if (o.shapes)
+        auto wanted = [&](const std::string& v) {
+            return o.methods.empty() || std::find(o.methods.begin(), o.methods.end(), v) != o.methods.end();
+        };
+        for (const gpu::MethodSpec& m : gpu::methods())
+            if (wanted(m.variant)) todo.push_back({m.variant, ""});
+        if (o.shapes && wanted("wavefront"))
             for (const std::string& s : gpu::tuningShapes()) todo.push_back({"wavefront", s});
         double bwecMs = 0;
         std::vector<Row> sizeRows;

@@ -13,6 +13,7 @@ struct GpuBenchOptions {
     bool shapes = true;         ///< also time every tuning shape of ours (Floyd-Steinberg)
     bool verify = true;         ///< compare every result with the SPEC reference
     std::string markdownPath;   ///< also write the full table here (empty = no file)
+    std::vector<std::string> methods;  ///< only these variants (empty = every GPU method); shapes go with "wavefront"
     bool diagnose = false;      ///< instead: ours on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
 };
 

@@ -1,5 +1,5 @@
 // Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine while halftone-bench's
-// main does not yet carry the section: bench_gpu [--sizes 1024,2048] [--runs N] [--no-shapes] [--md FILE].
+// main does not yet carry the section: bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--no-shapes] [--md FILE].
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +19,10 @@ int main(int argc, char** argv) {
             while (std::getline(ss, item, ',')) o.sizes.push_back(std::atoi(item.c_str()));
         } else if (a == "--runs" && i + 1 < argc) {
             o.runs = std::atoi(argv[++i]);
+        } else if (a == "--methods" && i + 1 < argc) {
+            std::stringstream ss(argv[++i]);
+            std::string item;
+            while (std::getline(ss, item, ',')) o.methods.push_back(item);
         } else if (a == "--no-shapes") {
             o.shapes = false;
         } else if (a == "--diagnose") {
@@ -28,7 +32,7 @@ int main(int argc, char** argv) {
         } else if (a == "--md" && i + 1 < argc) {
             o.markdownPath = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
             return 2;
         }
     }
