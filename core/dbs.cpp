@@ -547,17 +547,23 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
 
 }  // namespace
 
-Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats) {
+Status dbsPrepareFilters(const Plane8& src, const DbsParams& params, HvsFilter& filter, HvsFilter& warmFilter) {
     if (Status s = checkImageSize(src.width, src.height, 1); !s) return s;
     if (params.maxIterations < 1) return Status::error("DBS: max-iter must be at least 1");
     if (!(params.warmStart >= 0 && params.warmStart <= 1))
         return Status::error("DBS: warm-start factor must be between 0 (off) and 1");
-    HvsFilter filter, warmFilter;
     if (Status s = makeHvsFilter(params.hvs, filter); !s) return s;
-    const bool warm = params.warmStart > 0;
-    if (warm)
+    warmFilter = HvsFilter{};
+    if (params.warmStart > 0)
         if (Status s = makeHvsFilter(dbsWarmStartHvs(params.hvs, params.warmStart), warmFilter); !s)
             return Status::error("DBS warm start: " + s.message());
+    return Status::ok();
+}
+
+Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats) {
+    HvsFilter filter, warmFilter;
+    if (Status s = dbsPrepareFilters(src, params, filter, warmFilter); !s) return s;
+    const bool warm = params.warmStart > 0;
     int bs = params.blockSize;
     if (params.schedule == DbsSchedule::Blocks) {
         if (bs < 4 * filter.radius + 1)

@@ -81,6 +81,10 @@ inline constexpr double kDbsWarmStart = 0.75;
 /// \brief The HVS parameters of the warm-start phase: Gaussian sigma or Nasanen viewing distance times `scale`.
 HvsParams dbsWarmStartHvs(const HvsParams& hvs, double scale);
 
+/// \brief The checks every DBS path (CPU, GPU) makes before it starts: image size, max-iter, warm-start factor; builds
+/// the HVS filter and, when the warm start is on, the narrower warm-start filter (else `warmFilter` is left empty).
+Status dbsPrepareFilters(const Plane8& src, const DbsParams& params, HvsFilter& filter, HvsFilter& warmFilter);
+
 /// \brief What a DBS run did.
 struct DbsStats {
     int iterations = 0;        ///< iterations run, warm-start phase included (the last one accepted no move when converged)

@@ -59,16 +59,9 @@ struct EventOwner {
 Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats,
                       DbsGpuTiming* timing, DbsGpuLayout layout) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (Status s = checkImageSize(src.width, src.height, 1); !s) return s;
-    if (params.maxIterations < 1) return Status::error("DBS: max-iter must be at least 1");
-    if (!(params.warmStart >= 0 && params.warmStart <= 1))
-        return Status::error("DBS: warm-start factor must be between 0 (off) and 1");
     HvsFilter filter, warmFilter;
-    if (Status s = makeHvsFilter(params.hvs, filter); !s) return s;
+    if (Status s = dbsPrepareFilters(src, params, filter, warmFilter); !s) return s;
     const bool warm = params.warmStart > 0;
-    if (warm)
-        if (Status s = makeHvsFilter(dbsWarmStartHvs(params.hvs, params.warmStart), warmFilter); !s)
-            return Status::error("DBS warm start: " + s.message());
     const int R = filter.cppRadius, P = R + 1;
     const int minBlock = std::max(4 * filter.radius + 1, 2 * P);
     if (params.blockSize < minBlock)
@@ -90,12 +83,15 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
         // The block's c_pe region lives in shared memory: refuse block sides that do not fit, naming the limit.
         int dev = 0, optin = 0;
         (void)cudaGetDevice(&dev);
+        const auto sharedBytes = [&](int side) {
+            return layout == DbsGpuLayout::Seed003 ? dbsdev::groupSharedBytes(side, R) : dbsdev::scanSharedBytes(side, R);
+        };
         if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess && optin > 0 &&
-            dbsdev::groupSharedBytes(bs, R) > size_t(optin)) {
+            sharedBytes(bs) > size_t(optin)) {
             int maxBs = bs;
-            while (maxBs > minBlock && dbsdev::groupSharedBytes(maxBs, R) > size_t(optin)) maxBs -= 8;
+            while (maxBs > minBlock && sharedBytes(maxBs) > size_t(optin)) maxBs -= 8;
             return Status::error("GPU DBS block size " + std::to_string(params.blockSize) + " needs " +
-                                 std::to_string(dbsdev::groupSharedBytes(bs, R) / 1024) + " KiB of shared memory; this GPU has " +
+                                 std::to_string(sharedBytes(bs) / 1024) + " KiB of shared memory; this GPU has " +
                                  std::to_string(optin / 1024) + " KiB per block (largest block side here: " +
                                  std::to_string(maxBs) + ")");
         }

@@ -199,23 +199,38 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
     }
 }
 
-// Ours: one CTA per image block of the group. All threads move the block's c_pe region (and its margin) between
-// global and shared memory; warp 0 scans the block in raster order 32 pixels at a time: every lane evaluates the
-// toggle and the eight swaps of its own pixel from the current state, a ballot finds the FIRST lane whose best move
-// is accepted, that move is applied (c_pe in shared memory, g, update map), and the scan resumes right after it.
-// Pixels before the accepted one were evaluated on exactly the state the sequential in-block scan sees, so the
-// result is bit-identical to core's DbsSchedule::Blocks, while rejected pixels cost 1/32 of a step each.
-// Blocks whose update-map tiles are all settled are skipped without touching their c_pe.
+// Ours: one CTA per image block of the group. All threads move the block's state between global and shared memory:
+// c_pe of the block and its margin, g and the free mask of the block and its one-pixel ring (one byte each: bit 0 g,
+// bit 1 free) and the block's update-map tiles. Warp 0 then scans the block in raster order 32 pixels at a time: every
+// lane evaluates the toggle and the eight swaps of its own pixel from the current state (shared memory only, all loads
+// issued before the comparisons), a ballot finds the FIRST lane whose best move is accepted, that move is applied
+// (c_pe, g, update map) and the scan resumes right after it. Pixels before the accepted one were evaluated on exactly
+// the state the sequential in-block scan sees, so the result is bit-identical to core's DbsSchedule::Blocks, while a
+// rejected pixel costs 1/32 of a step. Blocks whose update-map tiles are all settled are skipped without any copy.
 constexpr int kScanThreads = 256;
+constexpr int kTapsPerLane = 10;  // c_pp taps per lane kept in registers: (4w+1)^2 <= 320, i.e. w <= 4 (the default)
+
+__host__ __device__ inline size_t scanSharedLayout(int bs, int R, size_t* offAct, size_t* offGf) {
+    const int m = 2 * R + 1, side = bs + 2 * (R + 1), tiles = (bs + kTile - 1) / kTile;
+    const size_t act = size_t(m) * m * (sizeof(float) + sizeof(int)) + size_t(side) * side * sizeof(float);
+    const size_t gf = act + size_t(tiles) * tiles * sizeof(int);
+    if (offAct) *offAct = act;
+    if (offGf) *offGf = gf;
+    return gf + size_t(bs + 2) * (bs + 2);
+}
 
 __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s, int bs, int py, int px, int nbx, int it,
                                                                 int swaps, int updateMap, float eps, double* gainOut) {
     extern __shared__ float sh[];
     const int R = s.cppRadius, m = 2 * R + 1, P = R + 1;
     const int side = bs + 2 * P;
+    size_t offAct = 0, offGf = 0;
+    scanSharedLayout(bs, R, &offAct, &offGf);
     float* scpp = sh;
     int* soff = reinterpret_cast<int*>(scpp + m * m);
     float* reg = reinterpret_cast<float*>(soff + m * m);
+    int* sact = reinterpret_cast<int*>(reinterpret_cast<char*>(sh) + offAct);
+    uint8_t* sgf = reinterpret_cast<uint8_t*>(sh) + offGf;
     const int tid = threadIdx.x, lane = tid & 31;
     const int b = blockIdx.x;
     const int bx = 2 * (b % nbx) + px, by = 2 * (b / nbx) + py;
@@ -223,17 +238,23 @@ __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s
     const int x0 = bx * bs, y0 = by * bs;
     if (x0 >= W || y0 >= H) return;  // uniform over the CTA
     const int x1 = min(W, x0 + bs), y1 = min(H, y0 + bs);
+    // bs is a multiple of the tile side, so the block covers whole tiles.
+    const int tx0 = x0 / kTile, ty0 = y0 / kTile, ntx = (x1 - x0 + kTile - 1) / kTile, nty = (y1 - y0 + kTile - 1) / kTile;
+    const int tstride = (bs + kTile - 1) / kTile;
     int* active = s.activeUntil;
     if (updateMap) {
-        // bs is a multiple of the tile side, so the block covers whole tiles; no tile active = no pixel visited.
-        const int tx0 = x0 / kTile, tx1 = (x1 + kTile - 1) / kTile, ty0 = y0 / kTile, ty1 = (y1 + kTile - 1) / kTile;
-        const int ntx = tx1 - tx0, nt = ntx * (ty1 - ty0);
+        // No active tile = no pixel of the block is visited in this launch (only this block marks its tiles).
         int any = 0;
-        for (int i = tid; i < nt; i += blockDim.x) any |= active[(ty0 + i / ntx) * s.tilesX + tx0 + i % ntx] >= it;
+        for (int i = tid; i < ntx * nty; i += blockDim.x) {
+            const int v = active[(ty0 + i / ntx) * s.tilesX + tx0 + i % ntx];
+            sact[(i / ntx) * tstride + i % ntx] = v;
+            any |= v >= it;
+        }
         if (!__syncthreads_or(any)) return;
     }
     const int rw = (x1 - x0) + 2 * P, rh = (y1 - y0) + 2 * P;
-    const int strideC = W + 2 * s.pad, sG = W + 2;
+    const int strideC = W + 2 * s.pad, sG = W + 2, gs = bs + 2;
+    const int gw = (x1 - x0) + 2, gh = (y1 - y0) + 2;
     for (int i = tid; i < m * m; i += blockDim.x) {
         scpp[i] = s.cpp[i];
         soff[i] = (i / m - R) * side + (i % m - R);
@@ -243,19 +264,51 @@ __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s
         const int r = i / rw, c = i - r * rw;
         reg[r * side + c] = gcpe[size_t(r) * strideC + c];
     }
+    // g and free of rows y0-1 .. y1 and columns x0-1 .. x1 (the padded arrays have a zero border, so always in range).
+    const size_t g00 = size_t(y0) * sG + size_t(x0);  // padded index of (y0 - 1, x0 - 1)
+    for (int i = tid; i < gw * gh; i += blockDim.x) {
+        const int r = i / gw, c = i - r * gw;
+        const size_t ig = g00 + size_t(r) * sG + c;
+        sgf[r * gs + c] = uint8_t(s.g[ig] | (s.freeMask[ig] << 1));
+    }
     __syncthreads();
     if (tid < 32) {
         const float cpp0 = scpp[R * m + R];
         float cppNb[8];
-        int offG[8], offR[8];
+        int offL[8], offR[8];
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
             const int dy = k < 3 ? -1 : (k < 5 ? 0 : 1);
             const int dx = (k == 0 || k == 3 || k == 5) ? -1 : ((k == 1 || k == 6) ? 0 : 1);
             cppNb[k] = scpp[(dy + R) * m + (dx + R)];
-            offG[k] = dy * sG + dx;
+            offL[k] = dy * gs + dx;
             offR[k] = dy * side + dx;
         }
+        // This lane's share of c_pp (taps lane, lane + 32, ...) in registers, so a c_pe update is one batch of
+        // independent shared loads, then the adds, then the stores (the taps of one update are distinct addresses).
+        const int mm = m * m;
+        const bool cached = mm <= 32 * kTapsPerLane;
+        int toff[kTapsPerLane];
+        float tcpp[kTapsPerLane];
+#pragma unroll
+        for (int j = 0; j < kTapsPerLane; ++j) {
+            const int i = lane + 32 * j;
+            toff[j] = i < mm ? soff[i] : 0;
+            tcpp[j] = i < mm ? scpp[i] : 0.f;
+        }
+        const auto addCpp = [&](int base, float a) {
+            if (cached) {
+                float v[kTapsPerLane];
+#pragma unroll
+                for (int j = 0; j < kTapsPerLane; ++j)
+                    if (lane + 32 * j < mm) v[j] = reg[base + toff[j]];
+#pragma unroll
+                for (int j = 0; j < kTapsPerLane; ++j)
+                    if (lane + 32 * j < mm) reg[base + toff[j]] = v[j] + a * tcpp[j];
+            } else {
+                for (int i = lane; i < mm; i += 32) reg[base + soff[i]] += a * scpp[i];
+            }
+        };
         const int span = 2 * s.reach + 1;
         unsigned long long moves = 0;
         double gain = 0;
@@ -266,21 +319,28 @@ __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s
             float best = 0.f, a0 = 0.f;
             int move = 0;
             if (x < x1) {
-                const size_t ig = size_t(y + 1) * sG + size_t(x + 1);
-                if (s.freeMask[ig] && (!updateMap || active[(y / kTile) * s.tilesX + (x / kTile)] >= it)) {
-                    const uint8_t g0 = s.g[ig];
+                const int li = (y - y0 + 1) * gs + (x - x0 + 1);
+                const int lc = (y - y0 + P) * side + (x - x0 + P);
+                const int c0 = sgf[li];
+                const bool act = !updateMap || sact[((y - y0) / kTile) * tstride + (x - x0) / kTile] >= it;
+                if ((c0 & 2) && act) {
+                    const int g0 = c0 & 1;
                     a0 = g0 ? -1.f : 1.f;
-                    const int lc = (y - y0 + P) * side + (x - x0 + P);
                     // core's Visitor: the same expressions in the same order (the products by 2 and +-1 are exact).
                     const float t = cpp0 + 2 * a0 * reg[lc];
                     best = t;
                     if (swaps) {
+                        int nb[8];
+                        float ce[8];
 #pragma unroll
                         for (int k = 0; k < 8; ++k) {
-                            const size_t j = ig + offG[k];
-                            if (!s.freeMask[j] || s.g[j] == g0) continue;
-                            const float d = t + cpp0 - 2 * a0 * reg[lc + offR[k]] - 2 * cppNb[k];
-                            if (d < best) {
+                            nb[k] = sgf[li + offL[k]];
+                            ce[k] = reg[lc + offR[k]];
+                        }
+#pragma unroll
+                        for (int k = 0; k < 8; ++k) {
+                            const float d = t + cpp0 - 2 * a0 * ce[k] - 2 * cppNb[k];
+                            if ((nb[k] & 2) && (nb[k] & 1) != g0 && d < best) {
                                 best = d;
                                 move = k + 1;
                             }
@@ -303,31 +363,36 @@ __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s
             const float d = __shfl_sync(0xffffffffu, best, src);
             const float a = __shfl_sync(0xffffffffu, a0, src);
             const int mx = xs + src;
-            __syncwarp();  // every lane's reads of reg, g and the map above happen before the updates below
-            const size_t ig = size_t(y + 1) * sG + size_t(mx + 1);
+            __syncwarp();  // every lane's reads of the shared state above happen before the updates below
+            const int li = (y - y0 + 1) * gs + (mx - x0 + 1);
             const int lc = (y - y0 + P) * side + (mx - x0 + P);
-            int pG = 0, pR = 0;
+            int pL = 0, pR = 0;
             if (mv > 0) {
                 const int k = mv - 1;
                 const int dy = k < 3 ? -1 : (k < 5 ? 0 : 1);
                 const int dx = (k == 0 || k == 3 || k == 5) ? -1 : ((k == 1 || k == 6) ? 0 : 1);
-                pG = dy * sG + dx;
+                pL = dy * gs + dx;
                 pR = dy * side + dx;
             }
             if (lane == 0) {
-                s.g[ig] ^= 1;
-                if (mv > 0) s.g[ig + pG] ^= 1;
+                sgf[li] ^= 1;
+                if (mv > 0) sgf[li + pL] ^= 1;
             }
-            for (int i = lane; i < m * m; i += 32) reg[lc + soff[i]] += a * scpp[i];
+            addCpp(lc, a);
             if (mv > 0) {
                 __syncwarp();
-                for (int i = lane; i < m * m; i += 32) reg[lc + pR + soff[i]] += -a * scpp[i];
+                addCpp(lc + pR, -a);
             }
             if (updateMap) {
+                // Global marks for the neighbours' later launches; the block's own tiles also in shared memory.
                 const int ty = y / kTile, tx = mx / kTile;
                 for (int i = lane; i < span * span; i += 32) {
                     const int ta = ty - s.reach + i / span, tc = tx - s.reach + i % span;
-                    if (ta >= 0 && ta < s.tilesY && tc >= 0 && tc < s.tilesX) active[ta * s.tilesX + tc] = it + 1;
+                    if (ta >= 0 && ta < s.tilesY && tc >= 0 && tc < s.tilesX) {
+                        active[ta * s.tilesX + tc] = it + 1;
+                        if (ta >= ty0 && ta < ty0 + nty && tc >= tx0 && tc < tx0 + ntx)
+                            sact[(ta - ty0) * tstride + (tc - tx0)] = it + 1;
+                    }
                 }
             }
             __syncwarp();
@@ -348,6 +413,10 @@ __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s
     for (int i = tid; i < rw * rh; i += blockDim.x) {
         const int r = i / rw, c = i - r * rw;
         gcpe[size_t(r) * strideC + c] = reg[r * side + c];
+    }
+    for (int i = tid; i < gw * gh; i += blockDim.x) {
+        const int r = i / gw, c = i - r * gw;
+        s.g[g00 + size_t(r) * sG + c] = sgf[r * gs + c] & 1;
     }
 }
 
@@ -383,38 +452,40 @@ size_t groupSharedBytes(int bs, int cppRadius) {
     return size_t(m) * m * (sizeof(float) + sizeof(int)) + size_t(side) * side * sizeof(float);
 }
 
-cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
-                            float eps, double* gain, cudaStream_t stream) {
+using GroupKernel = void (*)(DbsDeviceState, int, int, int, int, int, int, int, float, double*);
+
+// One launch of a block-group kernel: one CTA per block (by, bx) with by % 2 == py and bx % 2 == px. `configured`
+// remembers the dynamic shared memory already allowed for this kernel.
+cudaError_t launchGroupKernel(GroupKernel kernel, size_t& configured, size_t shmem, int threads, const DbsDeviceState& s,
+                              int bs, int py, int px, int iteration, bool swaps, bool updateMap, float eps, double* gain,
+                              cudaStream_t stream) {
     const int nbxAll = (s.width + bs - 1) / bs, nbyAll = (s.height + bs - 1) / bs;
     const int nbx = (nbxAll - px + 1) / 2, nby = (nbyAll - py + 1) / 2;
     if (nbx <= 0 || nby <= 0) return cudaSuccess;
-    const size_t shmem = groupSharedBytes(bs, s.cppRadius);
-    static size_t configured = 0;
     if (shmem > 48 * 1024 && shmem > configured) {
-        const cudaError_t e = cudaFuncSetAttribute(groupKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shmem));
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shmem));
         if (e != cudaSuccess) return e;
         configured = shmem;
     }
-    groupKernel<<<unsigned(nbx * nby), 32, shmem, stream>>>(s, bs, py, px, nbx, iteration, swaps ? 1 : 0,
-                                                               updateMap ? 1 : 0, eps, gain);
+    kernel<<<unsigned(nbx * nby), unsigned(threads), shmem, stream>>>(s, bs, py, px, nbx, iteration, swaps ? 1 : 0,
+                                                                      updateMap ? 1 : 0, eps, gain);
     return cudaGetLastError();
 }
 
+cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
+                        float eps, double* gain, cudaStream_t stream) {
+    static size_t configured = 0;
+    return launchGroupKernel(groupKernel, configured, groupSharedBytes(bs, s.cppRadius), 32, s, bs, py, px, iteration,
+                             swaps, updateMap, eps, gain, stream);
+}
+
+size_t scanSharedBytes(int bs, int cppRadius) { return scanSharedLayout(bs, cppRadius, nullptr, nullptr); }
+
 cudaError_t launchScanGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
                             float eps, double* gain, cudaStream_t stream) {
-    const int nbxAll = (s.width + bs - 1) / bs, nbyAll = (s.height + bs - 1) / bs;
-    const int nbx = (nbxAll - px + 1) / 2, nby = (nbyAll - py + 1) / 2;
-    if (nbx <= 0 || nby <= 0) return cudaSuccess;
-    const size_t shmem = groupSharedBytes(bs, s.cppRadius);
     static size_t configured = 0;
-    if (shmem > 48 * 1024 && shmem > configured) {
-        const cudaError_t e = cudaFuncSetAttribute(scanGroupKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shmem));
-        if (e != cudaSuccess) return e;
-        configured = shmem;
-    }
-    scanGroupKernel<<<unsigned(nbx * nby), kScanThreads, shmem, stream>>>(s, bs, py, px, nbx, iteration, swaps ? 1 : 0,
-                                                                          updateMap ? 1 : 0, eps, gain);
-    return cudaGetLastError();
+    return launchGroupKernel(scanGroupKernel, configured, scanSharedBytes(bs, s.cppRadius), kScanThreads, s, bs, py, px,
+                             iteration, swaps, updateMap, eps, gain, stream);
 }
 
 cudaError_t launchOutput(const DbsDeviceState& s, uint8_t* out, cudaStream_t stream) {

@@ -38,12 +38,13 @@ cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int ite
 
 /// \brief Ours: the same block group, one CTA per block; warp 0 scans 32 pixels at a time from the current state and
 /// applies the first accepted move (ballot), so the result is that of the sequential in-block scan, bit for bit.
-/// Blocks with no active update-map tile are skipped. Same arguments and shared memory as launchGroup.
+/// Blocks with no active update-map tile are skipped. Same arguments as launchGroup; shared memory scanSharedBytes.
 cudaError_t launchScanGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
                             float eps, double* gain, cudaStream_t stream);
 
-/// \brief Shared memory a group launch needs for block side bs (bytes).
+/// \brief Shared memory a group launch needs for block side bs (bytes): seed 003's layout, ours.
 size_t groupSharedBytes(int bs, int cppRadius);
+size_t scanSharedBytes(int bs, int cppRadius);
 
 /// \brief g (0/1, padded) to the 0/255 output plane.
 cudaError_t launchOutput(const DbsDeviceState& s, uint8_t* out, cudaStream_t stream);
