@@ -235,25 +235,28 @@ void TestDbs::updateMapAndThreadsKeepResult() {
     const uint64_t seed = test::freshSeed("dbs update map");
     const Plane8 src = test::randomPlane(w, h, seed);
     for (DbsSchedule sch : {DbsSchedule::Sequential, DbsSchedule::Blocks}) {
-        DbsParams p;
-        p.seed = seed;
-        p.clipFree = clipFree;
-        p.schedule = sch;
-        p.blockSize = 24;  // several blocks per group even on these small images
-        Plane8 a, b, c;
-        RunControl one;
-        one.threads = 1;
-        RunControl two;
-        two.threads = 2;
-        QVERIFY(dbsHalftone(src, a, p, one).isOk());
-        p.updateMap = false;
-        QVERIFY(dbsHalftone(src, b, p, two).isOk());
-        // Seed 003's update map skips only pixels that cannot move: same bits with and without it.
-        QCOMPARE(a.data, b.data);
-        p.updateMap = true;
-        QVERIFY(dbsHalftone(src, c, p, two).isOk());
-        // Blocks of one group never interact, so the thread count cannot change the result.
-        QCOMPARE(a.data, c.data);
+        for (double warm : {0.0, kDbsWarmStart}) {
+            DbsParams p;
+            p.seed = seed;
+            p.clipFree = clipFree;
+            p.schedule = sch;
+            p.warmStart = warm;
+            p.blockSize = 24;  // several blocks per group even on these small images
+            Plane8 a, b, c;
+            RunControl one;
+            one.threads = 1;
+            RunControl two;
+            two.threads = 2;
+            QVERIFY(dbsHalftone(src, a, p, one).isOk());
+            p.updateMap = false;
+            QVERIFY(dbsHalftone(src, b, p, two).isOk());
+            // Seed 003's update map skips only pixels that cannot move: same bits with and without it.
+            QCOMPARE(a.data, b.data);
+            p.updateMap = true;
+            QVERIFY(dbsHalftone(src, c, p, two).isOk());
+            // Blocks of one group never interact, so the thread count cannot change the result.
+            QCOMPARE(a.data, c.data);
+        }
     }
 }
 
