@@ -114,7 +114,7 @@ public:
         strips_ = (H + rows - 1) / rows;
         stride_ = pitch_ + kBoundarySlack;
         if (const char* t = std::getenv("HALFTONE_GPU_TRACE"); t && std::string(t) == "2")
-            HT_CUDA(trace_.allocate(size_t(strips_) * 2));
+            HT_CUDA(trace_.allocate(size_t(strips_) * 4));
         HT_CUDA(in_.allocate(size_t(pitch_) * H));
         HT_CUDA(out_.allocate(size_t(pitch_) * H));
         HT_CUDA(boundary_.allocate(size_t(strips_) * 2 * stride_));
@@ -255,14 +255,23 @@ private:
     }
     /// HALFTONE_GPU_TRACE=2: where the time of the last launch went, strip by strip (stderr).
     Status printTrace() const {
+        if (shape_.warps <= 1) return Status::ok();  // the warp-strip kernel keeps no trace
+        std::vector<unsigned long long> tr(size_t(strips_) * 4);
+        HT_CUDA(cudaMemcpy(tr.data(), trace_.get(), tr.size() * sizeof(tr[0]), cudaMemcpyDeviceToHost));
         std::vector<unsigned long long> t(size_t(strips_) * 2);
-        HT_CUDA(cudaMemcpy(t.data(), trace_.get(), t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost));
+        for (size_t s = 0; s < size_t(strips_); ++s) {
+            t[2 * s] = tr[4 * s];
+            t[2 * s + 1] = tr[4 * s + 1];
+        }
         const unsigned long long t0 = *std::min_element(t.begin(), t.end());
         std::vector<double> dur, lag;
         for (int s = 0; s < strips_; ++s) {
             dur.push_back(double(t[2 * size_t(s) + 1] - t[2 * size_t(s)]) / 1000.0);
             if (s > 0) lag.push_back((double(t[2 * size_t(s)]) - double(t[2 * size_t(s) - 2])) / 1000.0);
         }
+        const double cyc0 = double(tr[3] - tr[2]), ns0 = double(tr[1] - tr[0]);
+        std::fprintf(stderr, "trace %s %dx%d: strip 0: %.0f cycles in %.0f ns = SM clock %.0f MHz\n",
+                     shapeName(shape_).c_str(), W, H, cyc0, ns0, ns0 > 0 ? cyc0 / ns0 * 1000.0 : 0.0);
         auto med = [](std::vector<double> v) {
             if (v.empty()) return 0.0;
             std::sort(v.begin(), v.end());
@@ -724,12 +733,12 @@ const MethodSpec* findSpec(const std::string& variant) {
     return nullptr;
 }
 
-/// Default shape of ours for every kernel, level count and gamma/linear: the CTA form with 4 warps per block
-/// and K = 3 (the fastest at 16K x 16K in docs/perf/gpu-ed.md). Tuning shapes are compiled for binary
-/// Floyd-Steinberg (tuningShapes()); the warp-strip form e1q2 for every kernel and level count too.
-WavefrontShape defaultShape(const Kernel& k) {
-    const int d = k.minimalDelay();
-    return WavefrontShape{d >= 3 ? 0 : 3 - d, 1, 4};
+/// Default shape of ours: for binary Floyd-Steinberg the fastest at 16K x 16K in docs/perf/gpu-ed.md, the warp-strip
+/// form e0q1 (every tuning shape is compiled for it); other kernels and level counts use e1q2 (compiled for all).
+/// The CTA form (e<k>w4, e<k>w8) is exact but was not faster (docs/perf/gpu-ed.md, session 2); it stays selectable.
+WavefrontShape defaultShape(const Kernel& k, int levels) {
+    if (k.name == "floyd-steinberg" && levels == 2) return WavefrontShape{0, 1, 1};
+    return WavefrontShape{1, 2, 1};
 }
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
@@ -765,7 +774,7 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
         return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " + kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
-        WavefrontShape shape = defaultShape(*kernel);
+        WavefrontShape shape = defaultShape(*kernel, p.levels);
         HT_TRY(parseShape(shapeText, shape));
         out = std::make_unique<WavefrontRunner>(shape);
     } else if (variant.rfind("ped3-global", 0) == 0) {

@@ -44,7 +44,7 @@ cudaError_t launchWavefrontCta(int kernelIndex, const WavefrontShape& shape, con
     const size_t shm = cta::sharedBytes(shape.warps, bin);
     if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
         return e;
-    const int threads = 32 * shape.warps;
+    const int threads = 32 * (shape.warps + 1);  // compute warps + the loader warp
     int perSm = 0;
     if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, threads, shm); e != cudaSuccess) return e;
     if (perSm < 1) return cudaErrorInvalidConfiguration;

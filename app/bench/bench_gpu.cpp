@@ -69,7 +69,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         // a single strip gives the per-step time (C + K (rows - 1) steps).
         const EdParams fs;
         for (const std::string& shape : gpu::tuningShapes())
-            for (int h : {64, 128, 256, 512, 1024, 2048, 4096}) {
+            for (int h : o.diagnoseHeights) {
+                if (!o.shapeFilter.empty() && std::find(o.shapeFilter.begin(), o.shapeFilter.end(), shape) == o.shapeFilter.end()) continue;
                 const Plane8 src = benchImage(16384);
                 Plane8 part(16384, h);
                 std::copy(src.data.begin(), src.data.begin() + ptrdiff_t(part.size()), part.data.begin());
@@ -108,7 +109,9 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         for (const gpu::MethodSpec& m : gpu::methods())
             if (wanted(m.variant)) todo.push_back({m.variant, ""});
         if (o.shapes && wanted("wavefront"))
-            for (const std::string& s : gpu::tuningShapes()) todo.push_back({"wavefront", s});
+            for (const std::string& s : gpu::tuningShapes())
+                if (o.shapeFilter.empty() || std::find(o.shapeFilter.begin(), o.shapeFilter.end(), s) != o.shapeFilter.end())
+                    todo.push_back({"wavefront", s});
         double bwecMs = 0;
         std::vector<Row> sizeRows;
         for (const auto& [variant, shape] : todo) {

@@ -14,7 +14,9 @@ struct GpuBenchOptions {
     bool verify = true;         ///< compare every result with the SPEC reference
     std::string markdownPath;   ///< also write the full table here (empty = no file)
     std::vector<std::string> methods;  ///< only these variants (empty = every GPU method); shapes go with "wavefront"
-    bool diagnose = false;      ///< instead: ours on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
+    bool diagnose = false;
+    std::vector<int> diagnoseHeights{64, 128, 256, 512, 1024, 2048, 4096};  ///< heights of the diagnose runs
+    std::vector<std::string> shapeFilter;  ///< only these tuning shapes (empty = all)      ///< instead: ours on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
 };
 
 /// \brief Runs the GPU section; prints the full table, then a short 16K summary last. Returns 0, 1 on a
