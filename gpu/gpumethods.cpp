@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -37,7 +34,6 @@ struct Tables {
     DeviceBuffer<int32_t> input, level;
     int threshold = 2040;
     bool binary = false;
-    bool ident = false;  ///< input table A = 16 a (gamma mode)
     Status make(const EdParams& p) {
         const Quantizer q(p.levels, p.linear);
         std::vector<int32_t> lv(kLevelTableSize);
@@ -47,8 +43,6 @@ struct Tables {
         }
         binary = p.levels == 2;
         threshold = q.thresholds()[0];
-        ident = true;
-        for (int a = 0; a < 256; ++a) ident = ident && q.inputTable()[size_t(a)] == 16 * a;
         HT_CUDA(input.allocate(256));
         HT_CUDA(level.allocate(kLevelTableSize));
         HT_CUDA(cudaMemcpy(input.get(), q.inputTable().data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
@@ -88,11 +82,6 @@ protected:
 };
 
 // ------------------------------------------------------------------ ours
-std::string shapeName(const WavefrontShape& s) {
-    return "e" + std::to_string(s.extraDelay) + (s.warps > 1 ? "" : "q" + std::to_string(s.rowSets)) +
-           (s.warps > 1 ? "w" + std::to_string(s.warps) : "");
-}
-
 class WavefrontRunner : public Runner {
 public:
     explicit WavefrontRunner(WavefrontShape shape) : shape_(shape) {}
@@ -100,21 +89,15 @@ public:
         W = width;
         H = height;
         kernelIndex_ = kernelIndexOf(p.kernel);
+        if (!wavefrontHasShape(kernelIndex_, shape_) && !(kernelIndex_ == 0 && p.levels == 2 && shapeOkBinary()))
+            return Status::error("wavefront shape e" + std::to_string(shape_.extraDelay) + "q" +
+                                 std::to_string(shape_.rowSets) + " is not compiled for kernel " + p.kernel +
+                                 " with " + std::to_string(p.levels) + " levels");
         HT_TRY(tables.make(p));
-        const bool compiled = shape_.warps > 1
-                                  ? wavefrontCtaHasShape(kernelIndex_, shape_, tables.binary, tables.ident)
-                                  : wavefrontHasShape(kernelIndex_, shape_) ||
-                                        (kernelIndex_ == 0 && p.levels == 2 && shapeOkBinary());
-        if (!compiled)
-            return Status::error("wavefront shape " + shapeName(shape_) + " is not compiled for kernel " + p.kernel +
-                                 " with " + std::to_string(p.levels) + " levels" +
-                                 (p.linear ? " in linear light" : ""));
         pitch_ = (W + 31) / 32 * 32;
         const int rows = wavefrontStripRows(shape_);
         strips_ = (H + rows - 1) / rows;
-        stride_ = pitch_ + kBoundarySlack;
-        if (const char* t = std::getenv("HALFTONE_GPU_TRACE"); t && std::string(t) == "2")
-            HT_CUDA(trace_.allocate(size_t(strips_) * 4));
+        stride_ = pitch_;
         HT_CUDA(in_.allocate(size_t(pitch_) * H));
         HT_CUDA(out_.allocate(size_t(pitch_) * H));
         HT_CUDA(boundary_.allocate(size_t(strips_) * 2 * stride_));
@@ -141,7 +124,7 @@ public:
         host_.get()[0] = 0;
         host_.get()[1] = 0;
         const WavefrontArgs a = args();
-        HT_CUDA(launch(a, s));
+        HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s));
         if (rc.onProgress || rc.cancelled()) {
             // live progress (rows done, from mapped host memory) and cancellation while it runs
             volatile int* hostFlags = host_.get();
@@ -178,7 +161,6 @@ public:
     Status finish() override {
         int f[2] = {0, 0};
         HT_CUDA(cudaMemcpy(f, flags_.get(), sizeof f, cudaMemcpyDeviceToHost));
-        if (trace_.get()) HT_TRY(printTrace());
         if (f[1]) return Status::cancelled();
         return Status::ok();
     }
@@ -220,7 +202,7 @@ public:
         a.bandReady = bandReady_.get();
         a.bandRows = bandRows;
         a.stripDone = stripDoneDev_;
-        HT_CUDA(launch(a, sK));
+        HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, sK));
         volatile int* done = stripDone_.get();
         for (int b = 0; b < bands;) {
             const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
@@ -249,42 +231,6 @@ public:
     }
 
 private:
-    cudaError_t launch(const WavefrontArgs& a, cudaStream_t s) const {
-        return shape_.warps > 1 ? launchWavefrontCta(kernelIndex_, shape_, a, deviceInfo().smCount, s)
-                                : launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s);
-    }
-    /// HALFTONE_GPU_TRACE=2: where the time of the last launch went, strip by strip (stderr).
-    Status printTrace() const {
-        if (shape_.warps <= 1) return Status::ok();  // the warp-strip kernel keeps no trace
-        std::vector<unsigned long long> tr(size_t(strips_) * 4);
-        HT_CUDA(cudaMemcpy(tr.data(), trace_.get(), tr.size() * sizeof(tr[0]), cudaMemcpyDeviceToHost));
-        std::vector<unsigned long long> t(size_t(strips_) * 2);
-        for (size_t s = 0; s < size_t(strips_); ++s) {
-            t[2 * s] = tr[4 * s];
-            t[2 * s + 1] = tr[4 * s + 1];
-        }
-        const unsigned long long t0 = *std::min_element(t.begin(), t.end());
-        std::vector<double> dur, lag;
-        for (int s = 0; s < strips_; ++s) {
-            dur.push_back(double(t[2 * size_t(s) + 1] - t[2 * size_t(s)]) / 1000.0);
-            if (s > 0) lag.push_back((double(t[2 * size_t(s)]) - double(t[2 * size_t(s) - 2])) / 1000.0);
-        }
-        const double cyc0 = double(tr[3] - tr[2]), ns0 = double(tr[1] - tr[0]);
-        std::fprintf(stderr, "trace %s %dx%d: strip 0: %.0f cycles in %.0f ns = SM clock %.0f MHz\n",
-                     shapeName(shape_).c_str(), W, H, cyc0, ns0, ns0 > 0 ? cyc0 / ns0 * 1000.0 : 0.0);
-        auto med = [](std::vector<double> v) {
-            if (v.empty()) return 0.0;
-            std::sort(v.begin(), v.end());
-            return v[v.size() / 2];
-        };
-        std::fprintf(stderr,
-                     "trace %s %dx%d: strips %d, span %.1f us, strip 0 %.1f us, last strip %.1f us, median strip %.1f "
-                     "us, median start lag %.2f us, last start %.1f us\n",
-                     shapeName(shape_).c_str(), W, H, strips_,
-                     double(*std::max_element(t.begin(), t.end()) - t0) / 1000.0, dur.front(), dur.back(), med(dur),
-                     med(lag), double(t[2 * size_t(strips_) - 2] - t0) / 1000.0);
-        return Status::ok();
-    }
     WavefrontArgs args() const {
         WavefrontArgs a;
         a.in = in_.get();
@@ -302,8 +248,6 @@ private:
         a.q = tables.view();
         a.threshold = tables.threshold;
         a.binaryFast = tables.binary ? 1 : 0;
-        a.identInput = tables.ident ? 1 : 0;
-        a.trace = trace_.get();
         return a;
     }
     Stream sIn_, sOut_;
@@ -315,7 +259,6 @@ private:
     int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
     DeviceBuffer<uint8_t> in_, out_;
     DeviceBuffer<uint32_t> boundary_;
-    DeviceBuffer<unsigned long long> trace_;
     DeviceBuffer<int> flags_;
     PinnedBuffer<int> host_;
     int* hostDev_ = nullptr;
@@ -733,28 +676,17 @@ const MethodSpec* findSpec(const std::string& variant) {
     return nullptr;
 }
 
-/// Default shape of ours: for binary Floyd-Steinberg the fastest at 16K x 16K in docs/perf/gpu-ed.md, the warp-strip
-/// form e0q1 (every tuning shape is compiled for it); other kernels and level counts use e1q2 (compiled for all).
-/// The CTA form (e<k>w4, e<k>w8) is exact but was not faster (docs/perf/gpu-ed.md, session 2); it stays selectable.
-WavefrontShape defaultShape(const Kernel& k, int levels) {
-    if (k.name == "floyd-steinberg" && levels == 2) return WavefrontShape{0, 1, 1};
-    return WavefrontShape{1, 2, 1};
-}
+/// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fastest at
+/// 16K x 16K in docs/perf/gpu-ed.md. Other kernels and level counts use the default shape e1q2.
+constexpr WavefrontShape kFsBinaryShape{0, 1};
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
     if (s.empty()) return Status::ok();
-    int e = -1, q = 1, w = 1, used = 0;
-    const bool ok = (std::sscanf(s.c_str(), "e%dq%dw%d%n", &e, &q, &w, &used) == 3 ||
-                     std::sscanf(s.c_str(), "e%dw%d%n", &e, &w, &used) == 2 ||
-                     (w = 1, std::sscanf(s.c_str(), "e%dq%d%n", &e, &q, &used) == 2)) &&
-                    used == int(s.size()) && e >= 0 && q >= 1 && w >= 1;
-    if (!ok)
-        return Status::error("bad wavefront shape '" + s +
-                             "' (expected e<extra delay>q<row sets> (warp strips, e.g. e0q1) or e<extra delay>w<warps> "
-                             "(block strips, e.g. e1w4))");
+    int e = -1, q = -1;
+    if (std::sscanf(s.c_str(), "e%dq%d", &e, &q) != 2 || e < 0 || q < 1)
+        return Status::error("bad wavefront shape '" + s + "' (expected e<extra delay>q<row sets>, e.g. e1q2)");
     shape.extraDelay = e;
     shape.rowSets = q;
-    shape.warps = w;
     return Status::ok();
 }
 
@@ -774,7 +706,8 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
         return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " + kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
-        WavefrontShape shape = defaultShape(*kernel, p.levels);
+        WavefrontShape shape;
+        if (kernel->name == "floyd-steinberg" && p.levels == 2) shape = kFsBinaryShape;
         HT_TRY(parseShape(shapeText, shape));
         out = std::make_unique<WavefrontRunner>(shape);
     } else if (variant.rfind("ped3-global", 0) == 0) {
@@ -809,9 +742,7 @@ double medianOf(std::vector<double> v) {
 
 const std::vector<MethodSpec>& methods() { return specs(); }
 
-std::vector<std::string> tuningShapes() {
-    return {"e0w4", "e1w4", "e2w4", "e0w8", "e1w8", "e2w8", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
-}
+std::vector<std::string> tuningShapes() { return {"e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"}; }
 
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control, const std::string& shape) {

@@ -37,32 +37,19 @@ struct WavefrontArgs {
     QuantTables q;
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
     int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
-    int identInput = 0;    ///< the input table is A = 16 a (gamma mode): the CTA kernel skips the lookup
-    /// Diagnostics (HALFTONE_GPU_TRACE=2): per strip, the global timer (ns) at its start and end.
-    unsigned long long* trace = nullptr;
 };
 
 /// \brief Sets flag[index] = value (stream-ordered after a band's copy: the band's input has arrived).
 cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream);
 
-/// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane, and warps
-/// per strip: 1 = every warp owns a strip (hand-offs through L2, wavefront.cu); more = a block of that many
-/// warps owns the strip in lockstep, hand-offs between its warps through shared memory (wavefront_cta.cu).
+/// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane.
 struct WavefrontShape {
     int extraDelay = 1;
     int rowSets = 2;
-    int warps = 1;
 };
 
-/// \brief Rows one strip (the unit handed on through L2) holds for a shape.
-inline int wavefrontStripRows(const WavefrontShape& s) { return 32 * s.rowSets * s.warps; }
-/// \brief Words of slack after the pitch in each boundary row (the CTA kernel indexes them by step).
-inline constexpr int kBoundarySlack = 256;
-
-/// \brief The CTA kernel: true when an instance exists (rowSets must be 1).
-bool wavefrontCtaHasShape(int kernelIndex, const WavefrontShape& shape, bool binary, bool identInput);
-cudaError_t launchWavefrontCta(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,
-                               cudaStream_t stream);
+/// \brief Rows one warp owns for a shape.
+inline int wavefrontStripRows(const WavefrontShape& s) { return 32 * s.rowSets; }
 
 /// \brief True when a compiled instance exists for (kernel index, shape).
 bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape);
