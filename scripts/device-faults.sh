@@ -4,7 +4,7 @@
 # one process each and one after another (the out-of-memory cases hold most of the card):
 #   oom (cudaMalloc hog, 16K x 16K), launch (HALFTONE_GPU_FAULT=launch), trap and trap-progress
 #   (HALFTONE_GPU_FAULT=trap: __trap(), sticky); with the argument `huge` only the 65536 x 65536 case
-#   (a full card, ~16 GiB host RAM, a few minutes of CPU: the SPEC reference of 4.3 Gpixel).
+#   (a full card, ~20 GiB host RAM, a few minutes of CPU: the SPEC reference of 4.3 Gpixel).
 # Needs CLI11 in .device/include/CLI like scripts/device-gpu.sh (carry: [".device"]). Logs go to $OUT.
 # Usage: scripts/device-faults.sh [huge]
 set -u -o pipefail

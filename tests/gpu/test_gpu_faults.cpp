@@ -3,7 +3,7 @@
 //   test_gpu_faults oom           cudaMalloc most free device memory (leaves 256 MiB), run ed/plain on the GPU
 //                                 on an image whose device buffers do not fit; a small image still runs on
 //                                 the GPU meanwhile; after the hog is freed the large image runs on the GPU.
-//   test_gpu_faults huge          a 65536 x 65536 request (4 GiB per plane: needs about 16 GiB of host RAM,
+//   test_gpu_faults huge          a 65536 x 65536 request (4 GiB per plane: needs about 20 GiB of host RAM,
 //                                 skipped below 24 GiB; it cannot be done in less, since runImage takes the
 //                                 whole image in host memory) while the hog holds the card: over the GPU
 //                                 path's limit, it runs on the CPU (ec/wavefront: parallel CPU fallback).
@@ -166,8 +166,8 @@ int oom() {
 int huge() {
     const uint64_t ram = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
     if (ram < (uint64_t(24) << 30)) {
-        std::printf("SKIP: 65536 x 65536 needs about 16 GiB of host memory (4 GiB per plane: input, its gray "
-                    "copy, output, reference); this machine has %llu MiB\n",
+        std::printf("SKIP: 65536 x 65536 needs about 20 GiB of host memory (4 GiB per plane: input, its copies, "
+                    "output, reference); this machine has %llu MiB\n",
                     (unsigned long long)(ram >> 20));
         return 77;
     }
