@@ -1,5 +1,5 @@
 // Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine while halftone-bench's
-// main does not yet carry the section: bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes e1w4,..] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--md FILE].
+// main does not yet carry the section: bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes e0q1,..] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--md FILE].
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
         } else if (a == "--md" && i + 1 < argc) {
             o.markdownPath = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes e1w4,..] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes e0q1,..] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
             return 2;
         }
     }
