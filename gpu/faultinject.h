@@ -1,8 +1,9 @@
 #pragma once
 // \brief Test-only GPU fault injection (issue 7), off unless HALFTONE_GPU_FAULT is set in the environment:
 //   HALFTONE_GPU_FAULT=launch  a kernel launch with an invalid configuration (4096 threads per block) just
-//                              before the method's kernels: cudaErrorInvalidConfiguration at launch; the
-//                              context stays usable.
+//                              before the method's kernels: refused at launch (cudaErrorInvalidValue on
+//                              CUDA 13, cudaErrorInvalidConfiguration on older toolkits); the context
+//                              stays usable.
 //   HALFTONE_GPU_FAULT=trap    a kernel that executes __trap(), enqueued before the method's kernels and not
 //                              waited for: the method's own checks meet the error; it is sticky (the CUDA
 //                              context is unusable for the rest of the process).
