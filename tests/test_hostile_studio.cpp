@@ -30,10 +30,6 @@ namespace {
 
 quint64 g_imageId = 1000;
 
-std::shared_ptr<const Image> randomImage(int w, int h, const char* what) {
-    return std::make_shared<const Image>(Image::gray(test::randomPlane(w, h, test::freshSeed(what))));
-}
-
 QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
@@ -111,7 +107,7 @@ void TestHostileStudio::cancelAnyMethodAnyMoment() {
     QSignalSpy failed(&runner, &JobRunner::failed);
     QSignalSpy progress(&runner, &JobRunner::progress);
     JobRequest job;
-    job.image = randomImage(192, 160, "cancel matrix");
+    job.image = test::randomGrayImage(192, 160, "cancel matrix");
     job.imageId = ++g_imageId;
     job.method = Registry::instance().find(method.toStdString(), variant.toStdString());
     QVERIFY(job.method);
@@ -133,7 +129,7 @@ void TestHostileStudio::cancelAnyMethodAnyMoment() {
     done.clear();
     failed.clear();
     JobRequest next;
-    next.image = randomImage(61, 47, "after cancel");
+    next.image = test::randomGrayImage(61, 47, "after cancel");
     next.imageId = ++g_imageId;
     next.method = Registry::instance().find("ed", "plain");
     next.device = Device::Cpu;

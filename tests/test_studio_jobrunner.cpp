@@ -12,14 +12,6 @@
 
 using namespace halftone;
 
-namespace {
-
-std::shared_ptr<const Image> randomImage(int w, int h, const char* what) {
-    return std::make_shared<const Image>(Image::gray(test::randomPlane(w, h, test::freshSeed(what))));
-}
-
-}  // namespace
-
 class TestStudioJobRunner : public QObject {
     Q_OBJECT
 private slots:
@@ -64,7 +56,7 @@ void TestStudioJobRunner::runMatchesReference() {
     QSignalSpy done(&runner, &JobRunner::finished);
     QSignalSpy failed(&runner, &JobRunner::failed);
     JobRequest r;
-    r.image = randomImage(w, h, "jobrunner reference");
+    r.image = test::randomGrayImage(w, h, "jobrunner reference");
     r.imageId = 1;
     r.method = Registry::instance().find(method.toStdString(), variant.toStdString());
     QVERIFY(r.method);
@@ -93,7 +85,7 @@ void TestStudioJobRunner::cacheAnswersRepeat() {
     JobRunner runner;
     QSignalSpy done(&runner, &JobRunner::finished);
     JobRequest r;
-    r.image = randomImage(64, 48, "cache");
+    r.image = test::randomGrayImage(64, 48, "cache");
     r.imageId = 7;
     r.method = Registry::instance().find("ed", "rc");
     r.device = Device::Cpu;
@@ -126,7 +118,7 @@ void TestStudioJobRunner::newerSupersedesOlder() {
     QSignalSpy done(&runner, &JobRunner::finished);
     QSignalSpy failed(&runner, &JobRunner::failed);
     JobRequest slow;
-    slow.image = randomImage(64, 400, "supersede");  // about 0.8 s
+    slow.image = test::randomGrayImage(64, 400, "supersede");  // about 0.8 s
     slow.imageId = 2;
     slow.method = Registry::instance().find("zz-slow", "rows");
     slow.perceived = false;
@@ -150,7 +142,7 @@ void TestStudioJobRunner::cancelStopsMidWay() {
     QSignalSpy failed(&runner, &JobRunner::failed);
     QSignalSpy progress(&runner, &JobRunner::progress);
     JobRequest slow;
-    slow.image = randomImage(32, 5000, "cancel");  // 10 s if not stopped
+    slow.image = test::randomGrayImage(32, 5000, "cancel");  // 10 s if not stopped
     slow.imageId = 3;
     slow.method = Registry::instance().find("zz-slow", "rows");
     slow.perceived = false;
@@ -166,7 +158,7 @@ void TestStudioJobRunner::cancelStopsMidWay() {
     QVERIFY(!runner.busy());
     // The runner stays usable: the next job completes.
     JobRequest next = slow;
-    next.image = randomImage(20, 20, "after cancel");
+    next.image = test::randomGrayImage(20, 20, "after cancel");
     next.imageId = 4;
     next.method = Registry::instance().find("ed", "plain");
     runner.submit(next);
@@ -179,7 +171,7 @@ void TestStudioJobRunner::progressCarriesWavefront() {
     QSignalSpy progress(&runner, &JobRunner::progress);
     QSignalSpy done(&runner, &JobRunner::finished);
     JobRequest slow;
-    slow.image = randomImage(10, 150, "wavefront");
+    slow.image = test::randomGrayImage(10, 150, "wavefront");
     slow.imageId = 5;
     slow.method = Registry::instance().find("zz-slow", "rows");
     slow.perceived = false;
@@ -204,7 +196,7 @@ void TestStudioJobRunner::errorIsReported() {
     JobRunner runner;
     QSignalSpy failed(&runner, &JobRunner::failed);
     JobRequest r;
-    r.image = randomImage(8, 8, "error");
+    r.image = test::randomGrayImage(8, 8, "error");
     r.method = Registry::instance().find("ed", "plain");
     r.params.set("levels", int64_t(1));  // below the spec's minimum of 2
     runner.submit(r);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <algorithm>
 #include <random>
 #include <string>
@@ -44,6 +45,11 @@ inline Plane8 randomPlane(int w, int h, uint64_t seed) {
 }
 
 #ifdef HALFTONE_TEST_DATA_DIR
+/// \brief A shared gray image of fresh random pixels (the seed logged under `what`), as studio jobs take it.
+inline std::shared_ptr<const Image> randomGrayImage(int w, int h, const char* what) {
+    return std::make_shared<const Image>(Image::gray(randomPlane(w, h, freshSeed(what))));
+}
+
 inline std::string dataPath(const std::string& name) { return std::string(HALFTONE_TEST_DATA_DIR) + "/" + name; }
 #endif
 
