@@ -29,7 +29,7 @@ const std::vector<MethodSpec>& methods();
 /// \brief Halftones one plane with the GPU method `variant`; dst is resized. Exact (SPEC) for every
 /// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
 /// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
-/// `shape` ("", or "e<extra>q<sets>" e.g. "e0q1") picks a tuning shape of ours; empty = default
+/// `shape` ("", "e<extra>q<sets>" e.g. "e0q1", or "f<extra>" = the fast binary-FS form) picks a tuning shape of ours; empty = default
 /// (e0q1 for binary Floyd-Steinberg, e1q2 otherwise).
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control = {}, const std::string& shape = {});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -34,6 +36,7 @@ struct Tables {
     DeviceBuffer<int32_t> input, level;
     int threshold = 2040;
     bool binary = false;
+    bool gamma = false;  ///< input table is A = 16 a
     Status make(const EdParams& p) {
         const Quantizer q(p.levels, p.linear);
         std::vector<int32_t> lv(kLevelTableSize);
@@ -43,6 +46,8 @@ struct Tables {
         }
         binary = p.levels == 2;
         threshold = q.thresholds()[0];
+        gamma = true;
+        for (int a = 0; a < 256; ++a) gamma = gamma && q.inputTable()[size_t(a)] == 16 * a;
         HT_CUDA(input.allocate(256));
         HT_CUDA(level.allocate(kLevelTableSize));
         HT_CUDA(cudaMemcpy(input.get(), q.inputTable().data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
@@ -82,6 +87,11 @@ protected:
 };
 
 // ------------------------------------------------------------------ ours
+std::string shapeName(const WavefrontShape& s) {
+    return s.fast ? "f" + std::to_string(s.extraDelay)
+                  : "e" + std::to_string(s.extraDelay) + "q" + std::to_string(s.rowSets);
+}
+
 class WavefrontRunner : public Runner {
 public:
     explicit WavefrontRunner(WavefrontShape shape) : shape_(shape) {}
@@ -89,15 +99,14 @@ public:
         W = width;
         H = height;
         kernelIndex_ = kernelIndexOf(p.kernel);
-        if (!wavefrontHasShape(kernelIndex_, shape_) && !(kernelIndex_ == 0 && p.levels == 2 && shapeOkBinary()))
-            return Status::error("wavefront shape e" + std::to_string(shape_.extraDelay) + "q" +
-                                 std::to_string(shape_.rowSets) + " is not compiled for kernel " + p.kernel +
+        if (!wavefrontHasShape(kernelIndex_, shape_, p.levels == 2))
+            return Status::error("wavefront shape " + shapeName(shape_) + " is not compiled for kernel " + p.kernel +
                                  " with " + std::to_string(p.levels) + " levels");
         HT_TRY(tables.make(p));
         pitch_ = (W + 31) / 32 * 32;
         const int rows = wavefrontStripRows(shape_);
         strips_ = (H + rows - 1) / rows;
-        stride_ = pitch_;
+        stride_ = pitch_ + 512;  // the fast form indexes boundary words by step: up to W + 31 K + 124
         HT_CUDA(in_.allocate(size_t(pitch_) * H));
         HT_CUDA(out_.allocate(size_t(pitch_) * H));
         HT_CUDA(boundary_.allocate(size_t(strips_) * 2 * stride_));
@@ -123,8 +132,15 @@ public:
         HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
         host_.get()[0] = 0;
         host_.get()[1] = 0;
-        const WavefrontArgs a = args();
+        WavefrontArgs a = args();
+        const bool trace = shape_.fast && std::getenv("HALFTONE_WAVEFRONT_TRACE") != nullptr;
+        if (trace) {
+            if (!trace_.get()) HT_CUDA(trace_.allocate(size_t(strips_) * 3));
+            HT_CUDA(cudaMemsetAsync(trace_.get(), 0, trace_.bytes(), s));
+            a.trace = trace_.get();
+        }
         HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s));
+        if (trace) HT_TRY(printTrace(s));
         if (rc.onProgress || rc.cancelled()) {
             // live progress (rows done, from mapped host memory) and cancellation while it runs
             volatile int* hostFlags = host_.get();
@@ -248,13 +264,39 @@ private:
         a.q = tables.view();
         a.threshold = tables.threshold;
         a.binaryFast = tables.binary ? 1 : 0;
+        a.gammaInput = tables.gamma ? 1 : 0;
         return a;
     }
+    /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end -> stderr.
+    Status printTrace(cudaStream_t s) {
+        std::vector<unsigned long long> t(size_t(strips_) * 3);
+        HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
+        HT_CUDA(cudaStreamSynchronize(s));
+        const unsigned long long t0 = t[0];
+        const int steps = (W - 1) / 32 * 32 + 31 * (shape_.extraDelay + 2) + 32 - 96;
+        std::vector<double> run, lag, lagEnd;
+        for (int i = 0; i < strips_; ++i) {
+            run.push_back(double(t[3 * i + 2] - t[3 * i + 1]) / std::max(1, steps));
+            if (i > 0) lag.push_back(double(t[3 * i + 1]) - double(t[3 * i - 2]));
+            if (i > 0) lagEnd.push_back(double(t[3 * i + 2]) - double(t[3 * i - 1]));
+        }
+        auto med = [](std::vector<double> v) {
+            if (v.empty()) return 0.0;
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        std::fprintf(stderr,
+                     "trace %dx%d f%d: strips %d, ns/step (chunk 96..end) median %.2f first %.2f last %.2f; "
+                     "lag between strips (chunk 96) median %.0f ns, (end) median %.0f ns; last end %.1f us\n",
+                     W, H, shape_.extraDelay, strips_, med(run), run.front(), run.back(), med(lag), med(lagEnd),
+                     double(t[3 * (strips_ - 1) + 2] - t0) / 1000.0);
+        return Status::ok();
+    }
+    DeviceBuffer<unsigned long long> trace_;
     Stream sIn_, sOut_;
     DeviceBuffer<int> bandReady_;
     PinnedBuffer<int> stripDone_;
     int* stripDoneDev_ = nullptr;
-    bool shapeOkBinary() const { return wavefrontHasShape(0, WavefrontShape{1, 2}); }
     WavefrontShape shape_;
     int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
     DeviceBuffer<uint8_t> in_, out_;
@@ -676,17 +718,23 @@ const MethodSpec* findSpec(const std::string& variant) {
     return nullptr;
 }
 
-/// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fastest at
-/// 16K x 16K in docs/perf/gpu-ed.md. Other kernels and level counts use the default shape e1q2.
-constexpr WavefrontShape kFsBinaryShape{0, 1};
+/// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fast form with
+/// K = 2 (f0, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md. Other kernels and
+/// level counts use the general kernel's default shape e1q2.
+constexpr WavefrontShape kFsBinaryShape{0, 1, true};
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
     if (s.empty()) return Status::ok();
     int e = -1, q = -1;
-    if (std::sscanf(s.c_str(), "e%dq%d", &e, &q) != 2 || e < 0 || q < 1)
-        return Status::error("bad wavefront shape '" + s + "' (expected e<extra delay>q<row sets>, e.g. e1q2)");
-    shape.extraDelay = e;
-    shape.rowSets = q;
+    char tail = 0;
+    if (std::sscanf(s.c_str(), "f%d%c", &e, &tail) == 1 && e >= 0) {
+        shape = WavefrontShape{e, 1, true};
+        return Status::ok();
+    }
+    if (std::sscanf(s.c_str(), "e%dq%d%c", &e, &q, &tail) != 2 || e < 0 || q < 1)
+        return Status::error("bad wavefront shape '" + s +
+                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> for the fast form)");
+    shape = WavefrontShape{e, q, false};
     return Status::ok();
 }
 
@@ -742,7 +790,9 @@ double medianOf(std::vector<double> v) {
 
 const std::vector<MethodSpec>& methods() { return specs(); }
 
-std::vector<std::string> tuningShapes() { return {"e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"}; }
+std::vector<std::string> tuningShapes() {
+    return {"f0", "f1", "f2", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+}
 
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control, const std::string& shape) {

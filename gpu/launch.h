@@ -37,22 +37,28 @@ struct WavefrontArgs {
     QuantTables q;
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
     int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
+    int gammaInput = 1;    ///< input table is A = 16 a (gamma mode): the fast form computes it
+    /// Diagnostics (fast form, HALFTONE_WAVEFRONT_TRACE set): per strip the global timer at its start, at
+    /// its chunk T = 96 and at its end (3 words per strip); null = off.
+    unsigned long long* trace = nullptr;
 };
 
 /// \brief Sets flag[index] = value (stream-ordered after a band's copy: the band's input has arrived).
 cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream);
 
-/// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane.
+/// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane;
+/// `fast` picks the cut-down step for binary Floyd-Steinberg (one row set; gpu/wavefront_fast.cuh).
 struct WavefrontShape {
     int extraDelay = 1;
     int rowSets = 2;
+    bool fast = false;
 };
 
 /// \brief Rows one warp owns for a shape.
 inline int wavefrontStripRows(const WavefrontShape& s) { return 32 * s.rowSets; }
 
-/// \brief True when a compiled instance exists for (kernel index, shape).
-bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape);
+/// \brief True when a compiled instance exists for (kernel index, shape, binary or multi-level).
+bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape, bool binary);
 
 /// \brief Launches our kernel (kernelIndex = position in core's kernels()); grid from the SM count.
 cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,

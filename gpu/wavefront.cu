@@ -9,8 +9,10 @@
 // an optional extra delay (seed 000's k-delay schedule inside the strip).
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "gpu/devicecommon.cuh"
 
@@ -24,6 +26,8 @@ constexpr int kChunk = 32;      // steps per chunk: input refill and output flus
 constexpr int kGroup = 8;       // steps per boundary-fetch group
 constexpr int kRingStride = 68; // bytes per row of the per-row rings (2 chunks + 4 bytes padding: no bank conflicts)
 constexpr int kWarpsPerBlock = 4;
+
+#include "gpu/wavefront_fast.cuh"
 
 __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk : -((-x + kChunk - 1) / kChunk); }
 
@@ -387,14 +391,25 @@ KernelFn fsShape(int extra, int sets, bool bin) {
     return nullptr;
 }
 
-KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin) {
+KernelFn fastShape(int extra, bool gamma) {
+    switch (extra) {
+        case 0: return gamma ? &fastfs::fsFastKernel<2, true> : &fastfs::fsFastKernel<2, false>;
+        case 1: return gamma ? &fastfs::fsFastKernel<3, true> : &fastfs::fsFastKernel<3, false>;
+        case 2: return gamma ? &fastfs::fsFastKernel<4, true> : &fastfs::fsFastKernel<4, false>;
+        default: return nullptr;
+    }
+}
+
+KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin, bool gamma = true) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
+    if (shape.fast) return kernelIndex == 0 && bin && shape.rowSets == 1 ? fastShape(shape.extraDelay, gamma) : nullptr;
     if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
     if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
     return nullptr;
 }
 
 size_t sharedBytes(const WavefrontShape& shape) {
+    if (shape.fast) return 0;  // static shared memory only
     return (4096 + 256) * sizeof(int32_t) + size_t(kWarpsPerBlock) * 2 * 32 * shape.rowSets * kRingStride;
 }
 
@@ -407,17 +422,18 @@ cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream) 
     return cudaGetLastError();
 }
 
-bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape) {
-    return findKernel(kernelIndex, shape, true) != nullptr && findKernel(kernelIndex, shape, false) != nullptr;
+bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape, bool binary) {
+    return findKernel(kernelIndex, shape, binary) != nullptr;
 }
 
 cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,
                             cudaStream_t stream) {
-    KernelFn fn = findKernel(kernelIndex, shape, a.binaryFast != 0);
+    KernelFn fn = findKernel(kernelIndex, shape, a.binaryFast != 0, a.gammaInput != 0);
     if (!fn) return cudaErrorInvalidValue;
     const size_t shm = sharedBytes(shape);
-    if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
-        return e;
+    if (shm > 0)
+        if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
+            return e;
     const int rows = wavefrontStripRows(shape);
     const int strips = (a.height + rows - 1) / rows;
     const int warpsWanted = strips;

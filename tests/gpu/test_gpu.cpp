@@ -151,6 +151,28 @@ int main(int argc, char** argv) {
                 const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront shapes"));
                 exact("wavefront", src, fs, referenceErrorDiffusion(src, fs), shape);
             }
+        // the fast binary-FS form (f<extra>): widths and heights around its 32-column blocks, 32-row strips and
+        // the masked first/last chunks (K lane up to 124 columns), gamma and linear input
+        for (const std::string& shape : {"f0", "f1", "f2"})
+            for (bool linear : {false, true}) {
+                if (sanitize && linear) continue;
+                EdParams p = fs;
+                p.linear = linear;
+                std::vector<Size> fsz = {{1, 1},  {2, 1},   {1, 2},   {31, 32}, {32, 33}, {33, 64}, {63, 65},
+                                         {64, 7}, {65, 97}, {95, 3},  {96, 40}, {97, 31}, {127, 66}, {128, 1},
+                                         {129, 35}, {155, 96}, {160, 130}, {191, 9}, {260, 67}};
+                if (sanitize) fsz = {{1, 1}, {33, 31}, {97, 40}, {130, 65}};
+                for (const Size& sz : fsz) {
+                    const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront fast"));
+                    exact("wavefront", src, p, referenceErrorDiffusion(src, p), shape);
+                }
+                // extremes: all black / all white rows keep errors at their bounds
+                for (int v : {0, 255, 128}) {
+                    Plane8 flat(173, 70);
+                    std::fill(flat.data.begin(), flat.data.end(), uint8_t(v));
+                    exact("wavefront", flat, p, referenceErrorDiffusion(flat, p), shape);
+                }
+            }
         // the timing path, including the overlapped end-to-end path (checked against the plain one inside)
         for (const Size& sz : std::vector<Size>{{1, 1}, {1021, 257}, {45, 700}}) {
             const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("overlapped"));

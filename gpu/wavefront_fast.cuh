@@ -1,0 +1,297 @@
+#pragma once
+// The fast form of ours for binary Floyd-Steinberg (shapes "f<extra>", the default for FS with 2 levels).
+// Included by wavefront.cu inside its anonymous namespace; uses WavefrontArgs and the helpers there.
+//
+// Same schedule as the general kernel (a warp owns a strip of 32 rows, lane = row, row rho processes
+// column j = t - K rho at step t, strips handed over through tagged words in global memory), but the
+// step is cut to what the error chain needs, so that one warp per scheduler runs near the chain's latency
+// instead of issuing ~36 instructions at ~4.5 cycles each (docs/perf/gpu-ed.md, "Session 2"):
+//  - The sum is ordered by age and written as two IMADs the compiler cannot reassociate: older taps and
+//    the input first, then 3 E(up, j+1), then the row's own 7 E(j-1), so the chain of a step is
+//    IMAD -> ISETP -> predicated MOV (y = 7 e + rest; level 1 iff y > 16 T + 15; e = y >> 4 (- 4080)).
+//    rest = 3 E(up, j+1) + 5 E(up, j) + E(up, j-1) + 16 A(j) + 8 (the +8 rounds, 16 A folds the input so
+//    that S = y >> 4). With K = 3 (f1) the shuffled E(up, j+1) is one step old and the shuffle leaves the
+//    chain too; K = 2 (f0, the default) has it on the chain but hands strips over in 2 steps per row
+//    instead of 3, which wins at 16K (docs/perf/gpu-ed.md, session 3).
+//  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose error no lane needs)
+//    sends the boundary word instead of its own error.
+//  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring;
+//    at a chunk start the lane reads 9 words at its fixed offset and funnel-shifts them; gamma input
+//    becomes 256 a with one PRMT per pixel; linear input reads a 256-entry shared table.
+//  - Output: one bit per pixel in a register (one predicated OR), realigned per chunk with a funnel shift,
+//    expanded to 0/255 bytes and stored as 2 x 16 bytes per row and chunk.
+//  - Only the chunks that touch a row's start or end (about 7 of 516 at 16K) mask errors outside the image.
+//  - Boundary words are indexed by the producer's step (4 per 16-byte store) and read three groups of 8
+//    steps ahead into fixed register slots.
+// Bit-identical to the SPEC reference (tests/gpu/test_gpu.cpp covers every shape of ours).
+
+namespace fastfs {
+
+constexpr int kFastChunk = 32;  // steps per chunk (input, output and loop granularity)
+constexpr int kFastGroup = 8;   // steps per boundary group
+
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+    return d;
+}
+
+/// a * b + c as one IMAD that the compiler keeps in this place of the sum.
+__device__ __forceinline__ int mad(int a, int b, int c) {
+    int d;
+    asm("mad.lo.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+/// 16 bytes global -> shared without registers (zero-filled when `bytes` is 0).
+__device__ __forceinline__ void cpAsync16(void* smemDst, const void* src, int bytes) {
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+/// A strong gpu-scope load that the compiler does not cache (the cancel flag).
+__device__ __forceinline__ int loadRelaxed(const int* p) {
+    int v;
+    asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+
+constexpr int kRingWords = 44;  // per lane: 5 slots of 8 words (slot 4 mirrors slot 0) + 4 words of padding
+
+/// 4 bits of `nib` (0..15) -> 4 bytes of 0x00 / 0xff, byte k = bit k.
+__device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
+    const uint32_t spread = (nib * 0x00204081u) & 0x01010101u;  // bit k -> bit 8k, no carries
+    return spread * 255u;
+}
+
+template <int K, bool GAMMA>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(WavefrontArgs a) {
+    static_assert(K >= 2 && K <= 4, "FS needs K >= 2; the tail bound assumes K <= 4");
+    __shared__ int32_t sTerm[256];  // 16 A(a) + 8 (linear input)
+    // input ring: per lane the aligned 32-byte blocks B..B+3 of its row in slots B & 3, filled by cp.async
+    __shared__ __align__(16) uint32_t sRing[kWarpsPerBlock * 32 * kRingWords];
+    if (!GAMMA)
+        for (int k = threadIdx.x; k < 256; k += blockDim.x) sTerm[k] = 16 * a.q.input[k] + 8;
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31;
+    const int W = a.width, H = a.height;
+    const int strips = (H + 31) / 32;
+    const uint32_t tag = a.epoch << 16;
+    const int C = 16 * a.threshold + 15;  // level 1 iff S > T iff y > 16 T + 15
+    const int bLast = (W - 1) >> 5;       // last aligned 32-column block of a row
+    const int tLast = 32 * bLast + 31 * K + 31;
+    // lane constants: chunk T covers columns [T - K lane, +32) = block B(T) = T/32 - q at byte offset r
+    const int q = (K * lane + 31) >> 5;
+    const int r = 32 * q - K * lane;
+    const int rb8 = (r & 3) * 8;
+    const int rw = r >> 2;
+    uint32_t* ring = sRing + threadIdx.x * kRingWords;
+
+    for (;;) {
+        int s = 0;
+        if (lane == 0) s = atomicAdd(a.stripCounter, 1);
+        s = __shfl_sync(kFull, s, 0);
+        if (s >= strips) break;
+        const int base = s * 32;
+        if (a.bandReady) {  // overlapped path: wait for this strip's input band
+            const int band = base / a.bandRows;
+            int spins = 0;
+            for (;;) {
+                int ready = 0;
+                if (lane == 0) ready = *reinterpret_cast<const volatile int*>(a.bandReady + band) == int(a.epoch);
+                if (__shfl_sync(kFull, ready, 0)) break;
+                if (++spins > 64) {
+                    spins = 0;
+                    int ab = 0;
+                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
+                    if (__shfl_sync(kFull, ab, 0)) return;
+                }
+                __nanosleep(256);
+            }
+        }
+        const bool hasPrev = s > 0;
+        const bool publish = s + 1 < strips;
+        const int row = base + lane;
+        const bool rowOk = row < H;
+        const unsigned char* inRow = a.in + size_t(rowOk ? row : 0) * a.pitch;
+        unsigned char* outRow = a.out + size_t(rowOk ? row : 0) * a.outPitch;
+        const uint32_t* prevB = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
+        uint32_t* myB = a.boundary + size_t(s) * 2 * a.boundaryStride;
+        const bool producer = lane == 31 && publish;
+
+        // one cp.async group per block: block B of this row into slot B & 3 (and slot 4 when B & 3 == 0)
+        auto fetchBlock = [&](int B) {
+            const bool inside = rowOk && B >= 0 && 32 * B < W;
+            const unsigned char* src = inside ? inRow + 32 * B : a.in;
+            const int n = inside ? 16 : 0;
+            uint32_t* dst = ring + (B & 3) * 8;
+            cpAsync16(dst, src, n);
+            cpAsync16(dst + 4, src + 16, n);
+            if ((B & 3) == 0) {
+                cpAsync16(ring + 32, src, n);
+                cpAsync16(ring + 36, src + 16, n);
+            }
+            cpAsyncCommit();
+        };
+        // Boundary words are indexed by the producer's step: word t + 32 of strip s - 1 holds
+        // tag | E(base - 1, t - 31 K) (also for columns outside the image, where the error is 0), so lane 31
+        // stores 4 steps with one aligned 16-byte store. Lanes 0-7 (and 8-31 duplicated) read the words of
+        // E(base - 1, g0 + K - 1 + (lane & 7)) for the group starting at step g0. The first strip has no
+        // producer: every word counts as ready and zero (column >= wlim).
+        const int wlim = hasPrev ? W : INT_MIN;
+        const int bMax = a.boundaryStride - 1;
+        auto boundaryLoad = [&](int g0) -> uint32_t {
+            const int col = g0 + K - 1 + (lane & 7);
+            return hasPrev ? __ldcg(prevB + min(col + 31 * K + 32, bMax)) : tag;
+        };
+
+        constexpr int T0 = -kFastChunk;
+        const int B0 = (T0 >> 5) - q;
+        fetchBlock(B0);
+        fetchBlock(B0 + 1);
+        fetchBlock(B0 + 2);  // the loop fetches B + 3 in each chunk
+
+        int e = 0;        // E(row, j - 1)
+        int hist[K + 1];  // hist[m] = E(row - 1, j + K - 1) as seen at step t - m
+#pragma unroll
+        for (int m = 0; m <= K; ++m) hist[m] = 0;
+        uint32_t obPrev = 0;
+        // boundary words of the 4 groups of a chunk, group i in slot i, loaded two groups ahead; fixed slots
+        // so that no register copy waits on a load in flight
+        uint32_t bq[4];
+        bq[0] = boundaryLoad(T0);
+        bq[1] = boundaryLoad(T0 + kFastGroup);
+        bq[2] = boundaryLoad(T0 + 2 * kFastGroup);
+        uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
+
+        auto chunk = [&](int T, auto maskedTag) -> bool {
+            constexpr bool MASKED = decltype(maskedTag)::value;
+            // blocks B + 3 for two chunks ahead; B and B + 1 (fetched two and three chunks ago) must be in
+            const int B = (T >> 5) - q;
+            cpAsyncWait<1>();
+            // in[k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words and a funnel shift
+            const uint32_t* src = ring + (B & 3) * 8 + rw;
+            uint32_t w[9];
+#pragma unroll
+            for (int k = 0; k < 9; ++k) w[k] = src[k];
+            uint32_t in[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) in[k] = __funnelshift_r(w[k], w[k + 1], rb8);
+
+            int abortNow = 0;
+
+            const int jlo = T - K * lane;  // this lane's column at u = 0
+            uint32_t ob = 0;
+            int bw = 0;
+            uint32_t pw[4];
+#pragma unroll
+            for (int u = 0; u < kFastChunk; ++u) {
+                if (u % kFastGroup == 0) {
+                    const int gi = u / kFastGroup;  // a constant once unrolled
+                    const int g0 = T + u;
+                    const int col = g0 + K - 1 + (lane & 7);
+                    if (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim)) {
+                        // not there yet: poll (the prefetched next group was read too early too)
+                        int spins = 0;
+                        do {
+                            if (++spins > 64) {
+                                spins = 0;
+                                int ab = 0;
+                                if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
+                                if (__shfl_sync(kFull, ab, 0)) {
+                                    if (lane == 0) atomicExch(a.abortFlag, 1);
+                                    return false;
+                                }
+                            }
+                            bq[gi] = boundaryLoad(g0);
+                        } while (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim));
+                        bq[(gi + 1) & 3] = boundaryLoad(g0 + kFastGroup);
+                        bq[(gi + 2) & 3] = boundaryLoad(g0 + 2 * kFastGroup);
+                    }
+                    bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
+                    bq[(gi + 3) & 3] = boundaryLoad(g0 + 3 * kFastGroup);  // three groups ahead: an L2 round trip
+                }
+                if (u == 13) {  // away from the group checks: input two chunks ahead, the cancel flag
+                    fetchBlock(B + 3);
+                    abortNow = loadRelaxed(a.abortFlag);  // every lane: one transaction, no predicated copy
+                }
+                // E(row - 1, j + K - 1) from lane - 1; lane 0 gets the previous strip's word through lane 31,
+                // whose own error no lane needs (it leaves through the boundary words)
+                const int bv = __shfl_sync(kFull, bw, u % kFastGroup);
+                const int x = __shfl_sync(kFull, lane == 31 ? bv : e, (lane + 31) & 31);
+#pragma unroll
+                for (int m = K; m >= 1; --m) hist[m] = hist[m - 1];
+                hist[0] = x;
+                int term;  // 16 A(j) + 8 without the 8
+                if (GAMMA) {
+                    term = int(prmt(in[u >> 2], 0u, 0x4404u | ((u & 3) << 4)));  // 256 a
+                } else {
+                    term = sTerm[prmt(in[u >> 2], 0u, 0x4440u | (u & 3))] - 8;
+                }
+                // taps (1,-1,3) (1,0,5) (1,1,1): sources E(up, j+1), E(up, j), E(up, j-1) = hist[K-2], hist[K-1], hist[K].
+                // The newest source is added last and the row's own error after it (inline PTX, so that the
+                // compiler cannot reassociate the sum and put older terms on the chain).
+                const int older = 5 * hist[K - 1] + hist[K] + term + 8;
+                const int rest = mad(hist[K - 2], 3, older);
+                const int y = mad(e, 7, rest);
+                const bool one = y > C;
+                int en = (y >> 4) + (one ? -4080 : 0);
+                if (MASKED) en = unsigned(jlo + u) < unsigned(W) ? en : 0;  // outside the row: no error
+                e = en;
+                if (one) ob |= 1u << u;
+                pw[u & 3] = tag | (uint32_t(en) & 0xffffu);
+                if ((u & 3) == 3 && producer) __stcg(pub + (u >> 2), make_uint4(pw[0], pw[1], pw[2], pw[3]));
+            }
+            pub += kFastChunk / 4;
+            // output: the aligned block B = T/32 - q (columns [32 B, 32 B + 32)) is complete now
+            const uint32_t bits = __funnelshift_rc(obPrev, ob, 32 - r);
+            obPrev = ob;
+            if (rowOk && B >= 0 && 32 * B < W) {
+                uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
+                d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
+                                  expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
+                d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                                  expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+            }
+            if (abortNow) {  // the same value in every lane
+                if (lane == 0) atomicExch(a.abortFlag, 1);
+                return false;
+            }
+            return true;
+        };
+
+        auto stamp = [&](int k) {
+            if (a.trace && lane == 0) {
+                unsigned long long t;
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+                a.trace[3 * s + k] = t;
+            }
+        };
+        stamp(0);
+        bool ok = true;
+        for (int T = T0; T <= tLast && ok; T += kFastChunk) {
+            if (T == 96) stamp(1);
+            const bool interior = T >= 31 * K && T + kFastChunk <= W;
+            if (interior)
+                ok = chunk(T, std::false_type{});
+            else
+                ok = chunk(T, std::true_type{});
+        }
+        cpAsyncWait<0>();  // the next strip reuses the ring
+        if (!ok) return;
+        stamp(2);
+        if (a.stripDone) {
+            __threadfence_system();  // this strip's output stores before its done flag
+            __syncwarp();
+            if (lane == 0) a.stripDone[s] = int(a.epoch);
+        }
+        if (lane == 0 && a.rowsDone) *a.rowsDone = min(H, base + 32);
+    }
+}
+
+}  // namespace fastfs
