@@ -21,14 +21,20 @@
 //  - Output: one bit per pixel in a register (one predicated OR), realigned per chunk with a funnel shift,
 //    expanded to 0/255 bytes and stored as 2 x 16 bytes per row and chunk.
 //  - Only the chunks that touch a row's start or end (about 7 of 516 at 16K) mask errors outside the image.
-//  - Boundary words are indexed by the producer's step (4 per 16-byte store) and read three groups of 8
-//    steps ahead into fixed register slots.
+//  - Boundary words are indexed by the producer's step (4 per 16-byte store) and read one group of 8
+//    steps ahead into fixed register slots (no register copy waits on a load in flight).
 // Bit-identical to the SPEC reference (tests/gpu/test_gpu.cpp covers every shape of ours).
 
 namespace fastfs {
 
 constexpr int kFastChunk = 32;  // steps per chunk (input, output and loop granularity)
 constexpr int kFastGroup = 8;   // steps per boundary group
+#ifndef HALFTONE_FAST_AHEAD
+#define HALFTONE_FAST_AHEAD 1
+#endif
+// boundary groups read ahead (1..3; 4 fixed register slots): 1 measured best at 16K (4.30 ms against 4.47 for
+// 2 and 4.95 for 3, f0): every group of read-ahead adds 8 steps to the lag between strips, x 512 strips
+constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
 
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t d;
@@ -164,9 +170,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // boundary words of the 4 groups of a chunk, group i in slot i, loaded two groups ahead; fixed slots
         // so that no register copy waits on a load in flight
         uint32_t bq[4];
-        bq[0] = boundaryLoad(T0);
-        bq[1] = boundaryLoad(T0 + kFastGroup);
-        bq[2] = boundaryLoad(T0 + 2 * kFastGroup);
+#pragma unroll
+        for (int g = 0; g < kFastAhead; ++g) bq[g] = boundaryLoad(T0 + g * kFastGroup);
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
 
         auto chunk = [&](int T, auto maskedTag) -> bool {
@@ -210,11 +215,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                             }
                             bq[gi] = boundaryLoad(g0);
                         } while (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim));
-                        bq[(gi + 1) & 3] = boundaryLoad(g0 + kFastGroup);
-                        bq[(gi + 2) & 3] = boundaryLoad(g0 + 2 * kFastGroup);
+#pragma unroll
+                        for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) & 3] = boundaryLoad(g0 + g * kFastGroup);
                     }
                     bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
-                    bq[(gi + 3) & 3] = boundaryLoad(g0 + 3 * kFastGroup);  // three groups ahead: an L2 round trip
+                    bq[(gi + kFastAhead) & 3] = boundaryLoad(g0 + kFastAhead * kFastGroup);  // an L2 round trip ahead
                 }
                 if (u == 13) {  // away from the group checks: input two chunks ahead, the cancel flag
                     fetchBlock(B + 3);
