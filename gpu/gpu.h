@@ -30,9 +30,16 @@ const std::vector<MethodSpec>& methods();
 /// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
 /// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
 /// `shape` ("", "e<extra>q<sets>" e.g. "e0q1", or "f<extra>" = the fast binary-FS form) picks a tuning shape of ours; empty = default
-/// (e0q1 for binary Floyd-Steinberg, e1q2 otherwise).
+/// (the fast form f0 for binary Floyd-Steinberg, e1q2 otherwise).
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control = {}, const std::string& shape = {});
+
+/// \brief Binary Floyd-Steinberg straight to 1-bit rows: PBM P4 layout, (W + 7) / 8 bytes per row, leftmost
+/// pixel in the most significant bit, 1 = black (output 0), bits past the width 0. Ours' fast form writes
+/// the bits on the device, so only W H / 8 bytes come back. Other kernels or level counts: Status::error;
+/// no usable device: Status::unavailable.
+Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params,
+                      const RunControl& control = {});
 
 /// \brief Timings of one method on one plane (milliseconds, medians over `runs` warm runs).
 struct Timing {
@@ -41,6 +48,8 @@ struct Timing {
     double d2hMs = 0;        ///< device -> host (pinned) copy of the output
     double endToEndMs = 0;   ///< host 8-bit in -> host out (pinned), host clock
     double overlappedMs = 0; ///< ours only: end to end with chunked, overlapped transfers (0 = not measured)
+    double packedEndToEndMs = 0; ///< ours, binary FS: host 8-bit in -> host 1-bit rows out (0 = not measured)
+    double packedD2hMs = 0;      ///< the 1-bit rows' device -> host copy
     int runs = 0;
     bool cpuAssisted = false;  ///< deviceMs includes CPU work (handover/hybrid), measured with the host clock
 };

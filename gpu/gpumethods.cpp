@@ -80,6 +80,10 @@ public:
     /// End to end with transfers overlapped with compute (host -> host, synchronous); false = not offered.
     virtual bool hasOverlapped() const { return false; }
     virtual Status overlapped(const uint8_t*, uint8_t*, cudaStream_t) { return Status::error("not offered"); }
+    /// 1-bit packed output (PBM rows of (W + 7) / 8 bytes): false = not offered.
+    virtual bool hasPacked() const { return false; }
+    virtual Status setPacked(bool) { return Status::error("packed output is not offered by this method"); }
+    virtual Status downloadPacked(uint8_t*, cudaStream_t) { return Status::error("not offered"); }
 
 protected:
     int W = 0, H = 0;
@@ -183,6 +187,19 @@ public:
 
     bool hasOverlapped() const override { return true; }
 
+    bool hasPacked() const override { return shape_.fast; }
+    Status setPacked(bool on) override {
+        if (on && !shape_.fast) return Status::error("packed output needs the fast form (binary Floyd-Steinberg)");
+        if (on && !packed_.get()) HT_CUDA(packed_.allocate(size_t(pitch_ / 8) * H));
+        packedMode_ = on;
+        return Status::ok();
+    }
+    Status downloadPacked(uint8_t* host, cudaStream_t s) override {
+        const int rowBytes = (W + 7) / 8;
+        HT_CUDA(cudaMemcpy2DAsync(host, rowBytes, packed_.get(), pitch_ / 8, rowBytes, H, cudaMemcpyDeviceToHost, s));
+        return Status::ok();
+    }
+
     /// Input copied in bands on one stream (each followed by a flag the strips wait for), the kernel
     /// running meanwhile, and every finished band copied out on a third stream as soon as all its
     /// strips have set their done flag in mapped host memory.
@@ -265,6 +282,10 @@ private:
         a.threshold = tables.threshold;
         a.binaryFast = tables.binary ? 1 : 0;
         a.gammaInput = tables.gamma ? 1 : 0;
+        if (packedMode_) {
+            a.packed = packed_.get();
+            a.packedPitch = pitch_ / 8;
+        }
         return a;
     }
     /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end -> stderr.
@@ -293,6 +314,8 @@ private:
         return Status::ok();
     }
     DeviceBuffer<unsigned long long> trace_;
+    DeviceBuffer<uint8_t> packed_;
+    bool packedMode_ = false;
     Stream sIn_, sOut_;
     DeviceBuffer<int> bandReady_;
     PinnedBuffer<int> stripDone_;
@@ -794,8 +817,13 @@ std::vector<std::string> tuningShapes() {
     return {"f0", "f1", "f2", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
-Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
-                const RunControl& control, const std::string& shape) {
+namespace {
+
+/// One run of `variant` on `src`: size check, upload, compute with progress/cancel, then `fetch` copies the
+/// result back (8-bit or packed). `packed` switches the runner to 1-bit output first.
+template <class Fetch>
+Status runOnce(const std::string& variant, const Plane8& src, const EdParams& params, const RunControl& control,
+               const std::string& shape, bool packed, Fetch&& fetch) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
     if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
@@ -803,10 +831,13 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
                                    std::to_string(src.height) + " is over its limit of 2^30 pixels");
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, shape, r));
+    if (packed && !r->hasPacked())
+        return Status::error("1-bit packed output needs binary Floyd-Steinberg (ours' fast form); got kernel " +
+                             params.kernel + " with " + std::to_string(params.levels) + " levels");
     HT_TRY(r->prepare(src.width, src.height, params));
+    if (packed) HT_TRY(r->setPacked(true));
     Stream s;
     HT_CUDA(s.create());
-    dst = Plane8(src.width, src.height);
     HT_TRY(r->upload(src.data.data(), s.get()));
     HT_TRY(injectFault(s.get()));  // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
     Status cs = r->compute(s.get(), control);
@@ -815,13 +846,30 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
     HT_CUDA(se);
     HT_CUDA(cudaGetLastError());
     HT_TRY(r->finish());
-    HT_TRY(r->download(dst.data.data(), s.get()));
+    HT_TRY(fetch(*r, s.get()));
     HT_CUDA(cudaStreamSynchronize(s.get()));
     Progress p;
     p.fraction = 1.0;
     p.rowsDone = src.height;
     control.report(p);
     return Status::ok();
+}
+
+}  // namespace
+
+Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
+                const RunControl& control, const std::string& shape) {
+    return runOnce(variant, src, params, control, shape, false, [&](Runner& r, cudaStream_t s) {
+        dst = Plane8(src.width, src.height);
+        return r.download(dst.data.data(), s);
+    });
+}
+
+Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params, const RunControl& control) {
+    return runOnce("wavefront", src, params, control, {}, true, [&](Runner& r, cudaStream_t s) {
+        rows.assign(size_t((src.width + 7) / 8) * size_t(src.height), 0);
+        return r.downloadPacked(rows.data(), s);
+    });
 }
 
 Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& t,
@@ -863,17 +911,17 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
         }
         return Status::ok();
     };
+    uint8_t* packedHost = nullptr;  // set for the 1-bit path below
+    auto endToEnd = [&]() -> Status {
+        HT_TRY(r->upload(hin.get(), s.get()));
+        HT_TRY(r->compute(s.get(), none));
+        return packedHost ? r->downloadPacked(packedHost, s.get()) : r->download(hout.get(), s.get());
+    };
     std::vector<double> h2d, dev, d2h, e2e;
     HT_TRY(timed([&] { return r->upload(hin.get(), s.get()); }, h2d, false));
     HT_TRY(timed([&] { return r->compute(s.get(), none); }, dev, r->cpuAssisted()));
     HT_TRY(timed([&] { return r->download(hout.get(), s.get()); }, d2h, false));
-    HT_TRY(timed(
-        [&]() -> Status {
-            HT_TRY(r->upload(hin.get(), s.get()));
-            HT_TRY(r->compute(s.get(), none));
-            return r->download(hout.get(), s.get());
-        },
-        e2e, true));
+    HT_TRY(timed(endToEnd, e2e, true));
     HT_CUDA(cudaGetLastError());
     HT_TRY(r->finish());
     if (r->hasOverlapped()) {
@@ -890,6 +938,30 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
                 return Status::error("the overlapped end-to-end path gave a different result");
         }
         t.overlappedMs = medianOf(ov);
+    }
+    if (r->hasPacked()) {
+        // the 1-bit path: same input, bits on the device, W H / 8 bytes back; checked against the 8-bit result
+        const int rowBytes = (src.width + 7) / 8;
+        const size_t pn = size_t(rowBytes) * size_t(src.height);
+        PinnedBuffer<uint8_t> hpk;
+        HT_CUDA(hpk.allocate(pn));
+        HT_TRY(r->setPacked(true));
+        packedHost = hpk.get();
+        std::vector<double> pe2e, pd2h;
+        HT_TRY(timed(endToEnd, pe2e, true));
+        HT_TRY(timed([&] { return r->downloadPacked(hpk.get(), s.get()); }, pd2h, false));
+        HT_TRY(r->setPacked(false));
+        packedHost = nullptr;
+        HT_CUDA(cudaGetLastError());
+        for (int y = 0; y < src.height; ++y)
+            for (int x = 0; x < src.width; ++x) {
+                const bool black = (hpk.get()[size_t(y) * rowBytes + size_t(x / 8)] >> (7 - x % 8)) & 1;
+                if (black != (hout.get()[size_t(y) * src.width + size_t(x)] == 0))
+                    return Status::error("the packed 1-bit output differs from the 8-bit output at (" + std::to_string(x) +
+                                         ", " + std::to_string(y) + ")");
+            }
+        t.packedEndToEndMs = medianOf(pe2e);
+        t.packedD2hMs = medianOf(pd2h);
     }
     t.h2dMs = medianOf(h2d);
     t.deviceMs = medianOf(dev);

@@ -41,6 +41,10 @@ struct WavefrontArgs {
     /// Diagnostics (fast form, HALFTONE_WAVEFRONT_TRACE set): per strip the global timer at its start, at
     /// its chunk T = 96 and at its end (3 words per strip); null = off.
     unsigned long long* trace = nullptr;
+    /// Fast form only: when set, the output goes here as 1-bit rows (PBM P4 bits: leftmost pixel in the
+    /// most significant bit, 1 = black = output 0, bits past the width 0) instead of `out`.
+    uint8_t* packed = nullptr;
+    int packedPitch = 0;  ///< bytes per packed row, pitch / 8
 };
 
 /// \brief Sets flag[index] = value (stream-ordered after a band's copy: the band's input has arrived).

@@ -25,6 +25,10 @@ Status runPlane(const std::string&, const Plane8&, Plane8&, const EdParams&, con
     return Status::unavailable(kReason);
 }
 
+Status runPlanePacked(const Plane8&, std::vector<uint8_t>&, const EdParams&, const RunControl&) {
+    return Status::unavailable(kReason);
+}
+
 Status timePlane(const std::string&, const Plane8&, const EdParams&, int, Timing&, Plane8*, const std::string&) {
     return Status::unavailable(kReason);
 }

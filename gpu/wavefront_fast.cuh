@@ -19,7 +19,8 @@
 //    at a chunk start the lane reads 9 words at its fixed offset and funnel-shifts them; gamma input
 //    becomes 256 a with one PRMT per pixel; linear input reads a 256-entry shared table.
 //  - Output: one bit per pixel in a register (one predicated OR), realigned per chunk with a funnel shift,
-//    expanded to 0/255 bytes and stored as 2 x 16 bytes per row and chunk.
+//    expanded to 0/255 bytes and stored as 2 x 16 bytes per row and chunk, or (packed output) stored as
+//    4 bytes of PBM bits.
 //  - Only the chunks that touch a row's start or end (about 7 of 516 at 16K) mask errors outside the image.
 //  - Boundary words are indexed by the producer's step (4 per 16-byte store) and read one group of 8
 //    steps ahead into fixed register slots (no register copy waits on a load in flight).
@@ -257,11 +258,19 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             const uint32_t bits = __funnelshift_rc(obPrev, ob, 32 - r);
             obPrev = ob;
             if (rowOk && B >= 0 && 32 * B < W) {
-                uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
-                d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
-                                  expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
-                d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                                  expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+                if (a.packed) {
+                    // PBM bits: 1 = black, leftmost pixel in the most significant bit of each byte
+                    const int left = W - 32 * B;
+                    uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
+                    black = __byte_perm(__brev(black), 0u, 0x0123u);
+                    *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
+                } else {
+                    uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
+                    d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
+                                      expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
+                    d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                                      expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+                }
             }
             if (abortNow) {  // the same value in every lane
                 if (lane == 0) atomicExch(a.abortFlag, 1);

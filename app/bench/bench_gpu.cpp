@@ -168,7 +168,11 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         if (r.n == big && (r.name.rfind("wavefront", 0) == 0 || r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
             out << "  " << r.name << ": device " << (r.ok ? fmtMs(r.t.deviceMs) : "error") << " ms, end-to-end "
                 << (r.ok ? fmtMs(r.t.endToEndMs) : "-") << " ms"
-                << (r.t.overlappedMs > 0 ? ", overlapped " + fmtMs(r.t.overlappedMs) + " ms" : std::string()) << ", exact " << (r.exact ? "yes" : "NO") << "\n";
+                << (r.t.overlappedMs > 0 ? ", overlapped " + fmtMs(r.t.overlappedMs) + " ms" : std::string())
+                << (r.t.packedEndToEndMs > 0 ? ", 1-bit packed end-to-end " + fmtMs(r.t.packedEndToEndMs) + " ms (D2H " +
+                                                   fmtMs(r.t.packedD2hMs) + " ms)"
+                                             : std::string())
+                << ", exact " << (r.exact ? "yes" : "NO") << "\n";
     return rc;
 }
 

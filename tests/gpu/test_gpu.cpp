@@ -173,6 +173,38 @@ int main(int argc, char** argv) {
                     exact("wavefront", flat, p, referenceErrorDiffusion(flat, p), shape);
                 }
             }
+        // 1-bit packed output (PBM P4 bits, 1 = black) of the fast form against the reference packed here
+        for (bool linear : {false, true}) {
+            if (sanitize && linear) continue;
+            EdParams p = fs;
+            p.linear = linear;
+            std::vector<Size> psz = {{1, 1}, {7, 3}, {8, 2}, {9, 5}, {31, 33}, {33, 31}, {64, 64}, {65, 97}, {129, 35},
+                                     {1000, 7}, {2, 300}};
+            if (sanitize) psz = {{1, 1}, {9, 5}, {33, 31}, {70, 37}};
+            else if (!small) psz.push_back({4099, 1031});
+            for (const Size& sz : psz) {
+                const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("packed"));
+                const Plane8 ref = referenceErrorDiffusion(src, p);
+                const int rowBytes = (sz.w + 7) / 8;
+                std::vector<uint8_t> want(size_t(rowBytes) * size_t(sz.h), 0);
+                for (int y = 0; y < sz.h; ++y)
+                    for (int x = 0; x < sz.w; ++x)
+                        if (ref.at(y, x) == 0) want[size_t(y) * rowBytes + size_t(x / 8)] |= uint8_t(0x80u >> (x % 8));
+                std::vector<uint8_t> rows;
+                const Status s = gpu::runPlanePacked(src, rows, p);
+                check(s.isOk() && rows == want, "packed 1-bit output " + std::to_string(sz.w) + "x" + std::to_string(sz.h) +
+                                                    (linear ? " linear" : " gamma") + (s ? "" : ": " + s.message()));
+            }
+        }
+        for (const char* kernel : {"jarvis", "floyd-steinberg"}) {
+            EdParams p = fs;
+            p.kernel = kernel;
+            if (p.kernel == "floyd-steinberg") p.levels = 4;
+            std::vector<uint8_t> rows;
+            const Status s = gpu::runPlanePacked(test::randomPlane(9, 9, 3), rows, p);
+            check(!s && !s.isUnavailable(), std::string("packed output refuses ") + kernel + " with " +
+                                                std::to_string(p.levels) + " levels: " + s.message());
+        }
         // the timing path, including the overlapped end-to-end path (checked against the plain one inside)
         for (const Size& sz : std::vector<Size>{{1, 1}, {1021, 257}, {45, 700}}) {
             const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("overlapped"));
