@@ -742,9 +742,9 @@ const MethodSpec* findSpec(const std::string& variant) {
 }
 
 /// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fast form with
-/// K = 2 (f0, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md. Other kernels and
+/// K = 3 (f1, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md. Other kernels and
 /// level counts use the general kernel's default shape e1q2.
-constexpr WavefrontShape kFsBinaryShape{0, 1, true};
+constexpr WavefrontShape kFsBinaryShape{1, 1, true};
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
     if (s.empty()) return Status::ok();
@@ -814,7 +814,7 @@ double medianOf(std::vector<double> v) {
 const std::vector<MethodSpec>& methods() { return specs(); }
 
 std::vector<std::string> tuningShapes() {
-    return {"f0", "f1", "f2", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+    return {"f1", "f0", "f2", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
 namespace {

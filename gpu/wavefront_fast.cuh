@@ -11,8 +11,8 @@
 //    IMAD -> ISETP -> predicated MOV (y = 7 e + rest; level 1 iff y > 16 T + 15; e = y >> 4 (- 4080)).
 //    rest = 3 E(up, j+1) + 5 E(up, j) + E(up, j-1) + 16 A(j) + 8 (the +8 rounds, 16 A folds the input so
 //    that S = y >> 4). With K = 3 (f1) the shuffled E(up, j+1) is one step old and the shuffle leaves the
-//    chain too; K = 2 (f0, the default) has it on the chain but hands strips over in 2 steps per row
-//    instead of 3, which wins at 16K (docs/perf/gpu-ed.md, session 3).
+//    chain too (the default: 30-33 ns per step in the pipeline); K = 2 (f0) has it on the chain but hands
+//    strips over in 2 steps per row instead of 3 (docs/perf/gpu-ed.md, session 3).
 //  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose error no lane needs)
 //    sends the boundary word instead of its own error.
 //  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring;
@@ -22,20 +22,28 @@
 //    expanded to 0/255 bytes and stored as 2 x 16 bytes per row and chunk, or (packed output) stored as
 //    4 bytes of PBM bits.
 //  - Only the chunks that touch a row's start or end (about 7 of 516 at 16K) mask errors outside the image.
-//  - Boundary words are indexed by the producer's step (4 per 16-byte store) and read one group of 8
-//    steps ahead into fixed register slots (no register copy waits on a load in flight).
+//  - Boundary words are indexed by the producer's step (4 per 16-byte store); each lane reads one word per
+//    group of 32 steps, one group ahead, into a fixed register (no register copy waits on a load in flight);
+//    one vote per group checks all 32 tags.
 // Bit-identical to the SPEC reference (tests/gpu/test_gpu.cpp covers every shape of ours).
 
 namespace fastfs {
 
 constexpr int kFastChunk = 32;  // steps per chunk (input, output and loop granularity)
-constexpr int kFastGroup = 8;   // steps per boundary group
+#ifndef HALFTONE_FAST_GROUP
+#define HALFTONE_FAST_GROUP 32
+#endif
+// steps per boundary group (4, 8, 16 or 32): one vote per group; 32 measured best at 16K (f1 3.15-3.46 ms,
+// against 3.72 for 16, 4.08-4.21 for 8, 5.94 for 4: fewer checks per step outweigh the coarser hand-off)
+constexpr int kFastGroup = HALFTONE_FAST_GROUP;
+constexpr int kSlots = kFastChunk / kFastGroup < 4 ? kFastChunk / kFastGroup : 4;  // fixed read-ahead registers
 #ifndef HALFTONE_FAST_AHEAD
 #define HALFTONE_FAST_AHEAD 1
 #endif
-// boundary groups read ahead (1..3; 4 fixed register slots): 1 measured best at 16K (4.30 ms against 4.47 for
-// 2 and 4.95 for 3, f0): every group of read-ahead adds 8 steps to the lag between strips, x 512 strips
+// boundary groups read ahead (1..3; up to 4 fixed register slots): 1 measured best at 16K with groups of 8
+// (f0 4.30 ms against 4.47 for 2 and 4.95 for 3): each group of read-ahead adds to the lag between strips
 constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
+
 
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t d;
@@ -148,12 +156,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // Boundary words are indexed by the producer's step: word t + 32 of strip s - 1 holds
         // tag | E(base - 1, t - 31 K) (also for columns outside the image, where the error is 0), so lane 31
         // stores 4 steps with one aligned 16-byte store. Lanes 0-7 (and 8-31 duplicated) read the words of
-        // E(base - 1, g0 + K - 1 + (lane & 7)) for the group starting at step g0. The first strip has no
+        // E(base - 1, g0 + K - 1 + (lane & (kFastGroup - 1))) for the group starting at step g0. The first strip has no
         // producer: every word counts as ready and zero (column >= wlim).
         const int wlim = hasPrev ? W : INT_MIN;
         const int bMax = a.boundaryStride - 1;
         auto boundaryLoad = [&](int g0) -> uint32_t {
-            const int col = g0 + K - 1 + (lane & 7);
+            const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
             return hasPrev ? __ldcg(prevB + min(col + 31 * K + 32, bMax)) : tag;
         };
 
@@ -170,7 +178,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         uint32_t obPrev = 0;
         // boundary words of the 4 groups of a chunk, group i in slot i, loaded two groups ahead; fixed slots
         // so that no register copy waits on a load in flight
-        uint32_t bq[4];
+        uint32_t bq[kSlots];
 #pragma unroll
         for (int g = 0; g < kFastAhead; ++g) bq[g] = boundaryLoad(T0 + g * kFastGroup);
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
@@ -198,9 +206,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 #pragma unroll
             for (int u = 0; u < kFastChunk; ++u) {
                 if (u % kFastGroup == 0) {
-                    const int gi = u / kFastGroup;  // a constant once unrolled
+                    const int gi = (u / kFastGroup) % kSlots;  // a constant once unrolled
                     const int g0 = T + u;
-                    const int col = g0 + K - 1 + (lane & 7);
+                    const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
                     if (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim)) {
                         // not there yet: poll (the prefetched next group was read too early too)
                         int spins = 0;
@@ -217,10 +225,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                             bq[gi] = boundaryLoad(g0);
                         } while (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim));
 #pragma unroll
-                        for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) & 3] = boundaryLoad(g0 + g * kFastGroup);
+                        for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
                     }
                     bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
-                    bq[(gi + kFastAhead) & 3] = boundaryLoad(g0 + kFastAhead * kFastGroup);  // an L2 round trip ahead
+                    bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);  // an L2 round trip ahead
                 }
                 if (u == 13) {  // away from the group checks: input two chunks ahead, the cancel flag
                     fetchBlock(B + 3);
