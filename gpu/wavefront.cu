@@ -27,6 +27,42 @@ constexpr int kGroup = 8;       // steps per boundary-fetch group
 constexpr int kRingStride = 68; // bytes per row of the per-row rings (2 chunks + 4 bytes padding: no bank conflicts)
 constexpr int kWarpsPerBlock = 4;
 
+/// Strip bookkeeping shared by both forms of ours.
+/// The next strip from the work-stealing counter (same value in every lane).
+__device__ __forceinline__ int takeStrip(const WavefrontArgs& a, int lane) {
+    int s = 0;
+    if (lane == 0) s = atomicAdd(a.stripCounter, 1);
+    return __shfl_sync(kFull, s, 0);
+}
+/// Overlapped path: waits until the input band of the strip starting at row `base` has arrived; false when a
+/// cancel was seen meanwhile.
+__device__ __forceinline__ bool waitForBand(const WavefrontArgs& a, int base, int lane) {
+    if (!a.bandReady) return true;
+    const int band = base / a.bandRows;
+    int spins = 0;
+    for (;;) {
+        int ready = 0;
+        if (lane == 0) ready = *reinterpret_cast<const volatile int*>(a.bandReady + band) == int(a.epoch);
+        if (__shfl_sync(kFull, ready, 0)) return true;
+        if (++spins > 64) {
+            spins = 0;
+            int ab = 0;
+            if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
+            if (__shfl_sync(kFull, ab, 0)) return false;
+        }
+        __nanosleep(256);
+    }
+}
+/// A strip is done: its done flag (overlapped path, after its output stores) and the progress counter.
+__device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int rowsDone, int lane) {
+    if (a.stripDone) {
+        __threadfence_system();  // this strip's output stores before its done flag
+        __syncwarp();
+        if (lane == 0) a.stripDone[s] = int(a.epoch);
+    }
+    if (lane == 0 && a.rowsDone) *a.rowsDone = rowsDone;
+}
+
 #include "gpu/wavefront_fast.cuh"
 
 __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk : -((-x + kChunk - 1) / kChunk); }
@@ -64,27 +100,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
     const int tEnd = ((lastChunk + 1) * kChunk + K * (ROWS - 1) + kChunk - 1) / kChunk * kChunk;
 
     for (;;) {
-        int s = 0;
-        if (lane == 0) s = atomicAdd(a.stripCounter, 1);
-        s = __shfl_sync(kFull, s, 0);
+        const int s = takeStrip(a, lane);
         if (s >= strips) break;
         const int base = s * ROWS;
-        if (a.bandReady) {  // overlapped path: wait for this strip's input band
-            const int band = base / a.bandRows;
-            int spins = 0;
-            for (;;) {
-                int ready = 0;
-                if (lane == 0) ready = *reinterpret_cast<const volatile int*>(a.bandReady + band) == int(a.epoch);
-                if (__shfl_sync(kFull, ready, 0)) break;
-                if (++spins > 64) {
-                    spins = 0;
-                    int ab = 0;
-                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-                    if (__shfl_sync(kFull, ab, 0)) return;
-                }
-                __nanosleep(256);
-            }
-        }
+        if (!waitForBand(a, base, lane)) return;
         const bool hasPrev = s > 0;
         const bool publish = s + 1 < strips;
         const uint32_t* prevB1 = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
@@ -351,12 +370,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 return;
             }
         }
-        if (a.stripDone) {
-            __threadfence_system();  // this strip's output stores before its done flag
-            __syncwarp();
-            if (lane == 0) a.stripDone[s] = int(a.epoch);
-        }
-        if (lane == 0 && a.rowsDone) *a.rowsDone = min(H, base + ROWS);
+        finishStrip(a, s, min(H, base + ROWS), lane);
     }
 }
 

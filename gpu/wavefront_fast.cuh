@@ -108,27 +108,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     uint32_t* ring = sRing + threadIdx.x * kRingWords;
 
     for (;;) {
-        int s = 0;
-        if (lane == 0) s = atomicAdd(a.stripCounter, 1);
-        s = __shfl_sync(kFull, s, 0);
+        const int s = takeStrip(a, lane);
         if (s >= strips) break;
         const int base = s * 32;
-        if (a.bandReady) {  // overlapped path: wait for this strip's input band
-            const int band = base / a.bandRows;
-            int spins = 0;
-            for (;;) {
-                int ready = 0;
-                if (lane == 0) ready = *reinterpret_cast<const volatile int*>(a.bandReady + band) == int(a.epoch);
-                if (__shfl_sync(kFull, ready, 0)) break;
-                if (++spins > 64) {
-                    spins = 0;
-                    int ab = 0;
-                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-                    if (__shfl_sync(kFull, ab, 0)) return;
-                }
-                __nanosleep(256);
-            }
-        }
+        if (!waitForBand(a, base, lane)) return;
         const bool hasPrev = s > 0;
         const bool publish = s + 1 < strips;
         const int row = base + lane;
@@ -307,12 +290,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         cpAsyncWait<0>();  // the next strip reuses the ring
         if (!ok) return;
         stamp(2);
-        if (a.stripDone) {
-            __threadfence_system();  // this strip's output stores before its done flag
-            __syncwarp();
-            if (lane == 0) a.stripDone[s] = int(a.epoch);
-        }
-        if (lane == 0 && a.rowsDone) *a.rowsDone = min(H, base + 32);
+        finishStrip(a, s, min(H, base + 32), lane);
     }
 }
 
