@@ -92,7 +92,7 @@ protected:
 
 // ------------------------------------------------------------------ ours
 std::string shapeName(const WavefrontShape& s) {
-    return s.fast ? "f" + std::to_string(s.extraDelay)
+    return s.fast ? (s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
                   : "e" + std::to_string(s.extraDelay) + "q" + std::to_string(s.rowSets);
 }
 
@@ -294,7 +294,7 @@ private:
         HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
         HT_CUDA(cudaStreamSynchronize(s));
         const unsigned long long t0 = t[0];
-        const int steps = (W - 1) / 32 * 32 + 31 * (shape_.extraDelay + 2) + 32 - 96;
+        const int steps = (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
         std::vector<double> run, lag, lagEnd;
         for (int i = 0; i < strips_; ++i) {
             run.push_back(double(t[3 * i + 2] - t[3 * i + 1]) / std::max(1, steps));
@@ -307,9 +307,9 @@ private:
             return v[v.size() / 2];
         };
         std::fprintf(stderr,
-                     "trace %dx%d f%d: strips %d, ns/step (chunk 96..end) median %.2f first %.2f last %.2f; "
+                     "trace %dx%d %s: strips %d, ns/step (chunk 96..end) median %.2f first %.2f last %.2f; "
                      "lag between strips (chunk 96) median %.0f ns, (end) median %.0f ns; last end %.1f us\n",
-                     W, H, shape_.extraDelay, strips_, med(run), run.front(), run.back(), med(lag), med(lagEnd),
+                     W, H, shapeName(shape_).c_str(), strips_, med(run), run.front(), run.back(), med(lag), med(lagEnd),
                      double(t[3 * (strips_ - 1) + 2] - t0) / 1000.0);
         return Status::ok();
     }
@@ -754,9 +754,13 @@ Status parseShape(const std::string& s, WavefrontShape& shape) {
         shape = WavefrontShape{e, 1, true};
         return Status::ok();
     }
+    if (std::sscanf(s.c_str(), "p%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, two rows per lane
+        shape = WavefrontShape{e, 2, true};
+        return Status::ok();
+    }
     if (std::sscanf(s.c_str(), "e%dq%d%c", &e, &q, &tail) != 2 || e < 0 || q < 1)
         return Status::error("bad wavefront shape '" + s +
-                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> for the fast form)");
+                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> for the fast form with one / two rows per lane)");
     shape = WavefrontShape{e, q, false};
     return Status::ok();
 }
@@ -814,7 +818,7 @@ double medianOf(std::vector<double> v) {
 const std::vector<MethodSpec>& methods() { return specs(); }
 
 std::vector<std::string> tuningShapes() {
-    return {"f1", "f0", "f2", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+    return {"f1", "f0", "f2", "p0", "p1", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
 namespace {

@@ -405,18 +405,25 @@ KernelFn fsShape(int extra, int sets, bool bin) {
     return nullptr;
 }
 
-KernelFn fastShape(int extra, bool gamma) {
-    switch (extra) {
-        case 0: return gamma ? &fastfs::fsFastKernel<2, true> : &fastfs::fsFastKernel<2, false>;
-        case 1: return gamma ? &fastfs::fsFastKernel<3, true> : &fastfs::fsFastKernel<3, false>;
-        case 2: return gamma ? &fastfs::fsFastKernel<4, true> : &fastfs::fsFastKernel<4, false>;
-        default: return nullptr;
-    }
+KernelFn fastShape(int extra, int rowsPerLane, bool gamma) {
+    using namespace fastfs;
+    if (rowsPerLane == 1) switch (extra) {
+            case 0: return gamma ? &fsFastKernel<2, true, 1> : &fsFastKernel<2, false, 1>;
+            case 1: return gamma ? &fsFastKernel<3, true, 1> : &fsFastKernel<3, false, 1>;
+            case 2: return gamma ? &fsFastKernel<4, true, 1> : &fsFastKernel<4, false, 1>;
+            default: return nullptr;
+        }
+    if (rowsPerLane == 2) switch (extra) {
+            case 0: return gamma ? &fsFastKernel<2, true, 2> : &fsFastKernel<2, false, 2>;
+            case 1: return gamma ? &fsFastKernel<3, true, 2> : &fsFastKernel<3, false, 2>;
+            default: return nullptr;
+        }
+    return nullptr;
 }
 
 KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin, bool gamma = true) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
-    if (shape.fast) return kernelIndex == 0 && bin && shape.rowSets == 1 ? fastShape(shape.extraDelay, gamma) : nullptr;
+    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma) : nullptr;
     if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
     if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
     return nullptr;

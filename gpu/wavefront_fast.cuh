@@ -83,61 +83,82 @@ __device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
     return spread * 255u;
 }
 
-template <int K, bool GAMMA>
+template <int K, bool GAMMA, int P>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(WavefrontArgs a) {
     static_assert(K >= 2 && K <= 4, "FS needs K >= 2; the tail bound assumes K <= 4");
+    static_assert(P == 1 || P == 2, "one or two rows per lane");
+    constexpr int kRows = 32 * P;  // rows per strip: lane i owns rows P i .. P i + P - 1
     __shared__ int32_t sTerm[256];  // 16 A(a) + 8 (linear input)
-    // input ring: per lane the aligned 32-byte blocks B..B+3 of its row in slots B & 3, filled by cp.async
-    __shared__ __align__(16) uint32_t sRing[kWarpsPerBlock * 32 * kRingWords];
+    // input rings: per lane and row the aligned 32-byte blocks B..B+3 of the row in slots B & 3 (cp.async)
+    __shared__ __align__(16) uint32_t sRing[kWarpsPerBlock * 32 * P * kRingWords];
     if (!GAMMA)
         for (int k = threadIdx.x; k < 256; k += blockDim.x) sTerm[k] = 16 * a.q.input[k] + 8;
     __syncthreads();
 
     const int lane = threadIdx.x & 31;
     const int W = a.width, H = a.height;
-    const int strips = (H + 31) / 32;
+    const int strips = (H + kRows - 1) / kRows;
     const uint32_t tag = a.epoch << 16;
     const int C = 16 * a.threshold + 15;  // level 1 iff S > T iff y > 16 T + 15
     const int bLast = (W - 1) >> 5;       // last aligned 32-column block of a row
-    const int tLast = 32 * bLast + 31 * K + 31;
-    // lane constants: chunk T covers columns [T - K lane, +32) = block B(T) = T/32 - q at byte offset r
-    const int q = (K * lane + 31) >> 5;
-    const int r = 32 * q - K * lane;
-    const int rb8 = (r & 3) * 8;
-    const int rw = r >> 2;
-    uint32_t* ring = sRing + threadIdx.x * kRingWords;
+    constexpr int kLastLag = (kRows - 1) * K;  // steps from a strip's first row to its last
+    const int tLast = 32 * bLast + kLastLag + 31;
+    // row constants: chunk T covers columns [T - K rho, +32) of row rho = P lane + p = block B(T) = T/32 - q at
+    // byte offset r
+    int q[P], r[P], rb8[P], rw[P];
+    uint32_t* ring[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+        const int rho = P * lane + p;
+        q[p] = (K * rho + 31) >> 5;
+        r[p] = 32 * q[p] - K * rho;
+        rb8[p] = (r[p] & 3) * 8;
+        rw[p] = r[p] >> 2;
+        ring[p] = sRing + (threadIdx.x * P + p) * kRingWords;
+    }
 
     for (;;) {
         const int s = takeStrip(a, lane);
         if (s >= strips) break;
-        const int base = s * 32;
+        const int base = s * kRows;
         if (!waitForBand(a, base, lane)) return;
         const bool hasPrev = s > 0;
         const bool publish = s + 1 < strips;
-        const int row = base + lane;
-        const bool rowOk = row < H;
-        const unsigned char* inRow = a.in + size_t(rowOk ? row : 0) * a.pitch;
-        unsigned char* outRow = a.out + size_t(rowOk ? row : 0) * a.outPitch;
+        bool rowOk[P];
+        const unsigned char* inRow[P];
+        unsigned char* outRow[P];
+        int rowIdx[P];
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+            rowIdx[p] = base + P * lane + p;
+            rowOk[p] = rowIdx[p] < H;
+            inRow[p] = a.in + size_t(rowOk[p] ? rowIdx[p] : 0) * a.pitch;
+            outRow[p] = a.out + size_t(rowOk[p] ? rowIdx[p] : 0) * a.outPitch;
+        }
         const uint32_t* prevB = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
         uint32_t* myB = a.boundary + size_t(s) * 2 * a.boundaryStride;
         const bool producer = lane == 31 && publish;
 
-        // one cp.async group per block: block B of this row into slot B & 3 (and slot 4 when B & 3 == 0)
-        auto fetchBlock = [&](int B) {
-            const bool inside = rowOk && B >= 0 && 32 * B < W;
-            const unsigned char* src = inside ? inRow + 32 * B : a.in;
-            const int n = inside ? 16 : 0;
-            uint32_t* dst = ring + (B & 3) * 8;
-            cpAsync16(dst, src, n);
-            cpAsync16(dst + 4, src + 16, n);
-            if ((B & 3) == 0) {
-                cpAsync16(ring + 32, src, n);
-                cpAsync16(ring + 36, src + 16, n);
+        // one cp.async group per block index: block B(p) of each row into slot B & 3 (and slot 4 when B & 3 == 0)
+        auto fetchBlocks = [&](int Bq) {  // Bq = T/32 of the chunk the blocks belong to
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                const int B = Bq - q[p];
+                const bool inside = rowOk[p] && B >= 0 && 32 * B < W;
+                const unsigned char* src = inside ? inRow[p] + 32 * B : a.in;
+                const int n = inside ? 16 : 0;
+                uint32_t* dst = ring[p] + (B & 3) * 8;
+                cpAsync16(dst, src, n);
+                cpAsync16(dst + 4, src + 16, n);
+                if ((B & 3) == 0) {
+                    cpAsync16(ring[p] + 32, src, n);
+                    cpAsync16(ring[p] + 36, src + 16, n);
+                }
             }
             cpAsyncCommit();
         };
         // Boundary words are indexed by the producer's step: word t + 32 of strip s - 1 holds
-        // tag | E(base - 1, t - 31 K) (also for columns outside the image, where the error is 0), so lane 31
+        // tag | E(base - 1, t - kLastLag) (also for columns outside the image, where the error is 0), so lane 31
         // stores 4 steps with one aligned 16-byte store. Lanes 0-7 (and 8-31 duplicated) read the words of
         // E(base - 1, g0 + K - 1 + (lane & (kFastGroup - 1))) for the group starting at step g0. The first strip has no
         // producer: every word counts as ready and zero (column >= wlim).
@@ -145,22 +166,26 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         const int bMax = a.boundaryStride - 1;
         auto boundaryLoad = [&](int g0) -> uint32_t {
             const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
-            return hasPrev ? __ldcg(prevB + min(col + 31 * K + 32, bMax)) : tag;
+            return hasPrev ? __ldcg(prevB + min(col + kLastLag + 32, bMax)) : tag;
         };
 
         constexpr int T0 = -kFastChunk;
-        const int B0 = (T0 >> 5) - q;
-        fetchBlock(B0);
-        fetchBlock(B0 + 1);
-        fetchBlock(B0 + 2);  // the loop fetches B + 3 in each chunk
+        fetchBlocks((T0 >> 5));
+        fetchBlocks((T0 >> 5) + 1);
+        fetchBlocks((T0 >> 5) + 2);  // the loop fetches B + 3 in each chunk
 
-        int e = 0;        // E(row, j - 1)
-        int hist[K + 1];  // hist[m] = E(row - 1, j + K - 1) as seen at step t - m
+        int e[P];          // E(row, j - 1)
+        int hist[P][K + 1];  // hist[p][m] = E(row - 1, j + K - 1) as seen at step t - m
+        uint32_t obPrev[P];
 #pragma unroll
-        for (int m = 0; m <= K; ++m) hist[m] = 0;
-        uint32_t obPrev = 0;
-        // boundary words of the 4 groups of a chunk, group i in slot i, loaded two groups ahead; fixed slots
-        // so that no register copy waits on a load in flight
+        for (int p = 0; p < P; ++p) {
+            e[p] = 0;
+            obPrev[p] = 0;
+#pragma unroll
+            for (int m = 0; m <= K; ++m) hist[p][m] = 0;
+        }
+        // boundary words of the groups of a chunk, group i in slot i, loaded ahead; fixed slots so that no
+        // register copy waits on a load in flight
         uint32_t bq[kSlots];
 #pragma unroll
         for (int g = 0; g < kFastAhead; ++g) bq[g] = boundaryLoad(T0 + g * kFastGroup);
@@ -169,22 +194,29 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         auto chunk = [&](int T, auto maskedTag) -> bool {
             constexpr bool MASKED = decltype(maskedTag)::value;
             // blocks B + 3 for two chunks ahead; B and B + 1 (fetched two and three chunks ago) must be in
-            const int B = (T >> 5) - q;
             cpAsyncWait<1>();
-            // in[k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words and a funnel shift
-            const uint32_t* src = ring + (B & 3) * 8 + rw;
-            uint32_t w[9];
+            // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words and a funnel shift
+            uint32_t in[P][8];
 #pragma unroll
-            for (int k = 0; k < 9; ++k) w[k] = src[k];
-            uint32_t in[8];
+            for (int p = 0; p < P; ++p) {
+                const int B = (T >> 5) - q[p];
+                const uint32_t* src = ring[p] + (B & 3) * 8 + rw[p];
+                uint32_t w[9];
 #pragma unroll
-            for (int k = 0; k < 8; ++k) in[k] = __funnelshift_r(w[k], w[k + 1], rb8);
+                for (int k = 0; k < 9; ++k) w[k] = src[k];
+#pragma unroll
+                for (int k = 0; k < 8; ++k) in[p][k] = __funnelshift_r(w[k], w[k + 1], rb8[p]);
+            }
 
             int abortNow = 0;
-
-            const int jlo = T - K * lane;  // this lane's column at u = 0
-            uint32_t ob = 0;
+            int jlo[P];  // each row's column at u = 0
+#pragma unroll
+            for (int p = 0; p < P; ++p) jlo[p] = T - K * (P * lane + p);
+            uint32_t ob[P];
+#pragma unroll
+            for (int p = 0; p < P; ++p) ob[p] = 0;
             int bw = 0;
+            int bvs[kFastGroup];  // lane 31: the group's boundary words, broadcast at the group start (off the chain)
             uint32_t pw[4];
 #pragma unroll
             for (int u = 0; u < kFastChunk; ++u) {
@@ -211,56 +243,70 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
                     }
                     bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
+#pragma unroll
+                    for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
                     bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);  // an L2 round trip ahead
                 }
                 if (u == 13) {  // away from the group checks: input two chunks ahead, the cancel flag
-                    fetchBlock(B + 3);
+                    fetchBlocks((T >> 5) + 3);
                     abortNow = loadRelaxed(a.abortFlag);  // every lane: one transaction, no predicated copy
                 }
-                // E(row - 1, j + K - 1) from lane - 1; lane 0 gets the previous strip's word through lane 31,
-                // whose own error no lane needs (it leaves through the boundary words)
-                const int bv = __shfl_sync(kFull, bw, u % kFastGroup);
-                const int x = __shfl_sync(kFull, lane == 31 ? bv : e, (lane + 31) & 31);
-#pragma unroll
-                for (int m = K; m >= 1; --m) hist[m] = hist[m - 1];
-                hist[0] = x;
-                int term;  // 16 A(j) + 8 without the 8
-                if (GAMMA) {
-                    term = int(prmt(in[u >> 2], 0u, 0x4404u | ((u & 3) << 4)));  // 256 a
-                } else {
-                    term = sTerm[prmt(in[u >> 2], 0u, 0x4440u | (u & 3))] - 8;
+                // E(row - 1, j + K - 1): for the lane's first row from lane - 1's last row (lane 0 gets the
+                // previous strip's word through lane 31, whose own last-row error no lane needs: it leaves through
+                // the boundary words); for its other rows the lane's previous row, as it was before this step
+                int x[P];
+                {
+                    x[0] = __shfl_sync(kFull, lane == 31 ? bvs[u % kFastGroup] : e[P - 1], (lane + 31) & 31);
                 }
-                // taps (1,-1,3) (1,0,5) (1,1,1): sources E(up, j+1), E(up, j), E(up, j-1) = hist[K-2], hist[K-1], hist[K].
-                // The newest source is added last and the row's own error after it (inline PTX, so that the
-                // compiler cannot reassociate the sum and put older terms on the chain).
-                const int older = 5 * hist[K - 1] + hist[K] + term + 8;
-                const int rest = mad(hist[K - 2], 3, older);
-                const int y = mad(e, 7, rest);
-                const bool one = y > C;
-                int en = (y >> 4) + (one ? -4080 : 0);
-                if (MASKED) en = unsigned(jlo + u) < unsigned(W) ? en : 0;  // outside the row: no error
-                e = en;
-                if (one) ob |= 1u << u;
-                pw[u & 3] = tag | (uint32_t(en) & 0xffffu);
+#pragma unroll
+                for (int p = 1; p < P; ++p) x[p] = e[p - 1];
+#pragma unroll
+                for (int p = 0; p < P; ++p) {
+#pragma unroll
+                    for (int m = K; m >= 1; --m) hist[p][m] = hist[p][m - 1];
+                    hist[p][0] = x[p];
+                    int term;  // 16 A(j) + 8 without the 8
+                    if (GAMMA) {
+                        term = int(prmt(in[p][u >> 2], 0u, 0x4404u | ((u & 3) << 4)));  // 256 a
+                    } else {
+                        term = sTerm[prmt(in[p][u >> 2], 0u, 0x4440u | (u & 3))] - 8;
+                    }
+                    // taps (1,-1,3) (1,0,5) (1,1,1): sources E(up, j+1), E(up, j), E(up, j-1) = hist[K-2], hist[K-1],
+                    // hist[K]. The newest source is added last and the row's own error after it (inline PTX, so that
+                    // the compiler cannot reassociate the sum and put older terms on the chain).
+                    const int older = 5 * hist[p][K - 1] + hist[p][K] + term + 8;
+                    const int rest = mad(hist[p][K - 2], 3, older);
+                    const int y = mad(e[p], 7, rest);
+                    const bool one = y > C;
+                    int en = (y >> 4) + (one ? -4080 : 0);
+                    if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
+                    e[p] = en;
+                    if (one) ob[p] |= 1u << u;
+                }
+                pw[u & 3] = tag | (uint32_t(e[P - 1]) & 0xffffu);
                 if ((u & 3) == 3 && producer) __stcg(pub + (u >> 2), make_uint4(pw[0], pw[1], pw[2], pw[3]));
             }
             pub += kFastChunk / 4;
-            // output: the aligned block B = T/32 - q (columns [32 B, 32 B + 32)) is complete now
-            const uint32_t bits = __funnelshift_rc(obPrev, ob, 32 - r);
-            obPrev = ob;
-            if (rowOk && B >= 0 && 32 * B < W) {
-                if (a.packed) {
-                    // PBM bits: 1 = black, leftmost pixel in the most significant bit of each byte
-                    const int left = W - 32 * B;
-                    uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
-                    black = __byte_perm(__brev(black), 0u, 0x0123u);
-                    *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
-                } else {
-                    uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
-                    d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
-                                      expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
-                    d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                                      expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+            // output: each row's aligned block B = T/32 - q (columns [32 B, 32 B + 32)) is complete now
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                const int B = (T >> 5) - q[p];
+                const uint32_t bits = __funnelshift_rc(obPrev[p], ob[p], 32 - r[p]);
+                obPrev[p] = ob[p];
+                if (rowOk[p] && B >= 0 && 32 * B < W) {
+                    if (a.packed) {
+                        // PBM bits: 1 = black, leftmost pixel in the most significant bit of each byte
+                        const int left = W - 32 * B;
+                        uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
+                        black = __byte_perm(__brev(black), 0u, 0x0123u);
+                        *reinterpret_cast<uint32_t*>(a.packed + size_t(rowIdx[p]) * a.packedPitch + 4 * B) = black;
+                    } else {
+                        uint4* d = reinterpret_cast<uint4*>(outRow[p] + 32 * B);
+                        d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
+                                          expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
+                        d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                                          expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+                    }
                 }
             }
             if (abortNow) {  // the same value in every lane
@@ -281,7 +327,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         bool ok = true;
         for (int T = T0; T <= tLast && ok; T += kFastChunk) {
             if (T == 96) stamp(1);
-            const bool interior = T >= 31 * K && T + kFastChunk <= W;
+            const bool interior = T >= kLastLag && T + kFastChunk <= W;
             if (interior)
                 ok = chunk(T, std::false_type{});
             else
@@ -290,7 +336,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         cpAsyncWait<0>();  // the next strip reuses the ring
         if (!ok) return;
         stamp(2);
-        finishStrip(a, s, min(H, base + 32), lane);
+        finishStrip(a, s, min(H, base + kRows), lane);
     }
 }
 
