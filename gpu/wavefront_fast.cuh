@@ -2,8 +2,8 @@
 // The fast form of ours for binary Floyd-Steinberg (shapes "f<extra>", the default for FS with 2 levels).
 // Included by wavefront.cu inside its anonymous namespace; uses WavefrontArgs and the helpers there.
 //
-// Same schedule as the general kernel (a warp owns a strip of 32 rows, lane = row, row rho processes
-// column j = t - K rho at step t, strips handed over through tagged words in global memory), but the
+// Same schedule as the general kernel (a warp owns a strip of 32 P rows, lane i = rows P i .. P i + P - 1, row rho
+// processes column j = t - K rho at step t, strips handed over through tagged words in global memory), but the
 // step is cut to what the error chain needs, so that one warp per scheduler runs near the chain's latency
 // instead of issuing ~36 instructions at ~4.5 cycles each (docs/perf/gpu-ed.md, "Session 2"):
 //  - The sum is ordered by age and written as two IMADs the compiler cannot reassociate: older taps and
@@ -13,8 +13,11 @@
 //    that S = y >> 4). With K = 3 (f1) the shuffled E(up, j+1) is one step old and the shuffle leaves the
 //    chain too (the default: 30-33 ns per step in the pipeline); K = 2 (f0) has it on the chain but hands
 //    strips over in 2 steps per row instead of 3 (docs/perf/gpu-ed.md, session 3).
-//  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose error no lane needs)
-//    sends the boundary word instead of its own error.
+//  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose last-row error no lane
+//    needs) sends the boundary word instead of its own error. The group's 32 boundary words are broadcast to
+//    registers at the group start, so the per-step select never waits on a shuffle (session 4: 3.43 -> 3.10 ms).
+//  - P = 2 (shapes p0/p1): a lane's second row reads its first row's error from a register (no shuffle) and a
+//    strip has 64 rows (half the hand-offs); measured slower than P = 1 (docs/perf/gpu-ed.md, session 4).
 //  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring;
 //    at a chunk start the lane reads 9 words at its fixed offset and funnel-shifts them; gamma input
 //    becomes 256 a with one PRMT per pixel; linear input reads a 256-entry shared table.
