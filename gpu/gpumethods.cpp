@@ -92,7 +92,7 @@ protected:
 
 // ------------------------------------------------------------------ ours
 std::string shapeName(const WavefrontShape& s) {
-    return s.fast ? (s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
+    return s.fast ? (s.blockHandoff ? "b" : s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
                   : "e" + std::to_string(s.extraDelay) + "q" + std::to_string(s.rowSets);
 }
 
@@ -754,13 +754,17 @@ Status parseShape(const std::string& s, WavefrontShape& shape) {
         shape = WavefrontShape{e, 1, true};
         return Status::ok();
     }
+    if (std::sscanf(s.c_str(), "b%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, block hand-off
+        shape = WavefrontShape{e, 1, true, true};
+        return Status::ok();
+    }
     if (std::sscanf(s.c_str(), "p%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, two rows per lane
         shape = WavefrontShape{e, 2, true};
         return Status::ok();
     }
     if (std::sscanf(s.c_str(), "e%dq%d%c", &e, &q, &tail) != 2 || e < 0 || q < 1)
         return Status::error("bad wavefront shape '" + s +
-                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> for the fast form with one / two rows per lane)");
+                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> / b<extra delay> for the fast form with one / two rows per lane / block hand-off)");
     shape = WavefrontShape{e, q, false};
     return Status::ok();
 }
@@ -818,7 +822,7 @@ double medianOf(std::vector<double> v) {
 const std::vector<MethodSpec>& methods() { return specs(); }
 
 std::vector<std::string> tuningShapes() {
-    return {"f1", "f0", "f2", "p0", "p1", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+    return {"f1", "f0", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
 namespace {

@@ -56,6 +56,8 @@ struct WavefrontShape {
     int extraDelay = 1;
     int rowSets = 2;
     bool fast = false;
+    /// fast form only: consecutive strips of a block hand over through shared memory (shapes b<extra>)
+    bool blockHandoff = false;
 };
 
 /// \brief Rows one warp owns for a shape.

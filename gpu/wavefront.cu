@@ -405,8 +405,16 @@ KernelFn fsShape(int extra, int sets, bool bin) {
     return nullptr;
 }
 
-KernelFn fastShape(int extra, int rowsPerLane, bool gamma) {
+KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff) {
     using namespace fastfs;
+    if (blockHandoff) {
+        if (rowsPerLane != 1) return nullptr;
+        switch (extra) {
+            case 0: return gamma ? &fsFastKernel<2, true, 1, true> : &fsFastKernel<2, false, 1, true>;
+            case 1: return gamma ? &fsFastKernel<3, true, 1, true> : &fsFastKernel<3, false, 1, true>;
+            default: return nullptr;
+        }
+    }
     if (rowsPerLane == 1) switch (extra) {
             case 0: return gamma ? &fsFastKernel<2, true, 1> : &fsFastKernel<2, false, 1>;
             case 1: return gamma ? &fsFastKernel<3, true, 1> : &fsFastKernel<3, false, 1>;
@@ -423,7 +431,7 @@ KernelFn fastShape(int extra, int rowsPerLane, bool gamma) {
 
 KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin, bool gamma = true) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
-    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma) : nullptr;
+    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma, shape.blockHandoff) : nullptr;
     if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
     if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
     return nullptr;
@@ -459,7 +467,7 @@ cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const 
     const int strips = (a.height + rows - 1) / rows;
     const int warpsWanted = strips;
     int blocks = (warpsWanted + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    if (blocks > smCount) blocks = smCount;
+    if (blocks > smCount && !shape.blockHandoff) blocks = smCount;  // block hand-off: one block per set of strips
     if (blocks < 1) blocks = 1;
     if (std::getenv("HALFTONE_GPU_TRACE")) {
         int perSm = 0;

@@ -16,6 +16,8 @@
 //  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose last-row error no lane
 //    needs) sends the boundary word instead of its own error. The group's 32 boundary words are broadcast to
 //    registers at the group start, so the per-step select never waits on a shuffle (session 4: 3.43 -> 3.10 ms).
+//  - HB (shapes b0/b1): the strips of a block hand over through a shared-memory ring ordered by mbarriers, L2
+//    only between blocks (see kHandSeg); exact and racecheck-clean, measured slower than f1.
 //  - P = 2 (shapes p0/p1): a lane's second row reads its first row's error from a register (no shuffle) and a
 //    strip has 64 rows (half the hand-offs); measured slower than P = 1 (docs/perf/gpu-ed.md, session 4).
 //  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring;
@@ -78,6 +80,44 @@ __device__ __forceinline__ int loadRelaxed(const int* p) {
     return v;
 }
 
+// Block hand-off (shapes b<extra>): a shared-memory ring between consecutive strips of one block, in the
+// global words' format (word t + 32 = tag | E(last row, t - 31 K), stored 4 at a time), cut into segments of
+// kHandSeg words and ordered by mbarriers (PTX ISA, "mbarrier"): per segment slot a "full" and an "empty"
+// barrier, count 32 each. Every producer lane arrives on "full" once lane 31 has stored a segment (warp-uniform,
+// so the step never diverges; lane 31's arrive releases its stores); every consumer lane arrives on "empty"
+// after reading its word, and the producer waits for "empty" before it reuses a slot.
+// Measured (docs/perf/gpu-ed.md, session 4): every shape b is slower than f1, because each segment's wait,
+// arrives and broadcast cost more step time than the shorter hand-off saves in lag (16K b1: segments of 4 / 8 /
+// 16 / 32 steps 6.46 / 5.01 / 4.56 / 3.42 ms against f1 3.15-3.21 ms); 32 is the least bad.
+#ifndef HALFTONE_HAND_SEG
+#define HALFTONE_HAND_SEG 32
+#endif
+constexpr int kHandSeg = HALFTONE_HAND_SEG;  // steps per segment (4, 8, 16 or 32): the consumer waits per segment
+constexpr int kHandWords = 512;              // ring words (a power of two)
+constexpr int kHandSegs = kHandWords / kHandSeg;
+static_assert(kHandSeg >= 4 && 32 % kHandSeg == 0, "segments of 4, 8, 16 or 32 steps");
+__device__ __forceinline__ unsigned smemAddr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbarInit(uint64_t* bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smemAddr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbarArrive(uint64_t* bar) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smemAddr(bar)) : "memory");
+}
+/// True once the phase of parity `parity` of `bar` has completed (acquire; the hardware may wait a while).
+__device__ __forceinline__ bool mbarTryWait(uint64_t* bar, unsigned parity) {
+    unsigned ok;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(ok)
+        : "r"(smemAddr(bar)), "r"(parity)
+        : "memory");
+    return ok != 0;
+}
+
 constexpr int kRingWords = 44;  // per lane: 5 slots of 8 words (slot 4 mirrors slot 0) + 4 words of padding
 
 /// 4 bits of `nib` (0..15) -> 4 bytes of 0x00 / 0xff, byte k = bit k.
@@ -86,19 +126,33 @@ __device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
     return spread * 255u;
 }
 
-template <int K, bool GAMMA, int P>
+template <int K, bool GAMMA, int P, bool HB = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(WavefrontArgs a) {
     static_assert(K >= 2 && K <= 4, "FS needs K >= 2; the tail bound assumes K <= 4");
     static_assert(P == 1 || P == 2, "one or two rows per lane");
+    static_assert(!HB || (P == 1 && kFastGroup == 32), "block hand-off: one row per lane, global groups of 32 steps");
     constexpr int kRows = 32 * P;  // rows per strip: lane i owns rows P i .. P i + P - 1
     __shared__ int32_t sTerm[256];  // 16 A(a) + 8 (linear input)
     // input rings: per lane and row the aligned 32-byte blocks B..B+3 of the row in slots B & 3 (cp.async)
     __shared__ __align__(16) uint32_t sRing[kWarpsPerBlock * 32 * P * kRingWords];
+    // block hand-off: ring w carries strip (w - 1)'s last row to strip w (w = 1 .. warps - 1)
+    __shared__ __align__(16) uint32_t sHand[HB ? kWarpsPerBlock : 1][HB ? kHandWords : 1];
+    __shared__ uint64_t sFull[HB ? kWarpsPerBlock : 1][kHandSegs], sEmpty[HB ? kWarpsPerBlock : 1][kHandSegs];
+    __shared__ int sSuper;
     if (!GAMMA)
         for (int k = threadIdx.x; k < 256; k += blockDim.x) sTerm[k] = 16 * a.q.input[k] + 8;
+    if (HB && threadIdx.x == 0) {
+        for (int w = 0; w < kWarpsPerBlock; ++w)
+            for (int i = 0; i < kHandSegs; ++i) {
+                mbarInit(&sFull[w][i], 32);
+                mbarInit(&sEmpty[w][i], 32);
+            }
+        sSuper = atomicAdd(a.stripCounter, 1);  // this block's strips: kWarpsPerBlock consecutive ones
+    }
     __syncthreads();
 
     const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
     const int W = a.width, H = a.height;
     const int strips = (H + kRows - 1) / kRows;
     const uint32_t tag = a.epoch << 16;
@@ -120,8 +174,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         ring[p] = sRing + (threadIdx.x * P + p) * kRingWords;
     }
 
-    for (;;) {
-        const int s = takeStrip(a, lane);
+    for (int iter = 0;; ++iter) {
+        int s;
+        if (HB) {
+            if (iter > 0) break;  // one set of strips per block (blocks are launched per set)
+            s = sSuper * kWarpsPerBlock + warp;
+        } else {
+            s = takeStrip(a, lane);
+        }
         if (s >= strips) break;
         const int base = s * kRows;
         if (!waitForBand(a, base, lane)) return;
@@ -140,7 +200,39 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         }
         const uint32_t* prevB = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
         uint32_t* myB = a.boundary + size_t(s) * 2 * a.boundaryStride;
-        const bool producer = lane == 31 && publish;
+        // block hand-off roles: warps 1.. read their boundary from the ring of the warp above; the last warp (and
+        // every warp without HB) hands over through global memory
+        const bool fromShared = HB && warp > 0;
+        const bool toShared = HB && warp + 1 < kWarpsPerBlock && publish;
+        const bool producer = lane == 31 && publish && !toShared;
+        const uint32_t* handIn = sHand[HB ? warp : 0];
+        uint32_t* handOut = sHand[HB && warp + 1 < kWarpsPerBlock ? warp + 1 : 0];
+        uint64_t* fullIn = sFull[HB ? warp : 0];
+        uint64_t* emptyIn = sEmpty[HB ? warp : 0];
+        uint64_t* fullOut = sFull[HB && warp + 1 < kWarpsPerBlock ? warp + 1 : 0];
+        uint64_t* emptyOut = sEmpty[HB && warp + 1 < kWarpsPerBlock ? warp + 1 : 0];
+        // Ring word i = t + 32 (producer step t); segment g = words [g S, g S + S). The consumer's group at step
+        // g0 needs words [g0 + 32 K + 31, g0 + 32 K + 30 + S]: the last word of segment g - 1 and all of segment
+        // g = (g0 + 32 K + 30 + S) / S, so it waits for g and then releases g - 1.
+        auto consumerSeg = [](int g0) { return (g0 + 32 * K + 30 + kHandSeg) / kHandSeg; };
+        const int tEnd = ((tLast + 32) & ~31) - 1;  // the last step of the last chunk
+        // waits for barrier phase `parity`; false when a cancel was seen meanwhile
+        auto waitBar = [&](uint64_t* bar, unsigned parity) -> bool {
+            int spins = 0;
+            while (!mbarTryWait(bar, parity)) {
+                if (++spins > 16) {
+                    spins = 0;
+                    if (loadRelaxed(a.abortFlag)) return false;
+                }
+            }
+            return true;
+        };
+        if (fromShared)  // segments below the first one the consumer waits for are released up front
+            for (int i = 0; i < consumerSeg(-kFastChunk) - 1; ++i) mbarArrive(&emptyIn[i % kHandSegs]);
+        // the producer waits until the consumer released the previous use of slot g % kHandSegs
+        auto producerReady = [&](int g) -> bool {
+            return g < kHandSegs || waitBar(&emptyOut[g % kHandSegs], ((g / kHandSegs) & 1) ^ 1);
+        };
 
         // one cp.async group per block index: block B(p) of each row into slot B & 3 (and slot 4 when B & 3 == 0)
         auto fetchBlocks = [&](int Bq) {  // Bq = T/32 of the chunk the blocks belong to
@@ -169,7 +261,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         const int bMax = a.boundaryStride - 1;
         auto boundaryLoad = [&](int g0) -> uint32_t {
             const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
-            return hasPrev ? __ldcg(prevB + min(col + kLastLag + 32, bMax)) : tag;
+            return hasPrev && !fromShared ? __ldcg(prevB + min(col + kLastLag + 32, bMax)) : tag;
         };
 
         constexpr int T0 = -kFastChunk;
@@ -196,6 +288,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 
         auto chunk = [&](int T, auto maskedTag) -> bool {
             constexpr bool MASKED = decltype(maskedTag)::value;
+            uint32_t* handChunk = handOut + ((T + 32) & (kHandWords - 1));  // this chunk's 32 words (contiguous)
             // blocks B + 3 for two chunks ahead; B and B + 1 (fetched two and three chunks ago) must be in
             cpAsyncWait<1>();
             // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words and a funnel shift
@@ -223,7 +316,28 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             uint32_t pw[4];
 #pragma unroll
             for (int u = 0; u < kFastChunk; ++u) {
-                if (u % kFastGroup == 0) {
+                if (HB && u == 0 && toShared) {
+                    // this chunk stores words T + 32 .. T + 63: their slots must have been read (consumers release
+                    // in order, so the last segment suffices)
+                    if (!producerReady((T + 63) / kHandSeg)) {
+                        if (lane == 0) atomicExch(a.abortFlag, 1);
+                        return false;
+                    }
+                }
+                if (HB && u % kHandSeg == 0 && fromShared) {
+                    const int g0 = T + u;
+                    const int col = g0 + K - 1 + (lane & (kHandSeg - 1));
+                    const int sg = consumerSeg(g0);
+                    if (!waitBar(&fullIn[sg % kHandSegs], (sg / kHandSegs) & 1)) {
+                        if (lane == 0) atomicExch(a.abortFlag, 1);
+                        return false;
+                    }
+                    const uint32_t v = handIn[(col + 31 * K + 32) & (kHandWords - 1)];
+                    mbarArrive(&emptyIn[(sg - 1) % kHandSegs]);
+                    const int w = col < W ? int(short(v & 0xffffu)) : 0;  // words past the row were never stored
+#pragma unroll
+                    for (int i = 0; i < kHandSeg; ++i) bvs[(u + i) % kFastGroup] = __shfl_sync(kFull, w, i);
+                } else if (u % kFastGroup == 0) {
                     const int gi = (u / kFastGroup) % kSlots;  // a constant once unrolled
                     const int g0 = T + u;
                     const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
@@ -288,6 +402,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 }
                 pw[u & 3] = tag | (uint32_t(e[P - 1]) & 0xffffu);
                 if ((u & 3) == 3 && producer) __stcg(pub + (u >> 2), make_uint4(pw[0], pw[1], pw[2], pw[3]));
+                if (HB && toShared && (u & 3) == 3) {  // warp-uniform: no divergence in the step
+                    if (lane == 31) reinterpret_cast<uint4*>(handChunk)[u >> 2] = make_uint4(pw[0], pw[1], pw[2], pw[3]);
+                    if (u % kHandSeg == kHandSeg - 1)  // words up to T + u + 32 stored: segment (T + u + 33) / S - 1
+                        mbarArrive(&fullOut[((T + u + 33) / kHandSeg - 1) % kHandSegs]);
+                }
             }
             pub += kFastChunk / 4;
             // output: each row's aligned block B = T/32 - q (columns [32 B, 32 B + 32)) is complete now
@@ -338,6 +457,18 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         }
         cpAsyncWait<0>();  // the next strip reuses the ring
         if (!ok) return;
+        if (HB && toShared) {
+            // the consumer's last groups wait for segments past the last stored word (their words are columns >= W,
+            // read as 0): mark them full too, each after its slot's previous use was released
+            const int done = (tEnd + 33) / kHandSeg - 1, last = consumerSeg(tEnd + 1 - kHandSeg);
+            for (int g = done + 1; g <= last; ++g) {
+                if (!producerReady(g)) {
+                    if (lane == 0) atomicExch(a.abortFlag, 1);
+                    return;
+                }
+                mbarArrive(&fullOut[g % kHandSegs]);
+            }
+        }
         stamp(2);
         finishStrip(a, s, min(H, base + kRows), lane);
     }

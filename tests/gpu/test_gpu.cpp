@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
         // the fast binary-FS form (f<extra>, p<extra> with two rows per lane): widths and heights around its
         // 32-column blocks, 32- and 64-row strips and the masked first/last chunks (K rho up to 189 columns), gamma
         // and linear input
-        for (const std::string& shape : {"f0", "f1", "f2", "p0", "p1"})
+        for (const std::string& shape : {"f0", "f1", "f2", "p0", "p1", "b0", "b1"})
             for (bool linear : {false, true}) {
                 if (sanitize && linear) continue;
                 EdParams p = fs;
@@ -162,8 +162,8 @@ int main(int argc, char** argv) {
                 std::vector<Size> fsz = {{1, 1},  {2, 1},   {1, 2},   {31, 32}, {32, 33}, {33, 64}, {63, 65},
                                          {64, 7}, {65, 97}, {95, 3},  {96, 40}, {97, 31}, {127, 66}, {128, 1},
                                          {129, 35}, {155, 96}, {160, 130}, {191, 9}, {260, 67}, {70, 63},
-                                         {40, 128}, {33, 129}, {200, 191}, {301, 193}};
-                if (sanitize) fsz = {{1, 1}, {33, 31}, {97, 40}, {130, 65}};
+                                         {40, 128}, {33, 129}, {200, 191}, {301, 193}, {45, 700}, {1100, 300}};
+                if (sanitize) fsz = {{1, 1}, {33, 31}, {97, 40}, {130, 65}, {70, 200}};
                 for (const Size& sz : fsz) {
                     const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront fast"));
                     exact("wavefront", src, p, referenceErrorDiffusion(src, p), shape);
