@@ -53,6 +53,17 @@ __device__ __forceinline__ bool waitForBand(const WavefrontArgs& a, int base, in
         __nanosleep(256);
     }
 }
+/// For spin loops (warp-uniform): every 64th call reads the cancel flag (lane 0, broadcast); true when a cancel
+/// was seen, after setting the flag for the other warps.
+__device__ __forceinline__ bool spinAbort(const WavefrontArgs& a, int lane, int& spins) {
+    if (++spins <= 64) return false;
+    spins = 0;
+    int ab = 0;
+    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
+    if (!__shfl_sync(kFull, ab, 0)) return false;
+    if (lane == 0) atomicExch(a.abortFlag, 1);
+    return true;
+}
 /// A strip is done: its done flag (overlapped path, after its output stores) and the progress counter.
 __device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int rowsDone, int lane) {
     if (a.stripDone) {
@@ -180,15 +191,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
             uint32_t w = prefillLoad();
             int spins = 0;
             while (!__all_sync(kFull, (w & 0xffff0000u) == epochTag)) {
-                if (++spins > 64) {
-                    spins = 0;
-                    int ab = 0;
-                    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-                    if (__shfl_sync(kFull, ab, 0)) {
-                        if (lane == 0) atomicExch(a.abortFlag, 1);
-                        return;
-                    }
-                }
+                if (spinAbort(a, lane, spins)) return;
                 w = prefillLoad();
             }
             // state "after step -1": H1[m] = E(row-1, K-1-m), H2[m] = E(row-2, 2K-1-m) for lane 0 (rho = 0);
@@ -248,15 +251,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 if (hasPrev) {
                     int spins = 0;
                     while (!__all_sync(kFull, (bCur & 0xffff0000u) == epochTag)) {
-                        if (++spins > 64) {
-                            spins = 0;
-                            int ab = 0;
-                            if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-                            if (__shfl_sync(kFull, ab, 0)) {
-                                if (lane == 0) atomicExch(a.abortFlag, 1);
-                                return;
-                            }
-                        }
+                        if (spinAbort(a, lane, spins)) return;
                         bCur = boundaryLoad(g0);
                         refetch = true;
                     }

@@ -216,15 +216,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // g = (g0 + 32 K + 30 + S) / S, so it waits for g and then releases g - 1.
         auto consumerSeg = [](int g0) { return (g0 + 32 * K + 30 + kHandSeg) / kHandSeg; };
         const int tEnd = ((tLast + 32) & ~31) - 1;  // the last step of the last chunk
-        // waits for barrier phase `parity`; false when a cancel was seen meanwhile
+        // waits (warp-uniform) for barrier phase `parity`; false when a cancel was seen meanwhile
         auto waitBar = [&](uint64_t* bar, unsigned parity) -> bool {
             int spins = 0;
-            while (!mbarTryWait(bar, parity)) {
-                if (++spins > 16) {
-                    spins = 0;
-                    if (loadRelaxed(a.abortFlag)) return false;
-                }
-            }
+            while (!__all_sync(kFull, mbarTryWait(bar, parity)))
+                if (spinAbort(a, lane, spins)) return false;
             return true;
         };
         if (fromShared)  // segments below the first one the consumer waits for are released up front
@@ -319,19 +315,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 if (HB && u == 0 && toShared) {
                     // this chunk stores words T + 32 .. T + 63: their slots must have been read (consumers release
                     // in order, so the last segment suffices)
-                    if (!producerReady((T + 63) / kHandSeg)) {
-                        if (lane == 0) atomicExch(a.abortFlag, 1);
-                        return false;
-                    }
+                    if (!producerReady((T + 63) / kHandSeg)) return false;
                 }
                 if (HB && u % kHandSeg == 0 && fromShared) {
                     const int g0 = T + u;
                     const int col = g0 + K - 1 + (lane & (kHandSeg - 1));
                     const int sg = consumerSeg(g0);
-                    if (!waitBar(&fullIn[sg % kHandSegs], (sg / kHandSegs) & 1)) {
-                        if (lane == 0) atomicExch(a.abortFlag, 1);
-                        return false;
-                    }
+                    if (!waitBar(&fullIn[sg % kHandSegs], (sg / kHandSegs) & 1)) return false;
                     const uint32_t v = handIn[(col + 31 * K + 32) & (kHandWords - 1)];
                     mbarArrive(&emptyIn[(sg - 1) % kHandSegs]);
                     const int w = col < W ? int(short(v & 0xffffu)) : 0;  // words past the row were never stored
@@ -345,15 +335,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         // not there yet: poll (the prefetched next group was read too early too)
                         int spins = 0;
                         do {
-                            if (++spins > 64) {
-                                spins = 0;
-                                int ab = 0;
-                                if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-                                if (__shfl_sync(kFull, ab, 0)) {
-                                    if (lane == 0) atomicExch(a.abortFlag, 1);
-                                    return false;
-                                }
-                            }
+                            if (spinAbort(a, lane, spins)) return false;
                             bq[gi] = boundaryLoad(g0);
                         } while (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim));
 #pragma unroll
@@ -462,10 +444,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             // read as 0): mark them full too, each after its slot's previous use was released
             const int done = (tEnd + 33) / kHandSeg - 1, last = consumerSeg(tEnd + 1 - kHandSeg);
             for (int g = done + 1; g <= last; ++g) {
-                if (!producerReady(g)) {
-                    if (lane == 0) atomicExch(a.abortFlag, 1);
-                    return;
-                }
+                if (!producerReady(g)) return;
                 mbarArrive(&fullOut[g % kHandSegs]);
             }
         }
