@@ -92,7 +92,7 @@ protected:
 
 // ------------------------------------------------------------------ ours
 std::string shapeName(const WavefrontShape& s) {
-    return s.fast ? (s.blockHandoff ? "b" : s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
+    return s.fast ? (s.pairSteps ? "w" : s.blockHandoff ? "b" : s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
                   : "e" + std::to_string(s.extraDelay) + "q" + std::to_string(s.rowSets);
 }
 
@@ -294,7 +294,8 @@ private:
         HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
         HT_CUDA(cudaStreamSynchronize(s));
         const unsigned long long t0 = t[0];
-        const int steps = (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
+        const int steps = shape_.pairSteps ? 32 * ((W - 1) / 64 + (62 * (shape_.extraDelay + 2) + 63) / 64) + 32 - 96
+                                           : (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
         std::vector<double> run, lag, lagEnd;
         for (int i = 0; i < strips_; ++i) {
             run.push_back(double(t[3 * i + 2] - t[3 * i + 1]) / std::max(1, steps));
@@ -742,9 +743,10 @@ const MethodSpec* findSpec(const std::string& variant) {
 }
 
 /// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fast form with
-/// K = 3 (f1, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md. Other kernels and
-/// level counts use the general kernel's default shape e1q2.
-constexpr WavefrontShape kFsBinaryShape{1, 1, true};
+/// K = 2 (f0, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md (session 5: 3.02-3.12 ms
+/// against f1's 3.09-3.20 in the same runs). Other kernels and level counts use the general kernel's default
+/// shape e1q2.
+constexpr WavefrontShape kFsBinaryShape{0, 1, true};
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
     if (s.empty()) return Status::ok();
@@ -758,13 +760,17 @@ Status parseShape(const std::string& s, WavefrontShape& shape) {
         shape = WavefrontShape{e, 1, true, true};
         return Status::ok();
     }
+    if (std::sscanf(s.c_str(), "w%d%c", &e, &tail) == 1 && e >= 0) {  // pair form: two columns per step
+        shape = WavefrontShape{e, 1, true, false, true};
+        return Status::ok();
+    }
     if (std::sscanf(s.c_str(), "p%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, two rows per lane
         shape = WavefrontShape{e, 2, true};
         return Status::ok();
     }
     if (std::sscanf(s.c_str(), "e%dq%d%c", &e, &q, &tail) != 2 || e < 0 || q < 1)
         return Status::error("bad wavefront shape '" + s +
-                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> / b<extra delay> for the fast form with one / two rows per lane / block hand-off)");
+                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> / b<extra delay> for the fast form with one / two rows per lane / block hand-off, w<extra delay> for two columns per step)");
     shape = WavefrontShape{e, q, false};
     return Status::ok();
 }
@@ -822,7 +828,7 @@ double medianOf(std::vector<double> v) {
 const std::vector<MethodSpec>& methods() { return specs(); }
 
 std::vector<std::string> tuningShapes() {
-    return {"f1", "f0", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+    return {"f0", "f1", "w0", "w1", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
 namespace {

@@ -58,6 +58,8 @@ struct WavefrontShape {
     bool fast = false;
     /// fast form only: consecutive strips of a block hand over through shared memory (shapes b<extra>)
     bool blockHandoff = false;
+    /// fast form only: two columns per lane and step, rows 2 steps apart (shape w0, gpu/wavefront_pair.cuh)
+    bool pairSteps = false;
 };
 
 /// \brief Rows one warp owns for a shape.

@@ -75,6 +75,7 @@ __device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int r
 }
 
 #include "gpu/wavefront_fast.cuh"
+#include "gpu/wavefront_pair.cuh"
 
 __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk : -((-x + kChunk - 1) / kChunk); }
 
@@ -400,8 +401,16 @@ KernelFn fsShape(int extra, int sets, bool bin) {
     return nullptr;
 }
 
-KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff) {
+KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bool pairSteps) {
     using namespace fastfs;
+    if (pairSteps) {
+        if (rowsPerLane != 1 || blockHandoff) return nullptr;
+        switch (extra) {
+            case 0: return gamma ? &pairfs::fsPairKernel<2, true> : &pairfs::fsPairKernel<2, false>;
+            case 1: return gamma ? &pairfs::fsPairKernel<3, true> : &pairfs::fsPairKernel<3, false>;
+            default: return nullptr;
+        }
+    }
     if (blockHandoff) {
         if (rowsPerLane != 1) return nullptr;
         switch (extra) {
@@ -426,7 +435,7 @@ KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff) {
 
 KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin, bool gamma = true) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
-    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma, shape.blockHandoff) : nullptr;
+    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma, shape.blockHandoff, shape.pairSteps) : nullptr;
     if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
     if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
     return nullptr;

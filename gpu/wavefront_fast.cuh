@@ -48,6 +48,13 @@ constexpr int kSlots = kFastChunk / kFastGroup < 4 ? kFastChunk / kFastGroup : 4
 // boundary groups read ahead (1..3; up to 4 fixed register slots): 1 measured best at 16K with groups of 8
 // (f0 4.30 ms against 4.47 for 2 and 4.95 for 3): each group of read-ahead adds to the lag between strips
 constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
+#ifndef HALFTONE_FAST_K2_XLAST
+#define HALFTONE_FAST_K2_XLAST 1
+#endif
+// K = 2: the shuffled E(up, j + 1) is one step old and on the chain, so it is added last (y = 3 x + (7 e + older))
+// and lane 0's boundary word enters through `older` (3 b) instead of a select before the shuffle: the chain of a
+// step is SHFL -> IMAD -> ISETP -> predicated IADD
+constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
 
 
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
@@ -153,6 +160,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
+    const int w0 = lane == 0 ? 3 : 0, w3 = 3 - w0;  // weights of lane 0's boundary word and of the shuffle (kK2XLast)
     const int W = a.width, H = a.height;
     const int strips = (H + kRows - 1) / kRows;
     const uint32_t tag = a.epoch << 16;
@@ -344,7 +352,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
 #pragma unroll
                     for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
-                    bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);  // an L2 round trip ahead
+                    // an L2 round trip ahead (loading it later in the group, at step 16 or 24, measured slower:
+                    // docs/perf/gpu-ed.md session 5)
+                    bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
                 }
                 if (u == 13) {  // away from the group checks: input two chunks ahead, the cancel flag
                     fetchBlocks((T >> 5) + 3);
@@ -354,7 +364,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 // previous strip's word through lane 31, whose own last-row error no lane needs: it leaves through
                 // the boundary words); for its other rows the lane's previous row, as it was before this step
                 int x[P];
-                {
+                constexpr bool kXLast = K == 2 && kK2XLast;
+                int xs = 0;  // kXLast: the shuffled word itself (lane 0: lane 31's error, weighted 0)
+                if (kXLast) {
+                    xs = __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
+                    x[0] = lane == 0 ? bvs[u % kFastGroup] : xs;  // for the later steps (hist), off the chain
+                } else {
                     x[0] = __shfl_sync(kFull, lane == 31 ? bvs[u % kFastGroup] : e[P - 1], (lane + 31) & 31);
                 }
 #pragma unroll
@@ -374,8 +389,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // hist[K]. The newest source is added last and the row's own error after it (inline PTX, so that
                     // the compiler cannot reassociate the sum and put older terms on the chain).
                     const int older = 5 * hist[p][K - 1] + hist[p][K] + term + 8;
-                    const int rest = mad(hist[p][K - 2], 3, older);
-                    const int y = mad(e[p], 7, rest);
+                    int y;
+                    if (kXLast && p == 0) {
+                        // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
+                        const int withB = mad(bvs[u % kFastGroup], w0, older);
+                        y = mad(xs, w3, mad(e[p], 7, withB));
+                    } else {
+                        const int rest = mad(hist[p][K - 2], 3, older);
+                        y = mad(e[p], 7, rest);
+                    }
+                    // (a predicate-free quantizer, 7 E = 7 S + 28560 m as in the pair form, measured slower here: f1
+                    // 31.0 -> 32.5 ns per step, docs/perf/gpu-ed.md session 5)
                     const bool one = y > C;
                     int en = (y >> 4) + (one ? -4080 : 0);
                     if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
@@ -423,7 +447,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         auto stamp = [&](int k) {
             if (a.trace && lane == 0) {
                 unsigned long long t;
+#ifdef HALFTONE_TRACE_CLOCK
+                t = clock64();  // diagnostics: SM cycles instead of ns (only the per-strip step rate is meaningful)
+#else
                 asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+#endif
                 a.trace[3 * s + k] = t;
             }
         };
