@@ -161,6 +161,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int w0 = lane == 0 ? 3 : 0, w3 = 3 - w0;  // weights of lane 0's boundary word and of the shuffle (kK2XLast)
+    constexpr bool kMaskQ = K >= 3;                  // the quantizer without a predicate (see the step)
     const int W = a.width, H = a.height;
     const int strips = (H + kRows - 1) / kRows;
     const uint32_t tag = a.epoch << 16;
@@ -398,13 +399,23 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         const int rest = mad(hist[p][K - 2], 3, older);
                         y = mad(e[p], 7, rest);
                     }
-                    // (a predicate-free quantizer, 7 E = 7 S + 28560 m as in the pair form, measured slower here: f1
-                    // 31.0 -> 32.5 ns per step, docs/perf/gpu-ed.md session 5)
-                    const bool one = y > C;
-                    int en = (y >> 4) + (one ? -4080 : 0);
-                    if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
-                    e[p] = en;
-                    if (one) ob[p] |= 1u << u;
+                    // The quantizer: for K >= 3 without a predicate (mq = (16 T + 15 - y) >> 31, E = S + 4080 mq, the
+                    // output bit mq & bit: f1 16K 3.15-3.18 -> 3.03-3.04 ms, A/B in one device session); for K = 2
+                    // with ISETP + predicated move (the mask form measured 3.07-3.11 -> 3.28-3.31 ms there). Folding
+                    // 7 E as 7 S + 28560 mq into the next sum, as the pair form does, was slower for both (session 5).
+                    if (kMaskQ) {
+                        const int mq = (C - y) >> 31;  // -1 at level 1, else 0: E = S + 4080 mq
+                        int en = mad(mq, 4080, y >> 4);
+                        if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
+                        e[p] = en;
+                        ob[p] |= uint32_t(mq) & (1u << u);
+                    } else {
+                        const bool one = y > C;
+                        int en = (y >> 4) + (one ? -4080 : 0);
+                        if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
+                        e[p] = en;
+                        if (one) ob[p] |= 1u << u;
+                    }
                 }
                 pw[u & 3] = tag | (uint32_t(e[P - 1]) & 0xffffu);
                 if ((u & 3) == 3 && producer) __stcg(pub + (u >> 2), make_uint4(pw[0], pw[1], pw[2], pw[3]));
