@@ -64,6 +64,18 @@ __device__ __forceinline__ bool spinAbort(const WavefrontArgs& a, int lane, int&
     if (lane == 0) atomicExch(a.abortFlag, 1);
     return true;
 }
+/// Diagnostics (HALFTONE_WAVEFRONT_TRACE): lane 0 records event k of strip s (start, chunk 96, end) in ns, or in SM
+/// cycles with -DHALFTONE_TRACE_CLOCK (then only the per-strip step rate is meaningful).
+__device__ __forceinline__ void traceStamp(const WavefrontArgs& a, int s, int k, int lane) {
+    if (!a.trace || lane != 0) return;
+    unsigned long long t;
+#ifdef HALFTONE_TRACE_CLOCK
+    t = clock64();
+#else
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+#endif
+    a.trace[3 * s + k] = t;
+}
 /// A strip is done: its done flag (overlapped path, after its output stores) and the progress counter.
 __device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int rowsDone, int lane) {
     if (a.stripDone) {

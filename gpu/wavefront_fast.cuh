@@ -133,6 +133,24 @@ __device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
     return spread * 255u;
 }
 
+/// Stores the 32 output pixels of row `row` in columns [32 B, 32 B + 32) (bit i = level 1 at column 32 B + i;
+/// 32 B < W): 0/255 bytes (32 bytes, inside the 32-byte-aligned pitch) or, with packed output, 4 bytes of PBM bits
+/// (1 = black, leftmost pixel in the most significant bit of each byte, columns past W cleared).
+__device__ __forceinline__ void storeBlock32(const WavefrontArgs& a, unsigned char* outRow, int row, int B, uint32_t bits) {
+    if (a.packed) {
+        const int left = a.width - 32 * B;
+        uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
+        black = __byte_perm(__brev(black), 0u, 0x0123u);
+        *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
+    } else {
+        uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
+        d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u), expandNibble((bits >> 8) & 15u),
+                          expandNibble((bits >> 12) & 15u));
+        d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                          expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+    }
+}
+
 template <int K, bool GAMMA, int P, bool HB = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(WavefrontArgs a) {
     static_assert(K >= 2 && K <= 4, "FS needs K >= 2; the tail bound assumes K <= 4");
@@ -432,21 +450,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 const int B = (T >> 5) - q[p];
                 const uint32_t bits = __funnelshift_rc(obPrev[p], ob[p], 32 - r[p]);
                 obPrev[p] = ob[p];
-                if (rowOk[p] && B >= 0 && 32 * B < W) {
-                    if (a.packed) {
-                        // PBM bits: 1 = black, leftmost pixel in the most significant bit of each byte
-                        const int left = W - 32 * B;
-                        uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
-                        black = __byte_perm(__brev(black), 0u, 0x0123u);
-                        *reinterpret_cast<uint32_t*>(a.packed + size_t(rowIdx[p]) * a.packedPitch + 4 * B) = black;
-                    } else {
-                        uint4* d = reinterpret_cast<uint4*>(outRow[p] + 32 * B);
-                        d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
-                                          expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
-                        d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                                          expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
-                    }
-                }
+                if (rowOk[p] && B >= 0 && 32 * B < W) storeBlock32(a, outRow[p], rowIdx[p], B, bits);
             }
             if (abortNow) {  // the same value in every lane
                 if (lane == 0) atomicExch(a.abortFlag, 1);
@@ -455,17 +459,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             return true;
         };
 
-        auto stamp = [&](int k) {
-            if (a.trace && lane == 0) {
-                unsigned long long t;
-#ifdef HALFTONE_TRACE_CLOCK
-                t = clock64();  // diagnostics: SM cycles instead of ns (only the per-strip step rate is meaningful)
-#else
-                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-#endif
-                a.trace[3 * s + k] = t;
-            }
-        };
+        auto stamp = [&](int k) { traceStamp(a, s, k, lane); };
         stamp(0);
         bool ok = true;
         for (int T = T0; T <= tLast && ok; T += kFastChunk) {
