@@ -25,7 +25,10 @@ constexpr unsigned kFull = 0xffffffffu;
 constexpr int kChunk = 32;      // steps per chunk: input refill and output flush granularity
 constexpr int kGroup = 8;       // steps per boundary-fetch group
 constexpr int kRingStride = 68; // bytes per row of the per-row rings (2 chunks + 4 bytes padding: no bank conflicts)
-constexpr int kWarpsPerBlock = 4;
+#ifndef HALFTONE_WPB
+#define HALFTONE_WPB 4
+#endif
+constexpr int kWarpsPerBlock = HALFTONE_WPB;
 
 /// Strip bookkeeping shared by both forms of ours.
 /// The next strip from the work-stealing counter (same value in every lane).

@@ -30,6 +30,12 @@
 //  - Boundary words are indexed by the producer's step (4 per 16-byte store); each lane reads one word per
 //    group of 32 steps, one group ahead, into a fixed register (no register copy waits on a load in flight);
 //    one vote per group checks all 32 tags.
+//  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead);
+//    every other strip stops when its producer stops (its boundary poll checks the flag), and a strip taken after a
+//    cancel does not start. A second global load in flight per group (the flag at step 13, as before session 6)
+//    shared a register scoreboard with the step's shuffles in ptxas's allocation, so shuffle results waited for an
+//    L2 round trip: 16K f1 2.89 -> 2.71 ms without it (docs/perf/gpu-ed.md, session 6). After a cancel, strips that
+//    run unthrottled finish their rows (at most one strip's width of steps).
 // Bit-identical to the SPEC reference (tests/gpu/test_gpu.cpp covers every shape of ours).
 
 namespace fastfs {
@@ -210,6 +216,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             s = takeStrip(a, lane);
         }
         if (s >= strips) break;
+        if (loadRelaxed(a.abortFlag)) return;  // cancelled: strips taken later do not start (see "Cancel")
         const int base = s * kRows;
         if (!waitForBand(a, base, lane)) return;
         const bool hasPrev = s > 0;
@@ -279,12 +286,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // tag | E(base - 1, t - kLastLag) (also for columns outside the image, where the error is 0), so lane 31
         // stores 4 steps with one aligned 16-byte store. Lanes 0-7 (and 8-31 duplicated) read the words of
         // E(base - 1, g0 + K - 1 + (lane & (kFastGroup - 1))) for the group starting at step g0. The first strip has no
-        // producer: every word counts as ready and zero (column >= wlim).
+        // producer: every word counts as ready and zero (column >= wlim), and its slot carries the cancel flag
+        // instead (see "Cancel" above: one global load in flight per group, in every strip).
         const int wlim = hasPrev ? W : INT_MIN;
         const int bMax = a.boundaryStride - 1;
+        const bool cancelSlot = !hasPrev && !fromShared;
         auto boundaryLoad = [&](int g0) -> uint32_t {
             const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
-            return hasPrev && !fromShared ? __ldcg(prevB + min(col + kLastLag + 32, bMax)) : tag;
+            if (fromShared) return tag;
+            return __ldcg(hasPrev ? prevB + min(col + kLastLag + 32, bMax) : reinterpret_cast<const uint32_t*>(a.abortFlag));
         };
 
         constexpr int T0 = -kFastChunk;
@@ -369,16 +379,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
                     }
                     bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
+                    if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
                     for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
                     // an L2 round trip ahead (loading it later in the group, at step 16 or 24, measured slower:
                     // docs/perf/gpu-ed.md session 5)
                     bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
                 }
-                if (u == 13) {  // away from the group checks: input two chunks ahead, the cancel flag
-                    fetchBlocks((T >> 5) + 3);
-                    abortNow = loadRelaxed(a.abortFlag);  // every lane: one transaction, no predicated copy
-                }
+                if (u == 13) fetchBlocks((T >> 5) + 3);  // away from the group checks: input two chunks ahead
                 // E(row - 1, j + K - 1): for the lane's first row from lane - 1's last row (lane 0 gets the
                 // previous strip's word through lane 31, whose own last-row error no lane needs: it leaves through
                 // the boundary words); for its other rows the lane's previous row, as it was before this step

@@ -76,6 +76,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsPairKernel(Wavefront
     for (;;) {
         const int s = takeStrip(a, lane);
         if (s >= strips) break;
+        if (loadRelaxed(a.abortFlag)) return;  // cancelled: later strips do not start (the fast form's "Cancel")
         const int base = s * 32;
         if (!waitForBand(a, base, lane)) return;
         const bool hasPrev = s > 0;
@@ -104,12 +105,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsPairKernel(Wavefront
         };
         // group at step g0: lane k reads the word of E(base - 1, 2 g0 + 2 KP + k), which lane 31 sends to lane 0 at
         // step g0 + k / 2 as the row above's error (k even: first, k odd: second pixel); the first strip has no
-        // producer (every word counts as ready and zero)
+        // producer (every word counts as ready and zero) and its slot carries the cancel flag instead (one global
+        // load in flight per group, as in the fast form)
         const int wlim = hasPrev ? W : INT_MIN;
         const int bMax = 2 * a.boundaryStride - 1;
         auto boundaryLoad = [&](int g0) -> uint32_t {
             const int col = 2 * g0 + 2 * KP + lane;
-            return hasPrev ? __ldcg(prevB + min(col + kWordOffset, bMax)) : tag;
+            return __ldcg(hasPrev ? prevB + min(col + kWordOffset, bMax) : reinterpret_cast<const uint32_t*>(a.abortFlag));
         };
 
         constexpr int T0 = -kChunk;
@@ -167,14 +169,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsPairKernel(Wavefront
                         if (kAhead > 1) bq[(gi + 1) % kSlots] = boundaryLoad(g0 + kGroup);
                     }
                     const int bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
+                    if (!hasPrev) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
                     for (int i = 0; i < 2 * kGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
                     bq[(gi + kAhead) % kSlots] = boundaryLoad(g0 + kAhead * kGroup);
                 }
-                if (u == 13) {
-                    fetchBlock((T >> 5) + 3);
-                    abortNow = loadRelaxed(a.abortFlag);
-                }
+                if (u == 13) fetchBlock((T >> 5) + 3);
                 const int v = u % kGroup;
                 const uint32_t w = in[u >> 1];
                 int term1, term2;  // 16 A + 8 without the 8
