@@ -61,6 +61,18 @@ constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
 // and lane 0's boundary word enters through `older` (3 b) instead of a select before the shuffle: the chain of a
 // step is SHFL -> IMAD -> ISETP -> predicated IADD
 constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
+#ifndef HALFTONE_FAST_PREFETCH_AT
+#define HALFTONE_FAST_PREFETCH_AT 8
+#endif
+#ifndef HALFTONE_FAST_INPUT_AT
+#define HALFTONE_FAST_INPUT_AT 13
+#endif
+// step of a group that loads the next group's words (0: at the group start): 8 measured best at 16K in session 6
+// (f1 2.74-2.76 -> 2.68 ms; 16: 3.09, 24: 2.84), the producer gets 8 more steps before the load
+constexpr int kPrefetchAt = HALFTONE_FAST_PREFETCH_AT < kFastGroup ? HALFTONE_FAST_PREFETCH_AT : 0;
+static_assert(kPrefetchAt >= 0, "a step inside the group");
+// step of a chunk that copies input two chunks ahead (away from the group check; 2 measured no faster than 13)
+constexpr int kInputAt = HALFTONE_FAST_INPUT_AT;
 
 
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
@@ -384,9 +396,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
                     // an L2 round trip ahead (loading it later in the group, at step 16 or 24, measured slower:
                     // docs/perf/gpu-ed.md session 5)
-                    bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
+                    if (kPrefetchAt == 0) bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
                 }
-                if (u == 13) fetchBlocks((T >> 5) + 3);  // away from the group checks: input two chunks ahead
+                if (kPrefetchAt > 0 && u % kFastGroup == kPrefetchAt && !(HB && fromShared)) {
+                    const int gi = (u / kFastGroup) % kSlots;
+                    bq[(gi + kFastAhead) % kSlots] = boundaryLoad(T + u - kPrefetchAt + kFastAhead * kFastGroup);
+                }
+                if (u == kInputAt) fetchBlocks((T >> 5) + 3);  // away from the group checks: input two chunks ahead
                 // E(row - 1, j + K - 1): for the lane's first row from lane - 1's last row (lane 0 gets the
                 // previous strip's word through lane 31, whose own last-row error no lane needs: it leaves through
                 // the boundary words); for its other rows the lane's previous row, as it was before this step
