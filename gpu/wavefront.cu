@@ -25,7 +25,7 @@ constexpr unsigned kFull = 0xffffffffu;
 constexpr int kChunk = 32;      // steps per chunk: input refill and output flush granularity
 constexpr int kGroup = 8;       // steps per boundary-fetch group
 constexpr int kRingStride = 68; // bytes per row of the per-row rings (2 chunks + 4 bytes padding: no bank conflicts)
-#ifndef HALFTONE_WPB
+#ifndef HALFTONE_WPB  // warps per block (a measurement knob: 1, blocks spread over the SMs, was slower; session 6)
 #define HALFTONE_WPB 4
 #endif
 constexpr int kWarpsPerBlock = HALFTONE_WPB;

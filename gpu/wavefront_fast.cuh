@@ -394,8 +394,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
                     for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
-                    // an L2 round trip ahead (loading it later in the group, at step 16 or 24, measured slower:
-                    // docs/perf/gpu-ed.md session 5)
+                    // the next group's words: here with kPrefetchAt 0, else at step kPrefetchAt of the group (8: an L2
+                    // round trip before they are needed; 16 and 24 measured slower, docs/perf/gpu-ed.md session 6)
                     if (kPrefetchAt == 0) bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
                 }
                 if (kPrefetchAt > 0 && u % kFastGroup == kPrefetchAt && !(HB && fromShared)) {
