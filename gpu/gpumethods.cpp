@@ -133,18 +133,35 @@ public:
             if (stripDone_.get()) std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
             epoch_ = 1;
         }
+        const bool trace = shape_.fast && std::getenv("HALFTONE_WAVEFRONT_TRACE") != nullptr;
+        Event kA, k0, k1;  // trace: the flag reset and the launch, and the launch alone, by CUDA events
+        if (trace) {
+            HT_CUDA(kA.create());
+            HT_CUDA(k0.create());
+            HT_CUDA(k1.create());
+            HT_CUDA(cudaEventRecord(kA.get(), s));
+        }
         HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
         host_.get()[0] = 0;
         host_.get()[1] = 0;
         WavefrontArgs a = args();
-        const bool trace = shape_.fast && std::getenv("HALFTONE_WAVEFRONT_TRACE") != nullptr;
         if (trace) {
-            if (!trace_.get()) HT_CUDA(trace_.allocate(size_t(strips_) * 3));
+            if (!trace_.get()) HT_CUDA(trace_.allocate(size_t(strips_) * 4 + 2));
             HT_CUDA(cudaMemsetAsync(trace_.get(), 0, trace_.bytes(), s));
             a.trace = trace_.get();
         }
+        if (trace) HT_CUDA(cudaEventRecord(k0.get(), s));
         HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s));
-        if (trace) HT_TRY(printTrace(s));
+        if (trace) {
+            HT_CUDA(cudaEventRecord(k1.get(), s));
+            HT_CUDA(cudaEventSynchronize(k1.get()));
+            float ms = 0, msA = 0;
+            HT_CUDA(cudaEventElapsedTime(&ms, k0.get(), k1.get()));
+            HT_CUDA(cudaEventElapsedTime(&msA, kA.get(), k1.get()));
+            std::fprintf(stderr, "trace: kernel alone (CUDA events) %.1f us, with the flag reset %.1f us\n", 1000.0 * ms,
+                         1000.0 * msA);
+            HT_TRY(printTrace(s));
+        }
         if (rc.onProgress || rc.cancelled()) {
             // live progress (rows done, from mapped host memory) and cancellation while it runs
             volatile int* hostFlags = host_.get();
@@ -288,19 +305,25 @@ private:
         }
         return a;
     }
-    /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end -> stderr.
+    /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end, hand-off waits; kernel entry and exit
+    /// -> stderr.
     Status printTrace(cudaStream_t s) {
-        std::vector<unsigned long long> t(size_t(strips_) * 3);
+        constexpr int kSlots = 4;  // per strip: start, chunk 96, end, hand-off waits (gpu/wavefront.cu, kTraceSlots)
+        std::vector<unsigned long long> t(size_t(strips_) * kSlots + 2);  // + kernel entry, last exit
         HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
         HT_CUDA(cudaStreamSynchronize(s));
         const unsigned long long t0 = t[0];
         const int steps = shape_.pairSteps ? 32 * ((W - 1) / 64 + (62 * (shape_.extraDelay + 2) + 63) / 64) + 32 - 96
                                            : (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
-        std::vector<double> run, lag, lagEnd;
+        const unsigned long long entry = t[size_t(kSlots) * strips_], exit = t[size_t(kSlots) * strips_ + 1];
+        std::vector<double> run, lag, lagEnd, fails, polls;
         for (int i = 0; i < strips_; ++i) {
-            run.push_back(double(t[3 * i + 2] - t[3 * i + 1]) / std::max(1, steps));
-            if (i > 0) lag.push_back(double(t[3 * i + 1]) - double(t[3 * i - 2]));
-            if (i > 0) lagEnd.push_back(double(t[3 * i + 2]) - double(t[3 * i - 1]));
+            const unsigned long long* r = &t[size_t(kSlots) * i];
+            run.push_back(double(r[2] - r[1]) / std::max(1, steps));
+            if (i > 0) lag.push_back(double(r[1]) - double(r[1 - kSlots]));
+            if (i > 0) lagEnd.push_back(double(r[2]) - double(r[2 - kSlots]));
+            fails.push_back(double(r[3] & 0xffffffffu));
+            polls.push_back(double(r[3] >> 32));
         }
         auto med = [](std::vector<double> v) {
             if (v.empty()) return 0.0;
@@ -309,9 +332,13 @@ private:
         };
         std::fprintf(stderr,
                      "trace %dx%d %s: strips %d, ns/step (chunk 96..end) median %.2f first %.2f last %.2f; "
-                     "lag between strips (chunk 96) median %.0f ns, (end) median %.0f ns; last end %.1f us\n",
+                     "lag between strips (chunk 96) median %.0f ns, (end) median %.0f ns; last end %.1f us; "
+                     "hand-off waits per strip after its start: failed checks median %.0f, poll loads median %.0f; "
+                     "kernel entry to strip 0 %.1f us, last strip end to last exit %.1f us (0: not recorded)\n",
                      W, H, shapeName(shape_).c_str(), strips_, med(run), run.front(), run.back(), med(lag), med(lagEnd),
-                     double(t[3 * (strips_ - 1) + 2] - t0) / 1000.0);
+                     double(t[size_t(kSlots) * (strips_ - 1) + 2] - t0) / 1000.0, med(fails), med(polls),
+                     entry ? (double(t0) - double(entry)) / 1000.0 : 0.0,
+                     exit ? (double(exit) - double(t[size_t(kSlots) * (strips_ - 1) + 2])) / 1000.0 : 0.0);
         return Status::ok();
     }
     DeviceBuffer<unsigned long long> trace_;

@@ -68,7 +68,9 @@ __device__ __forceinline__ bool spinAbort(const WavefrontArgs& a, int lane, int&
     return true;
 }
 /// Diagnostics (HALFTONE_WAVEFRONT_TRACE): lane 0 records event k of strip s (start, chunk 96, end) in ns, or in SM
-/// cycles with -DHALFTONE_TRACE_CLOCK (then only the per-strip step rate is meaningful).
+/// cycles with -DHALFTONE_TRACE_CLOCK (then only the per-strip step rate is meaningful); slot 3 holds the strip's
+/// hand-off waits (traceWaits). kTraceSlots words per strip.
+constexpr int kTraceSlots = 4;
 __device__ __forceinline__ void traceStamp(const WavefrontArgs& a, int s, int k, int lane) {
     if (!a.trace || lane != 0) return;
     unsigned long long t;
@@ -77,7 +79,22 @@ __device__ __forceinline__ void traceStamp(const WavefrontArgs& a, int s, int k,
 #else
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 #endif
-    a.trace[3 * s + k] = t;
+    a.trace[kTraceSlots * s + k] = t;
+}
+/// Diagnostics: the strip's failed group checks (low 32 bits) and poll loads (high 32 bits) after chunk 96.
+__device__ __forceinline__ void traceWaits(const WavefrontArgs& a, int s, unsigned fails, unsigned polls, int lane) {
+    if (!a.trace || lane != 0) return;
+    a.trace[kTraceSlots * s + 3] = (static_cast<unsigned long long>(polls) << 32) | fails;
+}
+/// Diagnostics: kernel entry of block 0 (k = 0) and the latest warp exit (k = 1), after the strips' slots.
+__device__ __forceinline__ void traceKernel(const WavefrontArgs& a, int strips, int k, int lane) {
+    if (!a.trace || lane != 0) return;
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (k == 0)
+        a.trace[kTraceSlots * strips] = t;
+    else
+        atomicMax(a.trace + kTraceSlots * strips + 1, t);
 }
 /// A strip is done: its done flag (overlapped path, after its output stores) and the progress counter.
 __device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int rowsDone, int lane) {
@@ -416,6 +433,15 @@ KernelFn fsShape(int extra, int sets, bool bin) {
     return nullptr;
 }
 
+/// The block hand-off form (shapes b<extra>) exists for global groups of 32 steps only (null otherwise).
+template <int K, bool GAMMA>
+KernelFn blockHandoffKernel() {
+    if constexpr (fastfs::kFastGroup == 32)
+        return &fastfs::fsFastKernel<K, GAMMA, 1, true>;
+    else
+        return nullptr;
+}
+
 KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bool pairSteps) {
     using namespace fastfs;
     if (pairSteps) {
@@ -429,8 +455,8 @@ KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bo
     if (blockHandoff) {
         if (rowsPerLane != 1) return nullptr;
         switch (extra) {
-            case 0: return gamma ? &fsFastKernel<2, true, 1, true> : &fsFastKernel<2, false, 1, true>;
-            case 1: return gamma ? &fsFastKernel<3, true, 1, true> : &fsFastKernel<3, false, 1, true>;
+            case 0: return gamma ? blockHandoffKernel<2, true>() : blockHandoffKernel<2, false>();
+            case 1: return gamma ? blockHandoffKernel<3, true>() : blockHandoffKernel<3, false>();
             default: return nullptr;
         }
     }

@@ -21,7 +21,8 @@
 //  - P = 2 (shapes p0/p1): a lane's second row reads its first row's error from a register (no shuffle) and a
 //    strip has 64 rows (half the hand-offs); measured slower than P = 1 (docs/perf/gpu-ed.md, session 4).
 //  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring;
-//    at a chunk start the lane reads 9 words at its fixed offset and funnel-shifts them; gamma input
+//    at step 24 of the previous chunk the lane reads the next chunk's 9 words at its fixed offset (so that no
+//    shared-memory latency sits at the chunk start) and funnel-shifts them at the chunk start; gamma input
 //    becomes 256 a with one PRMT per pixel; linear input reads a 256-entry shared table.
 //  - Output: one bit per pixel in a register (one predicated OR), realigned per chunk with a funnel shift,
 //    expanded to 0/255 bytes and stored as 2 x 16 bytes per row and chunk, or (packed output) stored as
@@ -71,8 +72,16 @@ constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
 // (f1 2.74-2.76 -> 2.68 ms; 16: 3.09, 24: 2.84), the producer gets 8 more steps before the load
 constexpr int kPrefetchAt = HALFTONE_FAST_PREFETCH_AT < kFastGroup ? HALFTONE_FAST_PREFETCH_AT : 0;
 static_assert(kPrefetchAt >= 0, "a step inside the group");
+#ifndef HALFTONE_FAST_READ_AT
+#define HALFTONE_FAST_READ_AT 24
+#endif
+// step of a chunk that reads the next chunk's input words from the shared ring (0: at the chunk start, where the
+// funnel shifts then wait for the shared loads); must be after kInputAt (the copies it waits for are older)
+// (16K f1 2.66 -> 2.64 ms; consumers' step 29.0 -> 26.8 ns, docs/perf/gpu-ed.md session 7)
+constexpr int kReadAt = HALFTONE_FAST_READ_AT;
 // step of a chunk that copies input two chunks ahead (away from the group check; 2 measured no faster than 13)
 constexpr int kInputAt = HALFTONE_FAST_INPUT_AT;
+static_assert(kReadAt == 0 || (kReadAt > kInputAt && kReadAt < kFastChunk), "the window read waits for older copies");
 
 
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
@@ -162,10 +171,12 @@ __device__ __forceinline__ void storeBlock32(const WavefrontArgs& a, unsigned ch
         *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
     } else {
         uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
-        d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u), expandNibble((bits >> 8) & 15u),
-                          expandNibble((bits >> 12) & 15u));
-        d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                          expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+        const uint4 v0 = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
+                                    expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
+        const uint4 v1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                                    expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+        d[0] = v0;
+        d[1] = v1;
     }
 }
 
@@ -182,6 +193,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     __shared__ __align__(16) uint32_t sHand[HB ? kWarpsPerBlock : 1][HB ? kHandWords : 1];
     __shared__ uint64_t sFull[HB ? kWarpsPerBlock : 1][kHandSegs], sEmpty[HB ? kWarpsPerBlock : 1][kHandSegs];
     __shared__ int sSuper;
+    if (blockIdx.x == 0 && threadIdx.x == 0) traceKernel(a, (a.height + 32 * P - 1) / (32 * P), 0, 0);  // entry
     if (!GAMMA)
         for (int k = threadIdx.x; k < 256; k += blockDim.x) sTerm[k] = 16 * a.q.input[k] + 8;
     if (HB && threadIdx.x == 0) {
@@ -331,22 +343,32 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         for (int g = 0; g < kFastAhead; ++g) bq[g] = boundaryLoad(T0 + g * kFastGroup);
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
 
-        auto chunk = [&](int T, auto maskedTag) -> bool {
-            constexpr bool MASKED = decltype(maskedTag)::value;
-            uint32_t* handChunk = handOut + ((T + 32) & (kHandWords - 1));  // this chunk's 32 words (contiguous)
-            // blocks B + 3 for two chunks ahead; B and B + 1 (fetched two and three chunks ago) must be in
+        // the 9 input words of chunk T's window (blocks B and B + 1 of each row) from the ring into win: the copies of
+        // blocks up to B + 1 must be complete (all cp.async groups but the newest one)
+        uint32_t win[P][9];
+        auto readWindow = [&](int T) {
             cpAsyncWait<1>();
-            // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words and a funnel shift
-            uint32_t in[P][8];
 #pragma unroll
             for (int p = 0; p < P; ++p) {
                 const int B = (T >> 5) - q[p];
                 const uint32_t* src = ring[p] + (B & 3) * 8 + rw[p];
-                uint32_t w[9];
 #pragma unroll
-                for (int k = 0; k < 9; ++k) w[k] = src[k];
+                for (int k = 0; k < 9; ++k) win[p][k] = src[k];
+            }
+        };
+        if (kReadAt > 0) readWindow(T0);  // the first chunk's input words (the loop reads each next chunk's)
+        unsigned waitFails = 0, waitPolls = 0;  // diagnostics (trace): hand-off waits after chunk 96
+        auto chunk = [&](int T, auto maskedTag) -> bool {
+            constexpr bool MASKED = decltype(maskedTag)::value;
+            uint32_t* handChunk = handOut + ((T + 32) & (kHandWords - 1));  // this chunk's 32 words (contiguous)
+            // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words (read at step kReadAt of
+            // the previous chunk, or here with kReadAt 0) and a funnel shift
+            if (kReadAt == 0) readWindow(T);
+            uint32_t in[P][8];
 #pragma unroll
-                for (int k = 0; k < 8; ++k) in[p][k] = __funnelshift_r(w[k], w[k + 1], rb8[p]);
+            for (int p = 0; p < P; ++p) {
+#pragma unroll
+                for (int k = 0; k < 8; ++k) in[p][k] = __funnelshift_r(win[p][k], win[p][k + 1], rb8[p]);
             }
 
             int abortNow = 0;
@@ -383,9 +405,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     if (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim)) {
                         // not there yet: poll (the prefetched next group was read too early too)
                         int spins = 0;
+                        if (T >= 96) ++waitFails;  // diagnostics (trace): waits after the strip's start
                         do {
                             if (spinAbort(a, lane, spins)) return false;
                             bq[gi] = boundaryLoad(g0);
+                            if (T >= 96) ++waitPolls;
                         } while (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim));
 #pragma unroll
                         for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
@@ -402,6 +426,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     const int gi = (u / kFastGroup) % kSlots;
                     bq[(gi + kFastAhead) % kSlots] = boundaryLoad(T + u - kPrefetchAt + kFastAhead * kFastGroup);
                 }
+                if (kReadAt > 0 && u == kReadAt) readWindow(T + kFastChunk);  // the next chunk's input words
                 if (u == kInputAt) fetchBlocks((T >> 5) + 3);  // away from the group checks: input two chunks ahead
                 // E(row - 1, j + K - 1): for the lane's first row from lane - 1's last row (lane 0 gets the
                 // previous strip's word through lane 31, whose own last-row error no lane needs: it leaves through
@@ -506,8 +531,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             }
         }
         stamp(2);
+        traceWaits(a, s, waitFails, waitPolls, lane);
         finishStrip(a, s, min(H, base + kRows), lane);
     }
+    traceKernel(a, strips, 1, lane);  // diagnostics (trace): the last warp's exit
 }
 
 }  // namespace fastfs
