@@ -146,7 +146,7 @@ public:
         host_.get()[1] = 0;
         WavefrontArgs a = args();
         if (trace) {
-            if (!trace_.get()) HT_CUDA(trace_.allocate(size_t(strips_) * 4 + 2));
+            if (!trace_.get()) HT_CUDA(trace_.allocate(size_t(strips_) * kWavefrontTraceSlots + 2));
             HT_CUDA(cudaMemsetAsync(trace_.get(), 0, trace_.bytes(), s));
             a.trace = trace_.get();
         }
@@ -308,7 +308,7 @@ private:
     /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end, hand-off waits; kernel entry and exit
     /// -> stderr.
     Status printTrace(cudaStream_t s) {
-        constexpr int kSlots = 4;  // per strip: start, chunk 96, end, hand-off waits (gpu/wavefront.cu, kTraceSlots)
+        constexpr int kSlots = kWavefrontTraceSlots;  // per strip: start, chunk 96, end, hand-off waits
         std::vector<unsigned long long> t(size_t(strips_) * kSlots + 2);  // + kernel entry, last exit
         HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
         HT_CUDA(cudaStreamSynchronize(s));

@@ -15,6 +15,8 @@ struct QuantTables {
     const int32_t* level = nullptr;
 };
 inline constexpr int kLevelTableSize = 4081;
+/// Words per strip in WavefrontArgs::trace (start, chunk 96, end, hand-off waits).
+inline constexpr int kWavefrontTraceSlots = 4;
 
 /// \brief Arguments of our persistent warp-strip wavefront kernel.
 struct WavefrontArgs {
@@ -38,8 +40,9 @@ struct WavefrontArgs {
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
     int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
     int gammaInput = 1;    ///< input table is A = 16 a (gamma mode): the fast form computes it
-    /// Diagnostics (fast form, HALFTONE_WAVEFRONT_TRACE set): per strip the global timer at its start, at
-    /// its chunk T = 96 and at its end (3 words per strip); null = off.
+    /// Diagnostics (fast form, HALFTONE_WAVEFRONT_TRACE set): per strip kWavefrontTraceSlots words (the global
+    /// timer at its start, at its chunk T = 96 and at its end; its hand-off waits), then block 0's kernel entry and
+    /// the last warp's exit; null = off.
     unsigned long long* trace = nullptr;
     /// Fast form only: when set, the output goes here as 1-bit rows (PBM P4 bits: leftmost pixel in the
     /// most significant bit, 1 = black = output 0, bits past the width 0) instead of `out`.

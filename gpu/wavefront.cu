@@ -70,7 +70,7 @@ __device__ __forceinline__ bool spinAbort(const WavefrontArgs& a, int lane, int&
 /// Diagnostics (HALFTONE_WAVEFRONT_TRACE): lane 0 records event k of strip s (start, chunk 96, end) in ns, or in SM
 /// cycles with -DHALFTONE_TRACE_CLOCK (then only the per-strip step rate is meaningful); slot 3 holds the strip's
 /// hand-off waits (traceWaits). kTraceSlots words per strip.
-constexpr int kTraceSlots = 4;
+constexpr int kTraceSlots = kWavefrontTraceSlots;
 __device__ __forceinline__ void traceStamp(const WavefrontArgs& a, int s, int k, int lane) {
     if (!a.trace || lane != 0) return;
     unsigned long long t;

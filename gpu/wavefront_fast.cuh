@@ -171,12 +171,10 @@ __device__ __forceinline__ void storeBlock32(const WavefrontArgs& a, unsigned ch
         *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
     } else {
         uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
-        const uint4 v0 = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
-                                    expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
-        const uint4 v1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                                    expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
-        d[0] = v0;
-        d[1] = v1;
+        d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u), expandNibble((bits >> 8) & 15u),
+                          expandNibble((bits >> 12) & 15u));
+        d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                          expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
     }
 }
 
@@ -193,7 +191,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     __shared__ __align__(16) uint32_t sHand[HB ? kWarpsPerBlock : 1][HB ? kHandWords : 1];
     __shared__ uint64_t sFull[HB ? kWarpsPerBlock : 1][kHandSegs], sEmpty[HB ? kWarpsPerBlock : 1][kHandSegs];
     __shared__ int sSuper;
-    if (blockIdx.x == 0 && threadIdx.x == 0) traceKernel(a, (a.height + 32 * P - 1) / (32 * P), 0, 0);  // entry
+    if (blockIdx.x == 0 && threadIdx.x == 0) traceKernel(a, (a.height + kRows - 1) / kRows, 0, 0);  // entry
     if (!GAMMA)
         for (int k = threadIdx.x; k < 256; k += blockDim.x) sTerm[k] = 16 * a.q.input[k] + 8;
     if (HB && threadIdx.x == 0) {
