@@ -315,7 +315,8 @@ private:
         const unsigned long long t0 = t[0];
         const int steps = shape_.pairSteps ? 32 * ((W - 1) / 64 + (62 * (shape_.extraDelay + 2) + 63) / 64) + 32 - 96
                                            : (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
-        const unsigned long long entry = t[size_t(kSlots) * strips_], exit = t[size_t(kSlots) * strips_ + 1];
+        const unsigned long long entry = t[size_t(kSlots) * strips_], lastExit = t[size_t(kSlots) * strips_ + 1];
+        const unsigned long long lastEnd = t[size_t(kSlots) * (strips_ - 1) + 2];  // the last strip's end
         std::vector<double> run, lag, lagEnd, fails, polls;
         for (int i = 0; i < strips_; ++i) {
             const unsigned long long* r = &t[size_t(kSlots) * i];
@@ -336,9 +337,9 @@ private:
                      "hand-off waits per strip after its start: failed checks median %.0f, poll loads median %.0f; "
                      "kernel entry to strip 0 %.1f us, last strip end to last exit %.1f us (0: not recorded)\n",
                      W, H, shapeName(shape_).c_str(), strips_, med(run), run.front(), run.back(), med(lag), med(lagEnd),
-                     double(t[size_t(kSlots) * (strips_ - 1) + 2] - t0) / 1000.0, med(fails), med(polls),
+                     double(lastEnd - t0) / 1000.0, med(fails), med(polls),
                      entry ? (double(t0) - double(entry)) / 1000.0 : 0.0,
-                     exit ? (double(exit) - double(t[size_t(kSlots) * (strips_ - 1) + 2])) / 1000.0 : 0.0);
+                     lastExit ? (double(lastExit) - double(lastEnd)) / 1000.0 : 0.0);
         return Status::ok();
     }
     DeviceBuffer<unsigned long long> trace_;
