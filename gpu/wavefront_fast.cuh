@@ -62,6 +62,16 @@ constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
 // and lane 0's boundary word enters through `older` (3 b) instead of a select before the shuffle: the chain of a
 // step is SHFL -> IMAD -> ISETP -> predicated IADD
 constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
+#ifndef HALFTONE_FAST_GFORM
+#define HALFTONE_FAST_GFORM 1
+#endif
+// K >= 3: errors carried as G = tag + E + 4079 - T (in [tag, tag + 4079], see the step), so that the sum is shifted
+// by C + 1 and the quantizer is LEA.HI + IMAD.HI, and the boundary word is the error register itself
+constexpr bool kGForm = HALFTONE_FAST_GFORM != 0;
+#ifndef HALFTONE_FAST_GFORM_K2
+#define HALFTONE_FAST_GFORM_K2 1
+#endif
+constexpr bool kGFormK2 = HALFTONE_FAST_GFORM_K2 != 0;
 #ifndef HALFTONE_FAST_PREFETCH_AT
 #define HALFTONE_FAST_PREFETCH_AT 8
 #endif
@@ -94,6 +104,12 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
 __device__ __forceinline__ int mad(int a, int b, int c) {
     int d;
     asm("mad.lo.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+/// The high 32 bits of the unsigned product a * b, plus c, as one IMAD.HI.
+__device__ __forceinline__ int madHi(int a, unsigned b, int c) {
+    int d;
+    asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
     return d;
 }
 
@@ -208,10 +224,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     const int warp = threadIdx.x >> 5;
     const int w0 = lane == 0 ? 3 : 0, w3 = 3 - w0;  // weights of lane 0's boundary word and of the shuffle (kK2XLast)
     constexpr bool kMaskQ = K >= 3;                  // the quantizer without a predicate (see the step)
+    constexpr bool kG = K >= 3 ? kGForm : kGFormK2;    // errors carried as tagged G words (see the step)
     const int W = a.width, H = a.height;
     const int strips = (H + kRows - 1) / kRows;
     const uint32_t tag = a.epoch << 16;
     const int C = 16 * a.threshold + 15;  // level 1 iff S > T iff y > 16 T + 15
+    // kG: G = tag + E + 4079 - T in [tag, tag + 4079] (the boundary word itself); "no error" is zero_
+    const int zero_ = kG ? int(tag) + 4079 - a.threshold : 0;
+    // kG: y' = y - (C + 1) = 7 G + 3 G + 5 G + G + 16 A + gOff (mod 2^32; each G carries its tag once)
+    const int gOff = int(8u - 65280u - 16u * tag);
     const int bLast = (W - 1) >> 5;       // last aligned 32-column block of a row
     constexpr int kLastLag = (kRows - 1) * K;  // steps from a strip's first row to its last
     const int tLast = 32 * bLast + kLastLag + 31;
@@ -329,10 +350,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         uint32_t obPrev[P];
 #pragma unroll
         for (int p = 0; p < P; ++p) {
-            e[p] = 0;
+            e[p] = zero_;
             obPrev[p] = 0;
 #pragma unroll
-            for (int m = 0; m <= K; ++m) hist[p][m] = 0;
+            for (int m = 0; m <= K; ++m) hist[p][m] = zero_;
         }
         // boundary words of the groups of a chunk, group i in slot i, loaded ahead; fixed slots so that no
         // register copy waits on a load in flight
@@ -393,7 +414,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     if (!waitBar(&fullIn[sg % kHandSegs], (sg / kHandSegs) & 1)) return false;
                     const uint32_t v = handIn[(col + 31 * K + 32) & (kHandWords - 1)];
                     mbarArrive(&emptyIn[(sg - 1) % kHandSegs]);
-                    const int w = col < W ? int(short(v & 0xffffu)) : 0;  // words past the row were never stored
+                    // words past the row were never stored
+                    const int w = col < W ? (kG ? int(v) : int(short(v & 0xffffu))) : zero_;
 #pragma unroll
                     for (int i = 0; i < kHandSeg; ++i) bvs[(u + i) % kFastGroup] = __shfl_sync(kFull, w, i);
                 } else if (u % kFastGroup == 0) {
@@ -412,7 +434,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 #pragma unroll
                         for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
                     }
-                    bw = col < wlim ? int(short(bq[gi] & 0xffffu)) : 0;
+                    bw = col < wlim ? (kG ? int(bq[gi]) : int(short(bq[gi] & 0xffffu))) : zero_;
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
                     for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
@@ -436,7 +458,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     xs = __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
                     x[0] = lane == 0 ? bvs[u % kFastGroup] : xs;  // for the later steps (hist), off the chain
                 } else {
+#if defined(HALFTONE_EXP_NOSHFL)  // measurement only (wrong results): no shuffle on the chain
+                    x[0] = lane == 31 ? bvs[u % kFastGroup] : e[P - 1];
+#elif defined(HALFTONE_EXP_NOSEL)  // measurement only (wrong results at strip boundaries): no select
+                    x[0] = __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
+#else
                     x[0] = __shfl_sync(kFull, lane == 31 ? bvs[u % kFastGroup] : e[P - 1], (lane + 31) & 31);
+#endif
                 }
 #pragma unroll
                 for (int p = 1; p < P; ++p) x[p] = e[p - 1];
@@ -454,7 +482,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // taps (1,-1,3) (1,0,5) (1,1,1): sources E(up, j+1), E(up, j), E(up, j-1) = hist[K-2], hist[K-1],
                     // hist[K]. The newest source is added last and the row's own error after it (inline PTX, so that
                     // the compiler cannot reassociate the sum and put older terms on the chain).
-                    const int older = 5 * hist[p][K - 1] + hist[p][K] + term + 8;
+                    const int older = 5 * hist[p][K - 1] + hist[p][K] + term + (kG ? gOff : 8);
                     int y;
                     if (kXLast && p == 0) {
                         // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
@@ -468,7 +496,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // output bit mq & bit: f1 16K 3.15-3.18 -> 3.03-3.04 ms, A/B in one device session); for K = 2
                     // with ISETP + predicated move (the mask form measured 3.07-3.11 -> 3.28-3.31 ms there). Folding
                     // 7 E as 7 S + 28560 mq into the next sum, as the pair form does, was slower for both (session 5).
-                    if (kMaskQ) {
+                    if (kG) {
+                        // y here is y' = y - (C + 1): level 1 iff y' >= 0; G = tag + (y' >> 4) + 4080 [y' < 0]
+                        // (= tag + E + 4079 - T), the high word of y' * 4081 being 4080 for -2^20 < y' < 0 and 0 for
+                        // 0 <= y' < 2^20: LEA.HI + IMAD.HI instead of IADD3 + 2 SHF + IMAD, the output bit (level 0)
+                        // funnel-shifted in, and the boundary word needs no packing
+                        int en = madHi(y, 4081u, (y >> 4) + int(tag));
+                        if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : zero_;  // outside the row
+                        e[p] = en;
+                        ob[p] = __funnelshift_l(uint32_t(y), ob[p], 1);
+                    } else if (kMaskQ) {
                         const int mq = (C - y) >> 31;  // -1 at level 1, else 0: E = S + 4080 mq
                         int en = mad(mq, 4080, y >> 4);
                         if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
@@ -482,7 +519,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         if (one) ob[p] |= 1u << u;
                     }
                 }
-                pw[u & 3] = tag | (uint32_t(e[P - 1]) & 0xffffu);
+                pw[u & 3] = kG ? uint32_t(e[P - 1]) : tag | (uint32_t(e[P - 1]) & 0xffffu);
                 if ((u & 3) == 3 && producer) __stcg(pub + (u >> 2), make_uint4(pw[0], pw[1], pw[2], pw[3]));
                 if (HB && toShared && (u & 3) == 3) {  // warp-uniform: no divergence in the step
                     if (lane == 31) reinterpret_cast<uint4*>(handChunk)[u >> 2] = make_uint4(pw[0], pw[1], pw[2], pw[3]);
@@ -491,6 +528,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 }
             }
             pub += kFastChunk / 4;
+            if (kG) {  // bit 31 - u held "level 0 at step u"
+#pragma unroll
+                for (int p = 0; p < P; ++p) ob[p] = ~__brev(ob[p]);
+            }
             // output: each row's aligned block B = T/32 - q (columns [32 B, 32 B + 32)) is complete now
 #pragma unroll
             for (int p = 0; p < P; ++p) {
