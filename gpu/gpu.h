@@ -30,7 +30,7 @@ const std::vector<MethodSpec>& methods();
 /// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
 /// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
 /// `shape` ("", "e<extra>q<sets>" e.g. "e0q1", or "f<extra>" = the fast binary-FS form) picks a tuning shape of ours; empty = default
-/// (the fast form f1 for binary Floyd-Steinberg, e1q2 otherwise).
+/// (the fast form f0 for binary Floyd-Steinberg, e1q2 otherwise).
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control = {}, const std::string& shape = {});
 

@@ -771,10 +771,10 @@ const MethodSpec* findSpec(const std::string& variant) {
 }
 
 /// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fast form with
-/// K = 3 (f1, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md (session 5, with its
-/// predicate-free quantizer: 3.03-3.07 ms against f0's 3.08-3.13 in three rounds of the same run). Other kernels
-/// and level counts use the general kernel's default shape e1q2.
-constexpr WavefrontShape kFsBinaryShape{1, 1, true};
+/// K = 2 (f0, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md (session 9, with the
+/// tagged G words and SHFL.UP: 2.51-2.52 ms against f1's 2.59-2.61 in the same runs). Other kernels and level
+/// counts use the general kernel's default shape e1q2.
+constexpr WavefrontShape kFsBinaryShape{0, 1, true};
 
 Status parseShape(const std::string& s, WavefrontShape& shape) {
     if (s.empty()) return Status::ok();
@@ -856,7 +856,7 @@ double medianOf(std::vector<double> v) {
 const std::vector<MethodSpec>& methods() { return specs(); }
 
 std::vector<std::string> tuningShapes() {
-    return {"f1", "f0", "w0", "w1", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+    return {"f0", "f1", "w0", "w1", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
 namespace {

@@ -13,6 +13,12 @@
 //    that S = y >> 4). With K = 3 (f1) the shuffled E(up, j+1) is one step old and the shuffle leaves the
 //    chain too (the default: 30-33 ns per step in the pipeline); K = 2 (f0) has it on the chain but hands
 //    strips over in 2 steps per row instead of 3 (docs/perf/gpu-ed.md, session 3).
+//  - Errors are carried as tagged G words (session 9): G = tag + E + 4079 - T lies in [tag, tag + 4079] (E >= T -
+//    4079 and E <= T by induction), so the sum of the four taps carries 16 tags and the constant - 16 (C + 1),
+//    which fold into one offset; y' = y - (C + 1) is then quantized by its sign: G = tag + (y' >> 4) + 4080 [y' <
+//    0] = LEA.HI + IMAD.HI (the high word of y' * 4081), the output bit is y''s sign funnel-shifted in, and the
+//    word lane 31 publishes is G itself (no packing). "No error" (outside the image) is G = tag + 4079 - T.
+//    Measured: f0 2.76 -> 2.54 ms, f1 2.63 -> 2.61 ms (HALFTONE_FAST_GFORM / _GFORM_K2 = 0 restore the old forms).
 //  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose last-row error no lane
 //    needs) sends the boundary word instead of its own error. The group's 32 boundary words are broadcast to
 //    registers at the group start, so the per-step select never waits on a shuffle (session 4: 3.43 -> 3.10 ms).
@@ -62,6 +68,10 @@ constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
 // and lane 0's boundary word enters through `older` (3 b) instead of a select before the shuffle: the chain of a
 // step is SHFL -> IMAD -> ISETP -> predicated IADD
 constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
+#ifndef HALFTONE_FAST_K2_SHFLUP
+#define HALFTONE_FAST_K2_SHFLUP 1
+#endif
+constexpr bool kK2ShflUp = HALFTONE_FAST_K2_SHFLUP != 0;
 #ifndef HALFTONE_FAST_GFORM
 #define HALFTONE_FAST_GFORM 1
 #endif
@@ -168,12 +178,20 @@ __device__ __forceinline__ bool mbarTryWait(uint64_t* bar, unsigned parity) {
     return ok != 0;
 }
 
+#ifndef HALFTONE_FAST_PRMT_EXPAND
+#define HALFTONE_FAST_PRMT_EXPAND 1
+#endif
 constexpr int kRingWords = 44;  // per lane: 5 slots of 8 words (slot 4 mirrors slot 0) + 4 words of padding
 
 /// 4 bits of `nib` (0..15) -> 4 bytes of 0x00 / 0xff, byte k = bit k.
 __device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
+#if HALFTONE_FAST_PRMT_EXPAND
+    // bit k -> bit 8k + 7 (the products do not overlap), then PRMT replicates each byte's top bit
+    return prmt(nib * 0x10204080u, 0u, 0xba98u);
+#else
     const uint32_t spread = (nib * 0x00204081u) & 0x01010101u;  // bit k -> bit 8k, no carries
     return spread * 255u;
+#endif
 }
 
 /// Stores the 32 output pixels of row `row` in columns [32 B, 32 B + 32) (bit i = level 1 at column 32 B + i;
@@ -437,7 +455,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     bw = col < wlim ? (kG ? int(bq[gi]) : int(short(bq[gi] & 0xffffu))) : zero_;
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
-                    for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
+                    for (int i = 0; i < kFastGroup; ++i) {
+#ifdef HALFTONE_EXP_NOBCAST  // measurement only (wrong results): no broadcast shuffles
+                        bvs[i] = bw + i;
+#else
+                        bvs[i] = __shfl_sync(kFull, bw, i);
+#endif
+                    }
                     // the next group's words: here with kPrefetchAt 0, else at step kPrefetchAt of the group (8: an L2
                     // round trip before they are needed; 16 and 24 measured slower, docs/perf/gpu-ed.md session 6)
                     if (kPrefetchAt == 0) bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
@@ -455,7 +479,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 constexpr bool kXLast = K == 2 && kK2XLast;
                 int xs = 0;  // kXLast: the shuffled word itself (lane 0: lane 31's error, weighted 0)
                 if (kXLast) {
-                    xs = __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
+#if defined(HALFTONE_EXP_NOSHFL)
+                    xs = e[P - 1];
+#else
+                    // lane 0 gets its own error back from SHFL.UP (weighted 0 there); IDX measured 2 cycles slower
+                    xs = kK2ShflUp ? __shfl_up_sync(kFull, e[P - 1], 1) : __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
+#endif
                     x[0] = lane == 0 ? bvs[u % kFastGroup] : xs;  // for the later steps (hist), off the chain
                 } else {
 #if defined(HALFTONE_EXP_NOSHFL)  // measurement only (wrong results): no shuffle on the chain
