@@ -455,13 +455,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     bw = col < wlim ? (kG ? int(bq[gi]) : int(short(bq[gi] & 0xffffu))) : zero_;
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
-                    for (int i = 0; i < kFastGroup; ++i) {
-#ifdef HALFTONE_EXP_NOBCAST  // measurement only (wrong results): no broadcast shuffles
-                        bvs[i] = bw + i;
-#else
-                        bvs[i] = __shfl_sync(kFull, bw, i);
-#endif
-                    }
+                    for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
                     // the next group's words: here with kPrefetchAt 0, else at step kPrefetchAt of the group (8: an L2
                     // round trip before they are needed; 16 and 24 measured slower, docs/perf/gpu-ed.md session 6)
                     if (kPrefetchAt == 0) bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
@@ -479,21 +473,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 constexpr bool kXLast = K == 2 && kK2XLast;
                 int xs = 0;  // kXLast: the shuffled word itself (lane 0: lane 31's error, weighted 0)
                 if (kXLast) {
-#if defined(HALFTONE_EXP_NOSHFL)
-                    xs = e[P - 1];
-#else
                     // lane 0 gets its own error back from SHFL.UP (weighted 0 there); IDX measured 2 cycles slower
                     xs = kK2ShflUp ? __shfl_up_sync(kFull, e[P - 1], 1) : __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
-#endif
                     x[0] = lane == 0 ? bvs[u % kFastGroup] : xs;  // for the later steps (hist), off the chain
                 } else {
-#if defined(HALFTONE_EXP_NOSHFL)  // measurement only (wrong results): no shuffle on the chain
-                    x[0] = lane == 31 ? bvs[u % kFastGroup] : e[P - 1];
-#elif defined(HALFTONE_EXP_NOSEL)  // measurement only (wrong results at strip boundaries): no select
-                    x[0] = __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
-#else
                     x[0] = __shfl_sync(kFull, lane == 31 ? bvs[u % kFastGroup] : e[P - 1], (lane + 31) & 31);
-#endif
                 }
 #pragma unroll
                 for (int p = 1; p < P; ++p) x[p] = e[p - 1];
