@@ -7,12 +7,13 @@
 // step is cut to what the error chain needs, so that one warp per scheduler runs near the chain's latency
 // instead of issuing ~36 instructions at ~4.5 cycles each (docs/perf/gpu-ed.md, "Session 2"):
 //  - The sum is ordered by age and written as two IMADs the compiler cannot reassociate: older taps and
-//    the input first, then 3 E(up, j+1), then the row's own 7 E(j-1), so the chain of a step is
-//    IMAD -> ISETP -> predicated MOV (y = 7 e + rest; level 1 iff y > 16 T + 15; e = y >> 4 (- 4080)).
+//    the input first, then 3 E(up, j+1), then the row's own 7 E(j-1), so the chain of a step is the sum's last
+//    IMAD and the quantizer (y = 7 e + rest; level 1 iff y > 16 T + 15; e = y >> 4 (- 4080); with the G words
+//    below, LEA.HI + IMAD.HI).
 //    rest = 3 E(up, j+1) + 5 E(up, j) + E(up, j-1) + 16 A(j) + 8 (the +8 rounds, 16 A folds the input so
 //    that S = y >> 4). With K = 3 (f1) the shuffled E(up, j+1) is one step old and the shuffle leaves the
-//    chain too (the default: 30-33 ns per step in the pipeline); K = 2 (f0) has it on the chain but hands
-//    strips over in 2 steps per row instead of 3 (docs/perf/gpu-ed.md, session 3).
+//    chain too; K = 2 (f0, the default since session 9) has it on the chain but hands strips over in 2 steps
+//    per row instead of 3 (docs/perf/gpu-ed.md, sessions 3 and 9).
 //  - Errors are carried as tagged G words (session 9): G = tag + E + 4079 - T lies in [tag, tag + 4079] (E >= T -
 //    4079 and E <= T by induction), so the sum of the four taps carries 16 tags and the constant - 16 (C + 1),
 //    which fold into one offset; y' = y - (C + 1) is then quantized by its sign: G = tag + (y' >> 4) + 4080 [y' <
@@ -66,17 +67,20 @@ constexpr int kFastAhead = HALFTONE_FAST_AHEAD;
 #endif
 // K = 2: the shuffled E(up, j + 1) is one step old and on the chain, so it is added last (y = 3 x + (7 e + older))
 // and lane 0's boundary word enters through `older` (3 b) instead of a select before the shuffle: the chain of a
-// step is SHFL -> IMAD -> ISETP -> predicated IADD
+// step is SHFL -> IMAD -> the quantizer (LEA.HI -> IMAD.HI with the G words)
 constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
 #ifndef HALFTONE_FAST_K2_SHFLUP
 #define HALFTONE_FAST_K2_SHFLUP 1
 #endif
+// K = 2: the shuffle is SHFL.UP (lane 0 gets its own word back, weighted 0): 16K f0 2.55 -> 2.51 ms against
+// SHFL.IDX from lane - 1 (session 9)
 constexpr bool kK2ShflUp = HALFTONE_FAST_K2_SHFLUP != 0;
 #ifndef HALFTONE_FAST_GFORM
 #define HALFTONE_FAST_GFORM 1
 #endif
-// K >= 3: errors carried as G = tag + E + 4079 - T (in [tag, tag + 4079], see the step), so that the sum is shifted
-// by C + 1 and the quantizer is LEA.HI + IMAD.HI, and the boundary word is the error register itself
+// errors carried as G = tag + E + 4079 - T (in [tag, tag + 4079], see the step), so that the sum is shifted by
+// C + 1, the quantizer is LEA.HI + IMAD.HI and the boundary word is the error register itself: K >= 3 here, K = 2
+// with HALFTONE_FAST_GFORM_K2 (0 restores the mask quantizer / the predicated one)
 constexpr bool kGForm = HALFTONE_FAST_GFORM != 0;
 #ifndef HALFTONE_FAST_GFORM_K2
 #define HALFTONE_FAST_GFORM_K2 1
@@ -519,7 +523,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         const int rest = mad(hist[p][K - 2], 3, older);
                         y = mad(e[p], 7, rest);
                     }
-                    // The quantizer: for K >= 3 without a predicate (mq = (16 T + 15 - y) >> 31, E = S + 4080 mq, the
+                    // The quantizer: the G words (kG, the default for every K, first branch below); without them, for
+                    // K >= 3 without a predicate (mq = (16 T + 15 - y) >> 31, E = S + 4080 mq, the
                     // output bit mq & bit: f1 16K 3.15-3.18 -> 3.03-3.04 ms, A/B in one device session); for K = 2
                     // with ISETP + predicated move (the mask form measured 3.07-3.11 -> 3.28-3.31 ms there). Folding
                     // 7 E as 7 S + 28560 mq into the next sum, as the pair form does, was slower for both (session 5).
