@@ -19,7 +19,7 @@
 //    which fold into one offset; y' = y - (C + 1) is then quantized by its sign: G = tag + (y' >> 4) + 4080 [y' <
 //    0] = LEA.HI + IMAD.HI (the high word of y' * 4081), the output bit is y''s sign funnel-shifted in, and the
 //    word lane 31 publishes is G itself (no packing). "No error" (outside the image) is G = tag + 4079 - T.
-//    Measured: f0 2.76 -> 2.54 ms, f1 2.63 -> 2.61 ms (HALFTONE_FAST_GFORM / _GFORM_K2 = 0 restore the old forms).
+//    Measured: f0 2.76 -> 2.54 ms, f1 2.63 -> 2.61 ms.
 //  - Lane 0 gets the previous strip's error through the same shuffle: lane 31 (whose last-row error no lane
 //    needs) sends the boundary word instead of its own error. The group's 32 boundary words are broadcast to
 //    registers at the group start, so the per-step select never waits on a shuffle (session 4: 3.43 -> 3.10 ms).
@@ -75,17 +75,18 @@ constexpr bool kK2XLast = HALFTONE_FAST_K2_XLAST != 0;
 // K = 2: the shuffle is SHFL.UP (lane 0 gets its own word back, weighted 0): 16K f0 2.55 -> 2.51 ms against
 // SHFL.IDX from lane - 1 (session 9)
 constexpr bool kK2ShflUp = HALFTONE_FAST_K2_SHFLUP != 0;
-#ifndef HALFTONE_FAST_GFORM
-#define HALFTONE_FAST_GFORM 1
+#ifndef HALFTONE_FAST_PACKED_LOOP
+#define HALFTONE_FAST_PACKED_LOOP 1
 #endif
-// errors carried as G = tag + E + 4079 - T (in [tag, tag + 4079], see the step), so that the sum is shifted by
-// C + 1, the quantizer is LEA.HI + IMAD.HI and the boundary word is the error register itself: K >= 3 here, K = 2
-// with HALFTONE_FAST_GFORM_K2 (0 restores the mask quantizer / the predicated one)
-constexpr bool kGForm = HALFTONE_FAST_GFORM != 0;
-#ifndef HALFTONE_FAST_GFORM_K2
-#define HALFTONE_FAST_GFORM_K2 1
+// one chunk loop per output format (8-bit or packed known at compile time: no branch per chunk): 16K f0 2.52 ->
+// 2.44 ms (session 9)
+constexpr bool kPackedLoop = HALFTONE_FAST_PACKED_LOOP != 0;
+#ifndef HALFTONE_FAST_UNROLL2
+#define HALFTONE_FAST_UNROLL2 1
 #endif
-constexpr bool kGFormK2 = HALFTONE_FAST_GFORM_K2 != 0;
+// two interior chunks per loop iteration (one loop branch per 64 steps): 16K f0 2.52 -> 2.42 ms, with
+// kPackedLoop 2.36 ms; 3 or 4 chunks per iteration (a loop with a break) measured 2.43-2.49 ms (session 9)
+constexpr bool kUnroll2 = HALFTONE_FAST_UNROLL2 != 0;
 #ifndef HALFTONE_FAST_PREFETCH_AT
 #define HALFTONE_FAST_PREFETCH_AT 8
 #endif
@@ -182,32 +183,12 @@ __device__ __forceinline__ bool mbarTryWait(uint64_t* bar, unsigned parity) {
     return ok != 0;
 }
 
-#ifndef HALFTONE_FAST_PRMT_EXPAND
-#define HALFTONE_FAST_PRMT_EXPAND 1
-#endif
-#ifndef HALFTONE_FAST_PACKED_LOOP
-#define HALFTONE_FAST_PACKED_LOOP 1
-#endif
-// one chunk loop per output format (8-bit or packed known at compile time: no branch per chunk): 16K f0 2.52 ->
-// 2.44 ms (session 9)
-constexpr bool kPackedLoop = HALFTONE_FAST_PACKED_LOOP != 0;
-#ifndef HALFTONE_FAST_UNROLL2
-#define HALFTONE_FAST_UNROLL2 1
-#endif
-// two interior chunks per loop iteration (one loop branch per 64 steps): 16K f0 2.52 -> 2.42 ms, with
-// kPackedLoop 2.36 ms; 3 or 4 chunks per iteration (a loop with a break) measured 2.43-2.49 ms (session 9)
-constexpr bool kUnroll2 = HALFTONE_FAST_UNROLL2 != 0;
 constexpr int kRingWords = 44;  // per lane: 5 slots of 8 words (slot 4 mirrors slot 0) + 4 words of padding
 
 /// 4 bits of `nib` (0..15) -> 4 bytes of 0x00 / 0xff, byte k = bit k.
 __device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
-#if HALFTONE_FAST_PRMT_EXPAND
     // bit k -> bit 8k + 7 (the products do not overlap), then PRMT replicates each byte's top bit
     return prmt(nib * 0x10204080u, 0u, 0xba98u);
-#else
-    const uint32_t spread = (nib * 0x00204081u) & 0x01010101u;  // bit k -> bit 8k, no carries
-    return spread * 255u;
-#endif
 }
 
 /// Stores the 32 output pixels of row `row` in columns [32 B, 32 B + 32) (bit i = level 1 at column 32 B + i;
@@ -258,15 +239,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int w0 = lane == 0 ? 3 : 0, w3 = 3 - w0;  // weights of lane 0's boundary word and of the shuffle (kK2XLast)
-    constexpr bool kMaskQ = K >= 3;                  // the quantizer without a predicate (see the step)
-    constexpr bool kG = K >= 3 ? kGForm : kGFormK2;    // errors carried as tagged G words (see the step)
     const int W = a.width, H = a.height;
     const int strips = (H + kRows - 1) / kRows;
     const uint32_t tag = a.epoch << 16;
-    const int C = 16 * a.threshold + 15;  // level 1 iff S > T iff y > 16 T + 15
-    // kG: G = tag + E + 4079 - T in [tag, tag + 4079] (the boundary word itself); "no error" is zero_
-    const int zero_ = kG ? int(tag) + 4079 - a.threshold : 0;
-    // kG: y' = y - (C + 1) = 7 G + 3 G + 5 G + G + 16 A + gOff (mod 2^32; each G carries its tag once)
+    // errors are G = tag + E + 4079 - T in [tag, tag + 4079] (the boundary word itself); "no error" is zero_.
+    // Level 1 iff S > T iff y > 16 T + 15; the step computes y' = y - 16 (T + 1) = 7 G + 3 G + 5 G + G + 16 A +
+    // gOff (mod 2^32; each G carries its tag once)
+    const int zero_ = int(tag) + 4079 - a.threshold;
     const int gOff = int(8u - 65280u - 16u * tag);
     const int bLast = (W - 1) >> 5;       // last aligned 32-column block of a row
     constexpr int kLastLag = (kRows - 1) * K;  // steps from a strip's first row to its last
@@ -451,7 +430,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     const uint32_t v = handIn[(col + 31 * K + 32) & (kHandWords - 1)];
                     mbarArrive(&emptyIn[(sg - 1) % kHandSegs]);
                     // words past the row were never stored
-                    const int w = col < W ? (kG ? int(v) : int(short(v & 0xffffu))) : zero_;
+                    const int w = col < W ? int(v) : zero_;
 #pragma unroll
                     for (int i = 0; i < kHandSeg; ++i) bvs[(u + i) % kFastGroup] = __shfl_sync(kFull, w, i);
                 } else if (u % kFastGroup == 0) {
@@ -470,7 +449,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 #pragma unroll
                         for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
                     }
-                    bw = col < wlim ? (kG ? int(bq[gi]) : int(short(bq[gi] & 0xffffu))) : zero_;
+                    bw = col < wlim ? int(bq[gi]) : zero_;
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
                     for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
@@ -513,7 +492,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // taps (1,-1,3) (1,0,5) (1,1,1): sources E(up, j+1), E(up, j), E(up, j-1) = hist[K-2], hist[K-1],
                     // hist[K]. The newest source is added last and the row's own error after it (inline PTX, so that
                     // the compiler cannot reassociate the sum and put older terms on the chain).
-                    const int older = 5 * hist[p][K - 1] + hist[p][K] + term + (kG ? gOff : 8);
+                    const int older = 5 * hist[p][K - 1] + hist[p][K] + term + gOff;
                     int y;
                     if (kXLast && p == 0) {
                         // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
@@ -523,35 +502,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         const int rest = mad(hist[p][K - 2], 3, older);
                         y = mad(e[p], 7, rest);
                     }
-                    // The quantizer: the G words (kG, the default for every K, first branch below); without them, for
-                    // K >= 3 without a predicate (mq = (16 T + 15 - y) >> 31, E = S + 4080 mq, the
-                    // output bit mq & bit: f1 16K 3.15-3.18 -> 3.03-3.04 ms, A/B in one device session); for K = 2
-                    // with ISETP + predicated move (the mask form measured 3.07-3.11 -> 3.28-3.31 ms there). Folding
-                    // 7 E as 7 S + 28560 mq into the next sum, as the pair form does, was slower for both (session 5).
-                    if (kG) {
-                        // y here is y' = y - (C + 1): level 1 iff y' >= 0; G = tag + (y' >> 4) + 4080 [y' < 0]
-                        // (= tag + E + 4079 - T), the high word of y' * 4081 being 4080 for -2^20 < y' < 0 and 0 for
-                        // 0 <= y' < 2^20: LEA.HI + IMAD.HI instead of IADD3 + 2 SHF + IMAD, the output bit (level 0)
-                        // funnel-shifted in, and the boundary word needs no packing
-                        int en = madHi(y, 4081u, (y >> 4) + int(tag));
-                        if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : zero_;  // outside the row
-                        e[p] = en;
-                        ob[p] = __funnelshift_l(uint32_t(y), ob[p], 1);
-                    } else if (kMaskQ) {
-                        const int mq = (C - y) >> 31;  // -1 at level 1, else 0: E = S + 4080 mq
-                        int en = mad(mq, 4080, y >> 4);
-                        if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
-                        e[p] = en;
-                        ob[p] |= uint32_t(mq) & (1u << u);
-                    } else {
-                        const bool one = y > C;
-                        int en = (y >> 4) + (one ? -4080 : 0);
-                        if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : 0;  // outside the row: no error
-                        e[p] = en;
-                        if (one) ob[p] |= 1u << u;
-                    }
+                    // The quantizer (session 9; the earlier mask and predicate forms are in git history, e.g. aba9090):
+                    // y here is y': level 1 iff y' >= 0; G = tag + (y' >> 4) + 4080 [y' < 0] (= tag + E + 4079 - T),
+                    // the high word of y' * 4081 being 4080 for -2^20 < y' < 0 and 0 for 0 <= y' < 2^20 (|y'| < 2^18
+                    // here): LEA.HI + IMAD.HI, the output bit (level 0) funnel-shifted in, no packing for the word
+                    int en = madHi(y, 4081u, (y >> 4) + int(tag));
+                    if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : zero_;  // outside the row
+                    e[p] = en;
+                    ob[p] = __funnelshift_l(uint32_t(y), ob[p], 1);
                 }
-                pw[u & 3] = kG ? uint32_t(e[P - 1]) : tag | (uint32_t(e[P - 1]) & 0xffffu);
+                pw[u & 3] = uint32_t(e[P - 1]);
                 if ((u & 3) == 3 && producer) __stcg(pub + (u >> 2), make_uint4(pw[0], pw[1], pw[2], pw[3]));
                 if (HB && toShared && (u & 3) == 3) {  // warp-uniform: no divergence in the step
                     if (lane == 31) reinterpret_cast<uint4*>(handChunk)[u >> 2] = make_uint4(pw[0], pw[1], pw[2], pw[3]);
@@ -560,10 +520,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 }
             }
             pub += kFastChunk / 4;
-            if (kG) {  // bit 31 - u held "level 0 at step u"
 #pragma unroll
-                for (int p = 0; p < P; ++p) ob[p] = ~__brev(ob[p]);
-            }
+            for (int p = 0; p < P; ++p) ob[p] = ~__brev(ob[p]);  // bit 31 - u held "level 0 at step u"
             // output: each row's aligned block B = T/32 - q (columns [32 B, 32 B + 32)) is complete now
 #pragma unroll
             for (int p = 0; p < P; ++p) {
