@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Session 10/11 A/B driver: unpacks .device/bin/*.gz, runs test_gpu $TESTS (if set), then for ROUNDS rounds each
 # bench_$VARIANT at 16K (--methods wavefront --shapes $SHAPES --runs $RUNS, verified) and a trace run ($TL runs).
+# Run from the repository root on the GPU machine, carrying [".device"] (bench_<variant>.gz, test_gpu.gz built here):
+#   TESTS="--only wavefront --small" VARIANTS="def a16" ROUNDS=2 SHAPES=f0 TL=3 OUT=$OUT bash docs/perf/experiments/device-ab.sh
 set -u
 OUT=${OUT:-/tmp/s10}; mkdir -p "$OUT"
 X=/tmp/s10bin; mkdir -p $X
