@@ -20,7 +20,8 @@ for r in $(seq $ROUNDS); do for v in $VARIANTS; do
   timeout 150 $X/bench_$v --sizes 16384 --methods wavefront --shapes $SHAPES --runs $RUNS > "$OUT/bench_${v}_$r.log" 2>&1; brc=$?
   while read -r l; do summ+=("r$r $v rc=$brc $l"); done < <(grep -E '^\| 16384' "$OUT/bench_${v}_$r.log" | cut -c1-120)
   HALFTONE_WAVEFRONT_TRACE=1 timeout 90 $X/bench_$v --sizes 16384 --methods wavefront --shapes $SHAPES --runs $TL --no-verify > "$OUT/trace_${v}_$r.log" 2>&1
-  t=$(grep "^trace" "$OUT/trace_${v}_$r.log" | tail -1 | sed -E 's/.*median ([0-9.]+) first.*lag between strips \(chunk 96\) median ([0-9]+) ns.*failed checks median ([0-9]+), poll loads median ([0-9]+), chunks computed again median ([0-9]+) \(mean ([0-9.]+)\).*/step \1 ns lag \2 ns fails \3 polls \4 redo \5 (mean \6)/; s/.*median ([0-9.]+) first.*lag between strips \(chunk 96\) median ([0-9]+) ns.*failed checks median ([0-9]+), poll loads median ([0-9]+);.*/step \1 ns lag \2 ns fails \3 polls \4/')
+  t=$(grep "^trace" "$OUT/trace_${v}_$r.log" | tail -1 | sed -E 's/.*median ([0-9.]+) first ([0-9.]+).*lag between strips \(chunk 96\) median ([0-9]+) ns.*failed checks median ([0-9]+), poll loads median ([0-9]+), chunks computed again median ([0-9]+) \(mean ([0-9.]+)\).*/step \1 first \2 ns lag \3 ns fails \4 polls \5 redo \6 (mean \7)/; s/.*median ([0-9.]+) first ([0-9.]+).*lag between strips \(chunk 96\) median ([0-9]+) ns.*failed checks median ([0-9]+), poll loads median ([0-9]+);.*/step \1 first \2 ns lag \3 ns fails \4 polls \5/')
   summ+=("r$r $v trace: $t")
 done; done
+(cd "$OUT" && tar czf logs.tgz --remove-files ./*.log device.txt 2>/dev/null)  # one file back (the tool returns few files)
 echo; echo "=== summary"; printf '%s\n' "${summ[@]}"
