@@ -36,8 +36,11 @@
 //    4 bytes of PBM bits.
 //  - Only the chunks that touch a row's start or end (about 7 of 516 at 16K) mask errors outside the image.
 //  - Boundary words are indexed by the producer's step (4 per 16-byte store); each lane reads one word per
-//    group of 32 steps, one group ahead, into a fixed register (no register copy waits on a load in flight);
-//    one vote per group checks all 32 tags.
+//    group of 32 steps: since session 12 cp.async copies the next group's words L2 -> shared memory at step 20
+//    (kBCopyAt; the input copy moved to step 21 so that the check's wait leaves it pending) and the check reads the
+//    lane's word from shared memory; before, a register load at step 8 (kBCopyAt 0), because ptxas waited on a
+//    later register load before the check (16K f0 2.355-2.365 -> 2.326-2.338 ms, lag 3584 -> 3328 ns, failed
+//    checks per strip 58-75 -> 7-16; docs/perf/gpu-ed.md session 12). One vote per group checks all 32 tags.
 //  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead);
 //    every other strip stops when its producer stops (its boundary poll checks the flag), and a strip taken after a
 //    cancel does not start. A second global load in flight per group (the flag at step 13, as before session 6)
@@ -91,10 +94,11 @@ constexpr bool kUnroll2 = HALFTONE_FAST_UNROLL2 != 0;
 #define HALFTONE_FAST_PREFETCH_AT 8
 #endif
 #ifndef HALFTONE_FAST_INPUT_AT
-#define HALFTONE_FAST_INPUT_AT 13
+#define HALFTONE_FAST_INPUT_AT 21
 #endif
 // step of a group that loads the next group's words (0: at the group start): 8 measured best at 16K in session 6
-// (f1 2.74-2.76 -> 2.68 ms; 16: 3.09, 24: 2.84), the producer gets 8 more steps before the load
+// (f1 2.74-2.76 -> 2.68 ms; 16: 3.09, 24: 2.84), the producer gets 8 more steps before the load; with kBCopyAt
+// only the first strip loads here (the cancel flag), the others copy their words at kBCopyAt
 constexpr int kPrefetchAt = HALFTONE_FAST_PREFETCH_AT < kFastGroup ? HALFTONE_FAST_PREFETCH_AT : 0;
 static_assert(kPrefetchAt >= 0, "a step inside the group");
 #ifndef HALFTONE_FAST_READ_AT
@@ -104,9 +108,28 @@ static_assert(kPrefetchAt >= 0, "a step inside the group");
 // funnel shifts then wait for the shared loads); must be after kInputAt (the copies it waits for are older)
 // (16K f1 2.66 -> 2.64 ms; consumers' step 29.0 -> 26.8 ns, docs/perf/gpu-ed.md session 7)
 constexpr int kReadAt = HALFTONE_FAST_READ_AT;
-// step of a chunk that copies input two chunks ahead (away from the group check; 2 measured no faster than 13)
+// step of a chunk that copies input two chunks ahead (away from the group check; 2 measured no faster than 13; 21
+// since session 12: after the boundary copy at kBCopyAt 20, so that the check's wait for that copy leaves the input
+// copy pending: with the input at 13 the check waited for it and 16K took 2.48 ms instead of 2.33)
 constexpr int kInputAt = HALFTONE_FAST_INPUT_AT;
 static_assert(kReadAt == 0 || (kReadAt > kInputAt && kReadAt < kFastChunk), "the window read waits for older copies");
+#ifndef HALFTONE_FAST_BCOPY_AT
+#define HALFTONE_FAST_BCOPY_AT 20
+#endif
+// step of a chunk at which the next group's boundary words are copied L2 -> shared memory with cp.async (0: loaded into a
+// register at kPrefetchAt instead): a copy holds no register scoreboard, so ptxas cannot wait on it before the check
+// (session 9: a register load later than step 8 made the step longer); the check then reads the word from shared memory
+constexpr int kBCopyAt = HALFTONE_FAST_BCOPY_AT;
+static_assert(kBCopyAt == 0 || (kFastGroup == kFastChunk && kReadAt > 0 && kBCopyAt != kInputAt && kBCopyAt != kReadAt &&
+                                kBCopyAt < kFastChunk),
+              "one group per chunk, the window read a step of its own");
+// cp.async groups still pending that a wait may leave: at the window read (step kReadAt of chunk c, which needs the input
+// group committed at step kInputAt of chunk c - 1) the groups committed after that one: chunk c - 1's boundary copy if
+// it came later, chunk c's input group, chunk c's boundary copy if it came before the read; at the check (step 0 of
+// chunk c + 1, which needs chunk c's boundary copy) chunk c's input group if it came later
+constexpr int kReadWait = kBCopyAt == 0 ? 1 : (kBCopyAt > kInputAt ? 1 : 0) + 1 + (kBCopyAt < kReadAt ? 1 : 0);
+constexpr int kCheckWait = kInputAt > kBCopyAt ? 1 : 0;
+static_assert(kBCopyAt == 0 || kFastAhead == 1, "one group copied ahead");
 
 
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
@@ -223,6 +246,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     __shared__ __align__(16) uint32_t sHand[HB ? kWarpsPerBlock : 1][HB ? kHandWords : 1];
     __shared__ uint64_t sFull[HB ? kWarpsPerBlock : 1][kHandSegs], sEmpty[HB ? kWarpsPerBlock : 1][kHandSegs];
     __shared__ int sSuper;
+    // boundary words copied ahead (kBCopyAt): per lane the aligned 16 bytes that hold its word (a private slot, so the
+    // copy and the read are one thread's)
+    __shared__ __align__(16) uint32_t sBnd[kBCopyAt > 0 && !HB ? kWarpsPerBlock * 32 * 4 : 4];
     if (blockIdx.x == 0 && threadIdx.x == 0) traceKernel(a, (a.height + kRows - 1) / kRows, 0, 0);  // entry
     if (!GAMMA)
         for (int k = threadIdx.x; k < 256; k += blockDim.x) sTerm[k] = 16 * a.q.input[k] + 8;
@@ -348,6 +374,22 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         const int wlim = hasPrev ? W : INT_MIN;
         const int bMax = a.boundaryStride - 1;
         const bool cancelSlot = !hasPrev && !fromShared;
+        constexpr bool kCopy = kBCopyAt > 0 && !HB;
+        uint32_t* bSlot = sBnd + (kCopy ? threadIdx.x * 4 : 0);
+        // the word of lane l for the group at g0 has index g0 + K - 1 + kLastLag + 32 + l (see boundaryLoad); the lane
+        // copies the aligned 16 bytes around it (zero-filled past the array or without a producer: those columns are >=
+        // wlim and pass the check)
+        constexpr int kBOff = (K - 1 + kLastLag + 32) & 3;
+        // (the first strip copies zeros: its check reads the cancel flag's load instead, but waits for the copy all the
+        // same, so that two copies into the slot never overlap)
+        auto boundaryCopy = [&](int g0) {
+            const int c0 = (g0 + K - 1 + kLastLag + 32 + lane) & ~3;
+            const bool ok = hasPrev && c0 >= 0 && c0 + 3 <= bMax;
+            cpAsync16(bSlot, ok ? prevB + c0 : prevB, ok ? 16 : 0);
+            cpAsyncCommit();
+        };
+        // the waits of this kernel (the block hand-off form copies no boundary words)
+        constexpr int kRWait = kCopy ? kReadWait : 1;
         auto boundaryLoad = [&](int g0) -> uint32_t {
             const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
             if (fromShared) return tag;
@@ -355,9 +397,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         };
 
         constexpr int T0 = -kFastChunk;
+        if (kCopy) boundaryCopy(T0);  // the first group's words (older than the input groups below)
         fetchBlocks((T0 >> 5));
         fetchBlocks((T0 >> 5) + 1);
         fetchBlocks((T0 >> 5) + 2);  // the loop fetches B + 3 in each chunk
+        // the first chunk's window read counts a boundary copy of "the previous chunk" after its input group: an empty
+        // group stands for it, so that kReadWait holds from the first chunk on
+        if (kCopy && kBCopyAt > kInputAt) cpAsyncCommit();
 
         int e[P];          // E(row, j - 1)
         int hist[P][K + 1];  // hist[p][m] = E(row - 1, j + K - 1) as seen at step t - m
@@ -373,14 +419,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // register copy waits on a load in flight
         uint32_t bq[kSlots];
 #pragma unroll
-        for (int g = 0; g < kFastAhead; ++g) bq[g] = boundaryLoad(T0 + g * kFastGroup);
+        for (int g = 0; g < kFastAhead; ++g) bq[g] = kCopy && !cancelSlot ? 0u : boundaryLoad(T0 + g * kFastGroup);
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
 
         // the 9 input words of chunk T's window (blocks B and B + 1 of each row) from the ring into win: the copies of
         // blocks up to B + 1 must be complete (all cp.async groups but the newest one)
         uint32_t win[P][9];
         auto readWindow = [&](int T) {
-            cpAsyncWait<1>();
 #pragma unroll
             for (int p = 0; p < P; ++p) {
                 const int B = (T >> 5) - q[p];
@@ -389,7 +434,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 for (int k = 0; k < 9; ++k) win[p][k] = src[k];
             }
         };
-        if (kReadAt > 0) readWindow(T0);  // the first chunk's input words (the loop reads each next chunk's)
+        if (kReadAt > 0) {  // the first chunk's input words (the loop reads each next chunk's)
+            cpAsyncWait<1>();
+            readWindow(T0);
+        }
         unsigned waitFails = 0, waitPolls = 0;  // diagnostics (trace): hand-off waits after chunk 96
         auto chunk = [&](int T, auto maskedTag, auto packedTag) -> bool {
             constexpr bool MASKED = decltype(maskedTag)::value;
@@ -397,7 +445,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             uint32_t* handChunk = handOut + ((T + 32) & (kHandWords - 1));  // this chunk's 32 words (contiguous)
             // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words (read at step kReadAt of
             // the previous chunk, or here with kReadAt 0) and a funnel shift
-            if (kReadAt == 0) readWindow(T);
+            if (kReadAt == 0) {
+                cpAsyncWait<1>();
+                readWindow(T);
+            }
             uint32_t in[P][8];
 #pragma unroll
             for (int p = 0; p < P; ++p) {
@@ -437,6 +488,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     const int gi = (u / kFastGroup) % kSlots;  // a constant once unrolled
                     const int g0 = T + u;
                     const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
+                    if (kCopy) {  // the word from the copy (the first strip keeps the cancel flag's load)
+                        cpAsyncWait<kCheckWait>();
+                        if (!cancelSlot) bq[gi] = bSlot[(lane + kBOff) & 3];
+                    }
                     if (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim)) {
                         // not there yet: poll (the prefetched next group was read too early too)
                         int spins = 0;
@@ -457,11 +512,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // round trip before they are needed; 16 and 24 measured slower, docs/perf/gpu-ed.md session 6)
                     if (kPrefetchAt == 0) bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
                 }
-                if (kPrefetchAt > 0 && u % kFastGroup == kPrefetchAt && !(HB && fromShared)) {
+                if (kPrefetchAt > 0 && u % kFastGroup == kPrefetchAt && !(HB && fromShared) && (!kCopy || cancelSlot)) {
                     const int gi = (u / kFastGroup) % kSlots;
                     bq[(gi + kFastAhead) % kSlots] = boundaryLoad(T + u - kPrefetchAt + kFastAhead * kFastGroup);
                 }
-                if (kReadAt > 0 && u == kReadAt) readWindow(T + kFastChunk);  // the next chunk's input words
+                if (kCopy && u == kBCopyAt) boundaryCopy(T + kFastChunk);  // the next group's words
+                if (kReadAt > 0 && u == kReadAt) {  // the next chunk's input words
+                    cpAsyncWait<kRWait>();
+                    readWindow(T + kFastChunk);
+                }
                 if (u == kInputAt) fetchBlocks((T >> 5) + 3);  // away from the group checks: input two chunks ahead
                 // E(row - 1, j + K - 1): for the lane's first row from lane - 1's last row (lane 0 gets the
                 // previous strip's word through lane 31, whose own last-row error no lane needs: it leaves through
