@@ -123,11 +123,12 @@ constexpr int kBCopyAt = HALFTONE_FAST_BCOPY_AT;
 static_assert(kBCopyAt == 0 || (kFastGroup == kFastChunk && kReadAt > 0 && kBCopyAt != kInputAt && kBCopyAt != kReadAt &&
                                 kBCopyAt < kFastChunk),
               "one group per chunk, the window read a step of its own");
-// cp.async groups still pending that a wait may leave: at the window read (step kReadAt of chunk c, which needs the input
+// cp.async groups still pending that a wait of the copy form may leave (the other forms leave 1 at the window read):
+// at the window read (step kReadAt of chunk c, which needs the input
 // group committed at step kInputAt of chunk c - 1) the groups committed after that one: chunk c - 1's boundary copy if
 // it came later, chunk c's input group, chunk c's boundary copy if it came before the read; at the check (step 0 of
 // chunk c + 1, which needs chunk c's boundary copy) chunk c's input group if it came later
-constexpr int kReadWait = kBCopyAt == 0 ? 1 : (kBCopyAt > kInputAt ? 1 : 0) + 1 + (kBCopyAt < kReadAt ? 1 : 0);
+constexpr int kReadWait = (kBCopyAt > kInputAt ? 1 : 0) + 1 + (kBCopyAt < kReadAt ? 1 : 0);
 constexpr int kCheckWait = kInputAt > kBCopyAt ? 1 : 0;
 static_assert(kBCopyAt == 0 || kFastAhead == 1, "one group copied ahead");
 
@@ -422,8 +423,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         for (int g = 0; g < kFastAhead; ++g) bq[g] = kCopy && !cancelSlot ? 0u : boundaryLoad(T0 + g * kFastGroup);
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
 
-        // the 9 input words of chunk T's window (blocks B and B + 1 of each row) from the ring into win: the copies of
-        // blocks up to B + 1 must be complete (all cp.async groups but the newest one)
+        // the 9 input words of chunk T's window (blocks B and B + 1 of each row) from the ring into win: the caller first
+        // waits until the copies of blocks up to B + 1 are complete (kRWait: the groups committed after them may pend)
         uint32_t win[P][9];
         auto readWindow = [&](int T) {
 #pragma unroll
