@@ -433,13 +433,10 @@ KernelFn fsShape(int extra, int sets, bool bin) {
     return nullptr;
 }
 
-/// The block hand-off form (shapes b<extra>) exists for global groups of 32 steps only (null otherwise).
+/// The block hand-off form (shapes b<extra>; its global hand-off always uses groups of 32 steps).
 template <int K, bool GAMMA>
 KernelFn blockHandoffKernel() {
-    if constexpr (fastfs::kFastGroup == 32)
-        return &fastfs::fsFastKernel<K, GAMMA, 1, true>;
-    else
-        return nullptr;
+    return &fastfs::fsFastKernel<K, GAMMA, 1, true>;
 }
 
 KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bool pairSteps) {

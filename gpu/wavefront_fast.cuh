@@ -40,8 +40,12 @@
 //    (kBCopyAt; the input copy moved to step 21 so that the check's wait leaves it pending) and the check reads the
 //    lane's word from shared memory; before, a register load at step 8 (kBCopyAt 0), because ptxas waited on a
 //    later register load before the check (16K f0 2.355-2.365 -> 2.326-2.338 ms, lag 3584 -> 3328 ns, failed
-//    checks per strip 58-75 -> 7-16; docs/perf/gpu-ed.md session 12). One vote per group checks all 32 tags.
-//  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead);
+//    checks per strip 58-75 -> 7-16; docs/perf/gpu-ed.md session 12). One vote per group checks all its tags.
+//    Since session 13 a group is 16 steps (kFastGroup; copies at steps 4 and 20, 12 steps before each check; the
+//    block hand-off kernels keep 32): the consumer needs 16 words ready instead of 32, the lag falls by ~10 steps and
+//    a second check per chunk costs ~2 ns per step (16K f0 2.32-2.33 -> 2.27-2.28 ms, docs/perf/gpu-ed.md session 13).
+//  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead;
+//    once per chunk, a chunk ahead, when groups are shorter than a chunk);
 //    every other strip stops when its producer stops (its boundary poll checks the flag), and a strip taken after a
 //    cancel does not start. A second global load in flight per group (the flag at step 13, as before session 6)
 //    shared a register scoreboard with the step's shuffles in ptxas's allocation, so shuffle results waited for an
@@ -53,12 +57,15 @@ namespace fastfs {
 
 constexpr int kFastChunk = 32;  // steps per chunk (input, output and loop granularity)
 #ifndef HALFTONE_FAST_GROUP
-#define HALFTONE_FAST_GROUP 32
+#define HALFTONE_FAST_GROUP 16
 #endif
-// steps per boundary group (4, 8, 16 or 32): one vote per group; 32 measured best at 16K (f1 3.15-3.46 ms,
-// against 3.72 for 16, 4.08-4.21 for 8, 5.94 for 4: fewer checks per step outweigh the coarser hand-off)
+// steps per boundary group (8, 16 or 32; the block hand-off kernels always use 32): one vote per group. Session 4
+// measured 32 best with register loads (f1 3.15-3.46 ms, against 3.72 for 16, 4.08-4.21 for 8, 5.94 for 4); with the
+// boundary words copied into shared memory (session 12) 16 is best: 16K f0 2.270-2.282 ms against 2.330-2.332 for 32
+// and 3.19-3.24 for 8 in the same calls (session 13; each check costs the strip with no producer ~2.3 ns per step,
+// the lag shrinks from ~118 to ~107 steps)
 constexpr int kFastGroup = HALFTONE_FAST_GROUP;
-constexpr int kSlots = kFastChunk / kFastGroup < 4 ? kFastChunk / kFastGroup : 4;  // fixed read-ahead registers
+static_assert(kFastGroup == 8 || kFastGroup == 16 || kFastGroup == 32, "groups of 8, 16 or 32 steps");
 #ifndef HALFTONE_FAST_AHEAD
 #define HALFTONE_FAST_AHEAD 1
 #endif
@@ -99,8 +106,9 @@ constexpr bool kUnroll2 = HALFTONE_FAST_UNROLL2 != 0;
 // step of a group that loads the next group's words (0: at the group start): 8 measured best at 16K in session 6
 // (f1 2.74-2.76 -> 2.68 ms; 16: 3.09, 24: 2.84), the producer gets 8 more steps before the load; with kBCopyAt
 // only the first strip loads here (the cancel flag), the others copy their words at kBCopyAt
-constexpr int kPrefetchAt = HALFTONE_FAST_PREFETCH_AT < kFastGroup ? HALFTONE_FAST_PREFETCH_AT : 0;
-static_assert(kPrefetchAt >= 0, "a step inside the group");
+// (per kernel: kPf, 0 when the group is not longer than this; the first strip of the copy form with groups shorter
+// than a chunk loads the flag once per chunk, at this step, for the next chunk)
+static_assert(HALFTONE_FAST_PREFETCH_AT >= 0 && HALFTONE_FAST_PREFETCH_AT < 32, "a step inside the chunk");
 #ifndef HALFTONE_FAST_READ_AT
 #define HALFTONE_FAST_READ_AT 24
 #endif
@@ -117,19 +125,41 @@ static_assert(kReadAt == 0 || (kReadAt > kInputAt && kReadAt < kFastChunk), "the
 #define HALFTONE_FAST_BCOPY_AT 20
 #endif
 // step of a chunk at which the next group's boundary words are copied L2 -> shared memory with cp.async (0: loaded into a
-// register at kPrefetchAt instead): a copy holds no register scoreboard, so ptxas cannot wait on it before the check
+// register at the prefetch step instead): a copy holds no register scoreboard, so ptxas cannot wait on it before the check
 // (session 9: a register load later than step 8 made the step longer); the check then reads the word from shared memory
 constexpr int kBCopyAt = HALFTONE_FAST_BCOPY_AT;
-static_assert(kBCopyAt == 0 || (kFastGroup == kFastChunk && kReadAt > 0 && kBCopyAt != kInputAt && kBCopyAt != kReadAt &&
-                                kBCopyAt < kFastChunk),
-              "one group per chunk, the window read a step of its own");
+// With groups shorter than a chunk (HALFTONE_FAST_GROUP 16 or 8) each group's words are copied at step kBCopyAt mod kFastGroup
+// of the group before it, i.e. the same kFastChunk - kBCopyAt steps ahead of the check
+constexpr int kBPhase = kBCopyAt % kFastGroup;
+constexpr bool isBCopyStep(int u) { return kBCopyAt > 0 && u % kFastGroup == kBPhase; }
+constexpr bool bCopyClash() {
+    for (int u = 0; u < kFastChunk; ++u)
+        if (isBCopyStep(u) && (u == kInputAt || u == kReadAt)) return true;
+    return false;
+}
+static_assert(kBCopyAt == 0 || (kFastChunk % kFastGroup == 0 && kReadAt > 0 && !bCopyClash() && kBCopyAt < kFastChunk),
+              "whole groups per chunk, the window read and the input copy steps of their own");
+// cp.async groups committed in the open step interval (lo, hi) of the periodic schedule (boundary copies at every
+// isBCopyStep, the input copy at kInputAt of every chunk; lo may be negative: the previous chunk)
+constexpr int commitsBetween(int lo, int hi) {
+    int n = 0;
+    for (int v = lo + 1; v < hi; ++v) {
+        const int u = (v % kFastChunk + kFastChunk) % kFastChunk;
+        n += (isBCopyStep(u) ? 1 : 0) + (u == kInputAt ? 1 : 0);
+    }
+    return n;
+}
 // cp.async groups still pending that a wait of the copy form may leave (the other forms leave 1 at the window read):
-// at the window read (step kReadAt of chunk c, which needs the input
-// group committed at step kInputAt of chunk c - 1) the groups committed after that one: chunk c - 1's boundary copy if
-// it came later, chunk c's input group, chunk c's boundary copy if it came before the read; at the check (step 0 of
-// chunk c + 1, which needs chunk c's boundary copy) chunk c's input group if it came later
-constexpr int kReadWait = (kBCopyAt > kInputAt ? 1 : 0) + 1 + (kBCopyAt < kReadAt ? 1 : 0);
-constexpr int kCheckWait = kInputAt > kBCopyAt ? 1 : 0;
+// at the window read (step kReadAt of chunk c, which needs the input group committed at step kInputAt of chunk c - 1)
+// the groups committed after that one; at the check of the group starting at step s (which needs the boundary copy
+// committed kFastGroup - kBPhase steps before it) the groups committed after that copy
+constexpr int kReadWait = kBCopyAt > 0 ? commitsBetween(kInputAt - kFastChunk, kReadAt) : 1;
+constexpr int checkWait(int s) { return kBCopyAt > 0 ? commitsBetween(s - kFastGroup + kBPhase, s) : 0; }
+// boundary copies between the input copy and the chunk's end: the prelude commits as many empty groups after its
+// last input group, so that the first chunk's waits count as in every later chunk
+constexpr int kPreludeEmpty = kBCopyAt > 0 ? commitsBetween(kInputAt, kFastChunk) : 0;
+static_assert(kBCopyAt == 0 || kFastGroup != 32 || (kReadWait == 2 && checkWait(0) == 1 && kPreludeEmpty == 0),
+              "the session-12 schedule (copy at 20, input at 21, read at 24) keeps its waits");
 static_assert(kBCopyAt == 0 || kFastAhead == 1, "one group copied ahead");
 
 
@@ -238,7 +268,12 @@ template <int K, bool GAMMA, int P, bool HB = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(WavefrontArgs a) {
     static_assert(K >= 2 && K <= 4, "FS needs K >= 2; the tail bound assumes K <= 4");
     static_assert(P == 1 || P == 2, "one or two rows per lane");
-    static_assert(!HB || (P == 1 && kFastGroup == 32), "block hand-off: one row per lane, global groups of 32 steps");
+    static_assert(!HB || P == 1, "block hand-off: one row per lane");
+    // this kernel's boundary groups: the block hand-off form keeps groups of 32 steps (its global hand-off was
+    // measured with them, and its shared-memory segments assume them), the others use kFastGroup
+    constexpr int kG = HB ? 32 : kFastGroup;
+    constexpr int kSl = kFastChunk / kG < 4 ? kFastChunk / kG : 4;  // fixed read-ahead registers
+    constexpr int kPf = HALFTONE_FAST_PREFETCH_AT < kG ? HALFTONE_FAST_PREFETCH_AT : 0;
     constexpr int kRows = 32 * P;  // rows per strip: lane i owns rows P i .. P i + P - 1
     __shared__ int32_t sTerm[256];  // 16 A(a) + 8 (linear input)
     // input rings: per lane and row the aligned 32-byte blocks B..B+3 of the row in slots B & 3 (cp.async)
@@ -369,7 +404,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // Boundary words are indexed by the producer's step: word t + 32 of strip s - 1 holds
         // tag | E(base - 1, t - kLastLag) (also for columns outside the image, where the error is 0), so lane 31
         // stores 4 steps with one aligned 16-byte store. Lanes 0-7 (and 8-31 duplicated) read the words of
-        // E(base - 1, g0 + K - 1 + (lane & (kFastGroup - 1))) for the group starting at step g0. The first strip has no
+        // E(base - 1, g0 + K - 1 + (lane & (kG - 1))) for the group starting at step g0. The first strip has no
         // producer: every word counts as ready and zero (column >= wlim), and its slot carries the cancel flag
         // instead (see "Cancel" above: one global load in flight per group, in every strip).
         const int wlim = hasPrev ? W : INT_MIN;
@@ -384,7 +419,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // (the first strip copies zeros: its check reads the cancel flag's load instead, but waits for the copy all the
         // same, so that two copies into the slot never overlap)
         auto boundaryCopy = [&](int g0) {
-            const int c0 = (g0 + K - 1 + kLastLag + 32 + lane) & ~3;
+            const int c0 = (g0 + K - 1 + kLastLag + 32 + (kG == 32 ? lane : lane & (kG - 1))) & ~3;
             const bool ok = hasPrev && c0 >= 0 && c0 + 3 <= bMax;
             cpAsync16(bSlot, ok ? prevB + c0 : prevB, ok ? 16 : 0);
             cpAsyncCommit();
@@ -392,7 +427,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // the waits of this kernel (the block hand-off form copies no boundary words)
         constexpr int kRWait = kCopy ? kReadWait : 1;
         auto boundaryLoad = [&](int g0) -> uint32_t {
-            const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
+            const int col = g0 + K - 1 + (lane & (kG - 1));
             if (fromShared) return tag;
             return __ldcg(hasPrev ? prevB + min(col + kLastLag + 32, bMax) : reinterpret_cast<const uint32_t*>(a.abortFlag));
         };
@@ -402,9 +437,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         fetchBlocks((T0 >> 5));
         fetchBlocks((T0 >> 5) + 1);
         fetchBlocks((T0 >> 5) + 2);  // the loop fetches B + 3 in each chunk
-        // the first chunk's window read counts a boundary copy of "the previous chunk" after its input group: an empty
-        // group stands for it, so that kReadWait holds from the first chunk on
-        if (kCopy && kBCopyAt > kInputAt) cpAsyncCommit();
+        // the first chunk's waits count the boundary copies that a previous chunk would have committed after its input
+        // group: empty groups stand for them (kPreludeEmpty), so that the waits hold from the first chunk on
+        if (kCopy)
+#pragma unroll
+            for (int i = 0; i < kPreludeEmpty; ++i) cpAsyncCommit();
 
         int e[P];          // E(row, j - 1)
         int hist[P][K + 1];  // hist[p][m] = E(row - 1, j + K - 1) as seen at step t - m
@@ -418,9 +455,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         }
         // boundary words of the groups of a chunk, group i in slot i, loaded ahead; fixed slots so that no
         // register copy waits on a load in flight
-        uint32_t bq[kSlots];
+        uint32_t bq[kSl];
 #pragma unroll
-        for (int g = 0; g < kFastAhead; ++g) bq[g] = kCopy && !cancelSlot ? 0u : boundaryLoad(T0 + g * kFastGroup);
+        for (int g = 0; g < kFastAhead; ++g) bq[g] = kCopy && !cancelSlot ? 0u : boundaryLoad(T0 + g * kG);
+#pragma unroll
+        for (int g = kFastAhead; g < kSl; ++g) bq[g] = 0u;
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
 
         // the 9 input words of chunk T's window (blocks B and B + 1 of each row) from the ring into win: the caller first
@@ -465,7 +504,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 #pragma unroll
             for (int p = 0; p < P; ++p) ob[p] = 0;
             int bw = 0;
-            int bvs[kFastGroup];  // lane 31: the group's boundary words, broadcast at the group start (off the chain)
+            int bvs[kG];  // lane 31: the group's boundary words, broadcast at the group start (off the chain)
             uint32_t pw[4];
 #pragma unroll
             for (int u = 0; u < kFastChunk; ++u) {
@@ -484,13 +523,21 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // words past the row were never stored
                     const int w = col < W ? int(v) : zero_;
 #pragma unroll
-                    for (int i = 0; i < kHandSeg; ++i) bvs[(u + i) % kFastGroup] = __shfl_sync(kFull, w, i);
-                } else if (u % kFastGroup == 0) {
-                    const int gi = (u / kFastGroup) % kSlots;  // a constant once unrolled
+                    for (int i = 0; i < kHandSeg; ++i) bvs[(u + i) % kG] = __shfl_sync(kFull, w, i);
+                } else if (u % kG == 0) {
+                    const int gi = (u / kG) % kSl;  // a constant once unrolled
                     const int g0 = T + u;
-                    const int col = g0 + K - 1 + (lane & (kFastGroup - 1));
+                    const int col = g0 + K - 1 + (lane & (kG - 1));
                     if (kCopy) {  // the word from the copy (the first strip keeps the cancel flag's load)
-                        cpAsyncWait<kCheckWait>();
+                        // (the group starts are 0, 8, 16, 24; u is a constant once unrolled)
+                        if (u == 0)
+                            cpAsyncWait<checkWait(0)>();
+                        else if (u == 8)
+                            cpAsyncWait<checkWait(8)>();
+                        else if (u == 16)
+                            cpAsyncWait<checkWait(16)>();
+                        else
+                            cpAsyncWait<checkWait(24)>();
                         if (!cancelSlot) bq[gi] = bSlot[(lane + kBOff) & 3];
                     }
                     if (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim)) {
@@ -503,21 +550,30 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                             if (T >= 96) ++waitPolls;
                         } while (!__all_sync(kFull, (bq[gi] & 0xffff0000u) == tag || col >= wlim));
 #pragma unroll
-                        for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSlots] = boundaryLoad(g0 + g * kFastGroup);
+                        for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSl] = boundaryLoad(g0 + g * kG);
                     }
                     bw = col < wlim ? int(bq[gi]) : zero_;
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
-                    for (int i = 0; i < kFastGroup; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
-                    // the next group's words: here with kPrefetchAt 0, else at step kPrefetchAt of the group (8: an L2
+                    for (int i = 0; i < kG; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
+                    // the next group's words: here with kPf 0, else at step kPf of the group (8: an L2
                     // round trip before they are needed; 16 and 24 measured slower, docs/perf/gpu-ed.md session 6)
-                    if (kPrefetchAt == 0) bq[(gi + kFastAhead) % kSlots] = boundaryLoad(g0 + kFastAhead * kFastGroup);
+                    if (kPf == 0 && (!kCopy || (cancelSlot && kG == kFastChunk))) bq[(gi + kFastAhead) % kSl] = boundaryLoad(g0 + kFastAhead * kG);
                 }
-                if (kPrefetchAt > 0 && u % kFastGroup == kPrefetchAt && !(HB && fromShared) && (!kCopy || cancelSlot)) {
-                    const int gi = (u / kFastGroup) % kSlots;
-                    bq[(gi + kFastAhead) % kSlots] = boundaryLoad(T + u - kPrefetchAt + kFastAhead * kFastGroup);
+                if (kPf > 0 && u % kG == kPf && !(HB && fromShared) &&
+                    (!kCopy || (cancelSlot && kG == kFastChunk))) {
+                    const int gi = (u / kG) % kSl;
+                    bq[(gi + kFastAhead) % kSl] = boundaryLoad(T + u - kPf + kFastAhead * kG);
+                } else if (kCopy && kG < kFastChunk && u == kPf && cancelSlot) {
+                    // groups shorter than a chunk: the first strip reads the cancel flag once per chunk, a chunk ahead
+                    // into slot 0 (a load only 8 steps ahead of every group held up the first strip, and every strip
+                    // follows its pace); the other slots stay 0
+                    bq[0] = boundaryLoad(T + kFastChunk);
                 }
-                if (kCopy && u == kBCopyAt) boundaryCopy(T + kFastChunk);  // the next group's words
+                // the next group's words (written apart for groups of 32: the isBCopyStep form compiles the copy-form kernels
+                // differently there, though the same steps result)
+                if (kCopy && (kG == 32 ? u == kBCopyAt : isBCopyStep(u)))
+                    boundaryCopy(kG == 32 ? T + kFastChunk : T + u - kBPhase + kG);
                 if (kReadAt > 0 && u == kReadAt) {  // the next chunk's input words
                     cpAsyncWait<kRWait>();
                     readWindow(T + kFastChunk);
@@ -532,9 +588,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 if (kXLast) {
                     // lane 0 gets its own error back from SHFL.UP (weighted 0 there); IDX measured 2 cycles slower
                     xs = kK2ShflUp ? __shfl_up_sync(kFull, e[P - 1], 1) : __shfl_sync(kFull, e[P - 1], (lane + 31) & 31);
-                    x[0] = lane == 0 ? bvs[u % kFastGroup] : xs;  // for the later steps (hist), off the chain
+                    x[0] = lane == 0 ? bvs[u % kG] : xs;  // for the later steps (hist), off the chain
                 } else {
-                    x[0] = __shfl_sync(kFull, lane == 31 ? bvs[u % kFastGroup] : e[P - 1], (lane + 31) & 31);
+                    x[0] = __shfl_sync(kFull, lane == 31 ? bvs[u % kG] : e[P - 1], (lane + 31) & 31);
                 }
 #pragma unroll
                 for (int p = 1; p < P; ++p) x[p] = e[p - 1];
@@ -556,7 +612,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     int y;
                     if (kXLast && p == 0) {
                         // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
-                        const int withB = mad(bvs[u % kFastGroup], w0, older);
+                        const int withB = mad(bvs[u % kG], w0, older);
                         y = mad(xs, w3, mad(e[p], 7, withB));
                     } else {
                         const int rest = mad(hist[p][K - 2], 3, older);
