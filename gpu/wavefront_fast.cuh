@@ -419,7 +419,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         // (the first strip copies zeros: its check reads the cancel flag's load instead, but waits for the copy all the
         // same, so that two copies into the slot never overlap)
         auto boundaryCopy = [&](int g0) {
-            const int c0 = (g0 + K - 1 + kLastLag + 32 + (kG == 32 ? lane : lane & (kG - 1))) & ~3;
+            const int c0 = (g0 + K - 1 + kLastLag + 32 + (lane & (kG - 1))) & ~3;
             const bool ok = hasPrev && c0 >= 0 && c0 + 3 <= bMax;
             cpAsync16(bSlot, ok ? prevB + c0 : prevB, ok ? 16 : 0);
             cpAsyncCommit();
@@ -558,22 +558,18 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     for (int i = 0; i < kG; ++i) bvs[i] = __shfl_sync(kFull, bw, i);
                     // the next group's words: here with kPf 0, else at step kPf of the group (8: an L2
                     // round trip before they are needed; 16 and 24 measured slower, docs/perf/gpu-ed.md session 6)
-                    if (kPf == 0 && (!kCopy || (cancelSlot && kG == kFastChunk))) bq[(gi + kFastAhead) % kSl] = boundaryLoad(g0 + kFastAhead * kG);
+                    if (kPf == 0 && !kCopy) bq[(gi + kFastAhead) % kSl] = boundaryLoad(g0 + kFastAhead * kG);
                 }
-                if (kPf > 0 && u % kG == kPf && !(HB && fromShared) &&
-                    (!kCopy || (cancelSlot && kG == kFastChunk))) {
+                if (!kCopy && kPf > 0 && u % kG == kPf && !(HB && fromShared)) {
                     const int gi = (u / kG) % kSl;
                     bq[(gi + kFastAhead) % kSl] = boundaryLoad(T + u - kPf + kFastAhead * kG);
-                } else if (kCopy && kG < kFastChunk && u == kPf && cancelSlot) {
-                    // groups shorter than a chunk: the first strip reads the cancel flag once per chunk, a chunk ahead
-                    // into slot 0 (a load only 8 steps ahead of every group held up the first strip, and every strip
-                    // follows its pace); the other slots stay 0
+                } else if (kCopy && cancelSlot && u == HALFTONE_FAST_PREFETCH_AT) {
+                    // the copy form: only the first strip loads, the cancel flag, once per chunk and a chunk ahead, into
+                    // slot 0 (with shorter groups a load 8 steps ahead of every group held up the first strip, and every
+                    // strip follows its pace); the other slots stay 0
                     bq[0] = boundaryLoad(T + kFastChunk);
                 }
-                // the next group's words (written apart for groups of 32: the isBCopyStep form compiles the copy-form kernels
-                // differently there, though the same steps result)
-                if (kCopy && (kG == 32 ? u == kBCopyAt : isBCopyStep(u)))
-                    boundaryCopy(kG == 32 ? T + kFastChunk : T + u - kBPhase + kG);
+                if (kCopy && isBCopyStep(u)) boundaryCopy(T + u - kBPhase + kG);  // the next group's words
                 if (kReadAt > 0 && u == kReadAt) {  // the next chunk's input words
                     cpAsyncWait<kRWait>();
                     readWindow(T + kFastChunk);
