@@ -101,8 +101,8 @@ constexpr bool kUnroll2 = HALFTONE_FAST_UNROLL2 != 0;
 #define HALFTONE_FAST_P2_NEWLAST 1
 #endif
 // P = 2, K = 2 (p0): the second row adds its first row's error last (y = 3 E(first row) + (7 e + older)): that error
-// is one step old and came through the shuffle chain, so the chain of the step loses one IMAD (16K p0 2.914-2.925 ->
-// 2.814-2.834 ms, docs/perf/gpu-ed.md session 14)
+// is one step old and came through the shuffle chain, so the chain of the step loses one IMAD (16K p0 2.914-2.945 ->
+// 2.814-2.835 ms, docs/perf/gpu-ed.md session 14)
 constexpr bool kP2NewLast = HALFTONE_FAST_P2_NEWLAST != 0;
 #ifndef HALFTONE_FAST_PREFETCH_AT
 #define HALFTONE_FAST_PREFETCH_AT 8
@@ -617,8 +617,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                         // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
                         const int withB = mad(bvs[u % kG], w0, older);
                         y = mad(xs, w3, mad(e[p], 7, withB));
-                    } else if (K == 2 && P == 2 && p == 1 && kP2NewLast) {
-                        // the lane's first row (one step old, after the shuffle: this row's newest input) added last
+                    } else if (K == 2 && p > 0 && kP2NewLast) {
+                        // the row above is the lane's own previous row, one step old (the end of the shuffle chain):
+                        // this row's newest input, added last
                         y = mad(hist[p][0], 3, mad(e[p], 7, older));
                     } else {
                         const int rest = mad(hist[p][K - 2], 3, older);
