@@ -27,7 +27,8 @@
 //    only between blocks (see kHandSeg); exact and racecheck-clean, measured slower than f1.
 //  - P = 2 (shapes p0/p1): a lane's second row reads its first row's error from a register (no shuffle) and a
 //    strip has 64 rows (half the hand-offs); measured slower than P = 1 (docs/perf/gpu-ed.md, session 4).
-//  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring;
+//  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring (slots
+//    indexed by the chunk, so the mirror that keeps a window from wrapping is copied in one chunk of four: kRingUniform);
 //    at step 24 of the previous chunk the lane reads the next chunk's 9 words at its fixed offset (so that no
 //    shared-memory latency sits at the chunk start) and funnel-shifts them at the chunk start; gamma input
 //    becomes 256 a with one PRMT per pixel; linear input reads a 256-entry shared table.
@@ -104,6 +105,15 @@ constexpr bool kUnroll2 = HALFTONE_FAST_UNROLL2 != 0;
 // is one step old and came through the shuffle chain, so the chain of the step loses one IMAD (16K p0 2.914-2.945 ->
 // 2.814-2.835 ms, docs/perf/gpu-ed.md session 14)
 constexpr bool kP2NewLast = HALFTONE_FAST_P2_NEWLAST != 0;
+#ifndef HALFTONE_FAST_RING_UNIFORM
+#define HALFTONE_FAST_RING_UNIFORM 1
+#endif
+// input ring slots indexed by the chunk a block is fetched for (T / 32 + 3 at the copy, the same in every lane) instead
+// of by the block's own index (T / 32 - q, three values in a warp): the mirror of slot 0 is then copied in one chunk of
+// four, by the whole warp, instead of in every chunk by the lanes whose block index is a multiple of 4. Each of those
+// copies touches one line per row (32 per instruction) and the chain's next shuffles queue behind them (Nsight Compute,
+// docs/perf/gpu-ed.md session 15)
+constexpr bool kRingUniform = HALFTONE_FAST_RING_UNIFORM != 0;
 #ifndef HALFTONE_FAST_PREFETCH_AT
 #define HALFTONE_FAST_PREFETCH_AT 8
 #endif
@@ -390,7 +400,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             return g < kHandSegs || waitBar(&emptyOut[g % kHandSegs], ((g / kHandSegs) & 1) ^ 1);
         };
 
-        // one cp.async group per block index: block B(p) of each row into slot B & 3 (and slot 4 when B & 3 == 0)
+        // one cp.async group per block index: block B(p) = Bq - q of each row into slot Bq & 3 (kRingUniform; else B & 3), and
+        // into slot 4 too when that slot is 0 (the mirror, so that a window never wraps)
         auto fetchBlocks = [&](int Bq) {  // Bq = T/32 of the chunk the blocks belong to
 #pragma unroll
             for (int p = 0; p < P; ++p) {
@@ -398,10 +409,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                 const bool inside = rowOk[p] && B >= 0 && 32 * B < W;
                 const unsigned char* src = inside ? inRow[p] + 32 * B : a.in;
                 const int n = inside ? 16 : 0;
-                uint32_t* dst = ring[p] + (B & 3) * 8;
+                const int slot = (kRingUniform ? Bq : B) & 3;
+                uint32_t* dst = ring[p] + slot * 8;
                 cpAsync16(dst, src, n);
                 cpAsync16(dst + 4, src + 16, n);
-                if ((B & 3) == 0) {
+                if (slot == 0) {
                     cpAsync16(ring[p] + 32, src, n);
                     cpAsync16(ring[p] + 36, src + 16, n);
                 }
@@ -476,7 +488,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 #pragma unroll
             for (int p = 0; p < P; ++p) {
                 const int B = (T >> 5) - q[p];
-                const uint32_t* src = ring[p] + (B & 3) * 8 + rw[p];
+                const uint32_t* src = ring[p] + ((kRingUniform ? T >> 5 : B) & 3) * 8 + rw[p];
 #pragma unroll
                 for (int k = 0; k < 9; ++k) win[p][k] = src[k];
             }
