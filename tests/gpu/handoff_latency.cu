@@ -3,7 +3,9 @@
 //   - through global memory (L2), the way the fast form's strips hand over today (st.cg / ld.cg words, polled);
 //   - through distributed shared memory inside a thread-block cluster of 2 (a remote shared-memory store into the
 //     partner block, polled in the block's own shared memory);
-//   - between two warps of one block through shared memory (for reference).
+//   - between two warps of one block through shared memory (for reference);
+//   - between two warps of one block through global memory, with gpu-scope words and with cta-scope strong words
+//     (session 15: whether the SM's L1 would carry a hand-off between strips of one block).
 // docs/perf/gpu-ed.md (session 7) quotes its output: the case for a cluster hand-off in the fast form.
 //   build/gpu-device/tests/gpu/handoff_latency
 #include <cooperative_groups.h>
@@ -49,6 +51,76 @@ __global__ void pingGlobal(int* words, unsigned long long* ns, int rounds) {
         }
     }
     ns[blockIdx.x] = globalNs() - t0;
+}
+
+/// Warps 0 and 1 of one block through global memory: MODE 0 with gpu-scope words (st.cg, ld.relaxed.gpu: L2, as
+/// between the fast form's strips today), MODE 1 with cta-scope strong words (st.relaxed.cta, ld.relaxed.cta: the
+/// memory model lets the SM's L1 serve both, which would suit strips of one block handing over; session 15).
+template <int MODE>
+__global__ void pingGlobalWarps(int* words, unsigned long long* ns, int rounds) {
+    const int w = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) != 0 || w > 1) return;
+    int* mine = words + 32 * w;
+    int* other = words + 32 * (w ^ 1);
+    auto put = [&](int v) {
+        if (MODE == 0)
+            storeCg(other, v);
+        else
+            asm volatile("st.relaxed.cta.global.s32 [%0], %1;" ::"l"(other), "r"(v) : "memory");
+    };
+    auto get = [&]() -> int {
+        int v;
+        if (MODE == 0)
+            v = loadCg(mine);
+        else
+            asm volatile("ld.relaxed.cta.global.s32 %0, [%1];" : "=r"(v) : "l"(mine) : "memory");
+        return v;
+    };
+    const unsigned long long t0 = globalNs();
+    for (int i = 1; i <= rounds; ++i) {
+        if (w == 0) {
+            put(i);
+            while (get() != i) {
+            }
+        } else {
+            while (get() != i) {
+            }
+            put(i);
+        }
+    }
+    ns[w] = globalNs() - t0;
+}
+
+/// Warps 0 and 1 of one block, cta-scope strong words, a fresh 128-byte line per round (as a strip's boundary words
+/// move on along the row): TOUCH 0 polls the new line cold; TOUCH 1 reads the word 8 rounds ahead first (the line
+/// is then in the SM's L1 before the partner stores into it).
+template <int TOUCH>
+__global__ void pingFreshLines(int* words, unsigned long long* ns, int rounds) {
+    const int w = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) != 0 || w > 1) return;
+    auto put = [&](int* p, int v) { asm volatile("st.relaxed.cta.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); };
+    auto get = [&](const int* p) -> int {
+        int v;
+        asm volatile("ld.relaxed.cta.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        return v;
+    };
+    int sink = 0;
+    const unsigned long long t0 = globalNs();
+    for (int i = 1; i <= rounds; ++i) {
+        int* mine = words + (2 * i + w) * 32;  // line 2 i + w: warp w polls it, the partner stores into it
+        int* other = words + (2 * i + (w ^ 1)) * 32;
+        if (TOUCH && i + 8 <= rounds) sink += get(words + (2 * (i + 8) + w) * 32);
+        if (w == 0) {
+            put(other, i);
+            while (get(mine) != i) {
+            }
+        } else {
+            while (get(mine) != i) {
+            }
+            put(other, i);
+        }
+    }
+    ns[w] = globalNs() - t0 + (sink == 12345 ? 1 : 0);
 }
 
 /// A cluster of 2 blocks: each polls a word in its own shared memory, the partner stores into it remotely.
@@ -115,6 +187,8 @@ int main() {
     unsigned long long* ns = nullptr;
     cudaMalloc(&words, 64 * sizeof(int));
     cudaMalloc(&ns, 2 * sizeof(unsigned long long));
+    int* lines = nullptr;
+    cudaMalloc(&lines, size_t(2 * kRounds + 64) * 32 * sizeof(int));
     cudaMemset(ns, 0, 2 * sizeof(unsigned long long));
     unsigned long long h[2] = {0, 0};
     std::printf("device: %s; one-way hand-off = ping-pong time / (2 x %d rounds)\n", prop.name, kRounds);
@@ -129,6 +203,30 @@ int main() {
         std::printf("global memory (L2), two blocks:          %s %.1f ns (block 1: %.1f; last words %d %d)\n",
                     e == cudaSuccess ? "" : cudaGetErrorString(e), double(h[0]) / (2.0 * kRounds),
                     double(h[1]) / (2.0 * kRounds), last[0], last[1]);
+        for (int mode = 0; mode < 2; ++mode) {
+            cudaMemset(words, 0, 64 * sizeof(int));
+            if (mode == 0)
+                pingGlobalWarps<0><<<1, 64>>>(words, ns, kRounds);
+            else
+                pingGlobalWarps<1><<<1, 64>>>(words, ns, kRounds);
+            e = cudaDeviceSynchronize();
+            cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
+            std::printf("global memory, two warps of one block, %s: %s %.1f ns\n",
+                        mode == 0 ? "gpu scope (L2)     " : "cta scope (st/ld.relaxed.cta)",
+                        e == cudaSuccess ? "" : cudaGetErrorString(e), double(h[0]) / (2.0 * kRounds));
+        }
+        for (int touch = 0; touch < 2; ++touch) {
+            cudaMemset(lines, 0, size_t(2 * kRounds + 64) * 32 * sizeof(int));
+            if (touch == 0)
+                pingFreshLines<0><<<1, 64>>>(lines, ns, kRounds);
+            else
+                pingFreshLines<1><<<1, 64>>>(lines, ns, kRounds);
+            e = cudaDeviceSynchronize();
+            cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
+            std::printf("global memory, two warps, cta scope, a fresh line per round%s: %s %.1f ns\n",
+                        touch ? ", read 8 rounds ahead" : "                     ", e == cudaSuccess ? "" : cudaGetErrorString(e),
+                        double(h[0]) / (2.0 * kRounds));
+        }
         pingCluster<<<2, 32>>>(ns, kRounds);
         e = cudaDeviceSynchronize();
         cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
@@ -141,6 +239,7 @@ int main() {
                     double(h[0]) / (2.0 * kRounds));
     }
     cudaFree(words);
+    cudaFree(lines);
     cudaFree(ns);
     return 0;
 }
