@@ -203,40 +203,30 @@ int main() {
         std::printf("global memory (L2), two blocks:          %s %.1f ns (block 1: %.1f; last words %d %d)\n",
                     e == cudaSuccess ? "" : cudaGetErrorString(e), double(h[0]) / (2.0 * kRounds),
                     double(h[1]) / (2.0 * kRounds), last[0], last[1]);
-        for (int mode = 0; mode < 2; ++mode) {
-            cudaMemset(words, 0, 64 * sizeof(int));
-            if (mode == 0)
-                pingGlobalWarps<0><<<1, 64>>>(words, ns, kRounds);
-            else
-                pingGlobalWarps<1><<<1, 64>>>(words, ns, kRounds);
-            e = cudaDeviceSynchronize();
+        // the other paths: one line each (one-way time of block or warp 0)
+        auto report = [&](const char* what) {
+            const cudaError_t err = cudaDeviceSynchronize();
             cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
-            std::printf("global memory, two warps of one block, %s: %s %.1f ns\n",
-                        mode == 0 ? "gpu scope (L2)     " : "cta scope (st/ld.relaxed.cta)",
-                        e == cudaSuccess ? "" : cudaGetErrorString(e), double(h[0]) / (2.0 * kRounds));
-        }
-        for (int touch = 0; touch < 2; ++touch) {
-            cudaMemset(lines, 0, size_t(2 * kRounds + 64) * 32 * sizeof(int));
-            if (touch == 0)
-                pingFreshLines<0><<<1, 64>>>(lines, ns, kRounds);
-            else
-                pingFreshLines<1><<<1, 64>>>(lines, ns, kRounds);
-            e = cudaDeviceSynchronize();
-            cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
-            std::printf("global memory, two warps, cta scope, a fresh line per round%s: %s %.1f ns\n",
-                        touch ? ", read 8 rounds ahead" : "                     ", e == cudaSuccess ? "" : cudaGetErrorString(e),
+            std::printf("%-74s %s %.1f ns\n", what, err == cudaSuccess ? "" : cudaGetErrorString(err),
                         double(h[0]) / (2.0 * kRounds));
-        }
+        };
+        cudaMemset(words, 0, 64 * sizeof(int));
+        pingGlobalWarps<0><<<1, 64>>>(words, ns, kRounds);
+        report("global memory, two warps of one block, gpu scope (L2):");
+        cudaMemset(words, 0, 64 * sizeof(int));
+        pingGlobalWarps<1><<<1, 64>>>(words, ns, kRounds);
+        report("global memory, two warps of one block, cta scope (st/ld.relaxed.cta):");
+        const size_t lineBytes = size_t(2 * kRounds + 64) * 32 * sizeof(int);
+        cudaMemset(lines, 0, lineBytes);
+        pingFreshLines<0><<<1, 64>>>(lines, ns, kRounds);
+        report("global memory, two warps, cta scope, a fresh line per round:");
+        cudaMemset(lines, 0, lineBytes);
+        pingFreshLines<1><<<1, 64>>>(lines, ns, kRounds);
+        report("global memory, two warps, cta scope, a fresh line per round, read 8 ahead:");
         pingCluster<<<2, 32>>>(ns, kRounds);
-        e = cudaDeviceSynchronize();
-        cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
-        std::printf("distributed shared memory, cluster of 2: %s %.1f ns\n", e == cudaSuccess ? "" : cudaGetErrorString(e),
-                    double(h[0]) / (2.0 * kRounds));
+        report("distributed shared memory, cluster of 2:");
         pingBlock<<<1, 64>>>(ns, kRounds);
-        e = cudaDeviceSynchronize();
-        cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost);
-        std::printf("shared memory, two warps of one block:   %s %.1f ns\n", e == cudaSuccess ? "" : cudaGetErrorString(e),
-                    double(h[0]) / (2.0 * kRounds));
+        report("shared memory, two warps of one block:");
     }
     cudaFree(words);
     cudaFree(lines);
