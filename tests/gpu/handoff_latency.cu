@@ -32,6 +32,15 @@ __device__ __forceinline__ int loadCg(const int* p) {
 __device__ __forceinline__ void storeCg(int* p, int v) {
     asm volatile("st.global.cg.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+/// cta-scope strong words (`STG/LDG.E.STRONG.SM`: the SM's L1 may serve them).
+__device__ __forceinline__ int loadCta(const int* p) {
+    int v;
+    asm volatile("ld.relaxed.cta.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void storeCta(int* p, int v) {
+    asm volatile("st.relaxed.cta.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
 
 /// Blocks 0 and 1 (one thread each), words 32 ints apart (other L2 lines): block 0 sends i, block 1 answers i.
 __global__ void pingGlobal(int* words, unsigned long long* ns, int rounds) {
@@ -62,20 +71,8 @@ __global__ void pingGlobalWarps(int* words, unsigned long long* ns, int rounds) 
     if ((threadIdx.x & 31) != 0 || w > 1) return;
     int* mine = words + 32 * w;
     int* other = words + 32 * (w ^ 1);
-    auto put = [&](int v) {
-        if (MODE == 0)
-            storeCg(other, v);
-        else
-            asm volatile("st.relaxed.cta.global.s32 [%0], %1;" ::"l"(other), "r"(v) : "memory");
-    };
-    auto get = [&]() -> int {
-        int v;
-        if (MODE == 0)
-            v = loadCg(mine);
-        else
-            asm volatile("ld.relaxed.cta.global.s32 %0, [%1];" : "=r"(v) : "l"(mine) : "memory");
-        return v;
-    };
+    auto put = [&](int v) { MODE == 0 ? storeCg(other, v) : storeCta(other, v); };
+    auto get = [&]() { return MODE == 0 ? loadCg(mine) : loadCta(mine); };
     const unsigned long long t0 = globalNs();
     for (int i = 1; i <= rounds; ++i) {
         if (w == 0) {
@@ -98,26 +95,20 @@ template <int TOUCH>
 __global__ void pingFreshLines(int* words, unsigned long long* ns, int rounds) {
     const int w = threadIdx.x >> 5;
     if ((threadIdx.x & 31) != 0 || w > 1) return;
-    auto put = [&](int* p, int v) { asm volatile("st.relaxed.cta.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); };
-    auto get = [&](const int* p) -> int {
-        int v;
-        asm volatile("ld.relaxed.cta.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-        return v;
-    };
     int sink = 0;
     const unsigned long long t0 = globalNs();
     for (int i = 1; i <= rounds; ++i) {
         int* mine = words + (2 * i + w) * 32;  // line 2 i + w: warp w polls it, the partner stores into it
         int* other = words + (2 * i + (w ^ 1)) * 32;
-        if (TOUCH && i + 8 <= rounds) sink += get(words + (2 * (i + 8) + w) * 32);
+        if (TOUCH && i + 8 <= rounds) sink += loadCta(words + (2 * (i + 8) + w) * 32);
         if (w == 0) {
-            put(other, i);
-            while (get(mine) != i) {
+            storeCta(other, i);
+            while (loadCta(mine) != i) {
             }
         } else {
-            while (get(mine) != i) {
+            while (loadCta(mine) != i) {
             }
-            put(other, i);
+            storeCta(other, i);
         }
     }
     ns[w] = globalNs() - t0 + (sink == 12345 ? 1 : 0);
