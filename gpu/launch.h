@@ -16,7 +16,7 @@ struct QuantTables {
 };
 inline constexpr int kLevelTableSize = 4081;
 /// Words per strip in WavefrontArgs::trace (start, chunk 96, end, hand-off waits).
-inline constexpr int kWavefrontTraceSlots = 4;
+inline constexpr int kWavefrontTraceSlots = 6;
 
 /// \brief Arguments of our persistent warp-strip wavefront kernel.
 struct WavefrontArgs {

@@ -29,7 +29,7 @@
 //    strip has 64 rows (half the hand-offs); measured slower than P = 1 (docs/perf/gpu-ed.md, session 4).
 //  - Input: cp.async copies each row's aligned 32-byte blocks two chunks ahead into a per-lane shared ring (slots
 //    indexed by the chunk, so the mirror that keeps a window from wrapping is copied in one chunk of four: kRingUniform);
-//    at step 24 of the previous chunk the lane reads the next chunk's 9 words at its fixed offset (so that no
+//    at step kReadAt (25) of the previous chunk the lane reads the next chunk's 9 words at its fixed offset (so that no
 //    shared-memory latency sits at the chunk start) and funnel-shifts them at the chunk start; gamma input
 //    becomes 256 a with one PRMT per pixel; linear input reads a 256-entry shared table.
 //  - Output: one bit per pixel in a register (one predicated OR), realigned per chunk with a funnel shift,
@@ -42,7 +42,8 @@
 //    lane's word from shared memory; before, a register load at step 8 (kBCopyAt 0), because ptxas waited on a
 //    later register load before the check (16K f0 2.355-2.365 -> 2.326-2.338 ms, lag 3584 -> 3328 ns, failed
 //    checks per strip 58-75 -> 7-16; docs/perf/gpu-ed.md session 12). One vote per group checks all its tags.
-//    Since session 13 a group is 16 steps (kFastGroup; copies at steps 4 and 20, 12 steps before each check; the
+//    Since session 13 a group is 16 steps (kFastGroup; since session 16 copies at steps 7 and 23, 9 steps before each
+//    check, the input copy at 24; the
 //    block hand-off kernels keep 32): the consumer needs 16 words ready instead of 32, the lag falls by ~10 steps and
 //    a second check per chunk costs ~2 ns per step (16K f0 2.32-2.33 -> 2.27-2.28 ms, docs/perf/gpu-ed.md session 13).
 //  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead;
@@ -114,11 +115,19 @@ constexpr bool kP2NewLast = HALFTONE_FAST_P2_NEWLAST != 0;
 // copies touches one line per row (32 per instruction) and the chain's next shuffles queue behind them (Nsight Compute,
 // docs/perf/gpu-ed.md session 15)
 constexpr bool kRingUniform = HALFTONE_FAST_RING_UNIFORM != 0;
+#ifndef HALFTONE_FAST_MASK_WEIGHTS
+#define HALFTONE_FAST_MASK_WEIGHTS 1
+#endif
+// the chunks that touch a row's start or end mask the errors outside the row through the step's weights (0 for the
+// newer taps, `older` replaced by a constant whose quantized word is "no error": selects off the chain) instead of a
+// select of the quantizer's result on the chain. Those chunks set the lag between strips: a consumer's first check
+// waits for its producer to run 80 steps of them, and the lag it starts with stays for the whole strip (session 16)
+constexpr bool kMaskWeights = HALFTONE_FAST_MASK_WEIGHTS != 0;
 #ifndef HALFTONE_FAST_PREFETCH_AT
 #define HALFTONE_FAST_PREFETCH_AT 8
 #endif
 #ifndef HALFTONE_FAST_INPUT_AT
-#define HALFTONE_FAST_INPUT_AT 21
+#define HALFTONE_FAST_INPUT_AT 24
 #endif
 // step of a group that loads the next group's words (0: at the group start): 8 measured best at 16K in session 6
 // (f1 2.74-2.76 -> 2.68 ms; 16: 3.09, 24: 2.84), the producer gets 8 more steps before the load; with kBCopyAt
@@ -127,7 +136,7 @@ constexpr bool kRingUniform = HALFTONE_FAST_RING_UNIFORM != 0;
 // than a chunk loads the flag once per chunk, at this step, for the next chunk)
 static_assert(HALFTONE_FAST_PREFETCH_AT >= 0 && HALFTONE_FAST_PREFETCH_AT < 32, "a step inside the chunk");
 #ifndef HALFTONE_FAST_READ_AT
-#define HALFTONE_FAST_READ_AT 24
+#define HALFTONE_FAST_READ_AT 25
 #endif
 // step of a chunk that reads the next chunk's input words from the shared ring (0: at the chunk start, where the
 // funnel shifts then wait for the shared loads); must be after kInputAt (the copies it waits for are older)
@@ -135,15 +144,20 @@ static_assert(HALFTONE_FAST_PREFETCH_AT >= 0 && HALFTONE_FAST_PREFETCH_AT < 32, 
 constexpr int kReadAt = HALFTONE_FAST_READ_AT;
 // step of a chunk that copies input two chunks ahead (away from the group check; 2 measured no faster than 13; 21
 // since session 12: after the boundary copy at kBCopyAt 20, so that the check's wait for that copy leaves the input
-// copy pending: with the input at 13 the check waited for it and 16K took 2.48 ms instead of 2.33)
+// copy pending: with the input at 13 the check waited for it and 16K took 2.48 ms instead of 2.33; 24 since session 16,
+// after the boundary copy at 23)
 constexpr int kInputAt = HALFTONE_FAST_INPUT_AT;
 static_assert(kReadAt == 0 || (kReadAt > kInputAt && kReadAt < kFastChunk), "the window read waits for older copies");
 #ifndef HALFTONE_FAST_BCOPY_AT
-#define HALFTONE_FAST_BCOPY_AT 20
+#define HALFTONE_FAST_BCOPY_AT 23
 #endif
 // step of a chunk at which the next group's boundary words are copied L2 -> shared memory with cp.async (0: loaded into a
 // register at the prefetch step instead): a copy holds no register scoreboard, so ptxas cannot wait on it before the check
-// (session 9: a register load later than step 8 made the step longer); the check then reads the word from shared memory
+// (session 9: a register load later than step 8 made the step longer); the check then reads the word from shared memory.
+// Session 16: 23 (copies 9 steps before each check, the input copy right after them at 24 and the window read at 25) reads
+// the producer's words 3 steps later than 20/21/24 did, so fewer checks fail (16K f0: 27-45 against 68-78 per strip,
+// 2.241-2.259 against 2.264-2.283 ms in the same calls); 8, 7 or 6 steps measured 2.41-2.43 ms (the check then waits for
+// its copy: an L2 -> shared copy takes ~9 steps, ~270 ns); 10 and 11 steps 2.256-2.262 ms
 constexpr int kBCopyAt = HALFTONE_FAST_BCOPY_AT;
 // With groups shorter than a chunk (HALFTONE_FAST_GROUP 16 or 8) each group's words are copied at step kBCopyAt mod kFastGroup
 // of the group before it, i.e. the same kFastChunk - kBCopyAt steps ahead of the check
@@ -175,7 +189,7 @@ constexpr int checkWait(int s) { return kBCopyAt > 0 ? commitsBetween(s - kFastG
 // boundary copies between the input copy and the chunk's end: the prelude commits as many empty groups after its
 // last input group, so that the first chunk's waits count as in every later chunk
 constexpr int kPreludeEmpty = kBCopyAt > 0 ? commitsBetween(kInputAt, kFastChunk) : 0;
-static_assert(kBCopyAt == 0 || kFastGroup != 32 || (kReadWait == 2 && checkWait(0) == 1 && kPreludeEmpty == 0),
+static_assert(kBCopyAt != 20 || kFastGroup != 32 || (kReadWait == 2 && checkWait(0) == 1 && kPreludeEmpty == 0),
               "the session-12 schedule (copy at 20, input at 21, read at 24) keeps its waits");
 static_assert(kBCopyAt == 0 || kFastAhead == 1, "one group copied ahead");
 
@@ -325,6 +339,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
     // Level 1 iff S > T iff y > 16 T + 15; the step computes y' = y - 16 (T + 1) = 7 G + 3 G + 5 G + G + 16 A +
     // gOff (mod 2^32; each G carries its tag once)
     const int zero_ = int(tag) + 4079 - a.threshold;
+    // y' whose quantized word is zero_ (kMaskWeights): 0 <= y' < 2^20, so G = tag + (y' >> 4) = tag + 4079 - T
+    const int maskY = 16 * (4079 - a.threshold);
     const int gOff = int(8u - 65280u - 16u * tag);
     const int bLast = (W - 1) >> 5;       // last aligned 32-column block of a row
     constexpr int kLastLag = (kRows - 1) * K;  // steps from a strip's first row to its last
@@ -499,7 +515,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         }
         unsigned waitFails = 0, waitPolls = 0;  // diagnostics (trace): hand-off waits after chunk 96
         auto chunk = [&](int T, auto maskedTag, auto packedTag) -> bool {
+#ifdef HALFTONE_EXP_NOMASK
+            constexpr bool MASKED = false;  // measurement only: wrong output at row starts and ends
+#else
             constexpr bool MASKED = decltype(maskedTag)::value;
+#endif
             constexpr int PACKED = decltype(packedTag)::value;
             uint32_t* handChunk = handOut + ((T + 32) & (kHandWords - 1));  // this chunk's 32 words (contiguous)
             // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words (read at step kReadAt of
@@ -571,6 +591,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
 #pragma unroll
                         for (int g = 1; g < kFastAhead; ++g) bq[(gi + g) % kSl] = boundaryLoad(g0 + g * kG);
                     }
+                    if (MASKED && u == 0 && T == T0) traceStamp(a, s, 4, lane);  // diagnostics: the strip's first check passed
                     bw = col < wlim ? int(bq[gi]) : zero_;
                     if (cancelSlot) abortNow |= int(bq[gi]);  // the first strip: the cancel flag (same in every lane)
 #pragma unroll
@@ -623,26 +644,35 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // taps (1,-1,3) (1,0,5) (1,1,1): sources E(up, j+1), E(up, j), E(up, j-1) = hist[K-2], hist[K-1],
                     // hist[K]. The newest source is added last and the row's own error after it (inline PTX, so that
                     // the compiler cannot reassociate the sum and put older terms on the chain).
-                    const int older = 5 * hist[p][K - 1] + hist[p][K] + term + gOff;
+                    int older = 5 * hist[p][K - 1] + hist[p][K] + term + gOff;
+                    // Masked chunks (kMaskWeights): outside the row the weights of the newer taps become 0 and `older`
+                    // becomes kMaskY, so y' = kMaskY and the quantizer below yields the "no error" word itself; the
+                    // selects act on values known before the step's chain, which stays the same IMADs as in the
+                    // interior (before: a select of the quantizer's result, on the chain)
+                    const bool inRow = !MASKED || unsigned(jlo[p] + u) < unsigned(W);
+                    const bool mw = MASKED && kMaskWeights;
+                    const int w7 = mw && !inRow ? 0 : 7;
+                    const int w3n = mw && !inRow ? 0 : 3;
+                    if (mw) older = inRow ? older : maskY;
                     int y;
                     if (kXLast && p == 0) {
                         // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
-                        const int withB = mad(bvs[u % kG], w0, older);
-                        y = mad(xs, w3, mad(e[p], 7, withB));
+                        const int withB = mad(bvs[u % kG], mw && !inRow ? 0 : w0, older);
+                        y = mad(xs, mw && !inRow ? 0 : w3, mad(e[p], w7, withB));
                     } else if (K == 2 && p > 0 && kP2NewLast) {
                         // the row above is the lane's own previous row, one step old (the end of the shuffle chain):
                         // this row's newest input, added last
-                        y = mad(hist[p][0], 3, mad(e[p], 7, older));
+                        y = mad(hist[p][0], w3n, mad(e[p], w7, older));
                     } else {
-                        const int rest = mad(hist[p][K - 2], 3, older);
-                        y = mad(e[p], 7, rest);
+                        const int rest = mad(hist[p][K - 2], w3n, older);
+                        y = mad(e[p], w7, rest);
                     }
                     // The quantizer (session 9; the earlier mask and predicate forms are in git history, e.g. aba9090):
                     // y here is y': level 1 iff y' >= 0; G = tag + (y' >> 4) + 4080 [y' < 0] (= tag + E + 4079 - T),
                     // the high word of y' * 4081 being 4080 for -2^20 < y' < 0 and 0 for 0 <= y' < 2^20 (|y'| < 2^18
                     // here): LEA.HI + IMAD.HI, the output bit (level 0) funnel-shifted in, no packing for the word
                     int en = madHi(y, 4081u, (y >> 4) + int(tag));
-                    if (MASKED) en = unsigned(jlo[p] + u) < unsigned(W) ? en : zero_;  // outside the row
+                    if (MASKED && !kMaskWeights) en = inRow ? en : zero_;  // outside the row
                     e[p] = en;
                     ob[p] = __funnelshift_l(uint32_t(y), ob[p], 1);
                 }
@@ -679,6 +709,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             bool ok = true;
             for (int T = T0; T <= tLast && ok; T += kFastChunk) {
                 if (T == 96) stamp(1);
+                if (T == 32) stamp(5);
                 const bool interior = T >= kLastLag && T + kFastChunk <= W;
                 if (kUnroll2 && interior && T + 2 * kFastChunk <= W) {  // two interior chunks per iteration
                     if (T + kFastChunk == 96) stamp(1);
