@@ -308,7 +308,7 @@ private:
     /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end, hand-off waits; kernel entry and exit
     /// -> stderr.
     Status printTrace(cudaStream_t s) {
-        constexpr int kSlots = kWavefrontTraceSlots;  // per strip: start, chunk 96, end, hand-off waits
+        constexpr int kSlots = kWavefrontTraceSlots;  // per strip: start, chunk 96, end, hand-off waits, first check, chunk 32
         std::vector<unsigned long long> t(size_t(strips_) * kSlots + 2);  // + kernel entry, last exit
         HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
         HT_CUDA(cudaStreamSynchronize(s));

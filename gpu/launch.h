@@ -15,7 +15,7 @@ struct QuantTables {
     const int32_t* level = nullptr;
 };
 inline constexpr int kLevelTableSize = 4081;
-/// Words per strip in WavefrontArgs::trace (start, chunk 96, end, hand-off waits).
+/// Words per strip in WavefrontArgs::trace (start, chunk 96, end, hand-off waits, first passed check, chunk 32).
 inline constexpr int kWavefrontTraceSlots = 6;
 
 /// \brief Arguments of our persistent warp-strip wavefront kernel.

@@ -67,7 +67,8 @@ __device__ __forceinline__ bool spinAbort(const WavefrontArgs& a, int lane, int&
     if (lane == 0) atomicExch(a.abortFlag, 1);
     return true;
 }
-/// Diagnostics (HALFTONE_WAVEFRONT_TRACE): lane 0 records event k of strip s (start, chunk 96, end) in ns, or in SM
+/// Diagnostics (HALFTONE_WAVEFRONT_TRACE): lane 0 records event k of strip s (0 start, 1 chunk 96, 2 end, 4 first passed
+/// boundary check, 5 chunk 32; fast form) in ns, or in SM
 /// cycles with -DHALFTONE_TRACE_CLOCK (then only the per-strip step rate is meaningful); slot 3 holds the strip's
 /// hand-off waits (traceWaits). kTraceSlots words per strip.
 constexpr int kTraceSlots = kWavefrontTraceSlots;

@@ -42,9 +42,8 @@
 //    lane's word from shared memory; before, a register load at step 8 (kBCopyAt 0), because ptxas waited on a
 //    later register load before the check (16K f0 2.355-2.365 -> 2.326-2.338 ms, lag 3584 -> 3328 ns, failed
 //    checks per strip 58-75 -> 7-16; docs/perf/gpu-ed.md session 12). One vote per group checks all its tags.
-//    Since session 13 a group is 16 steps (kFastGroup; since session 16 copies at steps 7 and 23, 9 steps before each
-//    check, the input copy at 24; the
-//    block hand-off kernels keep 32): the consumer needs 16 words ready instead of 32, the lag falls by ~10 steps and
+//    Since session 13 a group is 16 steps (kFastGroup; the block hand-off kernels keep 32; since session 16 the copies
+//    are at steps 7 and 23, 9 steps before each check, and the input copy at 24): the consumer needs 16 words ready instead of 32, the lag falls by ~10 steps and
 //    a second check per chunk costs ~2 ns per step (16K f0 2.32-2.33 -> 2.27-2.28 ms, docs/perf/gpu-ed.md session 13).
 //  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead;
 //    once per chunk, a chunk ahead, when groups are shorter than a chunk);
@@ -515,11 +514,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
         }
         unsigned waitFails = 0, waitPolls = 0;  // diagnostics (trace): hand-off waits after chunk 96
         auto chunk = [&](int T, auto maskedTag, auto packedTag) -> bool {
-#ifdef HALFTONE_EXP_NOMASK
-            constexpr bool MASKED = false;  // measurement only: wrong output at row starts and ends
-#else
             constexpr bool MASKED = decltype(maskedTag)::value;
-#endif
             constexpr int PACKED = decltype(packedTag)::value;
             uint32_t* handChunk = handOut + ((T + 32) & (kHandWords - 1));  // this chunk's 32 words (contiguous)
             // in[p][k] = bytes [r + 4k, r + 4k + 4) of (block B, block B + 1): 9 aligned words (read at step kReadAt of
@@ -646,19 +641,19 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
                     // the compiler cannot reassociate the sum and put older terms on the chain).
                     int older = 5 * hist[p][K - 1] + hist[p][K] + term + gOff;
                     // Masked chunks (kMaskWeights): outside the row the weights of the newer taps become 0 and `older`
-                    // becomes kMaskY, so y' = kMaskY and the quantizer below yields the "no error" word itself; the
+                    // becomes maskY, so y' = maskY and the quantizer below yields the "no error" word itself; the
                     // selects act on values known before the step's chain, which stays the same IMADs as in the
                     // interior (before: a select of the quantizer's result, on the chain)
                     const bool inRow = !MASKED || unsigned(jlo[p] + u) < unsigned(W);
-                    const bool mw = MASKED && kMaskWeights;
-                    const int w7 = mw && !inRow ? 0 : 7;
-                    const int w3n = mw && !inRow ? 0 : 3;
-                    if (mw) older = inRow ? older : maskY;
+                    const bool off = MASKED && kMaskWeights && !inRow;  // this pixel is outside the row
+                    const int w7 = off ? 0 : 7;
+                    const int w3n = off ? 0 : 3;
+                    if (MASKED && kMaskWeights) older = inRow ? older : maskY;
                     int y;
                     if (kXLast && p == 0) {
                         // 3 b for lane 0 (w0 = 3 there, 0 elsewhere), then 7 e, then 3 x (w3 = 0 in lane 0)
-                        const int withB = mad(bvs[u % kG], mw && !inRow ? 0 : w0, older);
-                        y = mad(xs, mw && !inRow ? 0 : w3, mad(e[p], w7, withB));
+                        const int withB = mad(bvs[u % kG], off ? 0 : w0, older);
+                        y = mad(xs, off ? 0 : w3, mad(e[p], w7, withB));
                     } else if (K == 2 && p > 0 && kP2NewLast) {
                         // the row above is the lane's own previous row, one step old (the end of the shuffle chain):
                         // this row's newest input, added last
