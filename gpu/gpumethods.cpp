@@ -324,17 +324,18 @@ private:
             if (i > 0) lag.push_back(double(r[1]) - double(r[1 - kSlots]));
             if (i > 0) lagEnd.push_back(double(r[2]) - double(r[2 - kSlots]));
             fails.push_back(double(r[3] & 0xffffffffu));
-            polls.push_back(double(r[3] >> 32));
+            polls.push_back(double((r[3] >> 32) & 0xffffffu));
         }
         if (const char* csv = std::getenv("HALFTONE_WAVEFRONT_TRACE_CSV")) {  // raw per-strip stamps (appended per run)
             if (FILE* f = std::fopen(csv, "a")) {
-                std::fprintf(f, "# %dx%d %s: strip,start_ns,chunk96_ns,end_ns,failed_checks,poll_loads,first_check_ns,chunk32_ns "
+                std::fprintf(f, "# %dx%d %s: strip,start_ns,chunk96_ns,end_ns,failed_checks,poll_loads,first_check_ns,chunk32_ns,sm "
                                 "(ns from strip 0's start)\n", W, H, shapeName(shape_).c_str());
                 auto rel = [&](unsigned long long v) { return v ? (long long)(v - t0) : -1LL; };
                 for (int i = 0; i < strips_; ++i) {
                     const unsigned long long* r = &t[size_t(kSlots) * i];
-                    std::fprintf(f, "%d,%lld,%lld,%lld,%u,%u,%lld,%lld\n", i, rel(r[0]), rel(r[1]), rel(r[2]),
-                                 unsigned(r[3] & 0xffffffffu), unsigned(r[3] >> 32), rel(r[4]), rel(r[5]));
+                    std::fprintf(f, "%d,%lld,%lld,%lld,%u,%u,%lld,%lld,%u\n", i, rel(r[0]), rel(r[1]), rel(r[2]),
+                                 unsigned(r[3] & 0xffffffffu), unsigned((r[3] >> 32) & 0xffffffu), rel(r[4]), rel(r[5]),
+                                 unsigned(r[3] >> 56));
                 }
                 std::fclose(f);
             }
