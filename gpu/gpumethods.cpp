@@ -323,8 +323,8 @@ private:
             run.push_back(double(r[2] - r[1]) / std::max(1, steps));
             if (i > 0) lag.push_back(double(r[1]) - double(r[1 - kSlots]));
             if (i > 0) lagEnd.push_back(double(r[2]) - double(r[2 - kSlots]));
-            fails.push_back(double(r[3] & 0xffffffffu));
-            polls.push_back(double((r[3] >> 32) & 0xffffffu));
+            fails.push_back(double(traceFails(r[3])));
+            polls.push_back(double(tracePolls(r[3])));
         }
         if (const char* csv = std::getenv("HALFTONE_WAVEFRONT_TRACE_CSV")) {  // raw per-strip stamps (appended per run)
             if (FILE* f = std::fopen(csv, "a")) {
@@ -334,8 +334,7 @@ private:
                 for (int i = 0; i < strips_; ++i) {
                     const unsigned long long* r = &t[size_t(kSlots) * i];
                     std::fprintf(f, "%d,%lld,%lld,%lld,%u,%u,%lld,%lld,%u\n", i, rel(r[0]), rel(r[1]), rel(r[2]),
-                                 unsigned(r[3] & 0xffffffffu), unsigned((r[3] >> 32) & 0xffffffu), rel(r[4]), rel(r[5]),
-                                 unsigned(r[3] >> 56));
+                                 traceFails(r[3]), tracePolls(r[3]), rel(r[4]), rel(r[5]), traceSm(r[3]));
                 }
                 std::fclose(f);
             }

@@ -17,6 +17,14 @@ struct QuantTables {
 inline constexpr int kLevelTableSize = 4081;
 /// Words per strip in WavefrontArgs::trace (start, chunk 96, end, hand-off waits, first passed check, chunk 32).
 inline constexpr int kWavefrontTraceSlots = 6;
+/// Slot 3 of a strip's trace words: failed checks (bits 0-31), poll loads (bits 32-55), the SM it ran on (bits 56-63).
+inline constexpr unsigned long long traceWaitWord(unsigned fails, unsigned polls, unsigned sm) {
+    return (static_cast<unsigned long long>(sm & 0xffu) << 56) | (static_cast<unsigned long long>(polls & 0xffffffu) << 32) |
+           fails;
+}
+inline constexpr unsigned traceFails(unsigned long long w) { return unsigned(w & 0xffffffffu); }
+inline constexpr unsigned tracePolls(unsigned long long w) { return unsigned((w >> 32) & 0xffffffu); }
+inline constexpr unsigned traceSm(unsigned long long w) { return unsigned(w >> 56); }
 
 /// \brief Arguments of our persistent warp-strip wavefront kernel.
 struct WavefrontArgs {

@@ -82,14 +82,12 @@ __device__ __forceinline__ void traceStamp(const WavefrontArgs& a, int s, int k,
 #endif
     a.trace[kTraceSlots * s + k] = t;
 }
-/// Diagnostics: the strip's failed group checks (low 32 bits) and poll loads (bits 32-55) after chunk 96, and the SM
-/// it ran on (bits 56-63).
+/// Diagnostics: the strip's failed group checks and poll loads after chunk 96, and the SM it ran on (traceWaitWord).
 __device__ __forceinline__ void traceWaits(const WavefrontArgs& a, int s, unsigned fails, unsigned polls, int lane) {
     if (!a.trace || lane != 0) return;
     unsigned sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    a.trace[kTraceSlots * s + 3] = (static_cast<unsigned long long>(sm & 0xffu) << 56) |
-                                   (static_cast<unsigned long long>(polls & 0xffffffu) << 32) | fails;
+    a.trace[kTraceSlots * s + 3] = traceWaitWord(fails, polls, sm);
 }
 /// Diagnostics: kernel entry of block 0 (k = 0) and the latest warp exit (k = 1), after the strips' slots.
 __device__ __forceinline__ void traceKernel(const WavefrontArgs& a, int strips, int k, int lane) {

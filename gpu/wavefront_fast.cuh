@@ -42,9 +42,10 @@
 //    lane's word from shared memory; before, a register load at step 8 (kBCopyAt 0), because ptxas waited on a
 //    later register load before the check (16K f0 2.355-2.365 -> 2.326-2.338 ms, lag 3584 -> 3328 ns, failed
 //    checks per strip 58-75 -> 7-16; docs/perf/gpu-ed.md session 12). One vote per group checks all its tags.
-//    Since session 13 a group is 16 steps (kFastGroup; the block hand-off kernels keep 32; since session 16 the copies
-//    are at steps 7 and 23, 9 steps before each check, and the input copy at 24): the consumer needs 16 words ready instead of 32, the lag falls by ~10 steps and
-//    a second check per chunk costs ~2 ns per step (16K f0 2.32-2.33 -> 2.27-2.28 ms, docs/perf/gpu-ed.md session 13).
+//    Since session 13 a group is 16 steps (kFastGroup; the block hand-off kernels keep 32; since session 16 the
+//    copies are at steps 7 and 23, 9 steps before each check, and the input copy at 24): the consumer needs 16 words
+//    ready instead of 32, the lag falls by ~10 steps and a second check per chunk costs ~2 ns per step (16K f0
+//    2.32-2.33 -> 2.27-2.28 ms, docs/perf/gpu-ed.md session 13).
 //  - Cancel: only the first strip reads the cancel flag while it runs (in its boundary-word slot, one group ahead;
 //    once per chunk, a chunk ahead, when groups are shorter than a chunk);
 //    every other strip stops when its producer stops (its boundary poll checks the flag), and a strip taken after a
