@@ -92,7 +92,7 @@ protected:
 
 // ------------------------------------------------------------------ ours
 std::string shapeName(const WavefrontShape& s) {
-    return s.fast ? (s.pairSteps ? "w" : s.blockHandoff ? "b" : s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
+    return s.fast ? (s.halfPairs ? "h" : s.pairSteps ? "w" : s.blockHandoff ? "b" : s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
                   : "e" + std::to_string(s.extraDelay) + "q" + std::to_string(s.rowSets);
 }
 
@@ -313,7 +313,8 @@ private:
         HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
         HT_CUDA(cudaStreamSynchronize(s));
         const unsigned long long t0 = t[0];
-        const int steps = shape_.pairSteps ? 32 * ((W - 1) / 64 + (62 * (shape_.extraDelay + 2) + 63) / 64) + 32 - 96
+        const int steps = shape_.halfPairs ? 16 * ((W - 1) / 32 + 3) + 16 - 96
+                          : shape_.pairSteps ? 32 * ((W - 1) / 64 + (62 * (shape_.extraDelay + 2) + 63) / 64) + 32 - 96
                                            : (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
         const unsigned long long entry = t[size_t(kSlots) * strips_], lastExit = t[size_t(kSlots) * strips_ + 1];
         const unsigned long long lastEnd = t[size_t(kSlots) * (strips_ - 1) + 2];  // the last strip's end
@@ -805,13 +806,19 @@ Status parseShape(const std::string& s, WavefrontShape& shape) {
         shape = WavefrontShape{e, 1, true, false, true};
         return Status::ok();
     }
+    if (std::sscanf(s.c_str(), "h%d%c", &e, &tail) == 1 && e == 0) {  // two columns per step, rows 3 columns apart
+        WavefrontShape h{0, 1, true};
+        h.halfPairs = true;
+        shape = h;
+        return Status::ok();
+    }
     if (std::sscanf(s.c_str(), "p%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, two rows per lane
         shape = WavefrontShape{e, 2, true};
         return Status::ok();
     }
     if (std::sscanf(s.c_str(), "e%dq%d%c", &e, &q, &tail) != 2 || e < 0 || q < 1)
         return Status::error("bad wavefront shape '" + s +
-                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> / b<extra delay> for the fast form with one / two rows per lane / block hand-off, w<extra delay> for two columns per step)");
+                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> / b<extra delay> for the fast form with one / two rows per lane / block hand-off, w<extra delay> for two columns per step, h0 for two columns per step with rows 3 columns apart)");
     shape = WavefrontShape{e, q, false};
     return Status::ok();
 }
@@ -869,7 +876,7 @@ double medianOf(std::vector<double> v) {
 const std::vector<MethodSpec>& methods() { return specs(); }
 
 std::vector<std::string> tuningShapes() {
-    return {"f0", "f1", "w0", "w1", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
+    return {"f0", "h0", "f1", "w0", "w1", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
 }
 
 namespace {

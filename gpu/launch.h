@@ -71,6 +71,8 @@ struct WavefrontShape {
     bool blockHandoff = false;
     /// fast form only: two columns per lane and step, rows 2 steps apart (shape w0, gpu/wavefront_pair.cuh)
     bool pairSteps = false;
+    /// fast form only: two columns per lane and step, rows 3 columns apart (shape h0, gpu/wavefront_half.cuh)
+    bool halfPairs = false;
 };
 
 /// \brief Rows one warp owns for a shape.

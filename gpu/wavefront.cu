@@ -111,6 +111,7 @@ __device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int r
 
 #include "gpu/wavefront_fast.cuh"
 #include "gpu/wavefront_pair.cuh"
+#include "gpu/wavefront_half.cuh"
 
 __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk : -((-x + kChunk - 1) / kChunk); }
 
@@ -442,8 +443,12 @@ KernelFn blockHandoffKernel() {
     return &fastfs::fsFastKernel<K, GAMMA, 1, true>;
 }
 
-KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bool pairSteps) {
+KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bool pairSteps, bool halfPairs) {
     using namespace fastfs;
+    if (halfPairs) {
+        if (rowsPerLane != 1 || blockHandoff || pairSteps || extra != 0) return nullptr;
+        return gamma ? &halffs::fsHalfKernel<true> : &halffs::fsHalfKernel<false>;
+    }
     if (pairSteps) {
         if (rowsPerLane != 1 || blockHandoff) return nullptr;
         switch (extra) {
@@ -476,7 +481,7 @@ KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bo
 
 KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin, bool gamma = true) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
-    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma, shape.blockHandoff, shape.pairSteps) : nullptr;
+    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma, shape.blockHandoff, shape.pairSteps, shape.halfPairs) : nullptr;
     if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
     if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
     return nullptr;
