@@ -18,19 +18,27 @@
 //   pixel 1 (j0):     y1' = 3 A1 + 5 B2 + A2 + 7 E(j0 - 1) + 16 A(j0) + off
 //   pixel 2 (j0 + 1): y2' = 3 B1 + 5 A1 + B2 + 7 E(j0)     + 16 A(j0 + 1) + off
 // with errors as the fast form's tagged G words and its quantizer (LEA.HI + IMAD.HI, output bit = the sign). The
-// shuffled A1 / B1 are the newest operands, added last (weight 3; 0 in lane 0, which gets its own word back from
-// SHFL.UP); lane 0's row above is the previous strip's last row, whose words enter with weight 3 before the chain.
+// shuffled A1 / B1 are the newest operands, added last. Lane 0's row above is the previous strip's last row: lane 31
+// (whose own errors no lane needs) sends lane 0 those words through the same shuffles, one step ahead.
+//
+// Edges: outside the row a pixel is computed like any other, from input 0 (the ring's blocks before column 0 are
+// zero-filled) or the pitch's bytes; only the up-right tap of columns -1 and W - 1 counts as "no error" (weight 0, its
+// 3 G folded into the offset, so that the 16 tags of the sum stay). Then every error left of column 0 is "no error"
+// exactly (input 0 and "no error" taps: y = 8, S = 0, level 0 for T >= 0), no column >= W reaches a column < W (only
+// an up-right tap points right), and the words past the row stay tagged G words within the bounds of any pixel.
+// So the chunks at a row's ends cost one select of a weight and one of an offset per pixel.
 //
 // Hand-off between strips: lane 31 stores its two G words per step as boundary words (word 2 t + 32 + p holds
 // E(last row, 2 t - 93 + p), four per 16-byte store), and after its last step the words up to the consumer's last
 // group as "no error" (so every word a consumer reads is eventually tagged). A consumer's group is a chunk of 16 steps
-// (32 words: lane 0 needs E(base - 1, 2 t + 1) and E(base - 1, 2 t + 2) at step t): lanes 0-8 copy the 9 aligned quads
-// into a per-warp shared area with cp.async (kHBCopyAt steps before the check), every lane checks one word's tag, one
-// vote per group, and each step reads its two words with one broadcast LDS.64 (no broadcast shuffles, no registers
-// for the group). A failed check polls L2 and writes the words into the area.
+// (32 words, E(base - 1, 2 g0 + 3 + k), k = 0..31): lanes 0-7 copy the 8 aligned quads into a per-warp shared area with
+// cp.async (kHBCopyAt steps before the check); at the end of the previous chunk every lane reads its word (the check)
+// and all 32 (lane 31's sends) with LDS.128; one vote per group. A failed check polls L2 and writes the words into
+// the area.
 // Input: each row's aligned 32-byte blocks in a per-lane ring of 8 slots (and a mirror of slot 0), copied by cp.async
 // kHAhead chunks ahead; the next chunk's 9 words are read at step kHReadAt and funnel-shifted at the chunk start.
-// Output: one bit per pixel, 32 per chunk and row (the fast form's store).
+// Output: one bit per pixel (four chains of 8), 32 per chunk and row, stored at step kHStoreAt of the next chunk with
+// predicated stores (the fast form's 0/255 bytes or PBM bits).
 // Bit-identical to the SPEC reference (tests/gpu/test_gpu.cpp).
 
 namespace halffs {
@@ -57,6 +65,12 @@ constexpr int kHC = 16;  // steps per chunk (32 columns) = steps per boundary gr
 #ifndef HALFTONE_HALF_FLAG_AT
 #define HALFTONE_HALF_FLAG_AT 4
 #endif
+#ifndef HALFTONE_HALF_STORE_AT
+#define HALFTONE_HALF_STORE_AT 3
+#endif
+#ifndef HALFTONE_HALF_SEND31
+#define HALFTONE_HALF_SEND31 1
+#endif
 #ifndef HALFTONE_HALF_UNROLL
 #define HALFTONE_HALF_UNROLL 2
 #endif
@@ -68,6 +82,14 @@ constexpr int kHInputAt = HALFTONE_HALF_INPUT_AT;
 constexpr int kHReadAt = HALFTONE_HALF_READ_AT;
 constexpr int kHFlagAt = HALFTONE_HALF_FLAG_AT;
 constexpr int kHUnroll = HALFTONE_HALF_UNROLL;
+// 1: lane 31 sends lane 0 the previous strip's words through the step's shuffles (a select before each shuffle, on the
+// chain); 0: SHFL.UP (lane 0 gets its own error, weighted 0) and lane 0's words enter with weight 3 before the chain, as
+// in the fast form (two more instructions per pixel, one operation less on the chain)
+constexpr bool kHSend31 = HALFTONE_HALF_SEND31 != 0;
+// step of a chunk at which the previous chunk's output block is stored (its instructions fill the step's idle issue slots
+// instead of sitting between two chunks)
+constexpr int kHStoreAt = HALFTONE_HALF_STORE_AT;
+static_assert(kHStoreAt >= 0 && kHStoreAt < kHC, "a step of the chunk");
 static_assert(kHBCopyAt > 0 && kHBCopyAt < kHInputAt && kHInputAt < kHReadAt && kHReadAt < kHC,
               "boundary copy, input copy and window read in this order inside a chunk");
 static_assert(kHUnroll == 1 || kHUnroll == 2 || kHUnroll == 4, "1, 2 or 4 chunks per iteration");
@@ -79,7 +101,7 @@ constexpr int kHRingWords = 76;  // per lane: 9 slots of 8 words + 4 words of pa
 // chunk c needs the input copy of chunk c - 2 (4 groups after it)
 constexpr int kHCheckWait = 1;
 constexpr int kHReadWait = 4;
-constexpr int kHBWords = 40;      // per warp and buffer: 9 quads of the group's words (+ 4 words of padding)
+constexpr int kHBWords = 32;      // per warp and buffer: the group's 32 words (8 quads)
 constexpr int kHLastLag = 93;     // columns from a strip's first row to its last (3 x 31)
 constexpr int kHQMax = 3;         // (3 x 31 + 31) / 32: the last row's block lag
 
@@ -95,13 +117,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
 
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int w0 = lane == 0 ? 3 : 0, w3 = 3 - w0;  // weights of lane 0's boundary word and of the shuffled word
     const int W = a.width, H = a.height;
     const int strips = (H + 31) / 32;
     const uint32_t tag = a.epoch << 16;
     const int zero_ = int(tag) + 4079 - a.threshold;  // "no error" (see wavefront_fast.cuh)
-    const int maskY = 16 * (4079 - a.threshold);
     const int gOff = int(8u - 65280u - 16u * tag);
+    const int gOffEdge = gOff + 3 * zero_;  // an edge pixel: its up-right tap weighs 0 and counts as "no error"
+    const int w0 = !kHSend31 && lane == 0 ? 3 : 0, w3 = 3 - w0;  // weights of lane 0's word and of the shuffled word
     const int bLast = (W - 1) >> 5;            // last aligned 32-column block of a row
     const int cLast = bLast + kHQMax;          // the chunk in which the last row completes its last block
     const int tLast = kHC * cLast;             // that chunk's first step
@@ -146,16 +168,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
             }
             cpAsyncCommit();
         };
-        // boundary words of the group (chunk) at step g0: lane k checks word 2 g0 + 126 + k = E(base - 1, 2 g0 + 1 + k);
-        // the area of buffer (g0 / 16) & 1 holds the 9 aligned quads from word 2 g0 + 124, so word k sits at 2 + k.
-        // The first strip copies nothing (its area holds "no error" words) but commits the group all the same
+        // boundary words of the group (chunk) at step g0: word k of the area of buffer (g0 / 16) & 1 is word 2 g0 + 128 + k =
+        // E(base - 1, 2 g0 + 3 + k), which lane 31 sends to lane 0 at step g0 + k / 2 (lane 0 uses it one step later);
+        // lane k checks word k. The first strip copies nothing (its area holds "no error" words) but commits the group all
+        // the same
         auto boundaryCopy = [&](int g0) {
             uint32_t* area = bArea + ((g0 / kHC) & 1) * kHBWords;
-            const int w = 2 * g0 + 124 + 4 * lane;
-            if (hasPrev && lane < 9) cpAsync16(area + 4 * lane, prevB + min(w, bMax - 3), w + 3 <= bMax ? 16 : 0);
+            const int w = 2 * g0 + 128 + 4 * lane;
+            if (hasPrev && lane < 8) cpAsync16(area + 4 * lane, prevB + min(w, bMax - 3), w + 3 <= bMax ? 16 : 0);
             cpAsyncCommit();
         };
-        auto boundaryPoll = [&](int g0) -> uint32_t { return __ldcg(prevB + min(2 * g0 + 126 + lane, bMax)); };
+        auto boundaryPoll = [&](int g0) -> uint32_t { return __ldcg(prevB + min(2 * g0 + 128 + lane, bMax)); };
         if (!hasPrev) {  // no producer: every word is "no error"
             for (int k = lane; k < 2 * kHBWords; k += 32) bArea[k] = uint32_t(zero_);
             __syncwarp();
@@ -177,10 +200,55 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         };
         cpAsyncWait<3>();
         readWindow(T0);
+        // the next group's check word and lane 31's 32 words, read at the end of the previous chunk (after its copy has
+        // landed: no group is committed between a chunk's end and the next chunk's check)
+        uint32_t vChk;
+        uint32_t bwv[kHBWords];
+        uint32_t carry0 = uint32_t(zero_), carry1 = uint32_t(zero_);  // the previous area's last two words
+        auto readGroup = [&](int g0) {
+            const uint32_t* area = bArea + ((g0 / kHC) & 1) * kHBWords;
+            vChk = area[lane];
+#pragma unroll
+            for (int k = 0; k < kHBWords; k += 4) {
+                const uint4 q4 = *reinterpret_cast<const uint4*>(area + k);
+                bwv[k] = q4.x;
+                bwv[k + 1] = q4.y;
+                bwv[k + 2] = q4.z;
+                bwv[k + 3] = q4.w;
+            }
+        };
+        cpAsyncWait<kHCheckWait>();
+        readGroup(T0);
+        // the previous chunk's output block, stored at step kHStoreAt of the next chunk (or after the last one)
+        uint32_t pendBits = 0;
+        int pendB = -1;
+        // the store of the pending block: values computed unconditionally, the stores predicated (no branch in the step)
+        auto storePending = [&](int packed) {
+            const bool ok = pendB >= 0;
+            const int B = ok ? pendB : 0;
+            if (packed) {
+                const int left = W - 32 * B;
+                uint32_t black = ~pendBits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
+                black = __byte_perm(__brev(black), 0u, 0x0123u);
+                if (ok) *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
+            } else {
+                using fastfs::expandNibble;
+                const uint32_t bits = pendBits;
+                const uint4 d0 = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
+                                            expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
+                const uint4 d1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                                            expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+                uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
+                if (ok) {
+                    d[0] = d0;
+                    d[1] = d1;
+                }
+            }
+        };
 
         int e1 = zero_, e2 = zero_;  // the row's errors of the previous step (columns j0 - 2, j0 - 1)
         int A2 = zero_, B2 = zero_;  // E(up, j0 - 1), E(up, j0) (the row above's errors of step t - 2)
-        int xsA = zero_, xsB = zero_;  // shuffled from lane - 1: its errors of step t - 1 (lane 0: its own)
+        int xsA = zero_, xsB = zero_;  // shuffled from lane - 1: its errors of step t - 1 (lane 0: lane 31's boundary words)
         uint32_t obPrev = 0;
         uint32_t flag = 0;  // the first strip: the cancel flag, loaded a chunk ahead
         if (!hasPrev) flag = __ldcg(reinterpret_cast<const uint32_t*>(a.abortFlag));
@@ -193,11 +261,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
             uint32_t in[8];
 #pragma unroll
             for (int k = 0; k < 8; ++k) in[k] = __funnelshift_r(win[k], win[k + 1], rb8);
-            const uint32_t* area = bArea + ((T / kHC) & 1) * kHBWords;
+            uint32_t* area = bArea + ((T / kHC) & 1) * kHBWords;
             int abortNow = 0;
             {  // the group check: one word per lane (every word of a producer is eventually tagged, also past the row)
-                cpAsyncWait<kHCheckWait>();
-                uint32_t v = area[2 + lane];
+                uint32_t v = vChk;
                 if (hasPrev && !__all_sync(kFull, (v & 0xffff0000u) == tag)) {
                     int spins = 0;
                     if (T >= 96) ++waitFails;
@@ -206,14 +273,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
                         v = boundaryPoll(T);
                         if (T >= 96) ++waitPolls;
                     } while (!__all_sync(kFull, (v & 0xffff0000u) == tag));
-                    const_cast<uint32_t*>(area)[2 + lane] = v;
+                    area[lane] = v;
                     __syncwarp();
+                    readGroup(T);
                 }
                 if (MASKED && T == T0) traceStamp(a, s, 4, lane);  // diagnostics: the strip's first check passed
                 if (!hasPrev) abortNow = int(flag);
             }
             const int jlo = 2 * T - 3 * lane;  // column of pixel 1 at u = 0
-            uint32_t ob = 0;
+            // Edges: the chunk's pixels i = 2 u + p whose up-right tap lies outside the row (columns -1 and W - 1)
+            const int k1 = -1 - jlo, k2 = W - 1 - jlo;
+            uint32_t ob[4] = {0u, 0u, 0u, 0u};  // four chains of 8 pixels (steps 4k .. 4k + 3): short dependency chains
             uint32_t pw[4];
 #pragma unroll
             for (int u = 0; u < kHC; ++u) {
@@ -224,12 +294,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
                     readWindow(T + kHC);
                 }
                 if (u == kHFlagAt && !hasPrev) flag = __ldcg(reinterpret_cast<const uint32_t*>(a.abortFlag));
-                // lane 0's words of this step: E(base - 1, j0 + 1), E(base - 1, j0 + 2) (past the row the producer's
-                // "no error"; without a producer the area holds "no error")
-                const uint2 bw = *reinterpret_cast<const uint2*>(area + 2 + 2 * u);
-                const int bA = int(bw.x), bB = int(bw.y);
-                const int A1 = lane == 0 ? bA : xsA;  // E(up, j0 + 1) for the older taps of pixel 2 and of step t + 1
-                const int B1 = lane == 0 ? bB : xsB;
+                if (u == kHStoreAt) storePending(PACKED);
+                // lane 31 sends lane 0 the words of step t + 1 instead of its own errors (no lane needs those):
+                // E(base - 1, j0' + 3), E(base - 1, j0' + 4) with j0' = lane 0's column 2 t
+                const uint2 bw = make_uint2(bwv[2 * u], bwv[2 * u + 1]);
+                // !kHSend31: lane 0's own words of this step (E(base - 1, j0 + 1), E(base - 1, j0 + 2)), the last two of
+                // the previous group's area at u = 0
+                const int bA = u == 0 ? int(carry0) : int(bwv[2 * u - 2 < 0 ? 0 : 2 * u - 2]);
+                const int bB = u == 0 ? int(carry1) : int(bwv[2 * u - 1 < 0 ? 0 : 2 * u - 1]);
+                const int A1 = kHSend31 || lane != 0 ? xsA : bA;  // E(up, j0 + 1) for the older taps
+                const int B1 = kHSend31 || lane != 0 ? xsB : bB;
                 int term1, term2;  // 16 A + 8 without the 8
                 {
                     const uint32_t w = in[u >> 1];
@@ -241,24 +315,27 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
                         term2 = sTerm[prmt(w, 0u, 0x4440u | ((u & 1) * 2 + 1))] - 8;
                     }
                 }
-                // pixel 1 (j0): older taps 5 B2 + A2, lane 0's word 3 bA, then 7 E(j0 - 1), then 3 A1 (shuffled)
+                // pixel 1 (j0): older taps 5 B2 + A2, then 7 E(j0 - 1), then 3 A1 (shuffled); in the chunks at a row's
+                // ends the up-right tap of columns -1 and W - 1 has weight 0 (see "Edges")
                 {
-                    const bool inRow = !MASKED || unsigned(jlo + 2 * u) < unsigned(W);
-                    int older = inRow ? mad(B2, 5, A2 + term1 + gOff) : maskY;
-                    const int y = mad(xsA, inRow ? w3 : 0, mad(e2, inRow ? 7 : 0, mad(bA, inRow ? w0 : 0, older)));
+                    const bool edge = MASKED && (2 * u == k1 || 2 * u == k2);
+                    int older = mad(B2, 5, A2 + term1 + (edge ? gOffEdge : gOff));
+                    if (!kHSend31) older = mad(bA, edge ? 0 : w0, older);
+                    const int y = mad(xsA, edge ? 0 : w3, mad(e2, 7, older));
                     e1 = madHi(y, 4081u, (y >> 4) + int(tag));
-                    ob = __funnelshift_l(uint32_t(y), ob, 1);
+                    ob[u / 4] = __funnelshift_l(uint32_t(y), ob[u / 4], 1);
                 }
-                const int nxA = __shfl_up_sync(kFull, e1, 1);
-                // pixel 2 (j0 + 1): older taps 5 A1 + B2, lane 0's word 3 bB, then 7 E(j0), then 3 B1 (shuffled)
+                const int nxA = kHSend31 ? __shfl_sync(kFull, lane == 31 ? int(bw.x) : e1, lane - 1) : __shfl_up_sync(kFull, e1, 1);
+                // pixel 2 (j0 + 1): older taps 5 A1 + B2, then 7 E(j0), then 3 B1 (shuffled)
                 {
-                    const bool inRow = !MASKED || unsigned(jlo + 2 * u + 1) < unsigned(W);
-                    int older = inRow ? mad(A1, 5, B2 + term2 + gOff) : maskY;
-                    const int y = mad(xsB, inRow ? w3 : 0, mad(e1, inRow ? 7 : 0, mad(bB, inRow ? w0 : 0, older)));
+                    const bool edge = MASKED && (2 * u + 1 == k1 || 2 * u + 1 == k2);
+                    int older = mad(A1, 5, B2 + term2 + (edge ? gOffEdge : gOff));
+                    if (!kHSend31) older = mad(bB, edge ? 0 : w0, older);
+                    const int y = mad(xsB, edge ? 0 : w3, mad(e1, 7, older));
                     e2 = madHi(y, 4081u, (y >> 4) + int(tag));
-                    ob = __funnelshift_l(uint32_t(y), ob, 1);
+                    ob[u / 4] = __funnelshift_l(uint32_t(y), ob[u / 4], 1);
                 }
-                const int nxB = __shfl_up_sync(kFull, e2, 1);
+                const int nxB = kHSend31 ? __shfl_sync(kFull, lane == 31 ? int(bw.y) : e2, lane - 1) : __shfl_up_sync(kFull, e2, 1);
                 A2 = A1;
                 B2 = B1;
                 xsA = nxA;
@@ -268,12 +345,18 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
                 if ((u & 1) == 1 && producer) __stcg(pub + (u >> 1), make_uint4(pw[0], pw[1], pw[2], pw[3]));
             }
             pub += kHC / 2;
-            ob = ~__brev(ob);  // bit 31 - i held "level 0 at window column i"
+            // bit 31 - i held "level 0 at window column i" (chain k in bits 7..0 of ob[k], k = i / 8)
+            const uint32_t obAll = ~__brev((ob[0] << 24) | (ob[1] << 16) | (ob[2] << 8) | ob[3]);
             // output: the row's aligned block B = c - q (columns [32 B, 32 B + 32)) is complete now
             const int B = T / kHC - q;
-            const uint32_t bits = __funnelshift_rc(obPrev, ob, 32 - r);
-            obPrev = ob;
-            if (rowOk && B >= 0 && 32 * B < W) storeBlock32<PACKED>(a, outRow, row, B, bits);
+            const uint32_t bits = __funnelshift_rc(obPrev, obAll, 32 - r);
+            obPrev = obAll;
+            pendBits = bits;
+            pendB = rowOk && B >= 0 && 32 * B < W ? B : -1;
+            carry0 = bwv[kHBWords - 2];
+            carry1 = bwv[kHBWords - 1];
+            cpAsyncWait<kHCheckWait>();
+            readGroup(T + kHC);
             if (abortNow) {  // the same value in every lane
                 if (lane == 0) atomicExch(a.abortFlag, 1);
                 return false;
@@ -286,14 +369,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         auto chunks = [&](auto packedTag) -> bool {
             bool ok = true;
             for (int T = T0; T <= tLast && ok; T += kHC) {
-                if (T == 96) stamp(1);
-                if (T == 32) stamp(5);
                 // interior: every row's two columns inside the row for the whole chunk
                 const bool interior = 2 * T >= kHLastLag && 2 * T + 2 * kHC <= W;
-                if (kHUnroll > 1 && interior && 2 * (T + kHUnroll * kHC) <= W) {
+                const bool run = kHUnroll > 1 && interior && 2 * (T + kHUnroll * kHC) <= W;
+                // (diagnostics: the stamp of step 96 at the start of the chunks that hold it)
+                if (T <= 96 && 96 < T + (run ? kHUnroll : 1) * kHC) stamp(1);
+                if (T == 32) stamp(5);
+                if (run) {
 #pragma unroll
                     for (int i = 0; i < kHUnroll && ok; ++i) {
-                        if (i > 0 && T + i * kHC == 96) stamp(1);
                         ok = chunk(T + i * kHC, std::false_type{}, packedTag);
                     }
                     T += (kHUnroll - 1) * kHC;
@@ -309,6 +393,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         cpAsyncWait<0>();  // the next strip reuses the ring and the area
         __syncwarp();
         if (!ok) return;
+        storePending(a.packed ? 1 : 0);  // the last chunk's block
         if (publish) {
             // words past the last step, up to the consumer's last group: "no error", tagged
             const int w = 2 * (tLast + kHC) + 32;
