@@ -206,6 +206,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         uint32_t bwv[kHBWords];
         uint32_t carry0 = uint32_t(zero_), carry1 = uint32_t(zero_);  // the previous area's last two words
         auto readGroup = [&](int g0) {
+            __syncwarp();  // lanes 0-7 copied the words: their completed copies before every lane's reads
             const uint32_t* area = bArea + ((g0 / kHC) & 1) * kHBWords;
             vChk = area[lane];
 #pragma unroll
@@ -273,9 +274,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
                         v = boundaryPoll(T);
                         if (T >= 96) ++waitPolls;
                     } while (!__all_sync(kFull, (v & 0xffff0000u) == tag));
+                    __syncwarp();  // every lane's reads of the area (readGroup) before the writes
                     area[lane] = v;
-                    __syncwarp();
-                    readGroup(T);
+                    readGroup(T);  // (its __syncwarp orders the writes before the reads)
                 }
                 if (MASKED && T == T0) traceStamp(a, s, 4, lane);  // diagnostics: the strip's first check passed
                 if (!hasPrev) abortNow = int(flag);
@@ -369,9 +370,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         auto chunks = [&](auto packedTag) -> bool {
             bool ok = true;
             for (int T = T0; T <= tLast && ok; T += kHC) {
-                // interior: every row's two columns inside the row for the whole chunk
-                const bool interior = 2 * T >= kHLastLag && 2 * T + 2 * kHC <= W;
-                const bool run = kHUnroll > 1 && interior && 2 * (T + kHUnroll * kHC) <= W;
+                // interior: no pixel of the chunk at column -1 or W - 1 (the edges, whose up-right tap is outside the row)
+                const bool interior = 2 * T >= kHLastLag && 2 * T + 2 * kHC < W;
+                const bool run = kHUnroll > 1 && interior && 2 * (T + kHUnroll * kHC) < W;
                 // (diagnostics: the stamp of step 96 at the start of the chunks that hold it)
                 if (T <= 96 && 96 < T + (run ? kHUnroll : 1) * kHC) stamp(1);
                 if (T == 32) stamp(5);

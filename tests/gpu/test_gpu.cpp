@@ -75,6 +75,10 @@ struct Size {
     int w, h;
 };
 
+// the fast binary-FS shapes of ours (f<extra>, h0 with two columns per step, p<extra> with two rows per lane, b<extra>
+// with the block hand-off, w<extra> with two columns per step and rows 4 columns apart)
+const char* const kFastShapes[] = {"h0", "w0", "w1", "f0", "f1", "f2", "p0", "p1", "b0", "b1"};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,7 +158,7 @@ int main(int argc, char** argv) {
         // the fast binary-FS forms (f<extra>, p<extra> with two rows per lane, b<extra> with the block hand-off,
         // w<extra> with two columns per step): widths and heights around their 32- and 64-column blocks, 32- and
         // 64-row strips and the masked first/last chunks (K rho up to 189 columns), gamma and linear input
-        for (const std::string& shape : {"h0", "w0", "w1", "f0", "f1", "f2", "p0", "p1", "b0", "b1"})
+        for (const std::string& shape : kFastShapes)
             for (bool linear : {false, true}) {
                 if (sanitize && linear) continue;
                 EdParams p = fs;
@@ -289,8 +293,27 @@ int main(int argc, char** argv) {
         const Plane8 ref = referenceErrorDiffusion(img, fs);
         for (const gpu::MethodSpec& m : gpu::methods())
             if (only.empty() || m.variant == only) exact(m.variant, img, fs, ref);
+        // every fast binary-FS shape of ours on the real image too (smooth areas, long runs of one level)
+        if (only.empty() || only == "wavefront")
+            for (const char* shape : kFastShapes) exact("wavefront", img, fs, ref, shape);
     }
 #endif
+    // every fast binary-FS shape of ours on a noisy gradient (the benchmark's kind of image: dark left edge, bright right
+    // edge), square and awkward
+    if (!sanitize && (only.empty() || only == "wavefront")) {
+        std::vector<Size> gsz = {{300, 200}, {257, 97}};
+        if (!small) gsz.push_back({1024, 1024});
+        for (const Size& sz : gsz) {
+            Plane8 g(sz.w, sz.h);
+            const Plane8 noise = test::randomPlane(sz.w, sz.h, test::freshSeed("gradient"));
+            for (int y = 0; y < sz.h; ++y)
+                for (int x = 0; x < sz.w; ++x)
+                    g.at(y, x) = uint8_t(((x * 255 / std::max(1, sz.w - 1)) * 3 + y * 255 / std::max(1, sz.h - 1) +
+                                          noise.at(y, x) % 64) / 4);
+            const Plane8 ref = referenceErrorDiffusion(g, fs);
+            for (const char* shape : kFastShapes) exact("wavefront", g, fs, ref, shape);
+        }
+    }
 
     // 16K x 16K, every method
     if (!small) {
