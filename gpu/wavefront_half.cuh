@@ -50,7 +50,6 @@ using fastfs::loadRelaxed;
 using fastfs::mad;
 using fastfs::madHi;
 using fastfs::prmt;
-using fastfs::storeBlock32;
 
 constexpr int kHC = 16;  // steps per chunk (32 columns) = steps per boundary group (32 words, one per lane)
 #ifndef HALFTONE_HALF_BCOPY_AT
@@ -223,7 +222,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         // the previous chunk's output block, stored at step kHStoreAt of the next chunk (or after the last one)
         uint32_t pendBits = 0;
         int pendB = -1;
-        // the store of the pending block: values computed unconditionally, the stores predicated (no branch in the step)
+        // the store of the pending block: fastfs::storeBlock32's bytes (0/255 or PBM bits), computed unconditionally, and
+        // the stores predicated (no branch in the step)
         auto storePending = [&](int packed) {
             const bool ok = pendB >= 0;
             const int B = ok ? pendB : 0;
