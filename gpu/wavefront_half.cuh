@@ -65,7 +65,7 @@ constexpr int kHC = 16;  // steps per chunk (32 columns) = steps per boundary gr
 #define HALFTONE_HALF_FLAG_AT 4
 #endif
 #ifndef HALFTONE_HALF_STORE_AT
-#define HALFTONE_HALF_STORE_AT 3
+#define HALFTONE_HALF_STORE_AT 10
 #endif
 #ifndef HALFTONE_HALF_SEND31
 #define HALFTONE_HALF_SEND31 1
@@ -86,7 +86,8 @@ constexpr int kHUnroll = HALFTONE_HALF_UNROLL;
 // in the fast form (two more instructions per pixel, one operation less on the chain)
 constexpr bool kHSend31 = HALFTONE_HALF_SEND31 != 0;
 // step of a chunk at which the previous chunk's output block is stored (its instructions fill the step's idle issue slots
-// instead of sitting between two chunks)
+// instead of sitting between two chunks). The schedule ptxas makes is sensitive to it: 16K h0 2.34 ms at 10 (right after
+// the window read), 2.41-2.42 at 11, 13 and 15, 2.49 at 6, 2.56 at 3 (docs/perf/gpu-ed.md, session 19)
 constexpr int kHStoreAt = HALFTONE_HALF_STORE_AT;
 static_assert(kHStoreAt >= 0 && kHStoreAt < kHC, "a step of the chunk");
 static_assert(kHBCopyAt > 0 && kHBCopyAt < kHInputAt && kHInputAt < kHReadAt && kHReadAt < kHC,
