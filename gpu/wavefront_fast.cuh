@@ -276,22 +276,30 @@ __device__ __forceinline__ uint32_t expandNibble(uint32_t nib) {
     return prmt(nib * 0x10204080u, 0u, 0xba98u);
 }
 
-/// Stores the 32 output pixels of row `row` in columns [32 B, 32 B + 32) (bit i = level 1 at column 32 B + i;
-/// 32 B < W): 0/255 bytes (32 bytes, inside the 32-byte-aligned pitch) or, with packed output, 4 bytes of PBM bits
-/// (1 = black, leftmost pixel in the most significant bit of each byte, columns past W cleared).
+/// The PBM word of the 32 output pixels in columns [32 B, 32 B + 32) (bit i = level 1 at column 32 B + i): 1 = black,
+/// leftmost pixel in the most significant bit of each byte, columns past W cleared.
+__device__ __forceinline__ uint32_t packedWord(int width, int B, uint32_t bits) {
+    const int left = width - 32 * B;
+    const uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
+    return __byte_perm(__brev(black), 0u, 0x0123u);
+}
+/// The 32 output bytes (0/255) of the same pixels, as two 16-byte halves.
+__device__ __forceinline__ void blockBytes(uint32_t bits, uint4& d0, uint4& d1) {
+    d0 = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u), expandNibble((bits >> 8) & 15u),
+                    expandNibble((bits >> 12) & 15u));
+    d1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u), expandNibble((bits >> 24) & 15u),
+                    expandNibble(bits >> 28));
+}
+
+/// Stores the 32 output pixels of row `row` in columns [32 B, 32 B + 32) (32 B < W): 0/255 bytes (32 bytes, inside the
+/// 32-byte-aligned pitch) or, with packed output, the 4 bytes of packedWord.
 template <int PACKED = -1>  // -1: a.packed decides at run time; 0 / 1: known at compile time
 __device__ __forceinline__ void storeBlock32(const WavefrontArgs& a, unsigned char* outRow, int row, int B, uint32_t bits) {
     if (PACKED == 1 || (PACKED == -1 && a.packed)) {
-        const int left = a.width - 32 * B;
-        uint32_t black = ~bits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
-        black = __byte_perm(__brev(black), 0u, 0x0123u);
-        *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
+        *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = packedWord(a.width, B, bits);
     } else {
         uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
-        d[0] = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u), expandNibble((bits >> 8) & 15u),
-                          expandNibble((bits >> 12) & 15u));
-        d[1] = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                          expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+        blockBytes(bits, d[0], d[1]);
     }
 }
 

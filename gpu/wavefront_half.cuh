@@ -223,23 +223,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsHalfKernel(Wavefront
         // the previous chunk's output block, stored at step kHStoreAt of the next chunk (or after the last one)
         uint32_t pendBits = 0;
         int pendB = -1;
-        // the store of the pending block: fastfs::storeBlock32's bytes (0/255 or PBM bits), computed unconditionally, and
-        // the stores predicated (no branch in the step)
+        // the store of the pending block: fastfs::storeBlock32's words, computed unconditionally, and the stores predicated
+        // (no branch in the step)
         auto storePending = [&](int packed) {
             const bool ok = pendB >= 0;
             const int B = ok ? pendB : 0;
             if (packed) {
-                const int left = W - 32 * B;
-                uint32_t black = ~pendBits & (left >= 32 ? 0xffffffffu : (1u << left) - 1u);
-                black = __byte_perm(__brev(black), 0u, 0x0123u);
+                const uint32_t black = fastfs::packedWord(W, B, pendBits);
                 if (ok) *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = black;
             } else {
-                using fastfs::expandNibble;
-                const uint32_t bits = pendBits;
-                const uint4 d0 = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u),
-                                            expandNibble((bits >> 8) & 15u), expandNibble((bits >> 12) & 15u));
-                const uint4 d1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
-                                            expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
+                uint4 d0, d1;
+                fastfs::blockBytes(pendBits, d0, d1);
                 uint4* d = reinterpret_cast<uint4*>(outRow + 32 * B);
                 if (ok) {
                     d[0] = d0;
