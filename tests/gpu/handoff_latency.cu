@@ -6,13 +6,17 @@
 //   - between two warps of one block through shared memory (for reference);
 //   - between two warps of one block through global memory, with gpu-scope words and with cta-scope strong words
 //     (session 15: whether the SM's L1 would carry a hand-off between strips of one block).
-// docs/perf/gpu-ed.md (session 7) quotes its output: the case for a cluster hand-off in the fast form.
+//   - per line and per SM pair (session 20): the round trip through each of 4096 lines for six SM pairs, and the
+//     round trip between SM 0 and every other SM (the "sm map": SMs on the other side of the L2 answer ~1.35x slower).
+// docs/perf/gpu-ed.md (sessions 7, 15 and 20) quotes its output: the case for a cluster hand-off in the fast form.
 //   build/gpu-device/tests/gpu/handoff_latency
 #include <cooperative_groups.h>
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace cg = cooperative_groups;
 
@@ -164,6 +168,39 @@ __global__ void pingBlock(unsigned long long* ns, int rounds) {
     }
 }
 
+
+/// Per-line sweep (session 20): a block on SM `smA` and a block on SM `smB` ping-pong through each 128-byte line of a
+/// pool in turn (A writes word 0 of the line, B answers in word 16 of the same line), `rounds` times per line; rtt[L]
+/// is the mean round trip through line L in SM clock cycles. Whether the L2 slice a line lives in (near or far for
+/// the two SMs) makes the hand-off slower for some addresses than for others.
+__global__ void pingLineSweep(int* pool, int nLines, int rounds, int smA, int smB, unsigned* rtt, int* elect) {
+    if (threadIdx.x != 0) return;
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    int role = -1;
+    if (int(sm) == smA && atomicCAS(&elect[0], 0, 1) == 0) role = 0;
+    else if (int(sm) == smB && atomicCAS(&elect[1], 0, 1) == 0) role = 1;
+    if (role < 0) return;
+    int seq = 0;
+    for (int L = 0; L < nLines; ++L) {
+        int* w0 = pool + size_t(L) * 32;
+        int* w16 = w0 + 16;
+        const long long t0 = clock64();
+        for (int i = 0; i < rounds; ++i) {
+            ++seq;
+            if (role == 0) {
+                storeCg(w0, seq);
+                while (loadCg(w16) != seq) {
+                }
+            } else {
+                while (loadCg(w0) != seq) {
+                }
+                storeCg(w16, seq);
+            }
+        }
+        if (role == 0) rtt[L] = unsigned((clock64() - t0) / rounds);
+    }
+}
 }  // namespace
 
 int main() {
@@ -218,6 +255,73 @@ int main() {
         report("distributed shared memory, cluster of 2:");
         pingBlock<<<1, 64>>>(ns, kRounds);
         report("shared memory, two warps of one block:");
+    }
+
+    // per-line sweep: several SM pairs, the same 4096 lines (512 KB)
+    {
+        const int nLines = 4096, rounds = 40;
+        int* pool = nullptr;
+        unsigned* rtt = nullptr;
+        int* elect = nullptr;
+        cudaMalloc(&pool, size_t(nLines) * 32 * sizeof(int));
+        cudaMalloc(&rtt, nLines * sizeof(unsigned));
+        cudaMalloc(&elect, 2 * sizeof(int));
+        const int sms = prop.multiProcessorCount;
+        const int pairs[][2] = {{0, 1}, {0, 2}, {0, sms / 2}, {0, sms - 1}, {sms / 2, sms / 2 + 1}, {sms - 2, sms - 1}};
+        std::vector<std::vector<unsigned>> all;
+        for (auto& pr : pairs) {
+            cudaMemset(pool, 0, size_t(nLines) * 32 * sizeof(int));
+            cudaMemset(rtt, 0, nLines * sizeof(unsigned));
+            cudaMemset(elect, 0, 2 * sizeof(int));
+            pingLineSweep<<<sms * 4, 32>>>(pool, nLines, rounds, pr[0], pr[1], rtt, elect);
+            const cudaError_t err = cudaDeviceSynchronize();
+            std::vector<unsigned> v(nLines);
+            cudaMemcpy(v.data(), rtt, nLines * sizeof(unsigned), cudaMemcpyDeviceToHost);
+            all.push_back(v);
+            std::vector<unsigned> sorted = v;
+            std::sort(sorted.begin(), sorted.end());
+            auto q = [&](double f) { return sorted[size_t(f * (nLines - 1))]; };
+            std::printf("line sweep SM %3d <-> SM %3d %s: round trip cycles min %u p10 %u p25 %u median %u p75 %u p90 %u max %u\n",
+                        pr[0], pr[1], err == cudaSuccess ? "" : cudaGetErrorString(err), q(0), q(0.1), q(0.25), q(0.5),
+                        q(0.75), q(0.9), q(1.0));
+            int hist[16] = {};
+            for (unsigned x : v) hist[std::min(15, int((x - q(0)) / 50))]++;
+            std::printf("  histogram (50-cycle buckets from the min):");
+            for (int b = 0; b < 16; ++b) std::printf(" %d", hist[b]);
+            std::printf("\n");
+        }
+        // are the same lines fast for every pair? fraction of lines below each pair's median that are below pair 0's
+        for (size_t k = 1; k < all.size(); ++k) {
+            std::vector<unsigned> a0 = all[0], ak = all[k];
+            std::sort(a0.begin(), a0.end());
+            std::sort(ak.begin(), ak.end());
+            const unsigned m0 = a0[nLines / 2], mk = ak[nLines / 2];
+            int both = 0, fastK = 0;
+            for (int L = 0; L < nLines; ++L)
+                if (all[k][L] < mk) {
+                    ++fastK;
+                    both += all[0][L] < m0;
+                }
+            std::printf("pair %zu: of its %d lines below its median, %d are below pair 0's median\n", k, fastK, both);
+        }
+        // the side map: the median round trip between SM 0 and every SM k over 64 lines
+        {
+            std::printf("sm map (median round trip cycles with SM 0, 64 lines):");
+            for (int k = 1; k < sms; ++k) {
+                cudaMemset(pool, 0, size_t(64) * 32 * sizeof(int));
+                cudaMemset(elect, 0, 2 * sizeof(int));
+                pingLineSweep<<<sms * 4, 32>>>(pool, 64, 20, 0, k, rtt, elect);
+                cudaDeviceSynchronize();
+                std::vector<unsigned> v(64);
+                cudaMemcpy(v.data(), rtt, 64 * sizeof(unsigned), cudaMemcpyDeviceToHost);
+                std::sort(v.begin(), v.end());
+                std::printf(" %d:%u", k, v[32]);
+            }
+            std::printf("\n");
+        }
+        cudaFree(pool);
+        cudaFree(rtt);
+        cudaFree(elect);
     }
     cudaFree(words);
     cudaFree(lines);
