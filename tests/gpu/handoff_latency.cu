@@ -172,7 +172,8 @@ __global__ void pingBlock(unsigned long long* ns, int rounds) {
 /// Per-line sweep (session 20): a block on SM `smA` and a block on SM `smB` ping-pong through each 128-byte line of a
 /// pool in turn (A writes word 0 of the line, B answers in word 16 of the same line), `rounds` times per line; rtt[L]
 /// is the mean round trip through line L in SM clock cycles. Whether the L2 slice a line lives in (near or far for
-/// the two SMs) makes the hand-off slower for some addresses than for others.
+/// the two SMs) makes the hand-off slower for some addresses than for others. A side that waits too long (its partner
+/// never started: no block landed on that SM) gives up and leaves rtt at 0.
 __global__ void pingLineSweep(int* pool, int nLines, int rounds, int smA, int smB, unsigned* rtt, int* elect) {
     if (threadIdx.x != 0) return;
     unsigned sm;
@@ -182,6 +183,11 @@ __global__ void pingLineSweep(int* pool, int nLines, int rounds, int smA, int sm
     else if (int(sm) == smB && atomicCAS(&elect[1], 0, 1) == 0) role = 1;
     if (role < 0) return;
     int seq = 0;
+    auto waitFor = [](const int* w, int v) {
+        for (long long spins = 0; loadCg(w) != v; ++spins)
+            if (spins > (1ll << 24)) return false;
+        return true;
+    };
     for (int L = 0; L < nLines; ++L) {
         int* w0 = pool + size_t(L) * 32;
         int* w16 = w0 + 16;
@@ -190,17 +196,16 @@ __global__ void pingLineSweep(int* pool, int nLines, int rounds, int smA, int sm
             ++seq;
             if (role == 0) {
                 storeCg(w0, seq);
-                while (loadCg(w16) != seq) {
-                }
+                if (!waitFor(w16, seq)) return;
             } else {
-                while (loadCg(w0) != seq) {
-                }
+                if (!waitFor(w0, seq)) return;
                 storeCg(w16, seq);
             }
         }
         if (role == 0) rtt[L] = unsigned((clock64() - t0) / rounds);
     }
 }
+
 }  // namespace
 
 int main() {

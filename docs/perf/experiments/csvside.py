@@ -2,16 +2,17 @@
 """Session 20: do hand-offs between SMs on opposite sides of the L2 make a longer lag?
 Usage: csvside.py HANDOFF_LOG TRACE_CSV...
 HANDOFF_LOG: the output of tests/gpu/handoff_latency (its "sm map" line: median round trip between SM 0 and SM k);
-an SM whose round trip with SM 0 is above 1150 cycles is on the other side. TRACE_CSV: HALFTONE_WAVEFRONT_TRACE_CSV
+an SM whose round trip with SM 0 is above the midpoint of the map's lowest and highest values is on the other side. TRACE_CSV: HALFTONE_WAVEFRONT_TRACE_CSV
 files of the same machine (columns: strip, start, chunk96, end, failed checks, polls, first check, chunk32, sm).
 Prints, per traced run, the lag at the first passed check and at the end, and the failed checks, for strips whose
 producer ran on the same side and on the other side."""
 import re, statistics as st, sys
 m = open(sys.argv[1]).read()
+rt = {int(k): int(v) for k, v in (t.split(':') for t in re.search(r'sm map[^:]*:(.*)', m).group(1).split())}
+mid = (min(rt.values()) + max(rt.values())) / 2
 side = {0: 0}
-for t in re.search(r'sm map[^:]*:(.*)', m).group(1).split():
-    k, v = t.split(':')
-    side[int(k)] = 0 if int(v) < 1150 else 1
+for k, v in rt.items():
+    side[k] = 0 if v < mid else 1
 print('SMs per side:', sum(1 for v in side.values() if v == 0), sum(1 for v in side.values() if v == 1))
 for f in sys.argv[2:]:
     runs = []
