@@ -105,4 +105,13 @@ Image convertColor(const Image& in, ColorMode mode) {
     return out;
 }
 
+Plane8 noisyGradient(const Plane8& noise) {
+    const int w = noise.width, h = noise.height;
+    Plane8 p(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            p.at(y, x) = uint8_t((((x * 255) / std::max(1, w - 1)) * 3 + (y * 255) / std::max(1, h - 1) + noise.at(y, x) % 64) / 4);
+    return p;
+}
+
 }  // namespace halftone

@@ -73,4 +73,9 @@ bool parseColorMode(const std::string& s, ColorMode& out);
 /// C = (255 - R - K) * 255 / (255 - K) (0 when K = 255). Alpha is carried along unchanged.
 Image convertColor(const Image& in, ColorMode mode);
 
+/// \brief A synthetic picture: a horizontal ramp (weight 3) plus a vertical one, plus `noise.at(y, x) % 64`, over 4
+/// (wrapping past 255 near the bright corner). Smooth areas with both levels everywhere: the benchmark's GPU input
+/// (noise from a fixed seed) and a test image of the fast GPU shapes (fresh noise).
+Plane8 noisyGradient(const Plane8& noise);
+
 }  // namespace halftone

@@ -25,12 +25,11 @@ namespace {
 
 /// Benchmark input: smooth gradients plus noise (reproducible), so both levels occur everywhere.
 Plane8 benchImage(int n) {
-    Plane8 p(n, n);
+    Plane8 noise(n, n);
     std::mt19937 rng(12345u + unsigned(n));
     for (int y = 0; y < n; ++y)
-        for (int x = 0; x < n; ++x)
-            p.at(y, x) = uint8_t((((x * 255) / std::max(1, n - 1)) * 3 + ((y * 255) / std::max(1, n - 1)) + int(rng() % 64)) / 4 & 255);
-    return p;
+        for (int x = 0; x < n; ++x) noise.at(y, x) = uint8_t(rng() % 64);
+    return noisyGradient(noise);
 }
 
 int runsFor(const gpu::MethodSpec& m, int n, int forced) {

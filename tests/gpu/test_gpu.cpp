@@ -304,12 +304,7 @@ int main(int argc, char** argv) {
         std::vector<Size> gsz = {{300, 200}, {257, 97}};
         if (!small) gsz.push_back({1024, 1024});
         for (const Size& sz : gsz) {
-            Plane8 g(sz.w, sz.h);
-            const Plane8 noise = test::randomPlane(sz.w, sz.h, test::freshSeed("gradient"));
-            for (int y = 0; y < sz.h; ++y)
-                for (int x = 0; x < sz.w; ++x)
-                    g.at(y, x) = uint8_t(((x * 255 / std::max(1, sz.w - 1)) * 3 + y * 255 / std::max(1, sz.h - 1) +
-                                          noise.at(y, x) % 64) / 4);
+            const Plane8 g = noisyGradient(test::randomPlane(sz.w, sz.h, test::freshSeed("gradient")));
             const Plane8 ref = referenceErrorDiffusion(g, fs);
             for (const char* shape : kFastShapes) exact("wavefront", g, fs, ref, shape);
         }
