@@ -314,6 +314,7 @@ int main() {
             std::printf("sm map (median round trip cycles with SM 0, 64 lines):");
             for (int k = 1; k < sms; ++k) {
                 cudaMemset(pool, 0, size_t(64) * 32 * sizeof(int));
+                cudaMemset(rtt, 0, 64 * sizeof(unsigned));  // a pair that gives up reports 0, not the previous pair's times
                 cudaMemset(elect, 0, 2 * sizeof(int));
                 pingLineSweep<<<sms * 4, 32>>>(pool, 64, 20, 0, k, rtt, elect);
                 cudaDeviceSynchronize();
