@@ -525,6 +525,14 @@ cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const 
         std::fprintf(stderr, "wavefront: %dx%d strips=%d blocks=%d (sm=%d, resident per SM=%d) shm=%zu\n", a.width,
                      a.height, strips, blocks, smCount, perSm, shm);
     }
+    // the fast form's kernels place their strips statically (fastfs::kStatic), which needs every block resident: a
+    // cooperative launch guarantees that or fails (the caller then reports the error and falls back to the CPU)
+    if (fastfs::kStatic && shape.fast && !shape.blockHandoff && !shape.pairSteps && !shape.halfPairs) {
+        WavefrontArgs b = a;
+        void* params[] = {&b};
+        return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fn), dim3(blocks), dim3(kWarpsPerBlock * 32),
+                                           params, shm, stream);
+    }
     fn<<<blocks, kWarpsPerBlock * 32, shm, stream>>>(a);
     return cudaGetLastError();
 }

@@ -123,6 +123,18 @@ constexpr bool kRingUniform = HALFTONE_FAST_RING_UNIFORM != 0;
 // select of the quantizer's result on the chain. Those chunks set the lag between strips: a consumer's first check
 // waits for its producer to run 80 steps of them, and the lag it starts with stays for the whole strip (session 16)
 constexpr bool kMaskWeights = HALFTONE_FAST_MASK_WEIGHTS != 0;
+#ifndef HALFTONE_FAST_STATIC
+#define HALFTONE_FAST_STATIC 1
+#endif
+// Static strip placement (session 23): strip s runs on block s mod gridDim (warp (s / gridDim) mod kWarpsPerBlock), so the
+// strips that run at once (~145 consecutive ones at 16K) sit one per SM. The work-stealing counter (takeStrip) hands its
+// tickets out in arrival order, where the four warps of a block arrive together: the running strips sat ~3.5 per SM and
+// shared its shuffle and memory pipes (16K f0 2.270-2.276 -> 2.220-2.229 ms, step 30.6-31.0 -> 29.5 ns, failed checks per
+// strip 35-50 -> 24; docs/perf/gpu-ed.md session 23). A strip waits for the one above it, so every block must be
+// resident: launchWavefront launches these kernels cooperatively (fastStaticPlacement), which guarantees it or fails.
+// A runtime switch between the two placements in one kernel changed ptxas's schedule of the step (2.34 ms static, 2.39
+// ms by the counter), so the placement is fixed at compile time.
+constexpr bool kStatic = HALFTONE_FAST_STATIC != 0;
 #ifndef HALFTONE_FAST_PREFETCH_AT
 #define HALFTONE_FAST_PREFETCH_AT 8
 #endif
@@ -373,7 +385,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fsFastKernel(Wavefront
             if (iter > 0) break;  // one set of strips per block (blocks are launched per set)
             s = sSuper * kWarpsPerBlock + warp;
         } else {
-            s = takeStrip(a, lane);
+            // kStatic: this warp's iter-th strip by its place (the launch is cooperative: every block is resident);
+            // else the work-stealing counter
+            s = kStatic ? int(blockIdx.x) + int(gridDim.x) * (warp + kWarpsPerBlock * iter) : takeStrip(a, lane);
         }
         if (s >= strips) break;
         if (loadRelaxed(a.abortFlag)) return;  // cancelled: strips taken later do not start (see "Cancel")
