@@ -129,9 +129,9 @@ constexpr bool kMaskWeights = HALFTONE_FAST_MASK_WEIGHTS != 0;
 // Static strip placement (session 23): strip s runs on block s mod gridDim (warp (s / gridDim) mod kWarpsPerBlock), so the
 // strips that run at once (~145 consecutive ones at 16K) sit one per SM. The work-stealing counter (takeStrip) hands its
 // tickets out in arrival order, where the four warps of a block arrive together: the running strips sat ~3.5 per SM and
-// shared its shuffle and memory pipes (16K f0 2.270-2.276 -> 2.220-2.229 ms, step 30.6-31.0 -> 29.5 ns, failed checks per
-// strip 35-50 -> 24; docs/perf/gpu-ed.md session 23). A strip waits for the one above it, so every block must be
-// resident: launchWavefront launches these kernels cooperatively (fastStaticPlacement), which guarantees it or fails.
+// shared its shuffle and memory pipes (16K f0 2.267-2.279 -> 2.226-2.240 ms, step 30.6-31.0 -> 29.5-29.8 ns, same calls;
+// docs/perf/gpu-ed.md session 23). A strip waits for the one above it, so every block must be resident: launchWavefront
+// launches these kernels cooperatively, which guarantees it or fails.
 // A runtime switch between the two placements in one kernel changed ptxas's schedule of the step (2.34 ms static, 2.39
 // ms by the counter), so the placement is fixed at compile time.
 constexpr bool kStatic = HALFTONE_FAST_STATIC != 0;
