@@ -3,6 +3,7 @@
 // to a round trip late, and the lag a consumer keeps is set by such late sightings. Prints the round trip per mode (clock64
 // cycles of block 0; 8 pairs of blocks, 2000 rounds, 3 repetitions).
 //   nvcc -O3 -arch=sm_90 -o poll_micro docs/perf/experiments/poll_micro.cu && ./poll_micro      (on the GPU machine)
+// Stand-alone on purpose; the kept hand-off diagnostic with the same relaxed loads and stores is tests/gpu/handoff_latency.cu.
 #include <cstdio>
 #include <cstdint>
 #include <cuda_runtime.h>

@@ -7,6 +7,10 @@
 //
 //   nvcc -O3 -arch=sm_90 -o step_micro docs/perf/experiments/step_micro.cu && ./step_micro      (on the GPU machine)
 //
+// Stand-alone on purpose (one nvcc command, no project headers): mad, madHi, prmt and the cp.async helpers below are copies
+// of gpu/wavefront_fast.cuh's (fastfs::), which lives inside wavefront.cu's anonymous namespace; keep them the same
+// instructions when the kernel's change.
+//
 // MODE bits (template argument): 1 a vote + branch on a global load every 16 steps (a poll, measured worst case);
 // 2 lane 31 stores the boundary words, one STG.128 per 4 steps; 4 no shuffle (the row's own error instead: measurement
 // only); 8 the tree's group start (cp.async copy of the next group's words 9 steps ahead, wait, LDS, vote, branch, 16
