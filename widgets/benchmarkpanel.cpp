@@ -164,7 +164,9 @@ void BenchmarkPanel::configure(const QStringList& ids, const QList<Device>& devi
     repeats_->setValue(repeats);
 }
 
-bool BenchmarkPanel::running() const { return watcher_ && watcher_->isRunning(); }
+// A sweep runs from start() until its end has been reported (sweepFinished), not only while its worker thread is busy: a
+// sweep of a few tiny sizes can finish on the worker before start() returns.
+bool BenchmarkPanel::running() const { return busy_; }
 
 void BenchmarkPanel::cancel() {
     if (stopFlag_) stopFlag_->store(true);
@@ -216,7 +218,9 @@ void BenchmarkPanel::start() {
 
     delete watcher_;
     watcher_ = new QFutureWatcher<void>(this);
+    busy_ = true;
     connect(watcher_, &QFutureWatcher<void>::finished, this, [this, stop] {
+        busy_ = false;
         run_->setEnabled(true);
         stop_->setEnabled(false);
         const bool cancelled = stop->load();

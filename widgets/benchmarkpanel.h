@@ -42,6 +42,7 @@ public:
     void configure(const QStringList& methodIds, const QList<Device>& devices, const QList<int>& sizes, int repeats);
     void start();
     void cancel();
+    /// \brief True from start() until the sweep's end has been reported (sweepFinished).
     bool running() const;
     const QVector<BenchPoint>& points() const { return points_; }
     /// \brief CSV text: method,variant,device,width,height,pixels,seconds,mpixels_per_s,note.
@@ -75,6 +76,7 @@ private:
     QVector<BenchPoint> points_;
     std::shared_ptr<std::atomic<bool>> stopFlag_;
     QFutureWatcher<void>* watcher_ = nullptr;
+    bool busy_ = false;  // a sweep was started and its end not yet reported (running())
 };
 
 }  // namespace halftone
