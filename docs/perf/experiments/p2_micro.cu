@@ -5,8 +5,8 @@
 //
 //   nvcc -O3 -arch=sm_90 -o p2_micro docs/perf/experiments/p2_micro.cu && ./p2_micro      (on the GPU machine)
 //
-// Stand-alone on purpose (one nvcc command): mad, madHi, prmt, the cp.async helpers and expandNibble are copies of
-// gpu/wavefront_fast.cuh's (fastfs::), which lives inside wavefront.cu's anonymous namespace.
+// Stand-alone on purpose (one nvcc command): mad, madHi, prmt and the cp.async helpers come from micro_helpers.cuh beside
+// it (shared with step_micro.cu); expandNibble below is a copy of gpu/wavefront_fast.cuh's.
 //
 // MODE bits: 2 lane 31 stores its last row's words (one predicated STG.128 per 4 steps, as in the kernel); 8 the tree's group
 // start every 16 steps (cp.async copy of the next group's words 9 steps ahead, wait, LDS, vote, branch, 16 broadcast
@@ -23,30 +23,8 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ int mad(int a, int b, int c) {
-    int d;
-    asm("mad.lo.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-    return d;
-}
-__device__ __forceinline__ int madHi(int a, unsigned b, int c) {
-    int d;
-    asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-    return d;
-}
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
-}
-__device__ __forceinline__ void cpAsync16(void* smemDst, const void* src, int bytes) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cpAsyncWait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+#include "micro_helpers.cuh"
+
 /// A predicated 16-byte st.global.cg (the kernel's lane-31 store compiles to a predicated STG; a plain `if` here became a
 /// branch with a convergence barrier around it, +24 cycles per step)
 __device__ __forceinline__ void stcgIf(bool p, uint4* dst, uint4 v) {

@@ -7,9 +7,9 @@
 //
 //   nvcc -O3 -arch=sm_90 -o step_micro docs/perf/experiments/step_micro.cu && ./step_micro      (on the GPU machine)
 //
-// Stand-alone on purpose (one nvcc command, no project headers): mad, madHi, prmt and the cp.async helpers below are copies
-// of gpu/wavefront_fast.cuh's (fastfs::), which lives inside wavefront.cu's anonymous namespace; keep them the same
-// instructions when the kernel's change.
+// Stand-alone on purpose (one nvcc command, no project headers): mad, madHi, prmt and the cp.async helpers come from
+// micro_helpers.cuh beside it, copies of gpu/wavefront_fast.cuh's (fastfs::), which live inside wavefront.cu's anonymous
+// namespace.
 //
 // MODE bits (template argument): 1 a vote + branch on a global load every 16 steps (a poll, measured worst case);
 // 2 lane 31 stores the boundary words, one STG.128 per 4 steps; 4 no shuffle (the row's own error instead: measurement
@@ -24,31 +24,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ int mad(int a, int b, int c) {
-    int d;
-    asm("mad.lo.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-    return d;
-}
-__device__ __forceinline__ int madHi(int a, unsigned b, int c) {
-    int d;
-    asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-    return d;
-}
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
-}
-
-__device__ __forceinline__ void cpAsync16(void* smemDst, const void* src, int bytes) {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cpAsyncWait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+#include "micro_helpers.cuh"
 
 // MODE bits: 1 = vote+branch check every 16 steps; 2 = lane-31 STG of 4 words every 4 steps; 4 = skip shuffle (own e)
 template <int K, int MODE>
