@@ -222,6 +222,56 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     return Status::ok();
 }
 
+Status verifyWrittenOiio(const std::string& finalPath, const std::string& writtenPath, const Image& image, bool exact) {
+    const Status incomplete = Status::error("write failed: the file written does not read back complete (is the disk full?)");
+    // The reader is chosen by the final name's extension (the written file's name may have none);
+    // create() takes a bare extension as a format name and opens nothing.
+    const std::string ext = lowerExt(finalPath);
+    auto in = OIIO::ImageInput::create(ext.empty() ? ext : ext.substr(1));
+    if (!in) {
+        OIIO::geterror();
+        return incomplete;
+    }
+    OIIO::ImageSpec spec;
+    if (!in->open(writtenPath, spec)) {
+        in->geterror();
+        return incomplete;
+    }
+    const int w = image.width(), h = image.height(), n = image.channelCount();
+    if (spec.width != w || spec.height != h || spec.nchannels < 1) return incomplete;
+    const int nch = spec.nchannels;
+    // Gray may be stored as RGB: every colour channel read back is compared with its source plane.
+    const int compared = std::min(nch, n == 1 ? std::min(nch, 3) : n);
+    if (exact && compared < n) return Status::error("the file holds " + std::to_string(nch) + " channels, not " + std::to_string(n));
+    const size_t rowBytes = size_t(w) * size_t(nch);
+    const bool tiled = spec.tile_width > 0;
+    const int chunk = tiled ? h : int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
+    std::vector<unsigned char> buf(rowBytes * size_t(chunk));
+    bool same = true;
+    for (int y0 = 0; y0 < h; y0 += chunk) {
+        const int y1 = std::min(h, y0 + chunk);
+        const bool ok = tiled ? in->read_image(0, 0, 0, nch, OIIO::TypeDesc::UINT8, buf.data())
+                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, OIIO::TypeDesc::UINT8, buf.data());
+        if (!ok || in->has_error()) {
+            in->geterror();
+            return incomplete;
+        }
+        for (int y = y0; y < y1 && exact && same; ++y) {
+            const unsigned char* r = buf.data() + size_t(y - y0) * rowBytes;
+            for (int c = 0; c < compared && same; ++c) {
+                const uint8_t* src = image.channels[size_t(n == 1 ? 0 : c)].row(y);
+                for (int x = 0; x < w; ++x)
+                    if (r[size_t(x) * nch + c] != src[x]) {
+                        same = false;
+                        break;
+                    }
+            }
+        }
+    }
+    if (!same) return Status::error("the format changed pixel values: the file would not hold the halftone's dots exactly");
+    return Status::ok();
+}
+
 Status checkJpegComplete(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     std::vector<unsigned char> d((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -39,7 +39,6 @@ void addScreenCommand(Commands& commands) {
     CLI::App* sub = commands.add("screen", "make a threshold array (screen) for ordered dither and clip-free DBS", [o]() {
         if (o->output.empty()) return fail("screen: no OUTPUT file given", kExitUsage);
         RunControl rc;
-        installInterruptHandler(rc.stop);
         if (!o->quiet) rc.onProgress = stderrProgress();
         ThresholdArray t;
         Status s;
@@ -62,6 +61,7 @@ void addScreenCommand(Commands& commands) {
         if (!s) return fail("screen: " + s.message());
         io::WriteOptions wo;
         if (Status w = io::writeImage(o->output, Image::gray(t), wo); !w) return fail(w.message());
+        if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o->output);
         return int(kExitOk);
     });
     sub->add_option("--method", o->method, "generator: dbs (seed 003, level by level), void-and-cluster (Ulichney), bayer, cluster")

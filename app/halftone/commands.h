@@ -13,7 +13,8 @@
 
 namespace halftone::cli {
 
-/// \brief Process exit codes of every command.
+/// \brief Process exit codes of every command; a signal ends the program with 128 + its number
+/// (SIGHUP 129, SIGINT 130, SIGQUIT 131, SIGTERM 143).
 enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitCancelled = 130 };
 
 /// \brief The subcommands of the `halftone` program and their bodies.
@@ -49,10 +50,22 @@ private:
     int saved_ = -1;
 };
 
-/// \brief Installs SIGINT/SIGTERM handlers that request a stop on `token` (a second signal kills).
-void installInterruptHandler(const StopToken& token);
+/// \brief Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT end the program at once, whatever it is doing
+/// (reading, computing, writing): the file being written is dropped (it has no name until complete),
+/// one line goes to stderr and the exit code is 128 + the signal's number. A signal that arrives
+/// while a finished output is being linked into place waits for that step; see takeDeferredSignal().
+void installSignalHandlers();
+/// \brief The signal that arrived while an output was being put in place, or 0; clears it.
+int takeDeferredSignal();
+/// \brief Ends the program for a signal taken by takeDeferredSignal(), saying that `output` is complete.
+[[noreturn]] void exitForDeferredSignal(int sig, const std::string& output);
 /// \brief Progress callback that prints whole percents on stderr.
 std::function<void(const Progress&)> stderrProgress();
+
+/// \brief The method `halftone IN OUT` runs without --method: exact error diffusion ("ed").
+std::string defaultMethod();
+/// \brief The variant a method runs without --variant (the same as the studio's default).
+std::string defaultVariant(const std::string& method);
 
 /// \brief The default command: `halftone [options] INPUT OUTPUT`, `--list`, `--list-kernels`.
 std::function<int()> addHalftoneOptions(CLI::App& app);
