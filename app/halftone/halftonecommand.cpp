@@ -187,6 +187,7 @@ int run(Options& o) {
     }
     // A signal during the write ends the program at once (see installSignalHandlers): the file has no
     // name until it is complete, so nothing is left behind.
+    if (o.progress) note("writing '" + o.output + "'");
     Status written;
     {
         QuietStderr quiet;
