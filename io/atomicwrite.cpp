@@ -75,7 +75,7 @@ Status resolveTarget(const std::string& path, std::string& target, bool& exists,
     exists = false;
     target = path;
     if (::lstat(path.c_str(), &lst) != 0) {
-        if (errno == ENOENT) return Status::ok();
+        if (errno == ENOENT || errno == ENOTDIR) return Status::ok();  // the directory check says why
         return Status::error(errnoText(errno));
     }
     if (S_ISLNK(lst.st_mode)) {
