@@ -125,6 +125,21 @@ void exitForDeferredSignal(int sig, const std::string& output) {
     ::_exit(128 + sig);
 }
 
+Status writeTextFile(const std::string& path, const std::string& text) {
+    const std::string ctx = "cannot write '" + path + "'";
+    io::AtomicFile file;
+    if (Status s = file.open(path); !s) return s.isCancelled() ? s : s.withContext(ctx);
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t w = ::write(file.fd(), text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return Status::error(ctx + ": write failed: " + std::strerror(errno));
+        done += size_t(w);
+    }
+    if (Status s = file.commit(); !s) return s.isCancelled() ? s : s.withContext(ctx);
+    if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, path);
+    return Status::ok();
+}
+
 std::function<void(const Progress&)> stderrProgress() {
     struct State {
         std::mutex mutex;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/runcontrol.h"
+#include "core/status.h"
 
 namespace halftone::cli {
 
@@ -59,6 +60,8 @@ void installSignalHandlers();
 int takeDeferredSignal();
 /// \brief Ends the program for a signal taken by takeDeferredSignal(), saying that `output` is complete.
 [[noreturn]] void exitForDeferredSignal(int sig, const std::string& output);
+/// \brief Writes `text` to `path` complete or not at all (io::AtomicFile); the message names the file.
+Status writeTextFile(const std::string& path, const std::string& text);
 /// \brief Progress callback that prints whole percents on stderr.
 std::function<void(const Progress&)> stderrProgress();
 
