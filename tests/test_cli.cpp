@@ -284,6 +284,10 @@ void TestCli::badInput_data() {
     QTest::newRow("gif cannot hold gray") << QStringList{"@IN", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support 1-channel";
     QTest::newRow("ico too small for the image") << QStringList{"@IN", "@DIR/o.ico"} << 1 << "'.ico' files hold at most 256 x 256";
     QTest::newRow("null is no file format") << QStringList{"@IN", "@DIR/o.null"} << 1 << "'.null' names no image file format";
+    QTest::newRow("screen to jpeg") << QStringList{"screen", "--method", "bayer", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': a lossy format";
+    QTest::newRow("screen to gif") << QStringList{"screen", "--method", "bayer", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support";
+    QTest::newRow("analyze csv onto a directory") << QStringList{"analyze", "--csv", "@DIR/sub.png", "@IN", "@IN"} << 1
+                                                  << "analyze: cannot write '@DIR/sub.png': is a directory, not a regular file";
     QTest::newRow("cmyk to png") << QStringList{m, ed, "--color", "cmyk", "@IN", "@OUT"} << 2 << "only TIFF output holds CMYK";
     QTest::newRow("over max pixels") << QStringList{m, ed, "--max-pixels", "1000", "@IN", "@OUT"} << 1 << "over the limit";
     QTest::newRow("missing input") << QStringList{m, ed, "@DIR/none.png", "@OUT"} << 1 << "cannot read '@DIR/none.png': no such file";
