@@ -471,7 +471,7 @@ void TestCli::newFilesFollowUmask() {
     for (mode_t mask : {mode_t(022), mode_t(027), mode_t(077), mode_t(002)})
         for (const char* ext : {"png", "pgm", "jp2"}) {
             const std::string out = path("u" + std::to_string(mask) + "." + ext);
-            const Run r = runCli({in, QString::fromStdString(out)}, 120000, [mask] { ::umask(mask); });
+            const Run r = runCli({"--method", "ed", in, QString::fromStdString(out)}, 120000, [mask] { ::umask(mask); });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             struct stat st {};
             QCOMPARE(::stat(out.c_str(), &st), 0);
@@ -481,7 +481,7 @@ void TestCli::newFilesFollowUmask() {
     const std::string kept = path("kept.png");
     { std::ofstream(kept) << "old"; }
     fs::permissions(kept, fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
-    const Run r = runCli({in, QString::fromStdString(kept)}, 120000, [] { ::umask(077); });
+    const Run r = runCli({"--method", "ed", in, QString::fromStdString(kept)}, 120000, [] { ::umask(077); });
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     struct stat st {};
     QCOMPARE(::stat(kept.c_str(), &st), 0);
@@ -505,13 +505,13 @@ void TestCli::nonRegularOutputRefused() {
     };
     for (const auto& [name, message] : cases) {
         const QString out = QString::fromStdString(path(name));
-        const Run r = runCli({in, out});
+        const Run r = runCli({"--method", "ed", in, out});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.startsWith("halftone: cannot write '" + out + "': " + message) && r.err.count('\n') == 1,
                  qPrintable(r.err));
     }
     // A device path given directly.
-    const Run r = runCli({in, "/dev/null"});
+    const Run r = runCli({"--method", "ed", in, "/dev/null"});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.startsWith("halftone: cannot write '/dev/null': "), qPrintable(r.err));
     QCOMPARE(dirEntries(dir()), before);
@@ -529,7 +529,7 @@ void TestCli::symlinkToFileIsFollowed() {
     { std::ofstream(path("real/o.png")) << "old"; }
     fs::permissions(path("real/o.png"), fs::perms::owner_read | fs::perms::owner_write);
     fs::create_symlink("real/o.png", path("link.png"));
-    const Run r = runCli({QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(path("link.png"))});
+    const Run r = runCli({"--method", "ed", QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(path("link.png"))});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(fs::is_symlink(path("link.png")));
     QCOMPARE(dirEntries(path("real")), std::vector<std::string>{"o.png"});
@@ -569,7 +569,7 @@ void TestCli::outputFormatCheckedBeforeReading() {
     }
     fs::resize_file(huge, fs::file_size(huge) + uint64_t(n) * uint64_t(n));
     const QString output = QString::fromStdString(path(out.toStdString()));
-    const Run r = runCli(args << QString::fromStdString(huge) << output, 120000, [] {
+    const Run r = runCli(QStringList{"--method", "ed"} << args << QString::fromStdString(huge) << output, 120000, [] {
         const rlimit as{rlim_t(600) << 20, rlim_t(600) << 20};
         ::setrlimit(RLIMIT_AS, &as);
     });
@@ -582,11 +582,11 @@ void TestCli::outputFormatCheckedBeforeReading() {
 void TestCli::lossyFormatNeedsForce() {
     const QString in = QString::fromStdString(test::dataPath("page.png"));
     const QString out = QString::fromStdString(path("o.jpg"));
-    Run r = runCli({in, out});
+    Run r = runCli({"--method", "ed", in, out});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("lossy") && r.err.contains("--force"), qPrintable(r.err));
     QVERIFY(dirEntries(dir()).empty());
-    r = runCli({"--force", in, out});
+    r = runCli({"--method", "ed", "--force", in, out});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.err.startsWith("halftone: note: writing a halftone to JPEG, a lossy format") && r.err.count('\n') == 1,
              qPrintable(r.err));
@@ -626,7 +626,7 @@ void TestCli::version() {
 void TestCli::writeErrorNamesNoEmptyFile() {
     // A write that fails inside the OpenEXR codec (file size limit): the message names the output, never "".
     const QString out = QString::fromStdString(path("o.exr"));
-    const Run r = runCli({"--color", "rgb", QString::fromStdString(test::dataPath("chelsea.png")), out}, 120000, [] {
+    const Run r = runCli({"--method", "ed", "--color", "rgb", QString::fromStdString(test::dataPath("chelsea.png")), out}, 120000, [] {
         ::signal(SIGXFSZ, SIG_IGN);
         const rlimit fsize{10000, 10000};
         ::setrlimit(RLIMIT_FSIZE, &fsize);
