@@ -57,6 +57,15 @@ std::vector<std::string> dirEntries(const std::string& dir) {
 
 /// True when process `pid` has open, in `dir`, an output being written: an unnamed O_TMPFILE file
 /// (shown as "DIR/#INODE (deleted)") or a hidden ".NAME.halftone-tmp-XXXXXX.EXT".
+bool hasOpen(qint64 pid, const std::string& file) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+        std::error_code ec2;
+        if (fs::read_symlink(e.path(), ec2).string() == file) return true;
+    }
+    return false;
+}
+
 bool writingInto(qint64 pid, const std::string& dir) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
@@ -95,6 +104,8 @@ private slots:
     void interruptLeavesNoOutput();
     void signalDuringWrite_data();
     void signalDuringWrite();
+    void signalWhileReading_data();
+    void signalWhileReading();
     void newFilesFollowUmask();
     void nonRegularOutputRefused();
     void symlinkToFileIsFollowed();
@@ -464,6 +475,38 @@ void TestCli::signalDuringWrite() {
     // No new output, no temporary file; the old output is untouched.
     QCOMPARE(dirEntries(dir()), (std::vector<std::string>{"big.pgm", out.toStdString()}));
     QCOMPARE(readBytes(path(out.toStdString())), old);
+}
+
+void TestCli::signalWhileReading_data() {
+    QTest::addColumn<int>("sig");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGHUP") << int(SIGHUP);
+    QTest::newRow("SIGQUIT") << int(SIGQUIT);
+}
+
+void TestCli::signalWhileReading() {
+    // The signal goes out while the process holds the (large, slow to decode) input open; whether it
+    // lands in the decoder or just after, the run ends with 128 + N and leaves nothing.
+    QFETCH(int, sig);
+    fs::create_directory(path("in"));
+    const std::string in = path("in/big.png");
+    QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(5000, 5000, test::freshSeed("signal while reading")))).isOk());
+    QProcess p;
+    p.start(HALFTONE_CLI_PATH, {"--method", "ed", QString::fromStdString(in), QString::fromStdString(path("o.png"))});
+    QVERIFY(p.waitForStarted());
+    bool seen = false;
+    while (!seen && p.state() == QProcess::Running) {
+        seen = hasOpen(p.processId(), in);
+        if (!seen) p.waitForFinished(2);
+    }
+    QVERIFY2(seen, "the input was never seen open");
+    ::kill(pid_t(p.processId()), sig);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 128 + sig);
+    QVERIFY2(p.readAllStandardError().contains("; no output written\n"), "the message says nothing was written");
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"in"});
 }
 
 void TestCli::newFilesFollowUmask() {
