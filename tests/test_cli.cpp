@@ -17,6 +17,7 @@
 #include "core/kernel.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
+#include "io/atomicwrite.h"
 #include "io/imagefile.h"
 #include "tests/testutil.h"
 
@@ -114,6 +115,7 @@ private slots:
     void lossyFormatNeedsForce();
     void defaultMethodIsExactFloydSteinberg();
     void version();
+    void atomicFile();
     void writeErrorNamesNoEmptyFile();
 
 private:
@@ -664,6 +666,45 @@ void TestCli::version() {
     QCOMPARE(r.out, QString("halftone (Halftone Studio) " HALFTONE_VERSION "\n"));
     QVERIFY(QString(HALFTONE_VERSION).contains(QRegularExpression("^\\d+\\.\\d+\\.\\d+$")));
     QVERIFY(runCli({"--help"}).out.contains("--version"));
+}
+
+void TestCli::atomicFile() {
+    // The writer the CLI's outputs go through: unnamed while written, in place only on commit.
+    for (bool named : {false, true}) {
+        const std::string target = path(named ? "named.txt" : "unnamed.txt");
+        {
+            io::AtomicFile f;
+            QVERIFY(f.open(target, named).isOk());
+            QCOMPARE(f.unnamed(), !named);
+            QCOMPARE(::write(f.fd(), "abc", 3), ssize_t(3));
+            // Unnamed: nothing in the directory at all; named: only the hidden temporary.
+            const auto during = dirEntries(dir());
+            if (!named) QVERIFY(during.empty());
+            else QVERIFY(during.size() == 1 && during[0].find(".halftone-tmp-") != std::string::npos);
+        }  // destroyed without commit: dropped
+        QVERIFY(dirEntries(dir()).empty());
+        io::AtomicFile f;
+        QVERIFY(f.open(target, named).isOk());
+        QCOMPARE(::write(f.fd(), "new", 3), ssize_t(3));
+        QVERIFY(f.commit().isOk());
+        QCOMPARE(readBytes(target), std::string("new"));
+        // Replacing keeps the old file's mode; the old contents stay until the commit.
+        fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+        io::AtomicFile g;
+        QVERIFY(g.open(target, named).isOk());
+        QCOMPARE(::write(g.fd(), "newer", 5), ssize_t(5));
+        QCOMPARE(readBytes(target), std::string("new"));
+        QVERIFY(g.commit().isOk());
+        QCOMPARE(readBytes(target), std::string("newer"));
+        QCOMPARE(int(fs::status(target).permissions() & fs::perms::all), 0640);
+        fs::remove(target);
+        QVERIFY(dirEntries(dir()).empty());
+    }
+    // Non-regular targets are refused before anything is created.
+    io::AtomicFile f;
+    QVERIFY(!f.open(dir()).isOk());
+    QVERIFY(!f.open("/dev/null").isOk());
+    QVERIFY(io::checkWritableTarget("/dev/null").message().find("character device") != std::string::npos);
 }
 
 void TestCli::writeErrorNamesNoEmptyFile() {

@@ -66,8 +66,9 @@ void addScreenCommand(Commands& commands) {
         if (s.isCancelled()) return fail("screen: interrupted", kExitCancelled);
         if (!s) return fail("screen: " + s.message());
         io::WriteOptions wo;
-        if (Status w = io::writeImage(o->output, Image::gray(t), wo); !w) return fail(w.message());
-        if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o->output);
+        const Status w = io::writeImage(o->output, Image::gray(t), wo);
+        if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o->output, bool(w));
+        if (!w) return fail(w.message());
         return int(kExitOk);
     });
     sub->add_option("--method", o->method, "generator: dbs (direct binary search, level by level), void-and-cluster (Ulichney), bayer, cluster")

@@ -118,9 +118,12 @@ void installSignalHandlers() {
 
 int takeDeferredSignal() { return g_deferredSignal.exchange(0); }
 
-void exitForDeferredSignal(int sig, const std::string& output) {
+void exitForDeferredSignal(int sig, const std::string& output, bool written) {
     std::fflush(stdout);
-    std::fprintf(stderr, "halftone: interrupted by %s after '%s' was written complete\n", signalName(sig), output.c_str());
+    if (written)
+        std::fprintf(stderr, "halftone: interrupted by %s after '%s' was written complete\n", signalName(sig), output.c_str());
+    else
+        std::fprintf(stderr, "halftone: interrupted by %s; no output written\n", signalName(sig));
     std::fflush(stderr);
     ::_exit(128 + sig);
 }
@@ -135,8 +138,9 @@ Status writeTextFile(const std::string& path, const std::string& text) {
         if (w <= 0) return Status::error(ctx + ": write failed: " + std::strerror(errno));
         done += size_t(w);
     }
-    if (Status s = file.commit(); !s) return s.isCancelled() ? s : s.withContext(ctx);
-    if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, path);
+    const Status committed = file.commit();
+    if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, path, bool(committed));
+    if (!committed) return committed.isCancelled() ? committed : committed.withContext(ctx);
     return Status::ok();
 }
 

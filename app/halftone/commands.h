@@ -58,8 +58,9 @@ private:
 void installSignalHandlers();
 /// \brief The signal that arrived while an output was being put in place, or 0; clears it.
 int takeDeferredSignal();
-/// \brief Ends the program for a signal taken by takeDeferredSignal(), saying that `output` is complete.
-[[noreturn]] void exitForDeferredSignal(int sig, const std::string& output);
+/// \brief Ends the program for a signal taken by takeDeferredSignal(), saying whether `output` was
+/// written complete (`written`) or not at all.
+[[noreturn]] void exitForDeferredSignal(int sig, const std::string& output, bool written);
 /// \brief Writes `text` to `path` complete or not at all (io::AtomicFile); the message names the file.
 Status writeTextFile(const std::string& path, const std::string& text);
 /// \brief Progress callback that prints whole percents on stderr.

@@ -193,7 +193,7 @@ int run(Options& o) {
         QuietStderr quiet;
         written = io::writeImage(o.output, result.image, wo);
     }
-    if (const int sig = takeDeferredSignal(); sig && written) exitForDeferredSignal(sig, o.output);
+    if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o.output, bool(written));
     if (written.isCancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!written) return fail(written.message());
     return kExitOk;
