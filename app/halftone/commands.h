@@ -68,7 +68,7 @@ std::function<void(const Progress&)> stderrProgress();
 
 /// \brief The method `halftone IN OUT` runs without --method: exact error diffusion ("ed").
 std::string defaultMethod();
-/// \brief The variant a method runs without --variant (the same as the studio's default).
+/// \brief The variant a method runs without --variant: `rc` for ed and ec, else the first registered.
 std::string defaultVariant(const std::string& method);
 
 /// \brief The default command: `halftone [options] INPUT OUTPUT`, `--list`, `--list-kernels`.

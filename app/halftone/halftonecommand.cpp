@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -64,8 +65,10 @@ ColorSpace spaceOf(ColorMode mode) {
     return mode == ColorMode::RGB ? ColorSpace::RGB : mode == ColorMode::CMYK ? ColorSpace::CMYK : ColorSpace::Gray;
 }
 
+/// The output's format as people name it, from the extension: "PNG", "JPEG", "TIF".
 std::string formatName(const std::string& path) {
-    std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size() : path.rfind('.') + 1);
+    std::string ext = std::filesystem::path(path).extension().string();
+    if (!ext.empty()) ext.erase(0, 1);
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     return ext == "JPG" || ext == "JPE" || ext == "JFIF" || ext == "JIF" ? "JPEG" : ext;
 }
