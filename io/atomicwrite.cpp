@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -156,7 +158,9 @@ Status AtomicFile::open(const std::string& path, bool named) {
     if (fd_ < 0) {  // hidden temporary beside the target, keeping the extension
         const fs::path t(target_);
         const std::string stem = t.stem().string().substr(0, 120);
-        const std::string ext = t.extension().string().substr(0, 16);
+        // The extension in lower case: writers that look at it compare it so.
+        std::string ext = t.extension().string().substr(0, 16);
+        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
         for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
             tmpName_ = (fs::path(dir_) / ("." + stem + ".halftone-tmp-" + randomSuffix() + ext)).string();
             if (slot_ >= 0) {

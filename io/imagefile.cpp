@@ -141,6 +141,11 @@ namespace {
 /// Pseudo-formats of OpenImageIO that have a writer but write no image file.
 bool pseudoFormat(const std::string& ext) { return ext == ".null" || ext == ".term"; }
 
+/// Writers that pick their codec from the extension of the name they open (OpenImageIO's JPEG 2000
+/// writer writes nothing, and leaks, for a name without ".jp2" or ".j2k"): they get a hidden named
+/// temporary file with the extension instead of an unnamed one.
+bool writerNeedsExtension(const std::string& ext) { return ext == ".jp2" || ext == ".j2k"; }
+
 /// Largest side each format can store, where it is smaller than the planes allow.
 int maxSide(const std::string& ext) {
     if (ext == ".ico" || ext == ".cur") return 256;
@@ -207,7 +212,7 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
 #ifdef HALFTONE_HAVE_OIIO
         std::string why;
         if (!detail::oiioCanWrite(path, why)) return Status::error(ctx + ": " + why);
-        if (Status s = probeWriter(path, layout); !s)
+        if (Status s = writerNeedsExtension(ext) ? Status::ok() : probeWriter(path, layout); !s)
             return Status::error(ctx + ": " + s.message() + " (the output is a " + spaceName(layout.space) +
                                  (layout.alpha ? " + alpha" : "") + " image; " +
                                  (layout.space == ColorSpace::CMYK ? ".tif holds it"
@@ -250,7 +255,7 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
         const Status s = file.open(path, named);
         return s ? s : s.isCancelled() ? Status::cancelled() : Status::error(ctx + ": " + s.message());
     };
-    if (Status s = open(false); !s) return s;
+    if (Status s = open(writerNeedsExtension(ext)); !s) return s;
     auto fail = [&](const std::string& msg) {
         file.discard();
         return Status::error(ctx + ": " + msg);
@@ -276,11 +281,12 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
         if (Status s = detail::writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
         struct stat st {};
         if (file.unnamed() && ::fstat(file.fd(), &st) == 0 && st.st_size == 0) {
-            // A writer that picks its codec by the extension of the name it opens (JPEG 2000) writes
-            // nothing through the unnamed file's name: write again through a hidden named one.
+            // Another writer that needs the extension in the name it opens: again through a named file.
             if (Status s = open(true); !s) return s;
             if (Status s = detail::writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
         }
+        if (::fstat(file.fd(), &st) == 0 && st.st_size == 0)
+            return fail("the writer for '" + ext + "' wrote nothing; use .png, .tif, .pgm, .ppm or .pbm");
         // OpenImageIO's PNG and TIFF writers can lose the error of a failed write (full disk, file size
         // limit) and report success, and some formats change values: read the file back before it
         // replaces anything.
