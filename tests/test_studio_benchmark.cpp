@@ -235,6 +235,13 @@ void TestStudioBenchmark::exportsSayWhatWasMeasured() {
     const QString machine = contextValue(context, "machine");
     QVERIFY2(machine.contains(QString("%1 logical cores").arg(QThread::idealThreadCount())), qPrintable(machine));
     QVERIFY(machine.section(',', 0, 0).trimmed().size() > 2);  // the CPU model
+    QFile cpuinfo("/proc/cpuinfo");
+    if (cpuinfo.open(QIODevice::ReadOnly))
+        for (const QByteArray& l : cpuinfo.readAll().split('\n'))
+            if (l.startsWith("model name")) {
+                QVERIFY2(machine.startsWith(QString::fromUtf8(l.mid(l.indexOf(':') + 1)).simplified()), qPrintable(machine));
+                break;
+            }
     QVERIFY(!contextValue(context, "GPU").isEmpty());
     const QDateTime date = QDateTime::fromString(contextValue(context, "date"), Qt::ISODate);
     QVERIFY(date.isValid());

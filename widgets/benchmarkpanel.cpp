@@ -51,8 +51,9 @@ const QList<QColor>& seriesColors() {
 QString cpuModel() {
     QFile f(QStringLiteral("/proc/cpuinfo"));
     if (f.open(QIODevice::ReadOnly | QIODevice::Text)) {
-        while (!f.atEnd()) {
-            const QString line = QString::fromUtf8(f.readLine());
+        // readAll(): /proc files report a size of 0, so atEnd() is true before the first read.
+        for (const QByteArray& raw : f.readAll().split('\n')) {
+            const QString line = QString::fromUtf8(raw);
             if (line.startsWith(QLatin1String("model name")) && line.contains(QLatin1Char(':')))
                 return line.section(QLatin1Char(':'), 1).simplified();
         }
@@ -185,6 +186,7 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
         p->plotLayout()->setColumnStretchFactor(1, 0.001);
         side->addElement(0, 0, p->legend);
         side->addElement(1, 0, new QCPLayoutElement(p));  // takes the height the legend does not need
+        side->setMargins(QMargins(4, 12, 8, 4));  // clear of the widget's edges, level with the top of the axes
         side->setRowStretchFactor(0, 0.001);
         side->setRowStretchFactor(1, 1);
         p->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
@@ -333,7 +335,7 @@ void BenchmarkPanel::start() {
     }
     points_.clear();
     baseline_->clear();
-    sweepDate_ = QDateTime::currentDateTime().toString(Qt::ISODate);
+    sweepDate_ = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
     sweepRepeats_ = repeats_->value();
     replot();
     stopFlag_ = std::make_shared<std::atomic<bool>>(false);
@@ -508,10 +510,16 @@ void BenchmarkPanel::replot() {
 QStringList BenchmarkPanel::measurementContext() const {
     QStringList out;
     QStringList kernels, levels, threads;
+    QMap<QString, QStringList> byThreads;  // thread count -> the series that ran with it
     for (const BenchPoint& p : points_) {
         if (!p.kernel.isEmpty() && !kernels.contains(p.kernel)) kernels << p.kernel;
         if (p.levels > 0 && !levels.contains(QString::number(p.levels))) levels << QString::number(p.levels);
         if (!p.threads.isEmpty() && !threads.contains(p.threads)) threads << p.threads;
+        if (!p.threads.isEmpty() && !byThreads[p.threads].contains(p.methodId)) byThreads[p.threads] << p.methodId;
+    }
+    if (threads.size() > 1) {
+        threads.clear();
+        for (auto it = byThreads.cbegin(); it != byThreads.cend(); ++it) threads << it.key() + QStringLiteral(" (") + it.value().join(QStringLiteral(", ")) + QLatin1Char(')');
     }
     const GpuAvailability& g = registry_.gpuAvailability();
     out << tr("measured: wall time of the method alone (no file input/output), median of the repeats");
@@ -520,7 +528,7 @@ QStringList BenchmarkPanel::measurementContext() const {
     out << tr("kernel: %1").arg(kernels.isEmpty() ? tr("none") : kernels.join(QStringLiteral(", ")));
     out << tr("levels: %1").arg(levels.isEmpty() ? tr("none") : levels.join(QStringLiteral(", ")));
     out << tr("parameters: each method's defaults");
-    out << tr("threads: %1").arg(threads.isEmpty() ? tr("none (GPU only)") : threads.join(QStringLiteral(", ")));
+    out << tr("threads: %1").arg(threads.isEmpty() ? tr("none (GPU only)") : threads.join(QStringLiteral("; ")));
     out << tr("repeats: %1").arg(sweepRepeats_ > 0 ? QString::number(sweepRepeats_)
                                                     : tr("auto (%1 at 256 x 256 ... %2 from 2048 x 2048; at least 3)").arg(autoRepeats(256)).arg(autoRepeats(2048)));
     out << tr("machine: %1, %2 logical cores, %3").arg(cpuModel()).arg(QThread::idealThreadCount()).arg(QSysInfo::prettyProductName());
