@@ -62,8 +62,10 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
     if (!schedule_ || schedule_->pixelStep.empty()) return;
     const Schedule& s = *schedule_;
     const double cell = cellRect(0, 0).width();
+    // Step numbers as large as the cell allows for the widest one (about 0.6 em per digit).
+    const int digits = int(QString::number(std::max(1, s.steps - 1)).size());
     QFont f = font();
-    f.setPixelSize(std::max(6, int(cell * 0.38)));
+    f.setPixelSize(std::max(6, int(std::min(cell * 0.45, (cell - 3) / (0.62 * digits)))));
     p.setFont(f);
     for (int y = 0; y < s.height; ++y)
         for (int x = 0; x < s.width; ++x) {
@@ -221,7 +223,7 @@ QSize ScheduleView::blockSizeForView(const QString& schedule) {
     // (a band of 8 or 16 rows, 256 steps long in the methods). Trapezoid blocks are sized by the model from
     // the thread count and the grid, so they fit any grid already.
     if (schedule == QLatin1String("parallelogram")) return {4, 4};
-    if (schedule == QLatin1String("wavefront")) return {8, 2};
+    if (schedule == QLatin1String("wavefront")) return {6, 2};
     return {0, 0};
 }
 
@@ -241,8 +243,8 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
         if (!special.isEmpty()) s->setSpecialValueText(special);
         return s;
     };
-    widthSpin_ = spin("gridWidth", 1, 256, 32, tr("grid width in pixels (columns j)"));
-    heightSpin_ = spin("gridHeight", 1, 256, 16, tr("grid height in pixels (rows i)"));
+    widthSpin_ = spin("gridWidth", 1, 256, 24, tr("grid width in pixels (columns j)"));
+    heightSpin_ = spin("gridHeight", 1, 256, 12, tr("grid height in pixels (rows i)"));
     blockWSpin_ = spin("blockWidth", 0, 256, 0, tr("block width in pixels (block schedules); 'method default' = what the method uses on images"),
                        tr("method default"));
     blockHSpin_ = spin("blockHeight", 0, 256, 0, tr("block height in pixels (block schedules); 'method default' = what the method uses on images"),
@@ -436,11 +438,11 @@ void ScheduleView::rebuild() {
     } else {
         int64_t peak = 0;
         for (int64_t v : schedule_.parallelism) peak = std::max(peak, v);
-        QString text = tr("<b>%1</b>: %2 &mdash; %3 steps for %4 x %5 = %6 pixels (%7 %8), peak parallelism %9.")
+        QString text = tr("<b>%1</b>: %2 &mdash; %3 steps for %4 x %5 = %6 pixels%7, peak parallelism %8.")
                            .arg(QString::fromStdString(schedule_.name), QString::fromStdString(schedule_.description).toHtmlEscaped())
                            .arg(schedule_.steps).arg(schedule_.width).arg(schedule_.height)
-                           .arg(qint64(schedule_.width) * schedule_.height).arg(schedule_.units)
-                           .arg(blocks ? tr("blocks") : tr("pixels")).arg(peak);
+                           .arg(qint64(schedule_.width) * schedule_.height)
+                           .arg(blocks ? tr(" in %1 blocks").arg(schedule_.units) : QString()).arg(peak);
         if (blocks && (opt.blockWidth > 0 || opt.blockHeight > 0)) {
             // Say what the method itself uses, so the small teaching blocks are not taken for the real ones.
             SchedulePlan own;
