@@ -109,12 +109,16 @@ bool blockNonEmpty(const BlockGeometry& g, int strip, int block, int width, int 
 int conflictFreeDelay(const Kernel& kernel) {
     // Pixel (i - di, j - dj) runs at step k(i - di) + j - dj: two taps write one receiver at the same
     // step exactly when k*di + dj is equal for both.
-    for (int k = std::max(1, kernel.minimalDelay());; ++k) {
+    // Each pair of taps rules out at most one k, so one of the next n^2 + 1 values is free.
+    const int first = std::max(1, kernel.minimalDelay());
+    const int n = int(kernel.taps.size());
+    for (int k = first; k <= first + n * n; ++k) {
         std::vector<int64_t> keys;
         for (const Tap& t : kernel.taps) keys.push_back(int64_t(k) * t.di + t.dj);
         std::sort(keys.begin(), keys.end());
         if (std::adjacent_find(keys.begin(), keys.end()) == keys.end()) return k;
     }
+    return 0;  // two taps with the same offset: no delay keeps them apart
 }
 
 std::vector<std::string> scheduleNames() {

@@ -84,7 +84,8 @@ bool blockNonEmpty(const BlockGeometry& g, int strip, int block, int width, int 
 
 /// \brief Smallest k at which no two pixels of one k-delay step diffuse error into the same pixel: what
 /// pushing errors (diffusion) needs without atomics, where pulling them (collection) needs only
-/// kernel.minimalDelay() (Kasagi, Nakano and Ito, section IV: 3-delay PED for Floyd-Steinberg).
+/// kernel.minimalDelay() (Kasagi, Nakano and Ito, section IV: 3-delay PED for Floyd-Steinberg). 0 when two
+/// taps have the same offset.
 int conflictFreeDelay(const Kernel& kernel);
 
 /// \brief Names of every schedule the model knows, for lists in the CLI and the studio.

@@ -462,7 +462,8 @@ void ScheduleView::rebuild() {
         const QString kname = kernelTitle(*kernel_);
         QString same = k == kmin ? tr("at k = %1 the two are the same schedule").arg(k)
                                  : tr("at k = %1 k-delay takes %2 more steps on this grid").arg(k).arg(qint64(k - kmin) * std::max(0, h - 1));
-        QString push = kpush == kmin
+        QString push = kpush <= 0 ? tr("two of its taps reach the same neighbour, so diffusing (pushing) errors always collides; collecting (pulling) them works at k = %1").arg(kmin)
+                       : kpush == kmin
                            ? tr("diffusing (pushing) errors is safe at k = %1 too").arg(kmin)
                            : tr("diffusing (pushing) errors needs k = %1 so that no two pixels of a step add into one neighbour; collecting (pulling) them works at k = %2")
                                  .arg(kpush).arg(kmin);
