@@ -15,6 +15,8 @@ using namespace halftone;
 class TestStudioJobRunner : public QObject {
     Q_OBJECT
 private slots:
+    void descriptionsTellResultsApart();
+    void psnrOfCopyIsInfinite();
     void initTestCase() { test::registerSlowMethod(); }
     void runMatchesReference_data();
     void runMatchesReference();
@@ -203,6 +205,57 @@ void TestStudioJobRunner::errorIsReported() {
     QVERIFY(failed.wait(5000));
     QCOMPARE(failed.at(0).at(2).toBool(), false);
     QVERIFY2(failed.at(0).at(1).toString().contains("levels"), qPrintable(failed.at(0).at(1).toString()));
+}
+
+void TestStudioJobRunner::descriptionsTellResultsApart() {
+    const MethodInfo* ed = Registry::instance().find("ed", "plain");
+    QVERIFY(ed);
+    ParamValues defaults;
+    const ResultDescription plain = describeResult(*ed, defaults, ColorMode::Gray, Device::Cpu);
+    QCOMPARE(plain.shortText, QString("ed/plain, gray [cpu]"));
+    QVERIFY(plain.longText.contains("Kernel: floyd-steinberg (default)"));
+    QVERIFY(plain.longText.contains("Colour mode: gray"));
+    ParamValues p;
+    p.set("kernel", std::string("jarvis"));
+    p.set("levels", int64_t(4));
+    p.set("linear", true);
+    const ResultDescription d = describeResult(*ed, p, ColorMode::RGB, Device::Cpu);
+    QCOMPARE(d.shortText, QString("ed/plain jarvis, RGB, 4 levels, linear [cpu]"));
+    QVERIFY(d.longText.contains("Kernel: jarvis"));
+    QVERIFY(!d.longText.contains("Kernel: jarvis (default)"));
+    QVERIFY(d.longText.contains("Linear light: on"));
+    QCOMPARE(describeResult(*ed, p, ColorMode::CMYK, std::nullopt).shortText, QString("ed/plain jarvis, CMYK, 4 levels, linear"));
+    // Parameters that change only the speed stay out of the short form.
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (m.param("threads")) {
+            ParamValues t;
+            t.set("threads", int64_t(3));
+            const ResultDescription td = describeResult(m, t, ColorMode::Gray, Device::Cpu);
+            QVERIFY2(!td.shortText.contains("threads"), qPrintable(td.shortText));
+            QVERIFY(td.longText.contains(": 3"));
+            break;
+        }
+}
+
+void TestStudioJobRunner::psnrOfCopyIsInfinite() {
+    const Image im = Image::gray(test::randomPlane(40, 30, test::freshSeed("jobrunner psnr")));
+    double db = 0;
+    QString region;
+    measurePsnr(im, im, false, db, region);
+    QVERIFY(std::isinf(db));
+    QVERIFY(region.isEmpty());
+    JobRequest r;
+    r.image = std::make_shared<const Image>(im);
+    r.method = Registry::instance().find("ed", "plain");
+    r.device = Device::Cpu;
+    r.perceived = false;
+    JobResult out;
+    QVERIFY(runJob(r, {}, out).isOk());
+    QVERIFY2(out.psnrDb > 5 && out.psnrDb < 40, qPrintable(QString::number(out.psnrDb)));  // measured even without the view
+    // Wider than 2048 pixels: measured on a central crop, and the result says so.
+    const Image wide = Image::gray(Plane8(2100, 3, 90));
+    measurePsnr(wide, wide, true, db, region);
+    QCOMPARE(region, QString("central 2048 x 3 crop"));
 }
 
 QTEST_MAIN(TestStudioJobRunner)
