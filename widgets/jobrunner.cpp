@@ -16,7 +16,9 @@ namespace {
 /// Parameters that change how fast a result is made, never the image.
 bool affectsImage(const std::string& key) { return key != "threads" && key != "simd"; }
 
-QString colorName(ColorMode c) {
+}  // namespace
+
+QString colorModeName(ColorMode c) {
     switch (c) {
         case ColorMode::Gray: return QStringLiteral("gray");
         case ColorMode::RGB: return QStringLiteral("RGB");
@@ -24,6 +26,8 @@ QString colorName(ColorMode c) {
     }
     return {};
 }
+
+namespace {
 
 QString valueText(const ParamSpec& spec, const ParamValue& v) {
     return std::visit(
@@ -74,7 +78,7 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
     const QString id = QString::fromStdString(method.id());
     lines << QStringLiteral("Method: %1").arg(id);
     if (!method.description.empty()) lines << QString::fromStdString(method.description);
-    lines << QStringLiteral("Colour mode: %1").arg(colorName(color));
+    lines << QStringLiteral("Colour mode: %1").arg(colorModeName(color));
     lines << QStringLiteral("Device: %1").arg(device ? QString::fromLatin1(toString(*device)) : QStringLiteral("auto"));
     for (const ParamSpec& spec : method.params) {
         const auto it = resolved.all().find(spec.key);
@@ -86,7 +90,7 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
     }
     QString head = id;
     if (!differs.isEmpty()) head += QLatin1Char(' ') + differs.takeFirst();
-    differs.prepend(colorName(color));
+    differs.prepend(colorModeName(color));
     ResultDescription d;
     d.shortText = head + QStringLiteral(", ") + differs.join(QStringLiteral(", "));
     if (device) d.shortText += QStringLiteral(" [%1]").arg(QString::fromLatin1(toString(*device)));

@@ -38,6 +38,9 @@ struct ResultDescription {
     QString longText;   ///< several lines: method, colour mode, device, then "Label: value" per parameter
 };
 
+/// \brief "gray", "RGB" or "CMYK", as labels write a colour mode.
+QString colorModeName(ColorMode mode);
+
 /// \brief Describes a result of `method` run with `params` (resolved or not) in colour mode `color` on `device`
 /// (unset = not yet known). Parameters that do not change the image (threads, SIMD path) appear only in the
 /// long form.

@@ -48,7 +48,7 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     row.methodId = r.methodId;
     row.label = r.description.shortText.isEmpty() ? r.methodId : r.description.shortText;
     row.details = r.description.longText;
-    row.colorMode = r.color == ColorMode::Gray ? QStringLiteral("gray") : QString::fromLatin1(toString(r.color));
+    row.colorMode = colorModeName(r.color);
     row.linear = r.params.getBool("linear", false);
     row.device = QString::fromLatin1(toString(r.device));
     row.seconds = r.seconds;
@@ -207,7 +207,7 @@ void QualityPanel::measure() {
     dirty_ = false;
     if (stop_) stop_->store(true);
     if (!original_ || results_.isEmpty()) {
-        show({});
+        showRows({});
         status_->setText(tr("Nothing to measure yet: open an image and run a method."));
         return;
     }
@@ -223,7 +223,7 @@ void QualityPanel::measure() {
         watcher->deleteLater();
         if (watcher_ == watcher) watcher_ = nullptr;
         if (stop->load()) return;  // superseded
-        show(watcher->result());
+        showRows(watcher->result());
         emit measured();
     });
     watcher->setFuture(QtConcurrent::run([results, original, level, stop] {
@@ -236,7 +236,7 @@ void QualityPanel::measure() {
     }));
 }
 
-void QualityPanel::show(const QVector<QualityRow>& rows) {
+void QualityPanel::showRows(const QVector<QualityRow>& rows) {
     rows_ = rows;
     table_->setRowCount(int(rows.size()));
     QStringList errors;

@@ -64,7 +64,7 @@ protected:
     void showEvent(QShowEvent*) override;
 
 private:
-    void show(const QVector<QualityRow>& rows);
+    void showRows(const QVector<QualityRow>& rows);
     Registry& registry_;
     std::shared_ptr<const Image> original_;
     QVector<JobResultPtr> results_;
