@@ -252,6 +252,27 @@ void TestStudioJobRunner::psnrOfCopyIsInfinite() {
     JobResult out;
     QVERIFY(runJob(r, {}, out).isOk());
     QVERIFY2(out.psnrDb > 5 && out.psnrDb < 40, qPrintable(QString::number(out.psnrDb)));  // measured even without the view
+    // A CMYK halftone is measured as shown (RGB), like an RGB one: its near-empty ink planes do not flatter it.
+    Image colour;
+    colour.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) {
+        Plane8 p(64, 48);
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 64; ++x) p.at(y, x) = uint8_t(40 + (x * 3 + y * (c + 1)) % 170);
+        colour.channels.push_back(p);
+    }
+    r.image = std::make_shared<const Image>(colour);
+    double byMode[2] = {};
+    for (int i = 0; i < 2; ++i) {
+        r.color = i == 0 ? ColorMode::RGB : ColorMode::CMYK;
+        JobResult res;
+        QVERIFY(runJob(r, {}, res).isOk());
+        byMode[i] = res.psnrDb;
+        measurePsnr(convertColor(*res.halftone, ColorMode::RGB), colour, false, db, region);
+        QCOMPARE(res.psnrDb, db);
+    }
+    qInfo("RGB %.2f dB, CMYK %.2f dB", byMode[0], byMode[1]);
+    QVERIFY(byMode[1] < byMode[0]);  // four independent binary ink planes look noisier than three
     // Wider than 2048 pixels: measured on a central crop, and the result says so.
     const Image wide = Image::gray(Plane8(2100, 3, 90));
     measurePsnr(wide, wide, true, db, region);

@@ -136,7 +136,11 @@ Status perceive(const Image& halftone, bool linear, const RunControl& control, Q
 
 }  // namespace
 
-void measurePsnr(const Image& halftone, const Image& original, bool linear, double& psnrDb, QString& region) {
+void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region) {
+    // A CMYK halftone is measured as it is shown, in RGB: its near-empty ink planes would flatter it.
+    const ColorMode mode = result.space == ColorSpace::CMYK ? ColorMode::RGB : result.space == ColorSpace::RGB ? ColorMode::RGB : ColorMode::Gray;
+    const Image halftone = result.space == ColorSpace::CMYK ? convertColor(result, ColorMode::RGB) : result;
+    const Image original = convertColor(input, mode);
     const int n = std::min(halftone.channelCount(), original.channelCount());
     if (n == 0 || halftone.width() != original.width() || halftone.height() != original.height()) {
         psnrDb = qQNaN();
@@ -184,7 +188,7 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
             return s;
     }
     if (control.cancelled()) return Status::cancelled();
-    measurePsnr(*halftone, convertColor(*request.image, request.color), linear, out.psnrDb, out.psnrRegion);
+    measurePsnr(*halftone, *request.image, linear, out.psnrDb, out.psnrRegion);
     control.report(1.0);
     return Status::ok();
 }
@@ -359,7 +363,7 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
         Status s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived, copy->perceivedLevels);
         if (!s) return {};
         if (std::isnan(copy->psnrDb) && original)
-            measurePsnr(*result->halftone, convertColor(*original, result->color), usesLinearLight(result->params), copy->psnrDb, copy->psnrRegion);
+            measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb, copy->psnrRegion);
         return copy;
     }));
 }

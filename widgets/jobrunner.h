@@ -59,7 +59,7 @@ struct JobResult {
     QImage display;
     QImage perceived;       ///< HVS Gaussian view (null when not computed)
     QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() for zoomed-out views
-    double psnrDb = qQNaN();  ///< filteredPsnr (core/metrics.h) against the input, mean over channels
+    double psnrDb = qQNaN();  ///< measurePsnr: filtered PSNR against the input, mean over channels
     QString psnrRegion;       ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)
     /// \brief Label text for a compare pane: the short description, time, quality.
@@ -114,10 +114,11 @@ private:
     qint64 cacheLimit_ = qint64(3) << 30;
 };
 
-/// \brief The SPEC's filtered PSNR (core/metrics.h) of a halftone against the original in the same colour mode,
-/// mean over channels, in linear light when `linear`; images wider or taller than 2048 pixels are measured on a
-/// central crop of at most 2048 x 2048 and `region` says so (empty = whole image).
-void measurePsnr(const Image& halftone, const Image& original, bool linear, double& psnrDb, QString& region);
+/// \brief The SPEC's filtered PSNR (core/metrics.h) of a halftone against the input image, mean over channels,
+/// in linear light when `linear`: a gray result against the input's luma, an RGB one against its RGB, a CMYK one
+/// as it is shown (both in RGB). Images wider or taller than 2048 pixels are measured on a central crop of at
+/// most 2048 x 2048 and `region` says so (empty = whole image).
+void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region);
 
 /// \brief Runs a request synchronously (the worker body; also used by the benchmark and tests).
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out);

@@ -53,15 +53,19 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     row.device = QString::fromLatin1(toString(r.device));
     row.seconds = r.seconds;
     if (!r.halftone) return row;
-    const Image orig = convertColor(original, r.color);
+    // A CMYK result is measured as it is shown, in RGB (as the pane labels' PSNR).
+    const bool cmyk = r.halftone->space == ColorSpace::CMYK;
+    const Image orig = convertColor(original, cmyk ? ColorMode::RGB : r.color);
+    const Image shownResult = cmyk ? convertColor(*r.halftone, ColorMode::RGB) : Image();
+    const Image& result = cmyk ? shownResult : *r.halftone;
     const int w = orig.width(), h = orig.height();
     const int cw = std::min(w, kMaxMeasured), ch = std::min(h, kMaxMeasured);
     row.region = (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
     double e = 0, p = 0;
-    const int n = std::min(orig.channelCount(), r.halftone->channelCount());
+    const int n = std::min(orig.channelCount(), result.channelCount());
     for (int c = 0; c < n && !stop; ++c) {
         const Plane8 a = centralCrop(orig.channels[size_t(c)], cw, ch);
-        const Plane8 b = centralCrop(r.halftone->channels[size_t(c)], cw, ch);
+        const Plane8 b = centralCrop(result.channels[size_t(c)], cw, ch);
         e += hvsWeightedError(a, b);
         p += filteredPsnr(a, b, 1.2, 4, row.linear);
     }
@@ -249,7 +253,11 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
             item->setToolTip(r.details);
             table_->setItem(i, c, item);
         }
-        if (r.linear) table_->item(i, 4)->setToolTip(tr("measured in linear light, the space this method diffused in"));
+        QStringList how{tr("Both images through the same Gaussian (sigma 1.2 px), then PSNR")};
+        if (r.linear) how << tr("in linear light, the space this method diffused in");
+        if (r.colorMode == QLatin1String("CMYK")) how << tr("CMYK measured as shown, in RGB");
+        table_->item(i, 3)->setToolTip(how.join(QStringLiteral("; ")));
+        table_->item(i, 4)->setToolTip(how.join(QStringLiteral("; ")));
         if (!r.error.isEmpty()) errors << r.label + QStringLiteral(": ") + r.error;
     }
     tonePlot_->clearGraphs();
