@@ -182,7 +182,7 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     const int colorChannels = image.channelCount();
     const bool png = ext == ".png";
     if (image.space == ColorSpace::CMYK && !tiff)
-        return Status::error("only TIFF files hold CMYK; write .tif, or convert the result to RGB (or halftone in gray or RGB)");
+        return Status::error("only TIFF output holds CMYK; write .tif, or halftone in gray or RGB");
     const bool alpha = image.hasAlpha && out->supports("alpha");
     const int nch = colorChannels + (alpha ? 1 : 0);
 

@@ -571,7 +571,7 @@ void TestImageIo::writeRefusals_data() {
     QTest::newRow("rgb to pgm") << "x.pgm" << "rgb" << "PGM holds one gray channel";
     QTest::newRow("gray levels to pbm") << "x.pbm" << "gray" << "PBM holds only black and white";
     QTest::newRow("cmyk to ppm") << "x.ppm" << "cmyk" << "PPM cannot hold CMYK";
-    QTest::newRow("cmyk to png") << "x.png" << "cmyk" << "only TIFF files hold CMYK";
+    QTest::newRow("cmyk to png") << "x.png" << "cmyk" << "only TIFF output holds CMYK";
     QTest::newRow("unknown extension") << "x.nosuchformat" << "gray" << "no image format is known";
     QTest::newRow("no extension") << "noext" << "gray" << "no file extension";
     QTest::newRow("missing directory") << "missing/x.png" << "gray" << "does not exist";

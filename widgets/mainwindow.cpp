@@ -664,7 +664,7 @@ QWidget* MainWindow::showShortcuts() {
     auto* close = new QDialogButtonBox(QDialogButtonBox::Close, dlg);
     connect(close, &QDialogButtonBox::rejected, dlg, &QDialog::close);
     layout->addWidget(close);
-    dlg->resize(560, 480);
+    dlg->resize(600, std::min(760, 140 + 30 * int(rows.size())));
     dlg->open();
     return dlg;
 }
