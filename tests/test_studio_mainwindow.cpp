@@ -15,6 +15,7 @@
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "widgets/qualitypanel.h"
+#include <QLabel>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -460,6 +461,14 @@ void TestStudioMainWindow::cancelMarksPreviousResult() {
     QVERIFY(runAndWait(w));
     QVERIFY(!w.currentIsStale());
     QVERIFY(!w.compareView()->resultPane(0)->label().contains("Previous result"));
+    // Cancel with nothing running changes nothing: the finished result is not called previous or cancelled.
+    auto* stage = w.findChild<QLabel*>("stageLabel");
+    QVERIFY(stage);
+    const QString done = stage->text();
+    w.cancelAction()->trigger();
+    w.cancelRun();
+    QCOMPARE(stage->text(), done);
+    QVERIFY(!w.currentIsStale());
 }
 
 void TestStudioMainWindow::titleNamesAppOnce() {

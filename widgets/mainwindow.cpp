@@ -136,6 +136,7 @@ void MainWindow::buildUi() {
     progress_->setTextVisible(false);
     sideLayout->addWidget(progress_);
     stageLabel_ = new QLabel;
+    stageLabel_->setObjectName(QStringLiteral("stageLabel"));
     stageLabel_->setWordWrap(true);
     sideLayout->addWidget(stageLabel_);
     auto* dock = new QDockWidget(tr("Method"), this);
@@ -217,6 +218,7 @@ void MainWindow::buildUi() {
     // A save message is about the result on the tab where it was made.
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { clearStatus(StatusTopic::Save); });
     setStatus(StatusTopic::Image, tr("Open an image (Ctrl+O), drop one here, or paste (Ctrl+V)."));
+    showResults();
 }
 
 void MainWindow::buildMenus() {
@@ -388,6 +390,7 @@ void MainWindow::runCurrent() {
 }
 
 void MainWindow::cancelRun() {
+    if (!jobs_->busy()) return;  // nothing to stop: the finished run's stage text stays true
     jobs_->cancel();
     stageLabel_->setText(tr("Cancelling..."));
 }
@@ -456,8 +459,10 @@ QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
 }
 
 void MainWindow::showResults() {
-    compare_->setOriginal(originalDisplay_, image_ ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height()) : QString(),
-                         originalLevels_);
+    compare_->setOriginal(originalDisplay_,
+                          image_ ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height())
+                                 : tr("No image yet: File > Open (Ctrl+O), drop a file here, or paste one (Ctrl+V)"),
+                          originalLevels_);
     QVector<ComparePane> panes;
     const QVector<JobResultPtr> shown = shownResults();
     splitChoice_->blockSignals(true);
@@ -476,6 +481,7 @@ void MainWindow::showResults() {
         splitChoice_->setItemData(i, r->description.longText, Qt::ToolTipRole);
     }
     splitChoice_->setCurrentIndex(keep >= 0 && keep < shown.size() ? keep : int(shown.size()) - 1);
+    splitChoice_->setEnabled(!shown.isEmpty());
     splitChoice_->blockSignals(false);
     compare_->setResults(panes);
     compare_->setSplitResult(splitChoice_->currentIndex());
