@@ -1,6 +1,6 @@
 #pragma once
-// \brief Quality measures of ../shared/SPEC.md section 3: HVS-weighted error, PSNR of the filtered halftone,
-// tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
+// \brief Quality measures of ../shared/SPEC.md section 3: HVS-weighted error, PSNR between the filtered halftone
+// and the filtered original, tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
 #include <string>
 #include <vector>
 
