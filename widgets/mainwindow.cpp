@@ -576,7 +576,7 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     io::WriteOptions opt;
     opt.levels = binary ? 2 : int(current_->params.getInt("levels", 256));
     const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
-    // The io message may end in format advice for the command line ("; use .png, ..."): ours replaces it.
+    // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
     setStatus(StatusTopic::Save, tr("Saved %1%2").arg(path, converted));
     return true;
