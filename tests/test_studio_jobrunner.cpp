@@ -17,6 +17,7 @@ class TestStudioJobRunner : public QObject {
 private slots:
     void descriptionsTellResultsApart();
     void psnrOfCopyIsInfinite();
+    void linearLightSeenInLinearLight();
     void initTestCase() { test::registerSlowMethod(); }
     void runMatchesReference_data();
     void runMatchesReference();
@@ -277,6 +278,27 @@ void TestStudioJobRunner::psnrOfCopyIsInfinite() {
     const Image wide = Image::gray(Plane8(2100, 3, 90));
     measurePsnr(wide, wide, true, db, region);
     QCOMPARE(region, QString("central 2048 x 3 crop"));
+}
+
+void TestStudioJobRunner::linearLightSeenInLinearLight() {
+    // Flat gray 128 diffused in linear light turns about 22% of the pixels white (lin(128/255) = 0.216).
+    // Seen through the HVS filter in linear light that is gray 128 again; averaged as gamma values it
+    // would look far darker (about 55), which is not what the eye sees.
+    JobRequest r;
+    r.image = std::make_shared<const Image>(Image::gray(Plane8(96, 64, 128)));
+    r.method = Registry::instance().find("ed", "plain");
+    r.device = Device::Cpu;
+    r.params.set("linear", true);
+    JobResult out;
+    QVERIFY(runJob(r, {}, out).isOk());
+    QVERIFY(!out.perceived.isNull());
+    double sum = 0;
+    int n = 0;
+    for (int y = 16; y < 48; ++y)
+        for (int x = 16; x < 80; ++x, ++n) sum += qGray(out.perceived.pixel(x, y));
+    const double mean = sum / n;
+    QVERIFY2(std::abs(mean - 128) < 10, qPrintable(QString::number(mean)));
+    QVERIFY2(out.psnrDb > 20, qPrintable(QString::number(out.psnrDb)));  // measured in linear light too
 }
 
 QTEST_MAIN(TestStudioJobRunner)
