@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFutureWatcher>
 #include <QIcon>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -61,6 +62,17 @@ int main(int argc, char** argv) {
 
     gpu::registerMethods(Registry::instance());
     MainWindow w(Registry::instance());
+    // The last method, variant and settings come back, except in scripted starts (screenshots, probes, --compare),
+    // which must not depend on what a user chose before.
+    const bool scripted = cli.isSet(screenshot) || cli.isSet(latency) || cli.isSet(compare);
+    if (!scripted) {
+        QSettings settings;
+        w.methodPanel()->restoreSettings(settings);
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, &w, [&w] {
+            QSettings s;
+            w.methodPanel()->saveSettings(s);
+        });
+    }
 
     const QStringList wh = cli.value(size).split(QLatin1Char('x'));
     if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
