@@ -1,6 +1,7 @@
 // DBS: c_pp / c_pe bookkeeping against brute force, moves never raise E, update map and threads do not change
 // the result, clipping-free ramp, block-parallel within 1% of sequential on real images, progress, cancel.
 #include <QtTest>
+#include <QFileInfo>
 #include <QImage>
 
 #include <atomic>
@@ -521,8 +522,11 @@ void TestDbs::errorDiffusionStartNeverWorse() {
 void TestDbs::defaultBeatsFloydSteinberg_data() {
     QTest::addColumn<QString>("image");
     QTest::addColumn<int>("color");
-    for (const char* im : {"moon.png", "page.png", "chelsea.png"}) QTest::newRow(im) << QString(im) << int(ColorMode::Gray);
-    QTest::newRow("chelsea.png rgb") << QString("chelsea.png") << int(ColorMode::RGB);
+    // The test images and the studio's embedded samples (resources/samples).
+    for (const char* im : {"tests/data/moon.png", "tests/data/page.png", "tests/data/chelsea.png", "resources/samples/astronaut.png"})
+        QTest::newRow(im) << QString(im) << int(ColorMode::Gray);
+    for (const char* im : {"tests/data/chelsea.png", "resources/samples/astronaut.png"})
+        QTest::newRow(qPrintable(QString(im) + " rgb")) << QString(im) << int(ColorMode::RGB);
 }
 
 void TestDbs::defaultBeatsFloydSteinberg() {
@@ -531,11 +535,14 @@ void TestDbs::defaultBeatsFloydSteinberg() {
     // Every DBS variant is measured with its defaults: the numbers in docs/dbs.md come from this log.
     QFETCH(QString, image);
     QFETCH(int, color);
-    QImage qi(QString::fromStdString(test::dataPath(image.toStdString())));
+    QImage qi(QStringLiteral(HALFTONE_SOURCE_DIR "/") + image);
     QVERIFY2(!qi.isNull(), qPrintable(image));
     Image input;
     if (ColorMode(color) == ColorMode::Gray) {
-        input = Image::gray(loadGray(image));
+        qi = qi.convertToFormat(QImage::Format_Grayscale8);
+        Plane8 p(qi.width(), qi.height());
+        for (int y = 0; y < qi.height(); ++y) std::memcpy(p.row(y), qi.constScanLine(y), size_t(qi.width()));
+        input = Image::gray(std::move(p));
     } else {
         qi = qi.convertToFormat(QImage::Format_RGB888);
         input.space = ColorSpace::RGB;
@@ -563,14 +570,15 @@ void TestDbs::defaultBeatsFloydSteinberg() {
     };
     double fs = 0, t = 0;
     QVERIFY(measure("ed", "plain", fs, t).isOk());  // exact Floyd-Steinberg, binary (the ed defaults)
-    qInfo("%s%s | ed/plain (Floyd-Steinberg) | %.7f | 1.000 | %.2f s", qPrintable(image),
+    const QString name = QFileInfo(image).baseName();
+    qInfo("%s%s | ed/plain (Floyd-Steinberg) | %.7f | 1.000 | %.2f s", qPrintable(name),
           ColorMode(color) == ColorMode::RGB ? " rgb" : "", fs, t);
     const std::string def = r.defaultVariant("dbs");
     double best = std::numeric_limits<double>::infinity(), defaultEn = 0;
     for (const std::string& v : r.variants("dbs")) {
         double en = 0;
         QVERIFY(measure("dbs", v, en, t).isOk());
-        qInfo("%s%s | dbs/%s%s | %.7f | %.3f | %.2f s", qPrintable(image), ColorMode(color) == ColorMode::RGB ? " rgb" : "",
+        qInfo("%s%s | dbs/%s%s | %.7f | %.3f | %.2f s", qPrintable(name), ColorMode(color) == ColorMode::RGB ? " rgb" : "",
               v.c_str(), v == def ? " (default)" : "", en, en / fs, t);
         best = std::min(best, en);
         if (v == def) defaultEn = en;
