@@ -84,7 +84,9 @@ PlaneFunction cpuFunction(DbsSchedule schedule) {
             if (Status s = screenFromSpec(spec, screen, rc); !s) return s;
             p.screen = &screen;
         }
-        return dbsHalftone(src, dst, p, rc);
+        RunControl control = rc;
+        if (const int64_t t = v.getInt("threads", 0); t > 0) control.threads = int(t);
+        return dbsHalftone(src, dst, p, control);
     };
 }
 
@@ -94,6 +96,7 @@ void registerDbsMethods(Registry& r) {
     const std::vector<ParamSpec> common = dbsParamSpecs();
     const ParamSpec block = intParam("block", "Block side (px)", 8, 1024, 128,
                                      "side of the blocks searched in parallel; at least 4 x radius + 1");
+    const ParamSpec threads = intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)");
     auto start = [](int defIndex) {
         ParamSpec p = choiceParam("start", "Start from", {"random", "error-diffusion"}, defIndex,
                                   "the halftone DBS improves: random dither, or Floyd-Steinberg error diffusion "
@@ -134,6 +137,7 @@ void registerDbsMethods(Registry& r) {
                     "sequential variant's, which starts from error diffusion.";
     m.params = withDefault(common, "warm-start", kDbsWarmStart);
     m.params.push_back(block);
+    m.params.push_back(threads);
     m.cpu = cpuFunction(DbsSchedule::Blocks);
     r.add(m);
 
@@ -152,6 +156,7 @@ void registerDbsMethods(Registry& r) {
     m.params = withDefault(common, "warm-start", kDbsWarmStart);
     m.params.push_back(block);
     m.params.back().def = 32;
+    m.params.push_back(threads);
     m.cpu = cpuFunction(DbsSchedule::Blocks);
     r.add(m);
 

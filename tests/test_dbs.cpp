@@ -400,6 +400,7 @@ void TestDbs::registryAndBadParameters() {
             QVERIFY2(m->param(key), key);
         // Block side only where blocks exist; the start image only in raster order (the GPU starts from random dither).
         QCOMPARE(bool(m->param("block")), blocks);
+        QCOMPARE(bool(m->param("threads")), blocks);
         QCOMPARE(bool(m->param("start")), !blocks);
         // The reference has no warm start and starts from random dither; the others default to the warm start;
         // sequential starts from error diffusion; seed 003's variant has k = 32.

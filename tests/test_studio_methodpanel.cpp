@@ -424,6 +424,17 @@ void TestStudioMethodPanel::oneThreadControl() {
     QCOMPARE(panel.params().getInt("threads", -1), int64_t(3));
     QVERIFY(panel.setParam("threads", 2));
     QCOMPARE(panel.threads(), 2);
+    // The control is enabled exactly for the methods that use threads.
+    auto* control = panel.findChild<QSpinBox*>("threads");
+    QVERIFY(control);
+    for (const MethodInfo* m : selectable()) {
+        QVERIFY(select(panel, QString::fromStdString(m->id())));
+        QCOMPARE(control->isEnabled(), m->param("threads") != nullptr);
+    }
+    QVERIFY(panel.setMethod("dbs", "blocks"));
+    QVERIFY(control->isEnabled());
+    QVERIFY(panel.setMethod("ed", "rc"));
+    QVERIFY(!control->isEnabled());
 }
 
 void TestStudioMethodPanel::namesAndDescriptions() {

@@ -89,7 +89,6 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     threads_->setObjectName(QStringLiteral("threads"));
     threads_->setRange(0, 1024);
     threads_->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
-    threads_->setToolTip(tr("worker threads for methods that run on several CPU cores; 0 = all hardware threads"));
     color_ = new QComboBox;
     color_->setObjectName(QStringLiteral("color"));
     color_->addItem(tr("Gray"), int(ColorMode::Gray));
@@ -219,6 +218,11 @@ void MethodPanel::updateDevices() {
         deviceCombo_->setCurrentIndex(0);
         building_ = false;
     }
+    // One thread control, for the methods that use threads (those with a "threads" parameter).
+    const bool threaded = m && m->param(kThreadsKey.toStdString());
+    threads_->setEnabled(threaded);
+    threads_->setToolTip(threaded ? tr("worker threads on the CPU; 0 = all hardware threads")
+                                  : tr("this method runs on one CPU thread"));
     gpuReason_->setText(gpu.usable ? tr("GPU: %1").arg(q(gpu.deviceName)) : tr("GPU off: %1").arg(q(gpu.reason)));
     QString text;
     if (m) {
