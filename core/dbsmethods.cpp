@@ -19,6 +19,10 @@ ParamSpec realParam(std::string key, std::string label, double min, double max, 
 }  // namespace
 
 std::vector<ParamSpec> dbsParamSpecs() {
+    auto labelled = [](ParamSpec p, std::vector<std::pair<std::string, std::string>> labels) {
+        p.choiceLabels = std::move(labels);
+        return p;
+    };
     auto when = [](ParamSpec p, const char* condition) {
         p.visibleWhen = condition;
         return p;
@@ -34,8 +38,10 @@ std::vector<ParamSpec> dbsParamSpecs() {
                              "threshold array for the clip-free shadows and highlights: dbs (default), blue-noise, "
                              "bayer:N, cluster:... or an image file of thresholds"),
              "clip-free=true"),
-        choiceParam("hvs", "Eye model", {"gaussian", "nasanen"}, 0,
-                    "model of the human eye that weights the error: a Gaussian blur or Nasanen's contrast sensitivity"),
+        labelled(choiceParam("hvs", "Eye model", {"gaussian", "nasanen"}, 0,
+                             "model of the human eye that weights the error: a Gaussian blur or Nasanen's contrast "
+                             "sensitivity"),
+                 {{"gaussian", "Gaussian blur"}, {"nasanen", "Nasanen (viewing distance, resolution)"}}),
         when(realParam("sigma", "Gaussian sigma (px)", 0.3, 10, 1.2, "width of the Gaussian eye model in pixels"),
              "hvs=gaussian"),
         intParam("radius", "Filter radius (px)", 1, 16, 4, "the eye model is cut off this many pixels from its centre"),
@@ -101,6 +107,7 @@ void registerDbsMethods(Registry& r) {
         ParamSpec p = choiceParam("start", "Start from", {"random", "error-diffusion"}, defIndex,
                                   "the halftone DBS improves: random dither, or Floyd-Steinberg error diffusion "
                                   "(DBS then only lowers its error)");
+        p.choiceLabels = {{"random", "Random dither"}, {"error-diffusion", "Floyd-Steinberg error diffusion"}};
         return p;
     };
     // In raster order the seed only matters for the random start.

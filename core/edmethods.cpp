@@ -7,9 +7,15 @@ namespace halftone {
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     std::vector<std::string> names;
     for (const Kernel& k : kernels()) names.push_back(k.name);
+    ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
+                                   "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
+                                   "Stucki, ...)");
+    kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"}, {"jarvis", "Jarvis, Judice and Ninke"},
+                           {"stucki", "Stucki"},  {"burkes", "Burkes"},
+                           {"sierra", "Sierra"},  {"sierra2", "Sierra two-row"},
+                           {"sierra-lite", "Sierra Lite"}, {"atkinson", "Atkinson"}};
     std::vector<ParamSpec> specs = {
-        choiceParam("kernel", "Kernel", names, 0,
-                    "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, Stucki, ...)"),
+        kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
         boolParam("linear", "Linear light", false,
                   "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values"),

@@ -480,7 +480,7 @@ namespace {
 ParamSpec threadsSpec() { return intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)"); }
 
 ParamSpec simdSpec() {
-    return choiceParam("simd", "SIMD path", {"auto", "avx512", "avx2", "sse", "scalar"}, 0,
+    return choiceParam("simd", "Vector instructions", {"auto", "avx512", "avx2", "sse", "scalar"}, 0,
                        "vector instructions to use (auto = the fastest this processor has, or the HALFTONE_SIMD "
                        "environment variable)");
 }

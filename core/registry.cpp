@@ -68,6 +68,12 @@ std::string ParamSpec::defaultText() const {
     return {};
 }
 
+std::string ParamSpec::choiceLabel(const std::string& value) const {
+    for (const auto& [v, label] : choiceLabels)
+        if (v == value) return label;
+    return value;
+}
+
 bool ParamSpec::sameMeaning(const ParamSpec& o) const {
     return key == o.key && kind == o.kind && min == o.min && max == o.max && choices == o.choices &&
            presets == o.presets && acceptsFile == o.acceptsFile;

@@ -36,6 +36,11 @@ struct ParamSpec {
     std::vector<std::pair<std::string, std::string>> presets;
     /// Text: the value may be a file path (the studio offers "From file...").
     bool acceptsFile = false;
+    /// Choice: what a person reads for a value (value, label), e.g. ("nasanen", "Nasanen"); values without one show as is.
+    std::vector<std::pair<std::string, std::string>> choiceLabels;
+
+    /// \brief The label of a Choice value (the value itself when it has none).
+    std::string choiceLabel(const std::string& value) const;
 
     /// \brief The default as text (paramText form).
     std::string defaultText() const;

@@ -170,8 +170,12 @@ void TestStudioMethodPanel::widgetsMatchSpecs() {
                 auto* c = qobject_cast<QComboBox*>(w);
                 QVERIFY(c);
                 QCOMPARE(c->count(), int(p.choices.size()));
-                for (size_t i = 0; i < p.choices.size(); ++i) QCOMPARE(c->itemText(int(i)).toStdString(), p.choices[i]);
-                QCOMPARE(c->currentText().toStdString(), p.choices[size_t(p.def)]);
+                // Each choice by its value, shown by its label.
+                for (size_t i = 0; i < p.choices.size(); ++i) {
+                    QCOMPARE(c->itemData(int(i)).toString().toStdString(), p.choices[i]);
+                    QCOMPARE(c->itemText(int(i)).toStdString(), p.choiceLabel(p.choices[i]));
+                }
+                QCOMPARE(c->currentData().toString().toStdString(), p.choices[size_t(p.def)]);
                 break;
             }
             case ParamSpec::Kind::Text: {
@@ -263,7 +267,7 @@ void TestStudioMethodPanel::newMethodAppears() {
     QCOMPARE(count->minimum(), -3);
     QCOMPARE(count->maximum(), 17);
     QCOMPARE(count->value(), 4);
-    QCOMPARE(qobject_cast<QComboBox*>(panel.paramWidget("mode"))->currentText(), QString("two"));
+    QCOMPARE(qobject_cast<QComboBox*>(panel.paramWidget("mode"))->currentData().toString(), QString("two"));
     QCOMPARE(qobject_cast<QLineEdit*>(panel.paramWidget("name"))->text(), QString("hello"));
     QVERIFY(qobject_cast<QCheckBox*>(panel.paramWidget("flag"))->isChecked());
     const ParamValues v = panel.params();

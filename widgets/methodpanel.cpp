@@ -270,8 +270,8 @@ QWidget* MethodPanel::makeParamWidget(const ParamSpec& p, const QVariant& value)
         }
         case ParamSpec::Kind::Choice: {
             auto* b = new QComboBox;
-            for (const std::string& c : p.choices) b->addItem(q(c));
-            b->setCurrentText(value.toString());
+            for (const std::string& c : p.choices) b->addItem(q(p.choiceLabel(c)), q(c));
+            b->setCurrentIndex(b->findData(value.toString()));
             connect(b, &QComboBox::currentIndexChanged, this, edited);
             return b;
         }
@@ -379,7 +379,7 @@ QVariant MethodPanel::widgetValue(const ParamSpec& p) const {
         case ParamSpec::Kind::Int: return qlonglong(static_cast<QSpinBox*>(w)->value());
         case ParamSpec::Kind::Real: return static_cast<QDoubleSpinBox*>(w)->value();
         case ParamSpec::Kind::Bool: return static_cast<QCheckBox*>(w)->isChecked();
-        case ParamSpec::Kind::Choice: return static_cast<QComboBox*>(w)->currentText();
+        case ParamSpec::Kind::Choice: return static_cast<QComboBox*>(w)->currentData().toString();
         case ParamSpec::Kind::Text:
             if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentData().toString();
             return static_cast<QLineEdit*>(w)->text();
@@ -434,8 +434,9 @@ bool MethodPanel::setParam(const QString& key, const QVariant& value) {
             if (b->findData(text) < 0) b->addItem(customLabel(text), text);
             b->setCurrentIndex(b->findData(text));
         } else {
-            if (b->findText(value.toString()) < 0) return false;
-            b->setCurrentText(value.toString());
+            const int i = b->findData(value.toString());
+            if (i < 0) return false;
+            b->setCurrentIndex(i);
         }
     } else if (auto* e = qobject_cast<QLineEdit*>(w)) {
         e->setText(value.toString());
