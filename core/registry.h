@@ -44,7 +44,8 @@ struct ParamSpec {
 
     /// \brief The default as text (paramText form).
     std::string defaultText() const;
-    /// \brief True when a value set for `other` means the same here: same key, kind, range, choices and presets.
+    /// \brief True when a value set for `other` means the same here: same key, label, kind, range, choices and
+    /// presets (ordered dither's "Screen" and clip-free DBS's "Clip-free screen" share a key, not a meaning).
     bool sameMeaning(const ParamSpec& other) const;
 };
 

@@ -350,6 +350,12 @@ void TestStudioMethodPanel::reportedLeaks() {
     // DBS's clip-free screen ("dbs") is not the ordered screen's value.
     QVERIFY(panel.setMethod("ordered", "screen"));
     QCOMPARE(panel.params().getText("screen", ""), std::string("bayer:8"));
+    // Not even when the user chose it: the clip-free screen has another role than the ordered screen.
+    QVERIFY(panel.setMethod("dbs", "blocks"));
+    QVERIFY(panel.setParam("clip-free", true));
+    QVERIFY(panel.setParam("screen", "blue-noise"));
+    QVERIFY(panel.setMethod("ordered", "screen"));
+    QCOMPARE(panel.params().getText("screen", ""), std::string("bayer:8"));
     // What the user set is kept where it means the same thing.
     QVERIFY(panel.setMethod("dbs", "reference"));
     QVERIFY(panel.setParam("warm-start", 0.5));

@@ -21,7 +21,7 @@ namespace halftone {
 ///
 /// Switching methods: every parameter starts from the new method's default, except where the user set a
 /// value (different from the default) for a parameter of the same meaning (ParamSpec::sameMeaning: same key,
-/// kind, range, choices and presets); that value is kept. Parameters whose ParamSpec::visibleWhen does not hold
+/// label, kind, range, choices and presets); that value is kept. Parameters whose ParamSpec::visibleWhen does not hold
 /// are hidden. The method's own "threads" parameter is not shown: the panel's one thread control fills it.
 class MethodPanel : public QWidget {
     Q_OBJECT
