@@ -756,24 +756,24 @@ private:
 const std::vector<MethodSpec>& specs() {
     static const std::vector<MethodSpec> all = {
         {"ec", "wavefront",
-         "ours: one persistent launch, warp strips of 32-64 rows, errors in registers, shuffles down the "
-         "wavefront, tagged hand-offs between strips; every kernel, 2..256 levels, linear",
+         "Error collection as a wavefront on the GPU in one launch, each row a few pixels behind the row "
+         "above: the fastest GPU method; every kernel, 2 to 256 levels, linear light",
          true, false},
-        {"ed", "ped3-global", "seed 000 IV: 3-delay parallel diffusion on global memory, one launch per step", false, false},
-        {"ed", "ped3-global-perm", "seed 000 IV: 3-delay PED with data permutation (shift + transpose)", false, false},
-        {"ed", "ped2-atomic", "seed 000 IV: 2-delay PED, atomicAdd for the colliding receivers", false, false},
-        {"ed", "ped2-atomic-perm", "seed 000 IV: 2-delay PED with atomicAdd and data permutation", false, false},
-        {"ed", "ped2-double", "seed 000 IV: 2-delay PED, two launches per step (own row, then the row below)", false, false},
-        {"ed", "ped2-double-perm", "seed 000 IV: 2-delay PED with double launches and data permutation", false, false},
-        {"ec", "pec2-global", "seed 000 IV: 2-delay parallel collection on global memory, one launch per step", false, false},
-        {"ec", "pec2-global-perm", "seed 000 IV: 2-delay PEC with data permutation (coalesced)", false, false},
-        {"ed", "bwed", "seed 001 / 000 V: block-wise diffusion, 32x32 parallelogram blocks in shared memory, C/R arrays", false, false},
-        {"ed", "bwed-rc", "seed 001 / 000 V: BWED with register caching", false, false},
-        {"ec", "bwec", "seed 001 / 000 V: block-wise collection, 32x32 parallelogram blocks in shared memory, C/R arrays", false, false},
-        {"ec", "bwec-rc", "seed 001 / 000 V: BWEC with register caching (seed 000's best)", false, false},
-        {"ec", "knight", "seed 002: pixel per thread in knight order, knight-order storage", false, false},
-        {"ec", "handover", "seed 002 4.1: CPU runs the low-parallelism start and end, GPU the middle (knight order)", false, true},
-        {"ec", "hybrid", "seed 002 4.2: CPU takes a band of columns concurrently; edge errors through mapped host memory", false, true},
+        {"ed", "ped3-global", "GPU error diffusion, each row 3 pixels behind the row above, one launch per step (Nakano and Ito)", false, false},
+        {"ed", "ped3-global-perm", "As ped3-global, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "ped2-atomic", "GPU error diffusion, each row 2 pixels behind the row above; pixels that receive error from two senders at once add it atomically", false, false},
+        {"ed", "ped2-atomic-perm", "As ped2-atomic, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "ped2-double", "GPU error diffusion, each row 2 pixels behind the row above, two launches per step (own row, then the row below)", false, false},
+        {"ed", "ped2-double-perm", "As ped2-double, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ec", "pec2-global", "GPU error collection, each row 2 pixels behind the row above, one launch per step (Nakano and Ito)", false, false},
+        {"ec", "pec2-global-perm", "As pec2-global, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "bwed", "GPU error diffusion on 32 x 32 slanted blocks held in fast on-chip memory (Nakano and Ito's block-wise method)", false, false},
+        {"ed", "bwed-rc", "As bwed, keeping the errors in reach in registers", false, false},
+        {"ec", "bwec", "GPU error collection on 32 x 32 slanted blocks held in fast on-chip memory (Nakano and Ito's block-wise method)", false, false},
+        {"ec", "bwec-rc", "As bwec, keeping the errors in reach in registers (the fastest in Nakano and Ito's study)", false, false},
+        {"ec", "knight", "GPU error collection, one thread per pixel in knight's-move order, the image stored in that order (Kasagi, Nakano and Ito)", false, false},
+        {"ec", "handover", "Knight's-move error collection; the CPU does the start and end where few pixels are ready, the GPU the middle", false, true},
+        {"ec", "hybrid", "Knight's-move error collection; the CPU takes a band of columns at the same time as the GPU does the rest", false, true},
     };
     return all;
 }
