@@ -722,8 +722,10 @@ void MainWindow::takeScreenshot() {
     screenshotPending_ = false;
     for (int i = 0; i < tabs_->count(); ++i)
         if (!screenshotTab_.isEmpty() && tabs_->tabText(i).compare(screenshotTab_, Qt::CaseInsensitive) == 0) tabs_->setCurrentIndex(i);
-    if (tabs_->currentWidget() == bench_ && bench_->points().isEmpty()) {
-        // The benchmark tab: run a small sweep first so the charts have data.
+    if (tabs_->currentWidget() == bench_ && bench_->points().isEmpty() && !screenshotSweepTried_) {
+        // The benchmark tab: run a small sweep first so the charts have data (once: a sweep with nothing
+        // to run still ends, and the screenshot then shows the panel's message instead of data).
+        screenshotSweepTried_ = true;
         connect(bench_, &BenchmarkPanel::sweepFinished, this, [this] {
             screenshotPending_ = true;
             screenshotTab_.clear();

@@ -173,6 +173,7 @@ private:
     quint64 currentGen_ = 0;
     QString screenshotPath_, screenshotTab_;
     bool screenshotPending_ = false;
+    bool screenshotSweepTried_ = false;  // the benchmark tab's sweep before a screenshot ran once
 };
 
 }  // namespace halftone
