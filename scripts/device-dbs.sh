@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU DBS on the GPU machine in one call (issue 6): configure the gpu-device preset in its own build dir, build
+# GPU DBS on the GPU machine in one call: configure the gpu-device preset in its own build dir, build
 # test_dbs_gpu and halftone-bench, run test_dbs_gpu (--small first, the full set last), compute-sanitizer memcheck and
 # racecheck on tiny sizes (test_dbs_gpu --sanitize), and halftone-bench --sections dbs; logs go to $OUT, a summary
 # is printed last.
