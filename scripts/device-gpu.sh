@@ -37,9 +37,9 @@ fi
 stage "ctest (GPU tests)"
 if [ $QUICK -eq 1 ]; then tests="test_gpu_small"; else tests="test_gpu"; fi
 T=240; [ $QUICK -eq 1 ] && T=150
-timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T --output-on-failure >"$OUT/ctest.log" 2>&1
+timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T -V >"$OUT/ctest.log" 2>&1
 ct=$?; grep -E "FAIL|passed|Passed|Failed|tests passed|SKIP|device:" "$OUT/ctest.log" | tail -15
-summary+=("ctest $tests: rc=$ct; $(grep -E '^[0-9]+ passed' "$OUT/ctest.log" | tail -1)")
+summary+=("ctest $tests: rc=$ct; $(grep -oE '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$OUT/ctest.log" | tail -1)")
 
 stage "compute-sanitizer memcheck (tiny sizes)"
 timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/memcheck.log" 2>&1
