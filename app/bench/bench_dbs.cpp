@@ -111,12 +111,12 @@ int benchDbs(const BenchContext& c) {
         return r;
     };
     using L = gpu::DbsGpuLayout;
-    printRow(gpuRow("GPU seed 003 layout, k = 32 + warm start (default)", 32, kDbsWarmStart, L::Seed003), seq.stats.error);
-    printRow(gpuRow("GPU ours, k = 128 + warm start (default)", 128, kDbsWarmStart, L::Ours), seq.stats.error);
-    printRow(gpuRow("GPU ours, k = 64 + warm start", 64, kDbsWarmStart, L::Ours), seq.stats.error);
-    printRow(gpuRow("GPU ours, k = 32 + warm start", 32, kDbsWarmStart, L::Ours), seq.stats.error);
-    printRow(gpuRow("GPU seed 003 layout, k = 32, plain", 32, 0.0, L::Seed003), seq.stats.error);
-    printRow(gpuRow("GPU ours, k = 128, plain", 128, 0.0, L::Ours), seq.stats.error);
+    printRow(gpuRow("GPU Koge et al. layout, k = 32 + warm start (default)", 32, kDbsWarmStart, L::Koge), seq.stats.error);
+    printRow(gpuRow("GPU warp scan, k = 128 + warm start (default)", 128, kDbsWarmStart, L::WarpScan), seq.stats.error);
+    printRow(gpuRow("GPU warp scan, k = 64 + warm start", 64, kDbsWarmStart, L::WarpScan), seq.stats.error);
+    printRow(gpuRow("GPU warp scan, k = 32 + warm start", 32, kDbsWarmStart, L::WarpScan), seq.stats.error);
+    printRow(gpuRow("GPU Koge et al. layout, k = 32, plain", 32, 0.0, L::Koge), seq.stats.error);
+    printRow(gpuRow("GPU warp scan, k = 128, plain", 128, 0.0, L::WarpScan), seq.stats.error);
 #else
     std::printf("| %-52s | %10s | %5s | %10s | %7s | %s\n", "GPU rows", "-", "-", "-", "-", "this build has no CUDA");
 #endif
