@@ -124,6 +124,12 @@ int main(int argc, char** argv) {
         const MethodInfo* m = findMethod(id);
         if (dev == QLatin1String("gpu") && !m->gpu) return usageError(QStringLiteral("--device gpu: method %1 has no GPU implementation").arg(id));
         if (dev == QLatin1String("cpu") && !m->cpu) return usageError(QStringLiteral("--device cpu: method %1 runs only on a GPU").arg(id));
+        if (!m->cpu && !gpuState.usable) {
+            // The method panel does not offer such a variant, so the run could never start: say why and stop.
+            std::fprintf(stderr, "halftone-studio: method %s runs only on a GPU, and no GPU is usable (%s)\n", qPrintable(id),
+                         gpuState.reason.c_str());
+            return 1;
+        }
     }
     if (dev == QLatin1String("gpu") && !gpuState.usable)
         std::fprintf(stderr, "halftone-studio: no usable GPU (%s); methods with a CPU path run on the CPU\n", gpuState.reason.c_str());
