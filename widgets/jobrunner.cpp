@@ -2,6 +2,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
+#include <exception>
+#include <new>
 
 #include "core/hvsfilter.h"
 #include "core/metrics.h"
@@ -184,7 +186,14 @@ quint64 JobRunner::submit(const JobRequest& request) {
         watcher->deleteLater();
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [payload, request, control] {
-        payload->status = runJob(request, control, payload->result);
+        // An exception must not reach QtConcurrent (it would end the studio with QUnhandledException).
+        try {
+            payload->status = runJob(request, control, payload->result);
+        } catch (const std::bad_alloc&) {
+            payload->status = Status::error("out of memory: this method needs more memory for this image than the machine could give");
+        } catch (const std::exception& e) {
+            payload->status = Status::error(std::string("the method failed: ") + e.what());
+        }
     }));
     progressTimer_.start();
     emit started(gen);
@@ -240,7 +249,12 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
         const Image orig = convertColor(*original, result->color);
-        Status s = perceive(*result->halftone, orig, {}, copy->perceived, copy->perceivedLevels, copy->psnrDb);
+        Status s;
+        try {
+            s = perceive(*result->halftone, orig, {}, copy->perceived, copy->perceivedLevels, copy->psnrDb);
+        } catch (const std::exception&) {
+            return {};
+        }
         if (!s) return {};
         return copy;
     }));
