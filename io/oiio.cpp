@@ -290,12 +290,13 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
     const int w = spec.width, h = spec.height;
     const uint64_t rowBytes = mulBytes(mulBytes(uint64_t(w), uint64_t(nch)), sampleBytes);
     // Strips of scanlines, or rows of tiles, keep the conversion buffer small.
+    // Strips of scanlines, or one tile at a time, keep the conversion buffer small.
     const bool tiled = spec.tile_width > 0;
-    const int band = tiled ? std::max(1, spec.tile_height)
-                           : int(std::clamp<uint64_t>((uint64_t(16) << 20) / std::max<uint64_t>(rowBytes, 1), 1, uint64_t(h)));
-    const uint64_t bandRows = std::min<uint64_t>(uint64_t(band), uint64_t(h));
-    const uint64_t bandWidth = tiled ? (uint64_t(w) + uint64_t(spec.tile_width) - 1) / uint64_t(spec.tile_width) * uint64_t(spec.tile_width) : uint64_t(w);
-    const uint64_t bandBytes = mulBytes(mulBytes(bandWidth * uint64_t(nch), sampleBytes), bandRows);
+    const int tw = tiled ? spec.tile_width : w, th = tiled ? std::max(1, spec.tile_height) : 1;
+    const int band = tiled ? th : int(std::clamp<uint64_t>((uint64_t(16) << 20) / std::max<uint64_t>(rowBytes, 1), 1, uint64_t(h)));
+    const uint64_t bandBytes = tiled ? mulBytes(mulBytes(uint64_t(tw) * uint64_t(th), uint64_t(nch)), sampleBytes)
+                                     : mulBytes(rowBytes, std::min<uint64_t>(uint64_t(band), uint64_t(h)));
+    const uint64_t bandWidth = uint64_t(tw);
 
     // The budget, before anything is allocated: planes, our band, the decoder's own buffers.
     const uint64_t pixels = uint64_t(w) * uint64_t(h);
@@ -310,8 +311,8 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
                                           : mulBytes(mulBytes(uint64_t(w) * rowsPerStrip, uint64_t(nch)), nativeSample));
         if (cooked) decoder = addBytes(decoder, mulBytes(pixels, 4));
     }
-    if (fmt == "openexr" && tiled)  // one row of tiles in the file's own sample size
-        decoder = addBytes(decoder, mulBytes(mulBytes(bandWidth * uint64_t(nch), nativeSample), bandRows));
+    if (fmt == "openexr" && tiled)  // one tile in the file's own sample size
+        decoder = addBytes(decoder, mulBytes(mulBytes(bandWidth * uint64_t(th), uint64_t(nch)), nativeSample));
     const int orientation = spec.get_int_attribute("Orientation", 1);
     const uint64_t turned = orientation >= 2 && orientation <= 8 ? planes : 0;  // the upright copy
     const uint64_t total = addBytes(addBytes(addBytes(planes, bandBytes), decoder), turned);
@@ -323,61 +324,75 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
 
     Image out;
     out.space = layout.space;
-    out.channels.assign(size_t(colorChannels), Plane8(w, h));
-    if (alphaChannel >= 0) {
-        out.hasAlpha = true;
-        out.alpha = Plane8(w, h);
-    }
     std::vector<unsigned char> buf(static_cast<size_t>(bandBytes));
     const size_t bufRowBytes = size_t(bandWidth) * size_t(nch) * sampleBytes;
-    // OpenEXR's luminance/chroma to RGB (OpenEXR's RgbaYca, Rec. 709 primaries): R = (RY + 1) Y,
-    // B = (BY + 1) Y, G = (Y - 0.2126 R - 0.0722 B) / 0.7152.
-    std::vector<float> lc;
-    for (int y0 = 0; y0 < h; y0 += band) {
-        if (options.stop.stopRequested()) return Status::cancelled();
-        const int y1 = std::min(h, y0 + band);
-        // Some codecs (libtiff on a short strip) report the error but still return true.
-        const bool ok = tiled ? in->read_tiles(0, 0, spec.x, spec.x + w, spec.y + y0, spec.y + y1, spec.z, spec.z + 1, 0, nch,
-                                               readType, buf.data(), OIIO::AutoStride, OIIO::stride_t(bufRowBytes))
-                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data());
-        if (!ok || in->has_error()) return Status::error(oneLine(in->geterror(), path));
-        for (int y = y0; y < y1; ++y) {
-            const unsigned char* r = buf.data() + size_t(y - y0) * bufRowBytes;
-            if (layout.lumaChroma) {
-                const float* s = reinterpret_cast<const float*>(r);
-                uint8_t* dr = out.channels[0].row(y);
-                uint8_t* dg = out.channels[1].row(y);
-                uint8_t* db = out.channels[2].row(y);
-                for (int x = 0; x < w; ++x) {
-                    const float* p = s + size_t(x) * size_t(nch);
-                    const float Y = p[layout.y], R = (p[layout.ry] + 1.0f) * Y, B = (p[layout.by] + 1.0f) * Y;
-                    const float G = (Y - R * 0.2126f - B * 0.0722f) / 0.7152f;
-                    dr[x] = fromFloat(R), dg[x] = fromFloat(G), db[x] = fromFloat(B);
-                }
-                if (alphaChannel >= 0) {
-                    uint8_t* d = out.alpha.row(y);
-                    for (int x = 0; x < w; ++x) d[x] = fromFloat(s[size_t(x) * size_t(nch) + size_t(alphaChannel)]);
-                }
-                continue;
+    // One row segment of n pixels starting at column x0 (src points at its first pixel) into the planes.
+    auto convert = [&](const unsigned char* r, int y, int x0, int n) {
+        if (layout.lumaChroma) {
+            // OpenEXR's luminance/chroma to RGB (OpenEXR's RgbaYca, Rec. 709 primaries): R = (RY + 1) Y,
+            // B = (BY + 1) Y, G = (Y - 0.2126 R - 0.0722 B) / 0.7152.
+            const float* s = reinterpret_cast<const float*>(r);
+            uint8_t* dr = out.channels[0].row(y) + x0;
+            uint8_t* dg = out.channels[1].row(y) + x0;
+            uint8_t* db = out.channels[2].row(y) + x0;
+            for (int x = 0; x < n; ++x) {
+                const float* p = s + size_t(x) * size_t(nch);
+                const float Y = p[layout.y], R = (p[layout.ry] + 1.0f) * Y, B = (p[layout.by] + 1.0f) * Y;
+                const float G = (Y - R * 0.2126f - B * 0.0722f) / 0.7152f;
+                dr[x] = fromFloat(R), dg[x] = fromFloat(G), db[x] = fromFloat(B);
             }
-            for (int k = 0; k < colorChannels + (alphaChannel >= 0 ? 1 : 0); ++k) {
-                const bool isAlpha = k == colorChannels;
-                const int c = isAlpha ? alphaChannel : layout.order[size_t(k)];
-                uint8_t* d = isAlpha ? out.alpha.row(y) : out.channels[size_t(k)].row(y);
-                if (c < 0) continue;  // an ink the file does not have: the plane stays 0 (no ink)
-                if (readType == OIIO::TypeDesc::UINT8) {
-                    for (int x = 0; x < w; ++x) d[x] = r[size_t(x) * nch + c];
-                } else if (readType == OIIO::TypeDesc::UINT16) {
-                    const uint16_t* s = reinterpret_cast<const uint16_t*>(r);
-                    for (int x = 0; x < w; ++x) d[x] = fromUint16(s[size_t(x) * nch + c]);
-                } else {
-                    const float* s = reinterpret_cast<const float*>(r);
-                    for (int x = 0; x < w; ++x) d[x] = fromFloat(s[size_t(x) * nch + c]);
-                }
-                if (layout.invert && !isAlpha)
-                    for (int x = 0; x < w; ++x) d[x] = uint8_t(255 - d[x]);
+            if (alphaChannel >= 0) {
+                uint8_t* d = out.alpha.row(y) + x0;
+                for (int x = 0; x < n; ++x) d[x] = fromFloat(s[size_t(x) * size_t(nch) + size_t(alphaChannel)]);
             }
+            return;
         }
+        for (int k = 0; k < colorChannels + (alphaChannel >= 0 ? 1 : 0); ++k) {
+            const bool isAlpha = k == colorChannels;
+            const int c = isAlpha ? alphaChannel : layout.order[size_t(k)];
+            uint8_t* d = (isAlpha ? out.alpha.row(y) : out.channels[size_t(k)].row(y)) + x0;
+            if (c < 0) continue;  // an ink the file does not have: the plane stays 0 (no ink)
+            if (readType == OIIO::TypeDesc::UINT8) {
+                for (int x = 0; x < n; ++x) d[x] = r[size_t(x) * nch + c];
+            } else if (readType == OIIO::TypeDesc::UINT16) {
+                const uint16_t* s = reinterpret_cast<const uint16_t*>(r);
+                for (int x = 0; x < n; ++x) d[x] = fromUint16(s[size_t(x) * nch + c]);
+            } else {
+                const float* s = reinterpret_cast<const float*>(r);
+                for (int x = 0; x < n; ++x) d[x] = fromFloat(s[size_t(x) * nch + c]);
+            }
+            if (layout.invert && !isAlpha)
+                for (int x = 0; x < n; ++x) d[x] = uint8_t(255 - d[x]);
+        }
+    };
+    auto allocate = [&] {  // once the first pixels decode: a file with no pixel data costs no planes
+        if (!out.channels.empty()) return;
+        out.channels.assign(size_t(colorChannels), Plane8(w, h));
+        if (alphaChannel >= 0) {
+            out.hasAlpha = true;
+            out.alpha = Plane8(w, h);
+        }
+    };
+    for (int y0 = 0; y0 < h; y0 += band) {
+        const int y1 = std::min(h, y0 + band);
+        if (tiled) {
+            for (int x0 = 0; x0 < w; x0 += tw) {
+                if (options.stop.stopRequested()) return Status::cancelled();
+                // Some codecs report the error but still return true.
+                if (!in->read_tile(spec.x + x0, spec.y + y0, spec.z, readType, buf.data()) || in->has_error())
+                    return Status::error(oneLine(in->geterror(), path));
+                allocate();
+                const int n = std::min(tw, w - x0);
+                for (int y = y0; y < y1; ++y) convert(buf.data() + size_t(y - y0) * bufRowBytes, y, x0, n);
+            }
+            continue;
+        }
+        if (options.stop.stopRequested()) return Status::cancelled();
+        // Some codecs (libtiff on a short strip) report the error but still return true.
+        if (!in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data()) || in->has_error())
+            return Status::error(oneLine(in->geterror(), path));
+        allocate();
+        for (int y = y0; y < y1; ++y) convert(buf.data() + size_t(y - y0) * bufRowBytes, y, 0, w);
     }
     if (options.stop.stopRequested()) return Status::cancelled();
     std::string notes;

@@ -152,8 +152,8 @@ int run(Options& o) {
         s = runImage(input, request, result, control);
     } catch (const std::bad_alloc&) {
         s = Status::error("out of memory while halftoning (the method needs more memory than this machine could give)");
-    } catch (const std::length_error& e) {
-        s = Status::error(std::string("the image is too large for the method (") + e.what() + ")");
+    } catch (const std::exception& e) {
+        s = Status::error(std::string("the method failed: ") + e.what());
     }
     if (s.isCancelled() || control.cancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!s) return fail(o.input + ": " + s.message());
