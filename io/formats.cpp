@@ -193,6 +193,7 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
     if (Status s = readPalette(d, 14 + size_t(infoSize), used == 0 || used > maxColors ? maxColors : used, 4, pal); !s) return s;
     if (dataOffset >= d.size()) return Status::error("corrupt BMP: the pixel data starts past the end of the file");
 
+    if (options.stop.stopRequested()) return Status::cancelled();
     Plane8 idx(static_cast<int>(w), static_cast<int>(h));  // pixels an RLE stream skips keep colour 0
     int64_t x = 0, y = 0;        // y counts rows in file order
     auto put = [&](int v) {
@@ -260,6 +261,7 @@ Status readIco(const std::string& path, Image& image, const ReadOptions& options
     const uint32_t size = le32(entry + 8), offset = le32(entry + 12);
     if (offset >= d.size() || size > d.size() - offset) return Status::error("corrupt ICO: entry " + std::to_string(best + 1) + " lies outside the file");
     const unsigned char* e = d.data() + offset;
+    if (options.stop.stopRequested()) return Status::cancelled();
     Image out;
     if (size >= 8 && std::memcmp(e, "\x89PNG\r\n\x1a\n", 8) == 0) {
         ReadInfo inner;

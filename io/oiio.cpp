@@ -66,6 +66,7 @@ struct Layout {
     int alphaChannel = -1;
     bool invert = false;    ///< samples are 1 - value (PSD CMYK; one-ink separations)
     bool lumaChroma = false;  ///< EXR Y, RY, BY (OpenEXR's luminance/chroma encoding)
+    bool cieLab = false;      ///< TIFF CIELab: L* unsigned, a* and b* signed samples
     int y = -1, ry = -1, by = -1;  ///< channel indices for lumaChroma
     std::vector<int> order;  ///< source channel of each colour plane
 };
@@ -78,10 +79,25 @@ std::string channelList(const OIIO::ImageSpec& spec) {
 }
 
 /// TIFF photometric interpretations that OpenImageIO converts to RGB itself (through libtiff's RGBA
-/// interface) when it is not asked for raw colour: YCbCr, CIELab, ICCLab, ITULab, LogL, LogLuv.
+/// interface) when it is not asked for raw colour: YCbCr, ICCLab, ITULab, LogL, LogLuv. (CIELab is
+/// converted here: libtiff's conversion takes a D65 white and turns L* = 100 yellowish.)
 bool tiffNeedsConversion(int photometric) {
-    return photometric == 6 || photometric == 8 || photometric == 9 || photometric == 10 || photometric == 32844 ||
-           photometric == 32845;
+    return photometric == 6 || photometric == 9 || photometric == 10 || photometric == 32844 || photometric == 32845;
+}
+
+/// CIE L*a*b* (D50, as TIFF defines it) to 8-bit sRGB: Lab -> XYZ (D50) -> linear sRGB through the
+/// Bradford-adapted matrix (Lindbloom) -> the sRGB transfer curve.
+void labToSrgb(double L, double a, double b, uint8_t rgb[3]) {
+    const double fy = (L + 16.0) / 116.0, fx = fy + a / 500.0, fz = fy - b / 200.0;
+    auto finv = [](double t) { return t > 6.0 / 29.0 ? t * t * t : 3.0 * (6.0 / 29.0) * (6.0 / 29.0) * (t - 4.0 / 29.0); };
+    const double X = 0.9642 * finv(fx), Y = finv(fy), Z = 0.8249 * finv(fz);
+    const double lin[3] = {3.1338561 * X - 1.6168667 * Y - 0.4906146 * Z, -0.9787684 * X + 1.9161415 * Y + 0.0334540 * Z,
+                           0.0719453 * X - 0.2289914 * Y + 1.4052427 * Z};
+    for (int c = 0; c < 3; ++c) {
+        const double v = std::clamp(lin[c], 0.0, 1.0);
+        const double e = v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055;
+        rgb[c] = uint8_t(std::lround(std::clamp(e, 0.0, 1.0) * 255.0));
+    }
 }
 
 /// A separated (ink) TIFF: the InkSet and InkNames tags say which ink each sample is (OpenImageIO
@@ -173,6 +189,16 @@ Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, cons
     if (format == "tiff") {
         const int photometric = spec.get_int_attribute("tiff:PhotometricInterpretation", -1);
         if (photometric == 5) return separatedLayout(spec, facts, L);
+        if (photometric == 8) {  // CIELab: L*, a*, b*, then extra samples
+            if (nch < 3) return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels");
+            if (spec.format != OIIO::TypeDesc::UINT8 && spec.format != OIIO::TypeDesc::UINT16)
+                return Status::error("CIELab TIFF with " + std::string(spec.format.c_str()) + " samples is not supported (8 or 16 bit only)");
+            simple(ColorSpace::RGB, 3, nch == 4 && facts.tiffExtraSamples == 1 && facts.tiffFirstExtra != 0 ? 3 : -1);
+            if (nch > 3 && L.alphaChannel < 0 && facts.tiffExtraSamples != nch - 3)
+                return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels is not supported");
+            L.cieLab = true;
+            return Status::ok();
+        }
         if (photometric == 4) return Status::error("TIFF transparency mask (photometric 4) holds no image");
         if (photometric >= 0 && photometric != 0 && photometric != 1 && photometric != 2 && photometric != 3 &&
             !tiffNeedsConversion(photometric))
@@ -347,7 +373,24 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
             }
             return;
         }
-        for (int k = 0; k < colorChannels + (alphaChannel >= 0 ? 1 : 0); ++k) {
+        if (layout.cieLab) {  // 8 bit: L* 0..255 = 0..100, a*, b* signed bytes; 16 bit: 0..65535, signed /256
+            uint8_t* d[3] = {out.channels[0].row(y) + x0, out.channels[1].row(y) + x0, out.channels[2].row(y) + x0};
+            for (int x = 0; x < n; ++x) {
+                double L, A, B;
+                if (readType == OIIO::TypeDesc::UINT8) {
+                    const unsigned char* p = r + size_t(x) * size_t(nch);
+                    L = p[0] * 100.0 / 255.0, A = int8_t(p[1]), B = int8_t(p[2]);
+                } else {
+                    const uint16_t* p = reinterpret_cast<const uint16_t*>(r) + size_t(x) * size_t(nch);
+                    L = p[0] * 100.0 / 65535.0, A = int16_t(p[1]) / 256.0, B = int16_t(p[2]) / 256.0;
+                }
+                uint8_t rgb[3];
+                labToSrgb(L, A, B, rgb);
+                d[0][x] = rgb[0], d[1][x] = rgb[1], d[2][x] = rgb[2];
+            }
+            if (alphaChannel < 0) return;
+        }
+        for (int k = layout.cieLab ? colorChannels : 0; k < colorChannels + (alphaChannel >= 0 ? 1 : 0); ++k) {
             const bool isAlpha = k == colorChannels;
             const int c = isAlpha ? alphaChannel : layout.order[size_t(k)];
             uint8_t* d = (isAlpha ? out.alpha.row(y) : out.channels[size_t(k)].row(y)) + x0;
