@@ -338,4 +338,109 @@ Status readIco(const std::string& path, Image& image, const ReadOptions& options
     return Status::ok();
 }
 
+namespace {
+
+uint32_t be32(const unsigned char* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint16_t be16(const unsigned char* p) { return uint16_t(p[0] << 8 | p[1]); }
+
+}  // namespace
+
+bool isPsdCmyk(const unsigned char* head, size_t n) {
+    return n >= 26 && std::memcmp(head, "8BPS", 4) == 0 && be16(head + 24) == 4;
+}
+
+Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
+    std::vector<unsigned char> d;
+    if (Status s = readFile(path, options, d); !s) return s;
+    if (d.size() < 26) return Status::error("truncated PSD header");
+    const int version = be16(&d[4]);  // 1 PSD, 2 PSB (large document)
+    const int channels = be16(&d[12]), depth = be16(&d[22]);
+    const uint32_t h = be32(&d[14]), w = be32(&d[18]);
+    if (version != 1 && version != 2) return Status::error("corrupt PSD: version " + std::to_string(version));
+    if (channels < 4) return Status::error("corrupt PSD: CMYK with " + std::to_string(channels) + " channels");
+    if (depth != 8 && depth != 16) return Status::error("CMYK PSD with " + std::to_string(depth) + "-bit samples is not supported (8 or 16 bit only)");
+    if (Status s = checkImageSize(w, h, channels, options.maxPixels); !s) return s;
+    const bool alpha = channels >= 5;  // the first channel after the inks: transparency of the merged image
+    const uint64_t pixels = uint64_t(w) * h;
+    if (Status s = checkMemory(addBytes(pixels * (alpha ? 5 : 4), d.size()), options.maxMemory,
+                               "reading this " + std::to_string(w) + " x " + std::to_string(h) + " CMYK image");
+        !s)
+        return s;
+    // Colour mode data, image resources, layer and mask information: skipped to the merged image.
+    size_t at = 26;
+    for (int section = 0; section < 3; ++section) {
+        const bool wide = section == 2 && version == 2;
+        if (at + (wide ? 8 : 4) > d.size()) return Status::error("truncated PSD");
+        const uint64_t len = wide ? (uint64_t(be32(&d[at])) << 32 | be32(&d[at + 4])) : be32(&d[at]);
+        at += wide ? 8 : 4;
+        if (len > d.size() - at) return Status::error("truncated PSD: a section runs past the end of the file");
+        at += size_t(len);
+    }
+    if (at + 2 > d.size()) return Status::error("truncated PSD: no image data");
+    const int compression = be16(&d[at]);
+    at += 2;
+    if (compression != 0 && compression != 1)
+        return Status::error("PSD image data with compression " + std::to_string(compression) + " is not supported");
+    const size_t bps = size_t(depth / 8), rowBytes = size_t(w) * bps;
+    const int planes = alpha ? 5 : 4;
+    if (options.stop.stopRequested()) return Status::cancelled();
+    Image out;
+    out.space = ColorSpace::CMYK;
+    out.channels.assign(4, Plane8(int(w), int(h)));
+    out.hasAlpha = alpha;
+    if (alpha) out.alpha = Plane8(int(w), int(h));
+    std::vector<unsigned char> row(rowBytes);
+    // RLE: a table of compressed row lengths for every row of every channel, then PackBits rows.
+    size_t countAt = at;
+    const size_t countBytes = version == 2 ? 4 : 2;
+    if (compression == 1) {
+        const uint64_t table = uint64_t(channels) * h * countBytes;
+        if (table > d.size() - at) return Status::error("truncated PSD: the RLE row table runs past the end of the file");
+        at += size_t(table);
+    }
+    for (int c = 0; c < planes; ++c) {
+        Plane8& dst = c < 4 ? out.channels[size_t(c)] : out.alpha;
+        for (uint32_t y = 0; y < h; ++y) {
+            if (compression == 0) {
+                if (rowBytes > d.size() - at) return Status::error("truncated PSD image data");
+                std::memcpy(row.data(), &d[at], rowBytes);
+                at += rowBytes;
+            } else {
+                const size_t n = countBytes == 4 ? be32(&d[countAt]) : be16(&d[countAt]);
+                countAt += countBytes;
+                if (n > d.size() - at) return Status::error("truncated PSD image data");
+                size_t i = at, o = 0;
+                const size_t end = at + n;
+                while (i < end && o < rowBytes) {  // PackBits
+                    const int k = int8_t(d[i++]);
+                    if (k >= 0) {
+                        const size_t m = std::min<size_t>(size_t(k) + 1, std::min(end - i, rowBytes - o));
+                        std::memcpy(&row[o], &d[i], m);
+                        i += size_t(k) + 1, o += m;
+                    } else if (k != -128 && i < end) {
+                        const size_t m = std::min<size_t>(size_t(1 - k), rowBytes - o);
+                        std::memset(&row[o], d[i++], m);
+                        o += m;
+                    }
+                }
+                if (o < rowBytes) return Status::error("corrupt PSD: an RLE row decodes short");
+                at = end;
+            }
+            uint8_t* q = dst.row(int(y));
+            // Photoshop stores CMYK inverted (255 = no ink); alpha as is.
+            for (uint32_t x = 0; x < w; ++x) {
+                const uint8_t v = bps == 1 ? row[x] : uint8_t((uint32_t(be16(&row[size_t(x) * 2])) * 255u + 32767u) / 65535u);
+                q[x] = c < 4 ? uint8_t(255 - v) : v;
+            }
+        }
+    }
+    if (info) {
+        info->format = "psd";
+        info->sourceChannels = channels;
+        info->sourceType = depth == 8 ? "uint8" : "uint16";
+    }
+    image = std::move(out);
+    return Status::ok();
+}
+
 }  // namespace halftone::io::detail

@@ -146,6 +146,7 @@ Status readImageUnguarded(const std::string& path, Image& image, const ReadOptio
         if (format == "webp") s = detail::readWebp(path, out, options, &ri);
         else if (format == "bmp" && facts.bmpRle) s = detail::readBmp(path, out, options, &ri);
         else if (format == "ico") s = detail::readIco(path, out, options, &ri);
+        else if (format == "psd" && detail::isPsdCmyk(head, n)) s = detail::readPsdCmyk(path, out, options, &ri);
         else s = detail::readOiioAs(path, format, facts, out, options, &ri);
         if (!s) return s.withContext(ctx);
 #else

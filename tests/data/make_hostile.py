@@ -441,9 +441,26 @@ def psd_cmyk(w, h, planes):
     return hdr + struct.pack(">I", 0) + struct.pack(">I", 0) + struct.pack(">I", 0) + struct.pack(">H", 0) + body
 
 
+def psd_cmyk_rle(w, h, planes):
+    """As psd_cmyk with PackBits rows: a run packet where two samples repeat, literal packets elsewhere."""
+    hdr = b"8BPS" + struct.pack(">H", 1) + b"\0" * 6 + struct.pack(">HIIHH", 4, h, w, 8, 4)
+    rows = []
+    for c in range(4):
+        for y in range(h):
+            v = [255 - planes[c](x, y) for x in range(w)]
+            v[2] = v[3] = v[4]  # a run of three
+            enc = bytes([1]) + bytes(v[:2]) + bytes([256 - 2, v[2]]) + bytes([w - 6]) + bytes(v[5:])
+            rows.append(enc)
+    table = b"".join(struct.pack(">H", len(r)) for r in rows)
+    return hdr + struct.pack(">III", 0, 0, 0) + struct.pack(">H", 1) + table + b"".join(rows)
+
+
 pw2, ph2 = 19, 11
 put("unusual/cmyk-psd.psd", psd_cmyk(pw2, ph2, [lambda x, y, c=c: ink(x, y, c) for c in range(4)]))
 write_expected("cmyk-psd", pw2, ph2, [lambda x, y, c=c: ink(x, y, c) for c in range(4)])
+runs = lambda x, y, c: ink(4 if 2 <= x <= 4 else x, y, c)
+put("unusual/cmyk-psd-rle.psd", psd_cmyk_rle(pw2, ph2, [lambda x, y, c=c: ink(x, y, c) for c in range(4)]))
+write_expected("cmyk-psd-rle", pw2, ph2, [lambda x, y, c=c: runs(x, y, c) for c in range(4)])
 
 
 def exr(w, h, channels, value, sampling=None):
@@ -522,7 +539,7 @@ def bmp_rle8(w, h, pal, rle):
 PAL8 = [(0, 0, 0), (255, 0, 0), (0, 200, 0), (10, 20, 250), (255, 255, 255)]
 rle = bytes([6, 1, 0, 0,                 # row 0 (bottom): 6 x red
              2, 2, 0, 3, 3, 4, 1, 0, 1, 4, 0, 0,  # row 1: 2 x green, literal [3, 4, 1] (padded), 1 x white
-             0, 2, 2, 1,                 # delta: 2 right, 1 up: row 2 starts at column 2, columns 0-1 stay 0
+             0, 2, 2, 0,                 # delta: 2 right: row 2 starts at column 2, columns 0-1 stay 0
              4, 3, 0, 0,                 # row 2: 4 x blue from column 2
              3, 4, 3, 2, 0, 0,           # row 3: 3 x white, 3 x green, end of line
              0, 1])                      # end of bitmap
