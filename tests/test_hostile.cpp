@@ -406,6 +406,7 @@ void TestHostile::unusualFiles_data() {
     QTest::newRow("cmyk psd, rle") << "cmyk-psd-rle.psd" << K << "" << "uint8";
     QTest::newRow("luminance/chroma exr") << "luma-chroma.exr" << R << "" << "float";
     QTest::newRow("white luminance/chroma exr") << "white-luma-chroma.exr" << R << "" << "float";
+    QTest::newRow("tiled exr, partial edge tiles") << "tiled.exr" << R << "" << "float";
     // Files OpenImageIO 2.4 refuses: an end-of-line code on the last RLE row, a 256-pixel ICO entry.
     QTest::newRow("rle8 bmp") << "rle8.bmp" << R << "" << "uint8";
     QTest::newRow("256 x 256 ico entry") << "icon-256.ico" << R << "" << "uint8";
@@ -490,6 +491,7 @@ void TestHostile::memoryBombs_data() {
     QTest::newRow("same, --max-pixels raised") << "gif-screen-32768x24576.gif" << QStringList{"--max-pixels", "4000000000"}
                                                << "larger than the GIF decoder can hold";
     QTest::newRow("tiled float tif") << "bomb-tiled-float-30000x30000.tif" << oneGig << "over the memory limit of 1.0 GB";
+    QTest::newRow("tiled exr") << "bomb-tiled-exr-30000x30000.exr" << oneGig << "over the memory limit";
     QTest::newRow("cmyk+alpha tif with no data") << "bomb-cmyka-nodata-30000x30000.tif" << oneGig << "over the memory limit";
     QTest::newRow("16-bit png of zeros") << "bomb-png16-zeros-30000x30000.png" << oneGig << "over the memory limit";
     QTest::newRow("interlaced png (decoded whole)") << "bomb-interlaced-32768x32768.png" << oneGig << "needs 12.9 GB";

@@ -515,6 +515,50 @@ write_expected("luma-chroma", lw, lh, [lambda x, y, c=c: to8_from_float(decode(x
 # An all-white luminance/chroma EXR (the case that came out gray).
 put("unusual/white-luma-chroma.exr", exr(8, 4, ["Y", "RY", "BY"], lambda n, x, y: 1.0 if n == "Y" else 0.0))
 write_expected("white-luma-chroma", 8, 4, [lambda x, y: 255] * 3)
+
+
+def exr_tiled(w, h, channels, value, tw, th, same_tile=False):
+    """Uncompressed one-level tiled OpenEXR, FLOAT channels; same_tile: every offset points at tile (0, 0)."""
+    names = sorted(channels)
+
+    def attr(name, typ, data):
+        return name.encode() + b"\0" + typ.encode() + b"\0" + struct.pack("<i", len(data)) + data
+
+    chl = b"".join(n.encode() + b"\0" + struct.pack("<iB3xii", 2, 0, 1, 1) for n in names) + b"\0"
+    box = struct.pack("<iiii", 0, 0, w - 1, h - 1)
+    header = (attr("channels", "chlist", chl) + attr("compression", "compression", b"\0") + attr("dataWindow", "box2i", box) +
+              attr("displayWindow", "box2i", box) + attr("lineOrder", "lineOrder", b"\0") +
+              attr("pixelAspectRatio", "float", struct.pack("<f", 1.0)) +
+              attr("screenWindowCenter", "v2f", struct.pack("<ff", 0, 0)) + attr("screenWindowWidth", "float", struct.pack("<f", 1.0)) +
+              attr("tiles", "tiledesc", struct.pack("<IIB", tw, th, 0)) + b"\0")
+    nx, ny = (w + tw - 1) // tw, (h + th - 1) // th
+    start = 8 + len(header) + 8 * nx * ny
+    chunks = []
+    for ty in range(1 if same_tile else ny):
+        for tx in range(1 if same_tile else nx):
+            if same_tile:  # one chunk that claims a whole tile but holds 64 bytes
+                chunks.append(struct.pack("<iiiii", 0, 0, 0, 0, tw * th * 4 * len(names)) + b"\0" * 64)
+                continue
+            px = b""
+            for y in range(ty * th, min(h, (ty + 1) * th)):
+                for n in names:
+                    px += b"".join(struct.pack("<f", value(n, x, y)) for x in range(tx * tw, min(w, (tx + 1) * tw)))
+            chunks.append(struct.pack("<iiiii", tx, ty, 0, 0, len(px)) + px)
+    offsets, pos = [], start
+    for c in chunks:
+        offsets.append(pos)
+        pos += len(c)
+    if same_tile:
+        offsets = offsets * (nx * ny)
+    return b"\x76\x2f\x31\x01" + struct.pack("<I", 2 | 0x200) + header + b"".join(struct.pack("<Q", o) for o in offsets) + b"".join(chunks)
+
+
+# Tiled EXR, 13 x 9 in 4 x 4 tiles (partial tiles at the right and bottom edges): read one tile at a time.
+tv = lambda n, x, y: {"R": x / 12.0, "G": y / 8.0, "B": ((x * 5 + y * 3) % 7) / 6.0}[n]
+put("unusual/tiled.exr", exr_tiled(13, 9, ["R", "G", "B"], tv, 4, 4))
+write_expected("tiled", 13, 9, [lambda x, y, c=c: to8_from_float(f32(tv("RGB"[c], x, y))) for c in range(3)])
+# Tiled EXR claiming 30000 x 30000 (planes of 2.7 GB), every tile the same 4 x 4 of data.
+put("hostile/bomb-tiled-exr-30000x30000.exr", exr_tiled(30000, 30000, ["R", "G", "B"], lambda n, x, y: 0.5, 4096, 4096, same_tile=True))
 # EXR channels that name no colour encoding the loader knows: refused.
 put("hostile/exr-lab-channels.exr", exr(4, 2, ["L", "a", "b"], lambda n, x, y: 0.5))
 
