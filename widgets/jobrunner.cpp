@@ -248,9 +248,9 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
-        const Image orig = convertColor(*original, result->color);
         Status s;
         try {
+            const Image orig = convertColor(*original, result->color);
             s = perceive(*result->halftone, orig, {}, copy->perceived, copy->perceivedLevels, copy->psnrDb);
         } catch (const std::exception&) {
             return {};
