@@ -212,6 +212,22 @@ Status checkPsd(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     const uint32_t channels = be16(h + 12), ht = be32(h + 14), w = be32(h + 18), depth = be16(h + 22);
     if (Status s = checkImageSize(w, ht, std::max<uint32_t>(channels, 1), options.maxPixels); !s) return s;
     facts.decoderBytes = addBytes(facts.decoderBytes, mulBytes(mulBytes(uint64_t(w) * ht, channels), std::max<uint32_t>(depth / 8, 1)));
+    // The colour mode data, image resources and layer sections are read whole by the decoder: each
+    // must fit in the file (found by fuzzing: a 517-byte file whose length field asked for 1.1 GB).
+    if (std::fseek(f, 0, SEEK_END) != 0) return Status::ok();
+    const long end = std::ftell(f);
+    const bool psb = be16(h + 4) == 2;
+    uint64_t at = 26;
+    for (int section = 0; section < 3 && end > 0; ++section) {
+        unsigned char l[8];
+        const size_t width = section == 2 && psb ? 8 : 4;
+        if (readAt(f, at, l, width) != width) return Status::error("truncated PSD: the file ends in its section headers");
+        const uint64_t len = width == 8 ? (uint64_t(be32(l)) << 32 | be32(l + 4)) : be32(l);
+        at += width;
+        if (len > uint64_t(end) - std::min<uint64_t>(at, uint64_t(end)))
+            return Status::error("corrupt PSD: a section claims " + formatBytes(len) + ", more than the file holds");
+        at += len;
+    }
     return Status::ok();
 }
 
