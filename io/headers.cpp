@@ -57,6 +57,30 @@ Status checkPngHeader(const unsigned char* p, size_t n, const ReadOptions& optio
     return Status::ok();
 }
 
+/// The deflate format compresses at most 1032 to 1: a PNG whose IDAT chunks (between `start` and `end`
+/// of the file) hold fewer bytes than its rows need over that ratio cannot be complete, and is refused
+/// before a decoder allocates for its claimed size.
+Status checkPngData(std::FILE* f, uint64_t start, uint64_t end, const unsigned char* ihdr) {
+    const uint64_t w = be32(ihdr + 16), h = be32(ihdr + 20);
+    const int depth = ihdr[24], type = ihdr[25];
+    const int samples = type == 2 ? 3 : type == 4 ? 2 : type == 6 ? 4 : 1;  // palette: one index
+    const uint64_t rowBytes = (w * uint64_t(samples) * uint64_t(depth) + 7) / 8 + 1;
+    const uint64_t raw = mulBytes(rowBytes, h);
+    uint64_t idat = 0, at = start + 8;
+    for (int chunks = 0; chunks < (1 << 24) && at + 8 <= end; ++chunks) {
+        unsigned char c[8];
+        if (readAt(f, at, c, 8) != 8) break;
+        const uint64_t len = be32(c);
+        if (std::memcmp(c + 4, "IDAT", 4) == 0) idat += std::min(len, end - std::min(end, at + 8));
+        if (std::memcmp(c + 4, "IEND", 4) == 0) break;
+        at += 12 + len;
+    }
+    if (raw / 1032 > idat + 64)
+        return Status::error("corrupt PNG: " + std::to_string(w) + " x " + std::to_string(h) + " needs " + formatBytes(raw) +
+                             " of image data, more than its " + formatBytes(idat) + " of compressed data can hold");
+    return Status::ok();
+}
+
 /// GIF: OpenImageIO 2.4 clears the whole logical screen when it opens the file, computing its size
 /// as a 32-bit int (width * height * 4): check the screen before it does.
 Status checkGif(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
@@ -170,6 +194,7 @@ Status checkIco(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
         if (std::memcmp(p, "\x89PNG", 4) == 0) {
             HeaderFacts png;
             if (Status s = checkPngHeader(p, n, options, png, "ICO entry holds a PNG: "); !s) return s;
+            if (Status s = checkPngData(f, offset, uint64_t(offset) + size, p); !s) return Status::error("ICO entry holds a " + s.message());
             // PNG entries are decoded whole into one buffer of the PNG's own size.
             const uint64_t pixels = uint64_t(be32(p + 16)) * be32(p + 20);
             facts.decoderBytes = std::max(facts.decoderBytes, addBytes(mulBytes(pixels, p[24] == 16 ? 8 : 4), png.decoderBytes));
@@ -316,7 +341,8 @@ Status checkHeader(const std::string& path, const std::string& format, const Rea
     if (format == "png") {
         unsigned char p[33];
         const size_t n = readAt(f.get(), 0, p, sizeof p);
-        return checkPngHeader(p, n, options, facts, "");
+        if (Status s = checkPngHeader(p, n, options, facts, ""); !s) return s;
+        return checkPngData(f.get(), 0, std::numeric_limits<uint64_t>::max(), p);
     }
     return Status::ok();
 }

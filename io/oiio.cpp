@@ -29,7 +29,7 @@ std::string oneLine(const std::string& raw, const std::string& path) {
         size_t end = raw.find_first_of("\r\n", start);
         if (end == std::string::npos) end = raw.size();
         std::string line = raw.substr(start, end - start);
-        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path, std::string(" (\"\")")})
+        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path, std::string(" (\"\")"), std::string(" \"\"")})
             for (size_t p; (p = line.find(q)) != std::string::npos;) line.erase(p, q.size());
         while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
         while (!line.empty() && line.front() == ' ') line.erase(line.begin());

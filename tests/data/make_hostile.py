@@ -381,11 +381,11 @@ def png_ihdr(w, h, depth, ctype, interlace, idat):
 zeros = zlib.compressobj(9)
 idat = zeros.compress(b"\0" * (1 << 20)) + zeros.flush(zlib.Z_SYNC_FLUSH)
 put("hostile/bomb-png16-zeros-30000x30000.png", png_ihdr(30000, 30000, 16, 6, 0, idat))
-# Interlaced 16-bit RGBA, 32768 x 32768: decoded whole before the first row comes out (8.6 GB), 69 bytes.
-put("hostile/bomb-interlaced-32768x32768.png", png_ihdr(32768, 32768, 16, 6, 1, zlib.compress(b"\0" * 8)))
-# An ICO whose one entry is that PNG (the directory says 256 x 256).
-inner = png_ihdr(32768, 32768, 16, 6, 0, zlib.compress(b"\0" * 8))
-put("hostile/bomb-ico-png-32768x32768.ico",
+# Interlaced 16-bit RGBA, 32768 x 32767: decoded whole before the first row comes out (8.6 GB), 68 bytes.
+put("hostile/bomb-interlaced-32768x32767.png", png_ihdr(32768, 32767, 16, 6, 1, zlib.compress(b"\0" * 8)))
+# An ICO whose one entry is such a PNG (the directory says 256 x 256).
+inner = png_ihdr(32768, 32767, 16, 6, 0, zlib.compress(b"\0" * 8))
+put("hostile/bomb-ico-png-32768x32767.ico",
     struct.pack("<HHH", 0, 1, 1) + struct.pack("<BBBBHHII", 0, 0, 0, 0, 1, 32, len(inner), 22) + inner)
 
 # A separated TIFF with two named spot inks: no known colour, refused (not guessed from the count).
