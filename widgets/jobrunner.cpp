@@ -2,6 +2,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
+#include <exception>
+#include <new>
 #include <type_traits>
 #include <variant>
 
@@ -305,7 +307,14 @@ quint64 JobRunner::submit(const JobRequest& request) {
         watcher->deleteLater();
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [payload, request, control] {
-        payload->status = runJob(request, control, payload->result);
+        // An exception must not reach QtConcurrent (it would end the studio with QUnhandledException).
+        try {
+            payload->status = runJob(request, control, payload->result);
+        } catch (const std::bad_alloc&) {
+            payload->status = Status::error("out of memory: this method needs more memory for this image than the machine could give");
+        } catch (const std::exception& e) {
+            payload->status = Status::error(std::string("the method failed: ") + e.what());
+        }
     }));
     progressTimer_.start();
     emit started(gen);
@@ -360,10 +369,15 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
-        Status s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived, copy->perceivedLevels);
+        Status s;
+        try {
+            s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived, copy->perceivedLevels);
+            if (s && std::isnan(copy->psnrDb) && original)
+                measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb, copy->psnrRegion);
+        } catch (const std::exception&) {
+            return {};  // out of memory for the perceived view: the result stays without it
+        }
         if (!s) return {};
-        if (std::isnan(copy->psnrDb) && original)
-            measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb, copy->psnrRegion);
         return copy;
     }));
 }
