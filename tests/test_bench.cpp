@@ -51,6 +51,7 @@ private slots:
     void pickedMethodRuns_data();
     void pickedMethodRuns();
     void parallelSection();
+    void parallelSectionWithLevels();
     void dbsSection();
     void gpuSectionWithoutGpuSucceeds();
     void badUsage_data();
@@ -105,8 +106,17 @@ void TestBench::parallelSection() {
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.contains("in memory  ec/wavefront "), qPrintable(r.out));
     QVERIFY2(r.out.contains("ec/wavefront threads=1"), qPrintable(r.out));  // the one-thread row of a threaded method
-    QVERIFY2(r.out.contains(QRegularExpression("file in/out  ec/rc .*PBM exact yes")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression("file in/out  ec/rc .*file exact yes")), qPrintable(r.out));
     QVERIFY2(r.out.contains(QRegularExpression("128 x 128\\s+ec/wavefront .*peak RSS [0-9]+ MiB.*: yes")), qPrintable(r.out));
+    QVERIFY2(!r.out.contains(" NO"), qPrintable(r.out));
+}
+
+void TestBench::parallelSectionWithLevels() {
+    // four output levels: the file run writes a PGM (a PBM holds two) and reads back the method's exact values
+    const Run r = runBench(tiny({"--sections", "parallel", "--methods", "ec/rc,ec/wavefront", "--parallel-size", "80",
+                                 "--big", "0", "--param", "levels=4", "--kernel", "jarvis"}));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QRegularExpression("file in/out  ec/rc .*file exact yes")), qPrintable(r.out));
     QVERIFY2(!r.out.contains(" NO"), qPrintable(r.out));
 }
 

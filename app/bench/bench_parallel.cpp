@@ -1,7 +1,7 @@
 // Section "parallel": on one image, in one run, every picked method (by default every registered error-diffusion
 // method) with its defaults, then once per SIMD path and once on one thread for the methods that take those
 // parameters; then file in / file out as a user runs it (PGM in, PBM out through the io library and runImage) for
-// the baseline and the fastest method, against netpbm's `pamditherbw -fs` and ImageMagick's `convert`; then the
+// the baseline and the fastest method (PBM out, PGM for more than two levels), against netpbm's `pamditherbw -fs` and ImageMagick's `convert`; then the
 // --big sizes, each method in a child process so that its peak memory is its own. Ratios are from the same run.
 #include <spawn.h>
 #include <sys/resource.h>
@@ -191,7 +191,7 @@ int benchParallel(const BenchContext& c) {
 
     // File in, file out, as a user runs it: the baseline and the fastest method of the table above.
     const std::string in = c.workDir + "/halftone-bench-" + std::to_string(side) + ".pgm";
-    const std::string outPbm = c.workDir + "/halftone-bench-result.pbm";
+    const std::string outBase = c.workDir + "/halftone-bench-result";
     const std::string outTool = c.workDir + "/halftone-bench-tool.pbm";
     if (!writePgmRaw(in, src)) {
         std::fprintf(stderr, "halftone-bench: cannot write %s\n", in.c_str());
@@ -206,6 +206,9 @@ int benchParallel(const BenchContext& c) {
         request.method = m;
         request.device = Device::Cpu;
         if (Status s = paramsFor(c, *m, request.params); !s) continue;
+        // a binary result goes to a PBM, more levels to a PGM
+        const int levels = m->param("levels") ? int(request.params.getInt("levels", 2)) : 2;
+        const std::string outPbm = outBase + (levels == 2 ? ".pbm" : ".pgm");
         std::vector<double> rd, di, wr;
         Status status;
         int calls = 0;
@@ -219,7 +222,7 @@ int benchParallel(const BenchContext& c) {
             const auto t2 = std::chrono::steady_clock::now();
             if (s) {
                 io::WriteOptions wo;
-                wo.levels = 2;
+                wo.levels = levels;
                 s = io::writeImage(outPbm, result.image, wo);
             }
             const auto t3 = std::chrono::steady_clock::now();
@@ -242,13 +245,15 @@ int benchParallel(const BenchContext& c) {
         std::string exact = "-";
         if (Image back; io::readImage(outPbm, back)) {
             Plane8 bits = back.channels.front();
-            for (uint8_t& v : bits.data) v = v ? 255 : 0;
+            if (levels == 2)
+                for (uint8_t& v : bits.data) v = v ? 255 : 0;
             exact = exactness(*m, src, request.params, bits);
         }
+        std::remove(outPbm.c_str());
         if (exact == "NO") rc = 1;
         const std::string name = m->id() + " (read " + fmt(med(rd) * 1e3, 1) + ", run " + fmt(med(di) * 1e3, 1) +
                                  ", write " + fmt(med(wr) * 1e3, 1) + " ms)";
-        std::printf("  file in/out  %-60s %9.2f ms  PBM exact %s\n", name.c_str(), total * 1e3, exact.c_str());
+        std::printf("  file in/out  %-60s %9.2f ms  file exact %s\n", name.c_str(), total * 1e3, exact.c_str());
         files.push_back({name, total, exact});
     }
     std::vector<std::pair<std::string, double>> toolTimes;
@@ -262,7 +267,6 @@ int benchParallel(const BenchContext& c) {
         toolTimes.push_back({tool.name, t});
     }
     std::remove(in.c_str());
-    std::remove(outPbm.c_str());
     std::remove(outTool.c_str());
 
     // Big images, each method in its own process: time, peak memory (input + output is 2 bytes a pixel).
