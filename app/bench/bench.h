@@ -99,7 +99,7 @@ std::vector<ReferenceTool> referenceTools(const BenchContext& c);
 /// \brief Times one tool converting the PGM `in` to the PBM `out` (median of runs, wall clock); negative when it
 /// failed.
 double timeTool(const ReferenceTool& tool, const std::string& in, const std::string& out, int runs);
-/// \brief Writes a binary PGM (P5) without going through the io library (for external tools).
+/// \brief Writes `p` as a binary PGM (P5) through io/'s PNM writer (input for external tools too).
 bool writePgmRaw(const std::string& path, const Plane8& p);
 /// \brief Peak resident memory of this process in MiB.
 double peakRssMiB();

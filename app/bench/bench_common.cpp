@@ -16,6 +16,7 @@
 #include "app/bench/bench.h"
 #include "core/errordiffusion.h"
 #include "gpu/gpu.h"
+#include "io/imagefile.h"
 
 namespace halftone::bench {
 
@@ -280,13 +281,7 @@ double timeTool(const ReferenceTool& tool, const std::string& in, const std::str
     return failed ? -1.0 : t;
 }
 
-bool writePgmRaw(const std::string& path, const Plane8& p) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
-    std::fprintf(f, "P5\n%d %d\n255\n", p.width, p.height);
-    const bool ok = std::fwrite(p.data.data(), 1, p.data.size(), f) == p.data.size();
-    return std::fclose(f) == 0 && ok;
-}
+bool writePgmRaw(const std::string& path, const Plane8& p) { return bool(io::writeImage(path, Image::gray(p))); }
 
 double peakRssMiB() {
     rusage u{};
