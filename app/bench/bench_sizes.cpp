@@ -20,11 +20,13 @@ struct Row {
 
 int benchSizes(const BenchContext& c) {
     const std::vector<const MethodInfo*> methods = methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return m.family != "dbs"; });
-    const std::vector<ReferenceTool> tools = referenceTools(c);
     std::printf("\n== sizes: %zu method(s) on square synthetic images, median of %d runs (%s) ==\n", methods.size(), c.runs,
                 utcNow().c_str());
-    for (const ReferenceTool& t : tools)
-        if (t.path.empty()) std::printf("(%s not installed or disabled: its column is empty)\n", t.name.c_str());
+    std::vector<ReferenceTool> tools;
+    for (const ReferenceTool& t : referenceTools(c)) {
+        if (t.path.empty()) std::printf("(%s not installed or disabled)\n", t.name.c_str());
+        else tools.push_back(t);
+    }
     std::vector<Row> rows;
     std::vector<Row> toolRows(tools.size());
     for (size_t i = 0; i < tools.size(); ++i) toolRows[i].name = tools[i].name + ", file to file";
@@ -65,7 +67,6 @@ int benchSizes(const BenchContext& c) {
         const std::string in = c.workDir + "/halftone-bench-in.pgm", out = c.workDir + "/halftone-bench-out.pbm";
         bool written = false;
         for (size_t i = 0; i < tools.size(); ++i) {
-            if (tools[i].path.empty()) continue;
             if (!written && !(written = writePgmRaw(in, src))) {
                 std::fprintf(stderr, "halftone-bench: cannot write %s\n", in.c_str());
                 return 1;
