@@ -117,7 +117,7 @@ int benchDbs(const BenchContext& c);       ///< bench_dbs.cpp: DBS to convergenc
 int benchGpu(const BenchContext& c);       ///< bench_gpusection.cpp: device-resident GPU timings of registered methods
 
 /// \brief The child side of a memory run (halftone-bench --memory-run ...): runs one method once on a synthetic
-/// plane and prints "seconds hash" on stdout. Returns the exit status.
+/// plane and prints "seconds hash peak-KiB" on stdout. Returns the exit status.
 int memoryRunChild(const std::string& id, const std::string& device, int side, const std::string& params);
 
 }  // namespace halftone::bench

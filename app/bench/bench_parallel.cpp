@@ -53,7 +53,8 @@ struct ChildResult {
     std::string error;
 };
 
-/// Runs `halftone-bench --memory-run ...` and reads its time, result hash and peak resident memory.
+/// Runs `halftone-bench --memory-run ...` and reads its time, result hash and peak resident memory (counted from
+/// just before the input is made).
 ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues& params) {
     ChildResult r;
     std::vector<std::string> args = {"halftone-bench", "--memory-run", m.id(), "--memory-device", toString(d),
@@ -91,11 +92,14 @@ ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues
     int status = 0;
     rusage u{};
     wait4(pid, &status, 0, &u);
-    r.peakMiB = double(u.ru_maxrss) / 1024.0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(out.c_str(), "%lf %llu", &r.seconds, &r.hash) != 2) {
+    long long hwmKiB = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        std::sscanf(out.c_str(), "%lf %llu %lld", &r.seconds, &r.hash, &hwmKiB) < 2) {
         r.seconds = -1;
         r.error = out.empty() ? "the child process failed" : out;
     }
+    // the child's own peak since its reset; the whole process's peak where the reset is not available
+    r.peakMiB = double(hwmKiB > 0 ? hwmKiB : u.ru_maxrss) / 1024.0;
     return r;
 }
 
@@ -122,13 +126,26 @@ int memoryRunChild(const std::string& id, const std::string& device, int side, c
         }
         params.set(spec->key, v);
     }
+    // Start the peak over from what is resident now (Linux: "5" resets VmHWM), so that a passing peak of the
+    // program's start-up does not hide the method's own.
+    if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+        std::fputs("5", f);
+        std::fclose(f);
+    }
     const Plane8 src = syntheticPlane(side, side);
     const Timed t = timeMethod(*m, device == "gpu" ? Device::Gpu : Device::Cpu, src, params, 1, false);
     if (t.seconds < 0) {
         std::printf("%s\n", t.error.c_str());
         return 1;
     }
-    std::printf("%.9f %llu\n", t.seconds, static_cast<unsigned long long>(planeHash(t.out)));
+    long long hwmKiB = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "VmHWM: %lld kB", &hwmKiB) == 1) break;
+        std::fclose(f);
+    }
+    std::printf("%.9f %llu %lld\n", t.seconds, static_cast<unsigned long long>(planeHash(t.out)), hwmKiB);
     return 0;
 }
 
@@ -285,7 +302,8 @@ int benchParallel(const BenchContext& c) {
         ParamValues params;
         if (paramsFor(c, *bigMethods.front(), params))
             if (const ChildResult own = memoryRun(*bigMethods.front(), Device::Cpu, 1, params); own.seconds >= 0)
-                std::printf("  (peak RSS below includes the program's own %.0f MiB, measured on a 1 x 1 image)\n", own.peakMiB);
+                std::printf("  (peak RSS below includes the program's own %.0f MiB, measured on a 1 x 1 image)\n",
+                            own.peakMiB);
     }
     for (int b : c.bigSizes) {
         unsigned long long refHash = 0;
