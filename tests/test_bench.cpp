@@ -52,6 +52,7 @@ private slots:
     void pickedMethodRuns();
     void parallelSection();
     void parallelSectionWithLevels();
+    void parameterSomeMethodsCannotTake();
     void dbsSection();
     void gpuSectionWithoutGpuSucceeds();
     void badUsage_data();
@@ -118,6 +119,13 @@ void TestBench::parallelSectionWithLevels() {
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.contains(QRegularExpression("file in/out  ec/rc .*file exact yes")), qPrintable(r.out));
     QVERIFY2(!r.out.contains(" NO"), qPrintable(r.out));
+}
+
+void TestBench::parameterSomeMethodsCannotTake() {
+    // --kernel jarvis suits the CPU methods; a GPU method that has only Floyd-Steinberg is skipped with a note
+    const Run r = runBench(tiny({"--sections", "sizes", "--sizes", "40", "--kernel", "jarvis", "--device", "all"}));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QRegularExpression("40 x 40\\s+ec/wavefront .*exact yes")), qPrintable(r.out));
 }
 
 void TestBench::dbsSection() {

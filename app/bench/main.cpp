@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
     app.add_option("--threads", ctx.threads, "threads for the methods that take a thread count (0 = all)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--param", params,
-                   "KEY=VALUE for every picked method that has parameter KEY (repeatable), e.g. --param levels=4")
+                   "KEY=VALUE for every picked method that has parameter KEY (repeatable), e.g. --param levels=4; "
+                   "the gpu section always times binary Floyd-Steinberg")
         ->allow_extra_args(false);
     app.add_option("--kernel", kernel, "error-diffusion kernel, same as --param kernel=NAME");
     app.add_option("--baseline", ctx.baseline, "method the ratios are taken against")->capture_default_str();
@@ -145,26 +146,33 @@ int main(int argc, char** argv) {
     if (!methods.empty())
         if (Status s = parseMethodList(methods, ctx.picked); !s) return usage(s.message());
 
-    // --param: each key must belong to some method that may run, and its value must suit that parameter.
+    // --param: each key must belong to some method that may run and its value must suit at least one of them
+    // (the others are skipped with a note: a GPU method that has only Floyd-Steinberg, for --kernel jarvis).
     if (!kernel.empty()) params.push_back("kernel=" + kernel);
     for (const std::string& kv : params) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) return usage("--param needs KEY=VALUE, got '" + kv + "'");
         const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
-        bool known = false;
+        bool known = false, accepted = false;
+        std::string why;
         for (const MethodInfo& m : benchRegistry().methods()) {
             if (!ctx.picked.empty() && std::find(ctx.picked.begin(), ctx.picked.end(), &m) == ctx.picked.end()) continue;
             const ParamSpec* spec = m.param(key);
             if (!spec) continue;
             known = true;
             ParamValue v;
-            if (Status s = paramValueFromText(*spec, value, v); !s) return usage(s.message());
             ParamValues one;
-            one.set(key, v);
-            if (Status s = benchRegistry().resolveParams(m, one); !s) return usage(m.id() + ": " + s.message());
+            Status s = paramValueFromText(*spec, value, v);
+            if (s) {
+                one.set(key, v);
+                s = benchRegistry().resolveParams(m, one);
+            }
+            if (s) accepted = true;
+            else if (why.empty()) why = m.id() + ": " + s.message();
         }
         if (!known) return usage("no " + std::string(ctx.picked.empty() ? "registered" : "picked") +
                                  " method has a parameter '" + key + "'");
+        if (!accepted) return usage(why);
         ctx.params[key] = value;
     }
     {
