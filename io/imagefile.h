@@ -32,12 +32,15 @@ struct ReadInfo {
 /// Errors name the file and the problem.
 Status readImage(const std::string& path, Image& image, const ReadOptions& options = {}, ReadInfo* info = nullptr);
 
-/// \brief Writing options; `levels` = 2 allows 1-bit TIFF/PBM output.
+/// \brief Writing options; `levels` = 2 allows 1-bit PNG/TIFF/PBM output.
 struct WriteOptions {
     int levels = 256;  ///< number of distinct output values the halftone uses (2 = binary)
+    double dpi = 0;    ///< resolution written to TIFF and PNG files; 0 = unknown, 300 is written to 1-bit TIFFs
 };
 
-/// \brief Writes by extension: .png, .tif/.tiff (1-bit when binary gray), .pgm/.ppm/.pbm; others as OpenImageIO allows.
+/// \brief Writes by extension: .png and .tif/.tiff (1 bit per sample when `levels` is 2 and the image is gray
+/// with only 0 and 255; TIFFs then carry XResolution/YResolution/ResolutionUnit), .pgm/.ppm/.pbm; others as
+/// OpenImageIO allows.
 /// Writes to a temporary file in the same directory and renames it into place; never leaves a partial file.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 

@@ -1,5 +1,6 @@
 // Reading and writing through OpenImageIO: sample conversion to 8 bit, layouts, 1-bit TIFF.
 #include "io/oiio.h"
+#include "io/png1bit.h"
 
 #include <OpenImageIO/imageio.h>
 
@@ -179,8 +180,9 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     const bool tiff = ext == ".tif" || ext == ".tiff";
     const int w = image.width(), h = image.height();
     const int colorChannels = image.channelCount();
+    const bool png = ext == ".png";
     if (image.space == ColorSpace::CMYK && !tiff)
-        return Status::error("only TIFF output holds CMYK; write .tif (or use --color gray or rgb)");
+        return Status::error("only TIFF output holds CMYK; write .tif, or halftone in gray or RGB");
     const bool alpha = image.hasAlpha && out->supports("alpha");
     const int nch = colorChannels + (alpha ? 1 : 0);
 
@@ -199,11 +201,19 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     if (image.space == ColorSpace::CMYK) spec.attribute("tiff:ColorSpace", "CMYK");
     if (tiff) spec.attribute("compression", "zip");
     bool bilevel = false;
-    if (tiff && options.levels == 2 && image.space == ColorSpace::Gray && !alpha) {
+    if ((tiff || png) && options.levels == 2 && image.space == ColorSpace::Gray && !alpha) {
         bilevel = std::all_of(image.channels[0].data.begin(), image.channels[0].data.end(),
                               [](uint8_t v) { return v == 0 || v == 255; });
         if (bilevel) spec.attribute("oiio:BitsPerSample", 1);
     }
+    // Resolution: a printer needs it to size a 1-bit halftone (300 dpi when the source did not say).
+    const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
+    if (dpi > 0 && (tiff || png)) {
+        spec.attribute("XResolution", float(dpi));
+        spec.attribute("YResolution", float(dpi));
+        spec.attribute("ResolutionUnit", "inch");
+    }
+    if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
     if (!out->open(tmpPath, spec)) return Status::error(oneLine(out->geterror(), tmpPath));
 
     std::vector<unsigned char> row(size_t(w) * size_t(nch));

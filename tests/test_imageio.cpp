@@ -85,6 +85,13 @@ std::vector<std::string> dirEntries(const std::string& dir) {
 }
 
 int oiioBitsPerSample(const std::string& path) {
+    // OpenImageIO does not report a PNG's bit depth: read it from the IHDR chunk (byte 24).
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".png") == 0) {
+        std::ifstream f(path, std::ios::binary);
+        char head[26] = {};
+        if (!f.read(head, sizeof head)) return -1;
+        return int(static_cast<unsigned char>(head[24]));
+    }
     auto in = OIIO::ImageInput::open(path);
     if (!in) return -1;
     return in->spec().get_int_attribute("oiio:BitsPerSample", in->spec().format == OIIO::TypeDesc::UINT8 ? 8 : 0);
@@ -120,6 +127,7 @@ private slots:
     void writeByExtension();
     void writeRefusals_data();
     void writeRefusals();
+    void writeResolution();
     void atomicWriteKeepsOldFile();
     void readOnlyDirectory();
     void samePathCases();
@@ -496,7 +504,8 @@ void TestImageIo::writeByExtension_data() {
     QTest::addColumn<bool>("binary");
     QTest::addColumn<int>("bitsPerSample");  // as OpenImageIO reports the written file; 0 = not checked
     QTest::newRow("png gray") << "o.png" << 1 << false << 8;
-    QTest::newRow("png binary stays 8-bit") << "o.png" << 1 << true << 8;
+    QTest::newRow("png binary is 1-bit") << "o.png" << 1 << true << 1;
+    QTest::newRow("png rgb binary stays 8-bit") << "o.png" << 3 << true << 8;
     QTest::newRow("png rgb") << "o.png" << 3 << false << 8;
     QTest::newRow("tif gray") << "o.tif" << 1 << false << 8;
     QTest::newRow("tif binary is 1-bit") << "o.tif" << 1 << true << 1;
@@ -530,6 +539,15 @@ void TestImageIo::writeByExtension() {
     QVERIFY2(s.isOk(), s.message().c_str());
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
     if (bitsPerSample) QCOMPARE(oiioBitsPerSample(file), bitsPerSample);
+    if (bitsPerSample == 1 && (name.endsWith(".tif") || name.endsWith(".TIFF"))) {
+        // A 1-bit TIFF says how large to print it: 300 dpi when the caller gave no resolution.
+        auto in = OIIO::ImageInput::open(file);
+        QVERIFY(in);
+        const OIIO::ImageSpec& spec = in->spec();
+        QCOMPARE(spec.get_float_attribute("XResolution", 0), 300.0f);
+        QCOMPARE(spec.get_float_attribute("YResolution", 0), 300.0f);
+        QCOMPARE(QString::fromStdString(spec.get_string_attribute("ResolutionUnit")), QString("in"));
+    }
     Image back;
     QVERIFY(io::readImage(file, back).isOk());
     if (name.endsWith(".ppm") && channels == 1) {
@@ -573,6 +591,32 @@ void TestImageIo::writeRefusals() {
     QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
     QVERIFY2(s.message().find("'" + file + "'") != std::string::npos, s.message().c_str());
     QVERIFY(dirEntries(dir()).empty());  // neither output nor temporary file
+}
+
+void TestImageIo::writeResolution() {
+    // A resolution given by the caller (e.g. the input's) goes into 1-bit TIFFs and PNGs alike.
+    Plane8 p(40, 24);
+    for (size_t i = 0; i < p.size(); ++i) p.data[i] = (i * 7) % 3 ? 255 : 0;
+    io::WriteOptions wo;
+    wo.levels = 2;
+    wo.dpi = 600;
+    for (const char* name : {"r.tif", "r.png"}) {
+        const std::string file = path(name);
+        QVERIFY(io::writeImage(file, Image::gray(p), wo).isOk());
+        QCOMPARE(oiioBitsPerSample(file), 1);
+        auto in = OIIO::ImageInput::open(file);
+        QVERIFY(in);
+        // PNG stores pixels per metre, which readers report per centimetre.
+        const std::string unit = in->spec().get_string_attribute("ResolutionUnit");
+        const float perInch = unit == "cm" ? 2.54f : 1.0f;
+        QVERIFY2(unit == "in" || unit == "inch" || unit == "cm", unit.c_str());
+        const float xres = in->spec().get_float_attribute("XResolution", 0) * perInch;
+        QVERIFY2(std::abs(xres - 600.0f) < 0.5f, qPrintable(QString("%1: %2").arg(name).arg(xres)));
+        QVERIFY2(std::abs(in->spec().get_float_attribute("YResolution", 0) * perInch - 600.0f) < 0.5f, name);
+        Image back;
+        QVERIFY(io::readImage(file, back).isOk());
+        QVERIFY(back.channels[0] == p);
+    }
 }
 
 void TestImageIo::atomicWriteKeepsOldFile() {

@@ -81,10 +81,7 @@ int run(Options& o) {
         return fail("unknown method '" + o.method + "'; choose one of: " + joined(methods), kExitUsage);
     const std::vector<std::string> variants = registry.variants(o.method);
     std::string variant = o.variant;
-    if (variant.empty())
-        variant = std::find(variants.begin(), variants.end(), "rc") != variants.end() && (o.method == "ed" || o.method == "ec")
-                      ? "rc"
-                      : variants.front();
+    if (variant.empty()) variant = registry.defaultVariant(o.method);
     const MethodInfo* m = registry.find(o.method, variant);
     if (!m)
         return fail("method " + o.method + " has no variant '" + variant + "'; choose one of: " + joined(variants),
@@ -182,7 +179,10 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_flag("--list", o->list, "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
     app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names");
     app.add_option("--method", o->method, "method name (see --list), e.g. ed or ec");
-    app.add_option("--variant", o->variant, "method variant (default: rc for ed/ec, else the first listed)");
+    std::string defaults;
+    for (const std::string& m : Registry::instance().methodNames())
+        defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
+    app.add_option("--variant", o->variant, "method variant (default, as in the studio: " + defaults + ")");
     app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");

@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QIcon>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -147,6 +148,17 @@ int main(int argc, char** argv) {
     }
 
     MainWindow w(Registry::instance());
+    // The last method, variant and settings come back, except in scripted starts (screenshots, probes, --compare),
+    // which must not depend on what a user chose before.
+    const bool scripted = cli.isSet(screenshot) || cli.isSet(latency) || cli.isSet(compare);
+    if (!scripted) {
+        QSettings settings;
+        w.methodPanel()->restoreSettings(settings);
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, &w, [&w] {
+            QSettings s;
+            w.methodPanel()->saveSettings(s);
+        });
+    }
     if (cli.isSet(tab)) {
         int index = -1;
         QStringList names;
