@@ -176,16 +176,4 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     return rc;
 }
 
-/// halftone-bench's `gpu` section: the sizes of --sizes plus the first of the big sizes (16384), the
-/// full table also written to <workdir>/gpu-ed.md. No usable GPU: prints why and succeeds (skipped).
-int benchGpu(const BenchContext& c) {
-    GpuBenchOptions o;
-    o.sizes = c.sizes;
-    if (!c.bigSizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), c.bigSizes.front()) == o.sizes.end())
-        o.sizes.push_back(c.bigSizes.front());
-    o.markdownPath = c.workDir + "/gpu-ed.md";
-    const int rc = runGpuBench(o, std::cout);
-    return rc == 77 ? 0 : rc;
-}
-
 }  // namespace halftone::bench
