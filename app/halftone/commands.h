@@ -66,10 +66,9 @@ Status writeTextFile(const std::string& path, const std::string& text);
 /// \brief Progress callback that prints whole percents on stderr.
 std::function<void(const Progress&)> stderrProgress();
 
-/// \brief The method `halftone IN OUT` runs without --method: exact error diffusion ("ed").
+/// \brief The method `halftone IN OUT` runs without --method: exact error diffusion ("ed"), in the
+/// registry's default variant (Registry::defaultVariant, the studio's default too).
 std::string defaultMethod();
-/// \brief The variant a method runs without --variant: `rc` for ed and ec, else the first registered.
-std::string defaultVariant(const std::string& method);
 
 /// \brief The default command: `halftone [options] INPUT OUTPUT`, `--list`, `--list-kernels`.
 std::function<int()> addHalftoneOptions(CLI::App& app);

@@ -6,9 +6,12 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <set>
 
 #include "app/halftone/commands.h"
+#include "core/budget.h"
 #include "core/kernel.h"
 #include "core/registry.h"
 #include "io/imagefile.h"
@@ -46,6 +49,7 @@ struct Options {
     std::string device = "auto";
     int64_t threads = 0;
     int64_t maxPixels = int64_t(kDefaultMaxPixels);
+    std::string maxMemory;  ///< empty: defaultMaxMemory()
     bool force = false;
     bool keepAlpha = false;
     bool progress = false;
@@ -94,7 +98,7 @@ int run(Options& o) {
     if (std::find(methods.begin(), methods.end(), method) == methods.end())
         return fail("unknown method '" + method + "'; choose one of: " + joined(methods), kExitUsage);
     const std::vector<std::string> variants = registry.variants(method);
-    const std::string variant = o.variant.empty() ? defaultVariant(method) : o.variant;
+    const std::string variant = o.variant.empty() ? registry.defaultVariant(method) : o.variant;
     const MethodInfo* m = registry.find(method, variant);
     if (!m)
         return fail("method " + method + " has no variant '" + variant + "'; choose one of: " + joined(variants),
@@ -154,6 +158,8 @@ int run(Options& o) {
     Image input;
     io::ReadOptions ro;
     ro.maxPixels = uint64_t(o.maxPixels);
+    if (!o.maxMemory.empty() && !parseBytes(o.maxMemory, ro.maxMemory))
+        return fail("--max-memory '" + o.maxMemory + "' is not a byte count such as 8G or 500M", kExitUsage);
     io::ReadInfo info;
     Status read;
     {
@@ -173,7 +179,14 @@ int run(Options& o) {
     if (o.progress) control.onProgress = stderrProgress();
 
     RunResult result;
-    const Status s = runImage(input, request, result, control);
+    Status s;
+    try {
+        s = runImage(input, request, result, control);
+    } catch (const std::bad_alloc&) {
+        s = Status::error("out of memory while halftoning (the method needs more memory than this machine could give)");
+    } catch (const std::exception& e) {
+        s = Status::error(std::string("the method failed: ") + e.what());
+    }
     if (s.isCancelled() || control.cancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!s) return fail(o.input + ": " + s.message());
     if (!result.note.empty()) note(result.note);
@@ -206,26 +219,20 @@ int run(Options& o) {
 
 std::string defaultMethod() { return "ed"; }
 
-std::string defaultVariant(const std::string& method) {
-    const std::vector<std::string> variants = Registry::instance().variants(method);
-    if (variants.empty()) return {};
-    // Error diffusion and error clipping: the row-column parallel variant (exact, bit for bit the
-    // sequential result, and the fastest on the CPU); other methods: the first registered.
-    if ((method == "ed" || method == "ec") && std::find(variants.begin(), variants.end(), "rc") != variants.end())
-        return "rc";
-    return variants.front();
-}
-
 std::function<int()> addHalftoneOptions(CLI::App& app) {
     auto o = std::make_shared<Options>();
     app.add_flag("--list", o->list, "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
     app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names");
     app.add_option("--method", o->method, "method name (see --list); default ed, exact error diffusion (Floyd-Steinberg unless --kernel)");
-    app.add_option("--variant", o->variant, "method variant (default: rc for ed/ec, else the first listed)");
+    std::string defaults;
+    for (const std::string& m : Registry::instance().methodNames())
+        defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
+    app.add_option("--variant", o->variant, "method variant (default, as in the studio: " + defaults + ")");
     app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
     app.add_option("--max-pixels", o->maxPixels, "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)");
+    app.add_option("--max-memory", o->maxMemory, "refuse inputs whose reading needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--force", o->force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--keep-alpha", o->keepAlpha, "copy the input's alpha channel into the output");
     app.add_flag("--progress", o->progress, "report progress on stderr");
@@ -235,7 +242,8 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
 
     // Every parameter key of every registered method becomes one option.
     const std::set<std::string> fixed = {"list", "list-kernels", "method", "variant", "color", "device", "threads",
-                                         "max-pixels", "force", "keep-alpha", "progress", "time", "help", "version"};
+                                         "max-pixels", "max-memory", "force", "keep-alpha", "progress", "time", "help",
+                                         "version"};
     std::set<std::string> seen;
     for (const MethodInfo& m : Registry::instance().methods())
         for (const ParamSpec& p : m.params) {
