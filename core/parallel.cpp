@@ -1,5 +1,5 @@
-// Parallel exact error collection on the CPU (issue 3): seed 002's trapezoid blocks and our
-// wavefront bands, both driven by the schedule model of core/schedule.h.
+// Parallel exact error collection on the CPU: Deshpande, Misra and Narayanan's trapezoid blocks and this
+// implementation's wavefront bands, both driven by the schedule model of core/schedule.h.
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -83,7 +83,7 @@ Status prepare(const Plane8& src, Plane8& dst, const EdParams& params, const Ker
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 002, section 3.2: trapezoid blocks, knight's-move block order, one barrier per diagonal.
+// Deshpande, Misra and Narayanan, section 3.2: trapezoid blocks, knight's-move block order, one barrier per diagonal.
 
 /// Error plane with zero margins (maxDi rows on top, m columns either side): 16-bit is enough
 /// because |E| <= 2040 always (the rounded error sum never exceeds the largest earlier |E|, and a
@@ -319,7 +319,7 @@ int simdBandRows(SimdPath p) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Wavefront bands (ours)
+// Wavefront bands: each thread owns bands of rows and runs a SIMD k-delay wavefront inside each
 
 namespace {
 
