@@ -30,7 +30,7 @@ std::vector<ParamSpec> dbsParamSpecs() {
     return {
         boolParam("clip-free", "Clipping-free", false,
                   "keep shadows and highlights free of clipping: their sparse dots are placed by the screen and DBS "
-                  "arranges the rest (Kasagi, Nakano and Ito)"),
+                  "arranges the rest (Koge, Ito and Nakano)"),
         when(realParam("margin", "Clip-free margin (gray levels)", 0, 127, 9,
                        "gray levels this close to black or white are screened (9 = 9/255)"),
              "clip-free=true"),

@@ -493,8 +493,8 @@ void registerParallelMethods(Registry& r) {
     t.variant = "trapezoid";
     t.family = "error-diffusion";
     t.description = "Error collection on all CPU cores: the image is cut into slanted blocks that are processed in "
-                    "waves, all threads waiting for each other between waves (Kasagi, Nakano and Ito's multicore "
-                    "method). Serpentine scans run on one thread.";
+                    "waves, all threads waiting for each other between waves (Deshpande, Misra and Narayanan's "
+                    "multicore method). Serpentine scans run on one thread.";
     t.params = edParamSpecs();
     t.params.push_back(threadsSpec());
     t.schedule = "trapezoid";
