@@ -1,5 +1,5 @@
-// Direct Binary Search: seed 004 (c_pp / c_pe bookkeeping, eq. 12-16; quad-interleaved blocks) and
-// seed 003 (clipping-free DBS, update map, four block groups).
+// Direct Binary Search: Zhang and Allebach (c_pp / c_pe bookkeeping, eq. 12-16; quad-interleaved blocks) and
+// Koge, Ito and Nakano (clipping-free DBS, update map, four block groups).
 #include "core/dbs.h"
 
 #include <algorithm>
@@ -34,8 +34,9 @@ Status makeHvsFilter(const HvsParams& hp, HvsFilter& out) {
     } else {
         if (!(hp.distance > 0) || !(hp.dpi > 0) || !(hp.luminance > 1.0))
             return Status::error("Nasanen HVS needs distance > 0 inches, dpi > 0 and luminance > 1 cd/m^2");
-        // Seed 004, eq. 1-5: H(u) = a L^b exp(-u / (c ln L + d)) in cycles/degree; in inches on the paper
-        // the spatial filter is 2 pi k / (k^2 + 4 pi^2 r^2)^(3/2) with k = pi D / (180 (c ln L + d)).
+        // Zhang and Allebach, eq. 1-5 (Nasanen's model): H(u) = a L^b exp(-u / (c ln L + d)) in cycles/degree;
+        // in inches on the paper the spatial filter is 2 pi k / (k^2 + 4 pi^2 r^2)^(3/2)
+        // with k = pi D / (180 (c ln L + d)).
         const double c = 0.525, d = 3.91;
         const double k = std::numbers::pi * hp.distance / (180.0 * (c * std::log(hp.luminance) + d));
         double s = 0;
@@ -310,7 +311,7 @@ struct Visitor {
     }
 };
 
-/// Seed 003's update map at tile granularity: a pixel is visited in iteration `it` only when some pixel
+/// Koge, Ito and Nakano's update map at tile granularity: a pixel is visited in iteration `it` only when some pixel
 /// within reach (c_pp radius + 2: swap partner plus its neighbour) changed in iteration it-1 or it.
 /// With this rule DBS takes exactly the moves it would take without the map.
 struct UpdateMap {
@@ -386,8 +387,8 @@ Status dbsStart(const Plane8& src, const DbsParams& params, Plane8& binary, Plan
             uint8_t b = params.start == DbsStart::ErrorDiffusion ? uint8_t(diffused.at(y, x) > 127)
                                                                  : uint8_t(dbsRandomBit(params.seed, x, y, a));
             if (params.clipFree && (f < params.margin || f > 1.0 - params.margin)) {
-                // Seed 003 section 2.2: T for shadows, its mirror for highlights (black where 1 - f > t, so
-                // f = 1 gives no black and 1 - 1/255 gives N/255); minority pixels are determined.
+                // Koge, Ito and Nakano, section 2.2: T for shadows, its mirror for highlights (black where
+                // 1 - f > t, so f = 1 gives no black and 1 - 1/255 gives N/255); minority pixels are determined.
                 const uint8_t t = screen->at(y % screen->height, x % screen->width);
                 const bool shadow = f < params.margin;
                 const uint8_t s = shadow ? (a > t ? 1 : 0) : (255 - int(a) > int(t) ? 0 : 1);
@@ -529,8 +530,9 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
             }
         }
     } else {
-        // Seed 003 section 4 / seed 004 Algorithm 1: blocks of side bs in four groups by (row parity, column
-        // parity); blocks of one group are bs apart, more than the reach of c_pp, so they run concurrently.
+        // Koge, Ito and Nakano, section 4 / Zhang and Allebach, Algorithm 1: blocks of side bs in four groups by
+        // (row parity, column parity); blocks of one group are bs apart, more than the reach of c_pp, so they run
+        // concurrently.
         const int bw = (W + bs - 1) / bs, bh = (H + bs - 1) / bs;
         std::vector<std::vector<std::pair<int, int>>> groups(4);
         for (int by = 0; by < bh; ++by)
@@ -622,7 +624,7 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
     if (params.schedule == DbsSchedule::Blocks) {
         if (bs < 4 * filter.radius + 1)
             return Status::error("DBS block size " + std::to_string(bs) + " is smaller than the c_pp support " +
-                                 std::to_string(4 * filter.radius + 1) + " (seed 004: blocks must cover the filter)");
+                                 std::to_string(4 * filter.radius + 1) + " (blocks must cover the filter)");
         bs = (bs + UpdateMap::TS - 1) / UpdateMap::TS * UpdateMap::TS;
     }
     Plane8 binary, freeMask;

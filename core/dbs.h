@@ -1,6 +1,7 @@
 #pragma once
 // \brief Direct Binary Search (../shared/SPEC.md section 2): HVS filters, the c_pp / c_pe bookkeeping of
-// seed 004 (equations 13-16), sequential and block-parallel DBS, and clipping-free DBS (seed 003).
+// Zhang and Allebach (equations 13-16), sequential and block-parallel DBS, and clipping-free DBS (Koge, Ito and
+// Nakano).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,7 +15,8 @@ namespace halftone {
 /// \brief Which model of the human visual system weights the error.
 enum class HvsModel { Gaussian, Nasanen };
 
-/// \brief HVS filter parameters: Gaussian (sigma, truncation radius w) or Nasanen (seed 004, eq. 1-5).
+/// \brief HVS filter parameters: Gaussian (sigma, truncation radius w) or Nasanen (as Zhang and Allebach use it,
+/// eq. 1-5).
 struct HvsParams {
     HvsModel model = HvsModel::Gaussian;
     double sigma = 1.2;       ///< Gaussian deviation in pixels
@@ -51,7 +53,7 @@ PlaneT<double> hvsFullConvolution(const PlaneT<double>& f, const HvsFilter& filt
 /// \brief How DBS visits pixels.
 enum class DbsSchedule {
     Sequential,  ///< raster order over the whole image (the SPEC reference)
-    Blocks,      ///< four block groups (seed 003) / quad-interleaved blocks (seed 004), CPU threads
+    Blocks,      ///< four block groups (Koge, Ito and Nakano) / quad-interleaved blocks (Zhang and Allebach), threads
 };
 
 /// \brief The halftone DBS starts from.
@@ -63,14 +65,14 @@ enum class DbsStart {
 /// \brief Everything that controls one DBS run.
 struct DbsParams {
     HvsParams hvs;
-    bool clipFree = false;           ///< seed 003: screen the shadows/highlights, fix their minority dots
+    bool clipFree = false;           ///< Koge, Ito and Nakano: screen the shadows/highlights, fix their minority dots
     double margin = 9.0 / 255.0;     ///< Dm of clipping-free DBS
     const PlaneT<uint8_t>* screen = nullptr;  ///< threshold array for clip-free (nullptr = the default DBS screen)
     int maxIterations = 100;         ///< stop after this many iterations even if moves are still accepted
     uint64_t seed = 1;               ///< random-dither start (reproducible)
     DbsStart start = DbsStart::Random;  ///< start image of the free pixels (CPU only; the GPU starts from random dither)
     bool swaps = true;               ///< try swaps with the 8 neighbours besides toggles
-    bool updateMap = true;           ///< seed 003's update map: skip areas with no change nearby (same result)
+    bool updateMap = true;           ///< Koge, Ito and Nakano's update map: skip unchanged areas (same result)
     DbsSchedule schedule = DbsSchedule::Sequential;
     /// Warm start: when > 0, DBS first runs to convergence with the HVS filter narrowed by this factor (Gaussian sigma,
     /// Nasanen viewing distance), then from that halftone with the requested filter. 0 = off, the SPEC reference.
@@ -78,7 +80,7 @@ struct DbsParams {
     /// from sequential DBS's by +-1-2% per seed (docs/perf/dbs.md); the warm start lowers E by about 15-20%.
     double warmStart = 0.0;
     /// Block side for DbsSchedule::Blocks, at least the c_pp support 4w+1. 128 keeps the final error within
-    /// 1% of sequential DBS on the test images (32, seed 003's k, is about 0.5% worse on average: docs/perf/dbs.md).
+    /// 1% of sequential DBS on the test images (Koge, Ito and Nakano's k = 32 is about 0.5% worse on average: docs/perf/dbs.md).
     int blockSize = 128;
 };
 
@@ -108,7 +110,8 @@ struct DbsStats {
 /// with DbsStart::ErrorDiffusion, Floyd-Steinberg error diffusion of the source.
 Status dbsStart(const Plane8& src, const DbsParams& params, Plane8& binary, Plane8& freeMask);
 
-/// \brief The random-dither bit of seed 003 at (x, y): 1 with probability a/255, from a hash of seed and position.
+/// \brief The random-dither start of Koge, Ito and Nakano at (x, y): 1 with probability a/255, from a hash of seed
+/// and position.
 /// Shared with the GPU so both start from the same image.
 inline uint32_t dbsRandomBit(uint64_t seed, int x, int y, uint8_t a) {
     uint64_t z = seed + 0x9E3779B97F4A7C15ull * (uint64_t(uint32_t(y)) << 32 | uint32_t(x)) + 0x632BE59BD9B4E019ull;
@@ -132,7 +135,7 @@ public:
     bool isFree(int y, int x) const { return free_[idxG(y, x)] != 0; }
     float cpe(int y, int x) const { return cpe_[idxC(y, x)]; }
 
-    /// \brief dE of toggling (y, x) (seed 004 eq. 13).
+    /// \brief dE of toggling (y, x) (Zhang and Allebach, eq. 13).
     float toggleDelta(int y, int x) const;
     /// \brief dE of swapping (y, x) with its neighbour (y + dy, x + dx) of the other value (eq. 14).
     float swapDelta(int y, int x, int dy, int dx) const;
@@ -192,7 +195,7 @@ struct ParamSpec;
 std::vector<ParamSpec> dbsParamSpecs();
 /// \brief Reads DbsParams from resolved registry values.
 DbsParams dbsParamsFrom(const ParamValues& values);
-/// \brief Registers `dbs/sequential` (the default), `dbs/blocks`, `dbs/reference` and `dbs/blocks-seed003`.
+/// \brief Registers `dbs/sequential` (the default), `dbs/blocks`, `dbs/reference` and `dbs/blocks-koge`.
 void registerDbsMethods(Registry& r);
 
 }  // namespace halftone

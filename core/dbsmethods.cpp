@@ -1,6 +1,6 @@
 // Registry entries of DBS: `dbs/sequential` (raster order from an error-diffusion start with the warm start: the
 // default), `dbs/blocks` (four block groups from random dither, warm start; CPU and GPU), `dbs/reference` (the SPEC
-// reference: raster order, random start, no warm start) and `dbs/blocks-seed003` (block side 32, the anchor of the
+// reference: raster order, random start, no warm start) and `dbs/blocks-koge` (block side 32, the anchor of the
 // GPU comparison).
 #include "core/dbs.h"
 #include "core/ordered.h"
@@ -30,7 +30,7 @@ std::vector<ParamSpec> dbsParamSpecs() {
     return {
         boolParam("clip-free", "Clipping-free", false,
                   "keep shadows and highlights free of clipping: their sparse dots are placed by the screen and DBS "
-                  "arranges the rest (Kasagi, Nakano and Ito)"),
+                  "arranges the rest (Koge, Ito and Nakano)"),
         when(realParam("margin", "Clip-free margin (gray levels)", 0, 127, 9,
                        "gray levels this close to black or white are screened (9 = 9/255)"),
              "clip-free=true"),
@@ -156,9 +156,9 @@ void registerDbsMethods(Registry& r) {
     m.cpu = cpuFunction(DbsSchedule::Sequential);
     r.add(m);
 
-    // Block side 32, the GPU layout of Kasagi, Nakano and Ito (one warp per block, attached by the GPU module).
-    m.variant = "blocks-seed003";
-    m.description = "Direct binary search as \"blocks\", with 32-pixel blocks; on the GPU, Kasagi, Nakano and Ito's "
+    // Block side 32, the GPU layout of Koge, Ito and Nakano (one warp per block, attached by the GPU module).
+    m.variant = "blocks-koge";
+    m.description = "Direct binary search as \"blocks\", with 32-pixel blocks; on the GPU, Koge, Ito and Nakano's "
                     "layout (one warp per block).";
     m.params = withDefault(common, "warm-start", kDbsWarmStart);
     m.params.push_back(block);

@@ -1,4 +1,4 @@
-// Registers the sequential error diffusion and error collection variants (Nakano and Ito's Table V (1)).
+// Registers the sequential error diffusion and error collection variants (Kasagi, Nakano and Ito's Table V (1)).
 #include "core/errordiffusion.h"
 #include "core/registry.h"
 

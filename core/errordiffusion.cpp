@@ -142,7 +142,7 @@ struct Common {
     const RunControl& rc;
 };
 
-// Plain ED (seed 000 ED): a full int32 accumulator plane with margins, scatter to every receiver.
+// Plain ED (Kasagi, Nakano and Ito's ED): a full int32 accumulator plane with margins, scatter to every receiver.
 template <class K>
 Status diffusionPlain(const Common& c) {
     using S = Shape<K>;
@@ -169,7 +169,7 @@ Status diffusionPlain(const Common& c) {
     return Status::ok();
 }
 
-// Plain EC (seed 000 EC): a full int32 error plane with zero margins, gather from every source.
+// Plain EC (Kasagi, Nakano and Ito's EC): a full int32 error plane with zero margins, gather from every source.
 template <class K>
 Status collectionPlain(const Common& c) {
     using S = Shape<K>;
@@ -198,7 +198,7 @@ Status collectionPlain(const Common& c) {
     return Status::ok();
 }
 
-// Register caching (seed 000, section III): the error that stays in the current row travels in
+// Register caching (Kasagi, Nakano and Ito, section III): the error that stays in the current row travels in
 // locals instead of memory; rows below (ED) or above (EC) live in O(width) ring buffers with
 // margins, so boundary taps need no branches.
 template <class K>

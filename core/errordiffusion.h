@@ -1,5 +1,5 @@
 #pragma once
-// \brief Sequential error diffusion and error collection (seed 000, section III; ../shared/SPEC.md section 1).
+// \brief Sequential error diffusion and error collection (Kasagi, Nakano and Ito, section III; ../shared/SPEC.md section 1).
 #include <string>
 
 #include "core/image.h"
@@ -17,7 +17,7 @@ struct EdParams {
     bool serpentine = false;
 };
 
-/// \brief The four sequential CPU variants of seed 000, Table V (1).
+/// \brief The four sequential CPU variants of Kasagi, Nakano and Ito, Table V (1).
 enum class EdVariant {
     Diffusion,              ///< ED: scatter w*E into a full int32 accumulator plane
     Collection,             ///< EC: gather from a full int32 error plane

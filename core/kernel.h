@@ -23,7 +23,7 @@ struct Kernel {
     int maxDi() const;       ///< rows below reached by the kernel
     int maxDjLeft() const;   ///< largest -dj over the taps (>= 0)
     int maxDjRight() const;  ///< largest dj over the taps (>= 0)
-    /// \brief Smallest k such that row i may process column t - k*i at step t (seed 000's k-delay):
+    /// \brief Smallest k such that row i may process column t - k*i at step t (Kasagi, Nakano and Ito's k-delay):
     /// every source (i - di, j - dj) is processed at a strictly earlier step.
     int minimalDelay() const;
 };

@@ -1,4 +1,4 @@
-// Ordered dither (Kasagi, Nakano and Ito's threshold rule, section 2.1) and its registry entry.
+// Ordered dither (Koge, Ito and Nakano's threshold rule, section 2.1) and its registry entry.
 #include "core/ordered.h"
 
 #include "core/registry.h"

@@ -1,5 +1,5 @@
 #pragma once
-// \brief Ordered dither with any threshold array (seed 003 section 2.1: output 0 where a <= t, else 255).
+// \brief Ordered dither with any threshold array (Koge, Ito and Nakano, section 2.1: output 0 where a <= t, else 255).
 #include <string>
 
 #include "core/image.h"

@@ -1,5 +1,5 @@
-// Parallel exact error collection on the CPU (issue 3): seed 002's trapezoid blocks and our
-// wavefront bands, both driven by the schedule model of core/schedule.h.
+// Parallel exact error collection on the CPU: Deshpande, Misra and Narayanan's trapezoid blocks and this
+// implementation's wavefront bands, both driven by the schedule model of core/schedule.h.
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -83,7 +83,7 @@ Status prepare(const Plane8& src, Plane8& dst, const EdParams& params, const Ker
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 002, section 3.2: trapezoid blocks, knight's-move block order, one barrier per diagonal.
+// Deshpande, Misra and Narayanan, section 3.2: trapezoid blocks, knight's-move block order, one barrier per diagonal.
 
 /// Error plane with zero margins (maxDi rows on top, m columns either side): 16-bit is enough
 /// because |E| <= 2040 always (the rounded error sum never exceeds the largest earlier |E|, and a
@@ -319,7 +319,7 @@ int simdBandRows(SimdPath p) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Wavefront bands (ours)
+// Wavefront bands: each thread owns bands of rows and runs a SIMD k-delay wavefront inside each
 
 namespace {
 
@@ -493,8 +493,8 @@ void registerParallelMethods(Registry& r) {
     t.variant = "trapezoid";
     t.family = "error-diffusion";
     t.description = "Error collection on all CPU cores: the image is cut into slanted blocks that are processed in "
-                    "waves, all threads waiting for each other between waves (Kasagi, Nakano and Ito's multicore "
-                    "method). Serpentine scans run on one thread.";
+                    "waves, all threads waiting for each other between waves (Deshpande, Misra and Narayanan's "
+                    "multicore method). Serpentine scans run on one thread.";
     t.params = edParamSpecs();
     t.params.push_back(threadsSpec());
     t.schedule = "trapezoid";

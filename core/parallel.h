@@ -1,5 +1,5 @@
 #pragma once
-// \brief Parallel exact error collection on the CPU: seed 002's trapezoid blocks and our wavefront
+// \brief Parallel exact error collection on the CPU: Deshpande, Misra and Narayanan's trapezoid blocks and the wavefront
 // bands. Both are bit-identical to referenceErrorDiffusion (../shared/SPEC.md section 1).
 #include <string>
 #include <vector>
@@ -30,16 +30,16 @@ int simdBandRows(SimdPath p);
 struct ParallelOptions {
     int threads = 0;               ///< 0 = all hardware threads
     SimdPath simd = SimdPath::Auto;
-    int blockWidth = 0;            ///< trapezoid: 0 = from the thread count (seed 002)
+    int blockWidth = 0;            ///< trapezoid: 0 = from the thread count (Deshpande, Misra and Narayanan)
     int blockHeight = 0;
 };
 
-/// \brief Seed 002, section 3.2: trapezoid blocks in knight's-move order, one barrier per block
+/// \brief Deshpande, Misra and Narayanan, section 3.2: trapezoid blocks in knight's-move order, one barrier per block
 /// diagonal, error collection in raster order inside a block. Serpentine runs sequentially.
 Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& params,
                                const ParallelOptions& options, const RunControl& control = {});
 
-/// \brief Our fastest exact method: threads own bands of rows and run a SIMD k-delay wavefront
+/// \brief The fastest exact CPU method: threads own bands of rows and run a SIMD k-delay wavefront
 /// across each band (one row per lane), each band running ahead as far as the band above allows
 /// (progress counters with acquire/release, no barriers). Memory O(width x threads).
 /// Serpentine runs sequentially (it has no wavefront parallelism).

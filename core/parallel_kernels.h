@@ -44,7 +44,7 @@ constexpr CKernel ckernel() {
     else return {kAtkinson, 6, 8};
 }
 
-/// \brief Smallest k with k*di + dj > 0 for every tap (seed 000's k-delay), at compile time.
+/// \brief Smallest k with k*di + dj > 0 for every tap (Kasagi, Nakano and Ito's k-delay), at compile time.
 constexpr int cdelay(CKernel k) {
     for (int d = 1;; ++d) {
         bool ok = true;

@@ -1,4 +1,5 @@
-// Threshold arrays: Bayer, clustered dot, void-and-cluster (Ulichney) and the DBS screen generator (seed 003, 2.2).
+// Threshold arrays: Bayer, clustered dot, void-and-cluster (Ulichney) and the DBS screen generator
+// (Koge, Ito and Nakano, section 2.2).
 #include "core/screen.h"
 
 #include <algorithm>
@@ -233,7 +234,7 @@ Status dbsScreen(const DbsScreenParams& sp, ThresholdArray& out, const RunContro
             addDot(i, 1.f);
             added.push_back(i);
         }
-        // DBS swaps of the new dots with neighbouring empty positions (seed 003: "move each to a neighbour
+        // DBS swaps of the new dots with neighbouring empty positions (Koge, Ito and Nakano: "move each to a neighbour
         // element if the uniformity increases", here with the HVS error: dE of eq. 14 at constant gray).
         for (int pass = 0; pass < sp.maxPasses; ++pass) {
             int moved = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // \brief Threshold arrays ("screens") for ordered dither: Bayer, clustered dot, void-and-cluster blue noise,
-// the DBS screen generator of seed 003, and screens loaded from files.
+// the DBS screen generator of Koge, Ito and Nakano, and screens loaded from files.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,7 +12,8 @@
 
 namespace halftone {
 
-/// \brief A periodic threshold array; entry t means "white where gray a > t" (seed 003's rule), 0..254 normally.
+/// \brief A periodic threshold array; entry t means "white where gray a > t" (Koge, Ito and Nakano's rule),
+/// 0..254 normally.
 using ThresholdArray = PlaneT<uint8_t>;
 
 /// \brief Maps ranks 0..N-1 (each once) to thresholds floor(255 * rank / N): gray g then turns exactly
@@ -35,7 +36,7 @@ Status clusteredDotScreen(const ClusterParams& params, ThresholdArray& out);
 /// \brief Ulichney's void-and-cluster blue-noise array (side n, 8..1024), Gaussian sigma 1.5, seeded start.
 Status voidAndClusterScreen(int n, uint64_t seed, ThresholdArray& out, const RunControl& control = {});
 
-/// \brief Parameters of the DBS screen generator (seed 003 section 2.2, periodic, level by level).
+/// \brief Parameters of the DBS screen generator (Koge, Ito and Nakano, section 2.2, periodic, level by level).
 struct DbsScreenParams {
     int size = 512;        ///< side of the (square, periodic) array; at least 4w+1 of the filter
     double sigma = 1.2;    ///< Gaussian HVS deviation in pixels

@@ -2,9 +2,9 @@
 // each core/simd_*.cpp inside an anonymous namespace (so every ISA gets its own private copy).
 //
 // Band of G = V::L * NV rows; lane r (row i0 + r) processes column j = t - k*r at step t, the
-// k-delay parallel scan of seed 000, section IV. A source (di, dj) of lane r was processed by lane
+// k-delay parallel scan of Kasagi, Nakano and Ito, section IV. A source (di, dj) of lane r was processed by lane
 // r - di at step t - (dj + k*di), so the error sum is a sum of lane-shifted vectors from a short
-// history ring kept in registers (register caching, seed 000 section III). Lanes 0..di-1 take
+// history ring kept in registers (register caching, Kasagi, Nakano and Ito, section III). Lanes 0..di-1 take
 // their sources from the band above through small per-step boundary arrays.
 //
 // Requires before inclusion: V with L, T, M and the operations used below; transposeIn/transposeOut.

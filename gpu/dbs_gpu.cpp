@@ -222,7 +222,7 @@ void registerDbsGpu(Registry& registry) {
         });
     };
     attach("blocks", DbsGpuLayout::WarpScan);
-    attach("blocks-seed003", DbsGpuLayout::Koge);
+    attach("blocks-koge", DbsGpuLayout::Koge);
 }
 
 }  // namespace halftone::gpu

@@ -26,7 +26,7 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
                       DbsStats* stats = nullptr, DbsGpuTiming* timing = nullptr,
                       DbsGpuLayout layout = DbsGpuLayout::WarpScan);
 
-/// \brief Attaches the warp-scan layout to `dbs/blocks` and Koge et al.'s layout to `dbs/blocks-seed003` (called
+/// \brief Attaches the warp-scan layout to `dbs/blocks` and Koge et al.'s layout to `dbs/blocks-koge` (called
 /// from gpu::registerMethods).
 void registerDbsGpu(Registry& registry);
 

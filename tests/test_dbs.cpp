@@ -138,7 +138,7 @@ void TestDbs::bookkeepingMatchesBruteForce() {
     DbsState st;
     QVERIFY(st.init(src, f, binary, freeMask).isOk());
     double E = st.bruteForceError();
-    // E = sum e c_pe equals the sum of squares of p * e (seed 004, eq. 9).
+    // E = sum e c_pe equals the sum of squares of p * e (Zhang and Allebach, eq. 9).
     QVERIFY2(std::abs(st.bookkeptError() - E) <= 1e-5 * E + 1e-9, qPrintable(QString("%1 vs %2").arg(st.bookkeptError()).arg(E)));
     std::mt19937_64 rng(seed + 2);
     static const int nb[8][2] = {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
@@ -257,7 +257,7 @@ void TestDbs::updateMapAndThreadsKeepResult() {
             QVERIFY(dbsHalftone(src, a, p, one).isOk());
             p.updateMap = false;
             QVERIFY(dbsHalftone(src, b, p, two).isOk());
-            // Seed 003's update map skips only pixels that cannot move: same bits with and without it.
+            // Koge, Ito and Nakano's update map skips only pixels that cannot move: same bits with and without it.
             QCOMPARE(a.data, b.data);
             p.updateMap = true;
             QVERIFY(dbsHalftone(src, c, p, two).isOk());
@@ -303,7 +303,7 @@ void TestDbs::blocksWithinOnePercent_data() {
     // Seeds 1-3 every run plus one fresh seed per row (logged, replay with HALFTONE_TEST_SEED).
     for (const char* im : {"moon.png", "chelsea.png", "page.png"})
         for (bool cf : {false, true})
-            for (const char* v : {"blocks", "blocks-seed003"}) {
+            for (const char* v : {"blocks", "blocks-koge"}) {
                 const uint64_t fresh = test::freshSeed("dbs blocks vs sequential") % 2147483647u;
                 for (uint64_t seed : {uint64_t(1), uint64_t(2), uint64_t(3), fresh})
                     QTest::newRow(qPrintable(QString("%1%2 %3 seed %4").arg(im).arg(cf ? " clip-free" : "").arg(v).arg(seed)))
@@ -340,7 +340,7 @@ void TestDbs::blocksWithinOnePercent() {
     qInfo("%s%s %s seed %llu: sequential E/N %.7f (%d it), blocks k = %d E/N %.7f (%d it, %d warm-start), ratio %.4f",
           qPrintable(image), clipFree ? " clip-free" : "", qPrintable(variant), (unsigned long long)seed, ss.error,
           ss.iterations, pb.blockSize, sb.error, sb.iterations, sb.warmIterations, r);
-    // SPEC section 2 / issue 6: the final E of block-parallel DBS is within 1% of sequential DBS on the same input
+    // SPEC section 2: the final E of block-parallel DBS is within 1% of sequential DBS on the same input
     // and seed. The bound is one-sided: E is what DBS minimises, so a lower E than the reference is a better halftone,
     // not a deviation (the default warm start makes it about 20% lower). Plain block DBS without the warm start ends
     // in a different local minimum whose E is +-1-2% from sequential's per seed (docs/perf/dbs.md): it would fail
@@ -390,7 +390,7 @@ void TestDbs::registryAndBadParameters() {
     Registry& r = Registry::instance();
     // One place says which DBS runs when only "dbs" is named: the variant with the lowest E/N (docs/dbs.md).
     QCOMPARE(r.defaultVariant("dbs"), std::string("sequential"));
-    for (const char* v : {"blocks", "sequential", "reference", "blocks-seed003"}) {
+    for (const char* v : {"blocks", "sequential", "reference", "blocks-koge"}) {
         const MethodInfo* m = r.find("dbs", v);
         QVERIFY2(m, v);
         QVERIFY(!m->exact);
@@ -403,9 +403,9 @@ void TestDbs::registryAndBadParameters() {
         QCOMPARE(bool(m->param("threads")), blocks);
         QCOMPARE(bool(m->param("start")), !blocks);
         // The reference has no warm start and starts from random dither; the others default to the warm start;
-        // sequential starts from error diffusion; seed 003's variant has k = 32.
+        // sequential starts from error diffusion; Koge, Ito and Nakano's variant has k = 32.
         QCOMPARE(m->param("warm-start")->def, std::string(v) == "reference" ? 0.0 : kDbsWarmStart);
-        if (blocks) QCOMPARE(m->param("block")->def, std::string(v) == "blocks-seed003" ? 32.0 : 128.0);
+        if (blocks) QCOMPARE(m->param("block")->def, std::string(v) == "blocks-koge" ? 32.0 : 128.0);
         else QCOMPARE(m->param("start")->defaultText(), std::string(v) == "reference" ? std::string("random") : std::string("error-diffusion"));
         // Applicability is data: Nasanen fields with the Nasanen model only, margin and screen with clip-free only.
         ParamValues none;

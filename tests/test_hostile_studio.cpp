@@ -1,4 +1,4 @@
-// Hardening of the studio (issue 7): cancelling any job at any moment leaves the studio usable, and a full
+// Hardening of the studio: cancelling any job at any moment leaves the studio usable, and a full
 // disk while saving from the studio leaves the old file intact.
 // - Every registry method with a CPU path, cancelled at once, at its first progress report and after a
 //   short delay, through the JobRunner: the job ends (finished, or failed as cancelled, never as an error),

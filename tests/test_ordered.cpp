@@ -1,5 +1,5 @@
-// Ordered dither and screens: seed 003's rule, Bayer, clustered dot, void-and-cluster, the DBS screen generator
-// (level counts, stacking, blue-noise spectrum), the shipped default screen, screen specs and bad files.
+// Ordered dither and screens: Koge, Ito and Nakano's rule, Bayer, clustered dot, void-and-cluster, the DBS screen
+// generator (level counts, stacking, blue-noise spectrum), the shipped default screen, screen specs and bad files.
 #include <QtTest>
 
 #include <algorithm>
@@ -69,7 +69,7 @@ void TestOrdered::ruleOnRandomImages() {
     QVERIFY(orderedDither(src, dst, t).isOk());
     QCOMPARE(dst.width, w);
     QCOMPARE(dst.height, h);
-    // Seed 003, section 2.1: 0 where a <= t(i mod m, j mod m), 1 (255) otherwise.
+    // Koge, Ito and Nakano, section 2.1: 0 where a <= t(i mod m, j mod m), 1 (255) otherwise.
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) QCOMPARE(int(dst.at(y, x)), src.at(y, x) <= t.at(y % sh, x % sw) ? 0 : 255);
 }
@@ -176,7 +176,7 @@ void TestOrdered::dbsScreenGenerator() {
     QCOMPARE(t.width, size);
     QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
     const int64_t N = int64_t(size) * size;
-    // Every level g has round(g N / 255) white pixels (seed 003: N / 255 entries per threshold value) ...
+    // Every level g has round(g N / 255) white pixels (Koge, Ito and Nakano: N / 255 entries per threshold value) ...
     for (int g = 0; g <= 255; ++g) {
         int64_t white = 0;
         for (uint8_t v : t.data) white += g > v;

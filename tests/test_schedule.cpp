@@ -94,7 +94,7 @@ void TestSchedule::kDelayStepCount_data() {
 }
 
 void TestSchedule::kDelayStepCount() {
-    // Seed 000, section IV: k-D PS on sqrt(n) x sqrt(n) performs (k+1)(sqrt(n)-1)+1 steps.
+    // Kasagi, Nakano and Ito, section IV: k-D PS on sqrt(n) x sqrt(n) performs (k+1)(sqrt(n)-1)+1 steps.
     QFETCH(QString, kernel);
     QFETCH(int, k);
     QFETCH(int, side);
@@ -106,7 +106,7 @@ void TestSchedule::kDelayStepCount() {
     QVERIFY(makeSchedule("k-delay", side, side, *kn, o, s).isOk());
     QCOMPARE(s.steps, (kk + 1) * (side - 1) + 1);
     QVERIFY(verifySchedule(s, *kn).isOk());
-    // parallelism never exceeds floor((sqrt(n)-1)/k) + 1 (seed 000's m)
+    // parallelism never exceeds floor((sqrt(n)-1)/k) + 1 (Kasagi, Nakano and Ito's m)
     for (int64_t c : s.parallelism) QVERIFY(c <= (side - 1) / kk + 1);
 }
 
@@ -118,7 +118,7 @@ void TestSchedule::parallelogramStepCount_data() {
 }
 
 void TestSchedule::parallelogramStepCount() {
-    // Seed 000, section V, under its conventions (Floyd-Steinberg, square image, side a multiple of
+    // Kasagi, Nakano and Ito, section V, under their conventions (Floyd-Steinberg, square image, side a multiple of
     // w, shift 2 per row): strip i has labels 3i .. 3i + sqrt(n)/w + 1, so 4 sqrt(n)/w - 1 steps.
     QFETCH(int, side);
     QFETCH(int, w);
@@ -144,7 +144,8 @@ void TestSchedule::knightIsTwoIPlusJForFs() {
     QVERIFY(makeSchedule("knight", 23, 17, *fs, {}, s).isOk());
     for (int i = 0; i < 17; ++i)
         for (int j = 0; j < 23; ++j) QCOMPARE(s.pixelStep.at(i, j), 2 * i + j);
-    // seed 002: an m x n image needs 2m + n - 2 steps (labels 0 .. 2(m-1) + n-1), parallelism min(m, n/2)
+    // Deshpande, Misra and Narayanan: an m x n image needs 2m + n - 2 steps (labels 0 .. 2(m-1) + n-1),
+    // parallelism min(m, n/2)
     QCOMPARE(s.steps, 2 * 16 + 22 + 1);
     int64_t maxPar = 0;
     for (int64_t c : s.parallelism) maxPar = std::max(maxPar, c);
@@ -152,8 +153,8 @@ void TestSchedule::knightIsTwoIPlusJForFs() {
 }
 
 void TestSchedule::trapezoidIsKnightOrderOfBlocks() {
-    // Seed 002: for Floyd-Steinberg the blocks follow the knight's move (label 2I + J); with n threads
-    // the block width is chosen so that n blocks run side by side along most diagonals.
+    // Deshpande, Misra and Narayanan: for Floyd-Steinberg the blocks follow the knight's move (label 2I + J); with
+    // n threads the block width is chosen so that n blocks run side by side along most diagonals.
     const Kernel* fs = findKernel("floyd-steinberg");
     for (int n : {1, 2, 4, 8}) {
         ScheduleOptions o;
