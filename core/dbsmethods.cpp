@@ -93,7 +93,7 @@ void registerDbsMethods(Registry& r) {
     m.description = "block-parallel DBS: four block groups / quad-interleaved blocks (seeds 003, 004), warm start with a "
                     "narrower filter first; CPU threads, GPU (ours: a CTA per block, warp-wide speculative scan)";
     m.cpu = cpuFunction(DbsSchedule::Blocks);
-    // Plain block DBS lands +-1-2% from sequential DBS per seed; with the warm start it stays below it (docs/perf/dbs.md).
+    // Plain block DBS lands +-1-2% from sequential DBS per seed; with the warm start it stays below it (docs/performance.md).
     for (ParamSpec& ps : m.params)
         if (ps.key == "warm-start") ps.def = kDbsWarmStart;
     r.add(m);

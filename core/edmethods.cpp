@@ -8,7 +8,7 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     std::vector<std::string> names;
     for (const Kernel& k : kernels()) names.push_back(k.name);
     std::vector<ParamSpec> specs = {
-        choiceParam("kernel", "Kernel", names, 0, "error diffusion kernel (SPEC section 1)"),
+        choiceParam("kernel", "Kernel", names, 0, "error diffusion kernel (docs/spec.md section 1)"),
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
         boolParam("linear", "Linear light", false,
                   "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values"),

@@ -135,7 +135,7 @@ constexpr SegmentFn kSegment[par::kKernelCount] = {collectSegment<0>, collectSeg
                                                     collectSegment<6>, collectSegment<7>};
 
 Status sequentialFallback(const Plane8& src, Plane8& dst, const EdParams& params, const RunControl& control) {
-    // Serpentine: every row waits for the whole previous row (SPEC section 1), so there is no
+    // Serpentine: every row waits for the whole previous row (docs/spec.md section 1), so there is no
     // wavefront to run in parallel; the sequential error collection with register caching runs.
     return errorDiffuse(src, dst, params, EdVariant::CollectionRegisters, control);
 }
