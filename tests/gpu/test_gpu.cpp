@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
         // the fast binary-FS forms (f<extra>, p<extra> with two rows per lane, b<extra> with the block hand-off,
         // w<extra> with two columns per step): widths and heights around their 32- and 64-column blocks, 32- and
         // 64-row strips and the masked first/last chunks (K rho up to 189 columns), gamma and linear input
-        for (const std::string& shape : kFastShapes)
+        for (const std::string shape : kFastShapes)
             for (bool linear : {false, true}) {
                 if (sanitize && linear) continue;
                 EdParams p = fs;
