@@ -16,6 +16,7 @@
 #include "core/registry.h"
 #include "core/schedule.h"
 #include "core/simd_wavefront.h"
+#include "core/threads.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -30,11 +31,6 @@ inline void cpuRelax() {
 #ifdef HALFTONE_X86
     _mm_pause();
 #endif
-}
-
-int hardwareThreads() {
-    const unsigned n = std::thread::hardware_concurrency();
-    return n == 0 ? 1 : int(n);
 }
 
 /// Index of `k` in the compile-time kernel tables, checked tap by tap; -1 when it does not match.

@@ -36,7 +36,7 @@ Plane8 syntheticPlane(int width, int height);
 double medianSeconds(int runs, const std::function<void()>& fn, bool warmup = true);
 /// \brief Path of pamditherbw when netpbm is installed, else empty.
 std::string findPamditherbw();
-/// \brief Writes a binary PGM (P5) without going through the io library (for external tools).
+/// \brief Writes `p` as a binary PGM (P5) through io/'s built-in PNM writer (input for external tools too).
 bool writePgmRaw(const std::string& path, const Plane8& p);
 /// \brief Times `pamditherbw -fs in > out` (median of runs, wall clock); negative when it failed.
 double timePamditherbw(const std::string& tool, const std::string& in, const std::string& out, int runs);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/bench/bench.h"
+#include "io/imagefile.h"
 
 namespace halftone::bench {
 
@@ -62,13 +63,7 @@ std::string findPamditherbw() {
     return {};
 }
 
-bool writePgmRaw(const std::string& path, const Plane8& p) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
-    std::fprintf(f, "P5\n%d %d\n255\n", p.width, p.height);
-    const bool ok = std::fwrite(p.data.data(), 1, p.data.size(), f) == p.data.size();
-    return std::fclose(f) == 0 && ok;
-}
+bool writePgmRaw(const std::string& path, const Plane8& p) { return bool(io::writeImage(path, Image::gray(p))); }
 
 double timePamditherbw(const std::string& tool, const std::string& in, const std::string& out, int runs) {
     bool failed = false;

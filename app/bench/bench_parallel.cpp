@@ -8,6 +8,7 @@
 #include "app/bench/bench.h"
 #include "core/errordiffusion.h"
 #include "core/parallel.h"
+#include "core/threads.h"
 #include "io/imagefile.h"
 
 namespace halftone::bench {
@@ -24,7 +25,7 @@ struct Result {
 
 int benchParallel(const BenchContext& c) {
     const int side = c.parallelSize;
-    const int threads = c.threads > 0 ? c.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = threadsOrAll(c.threads);
     EdParams p;
     p.kernel = c.kernel;
     std::printf("\n== parallel: %d x %d, kernel %s, binary, %d thread(s), median of %d runs ==\n", side, side,
