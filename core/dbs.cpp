@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/errordiffusion.h"
 #include "core/screen.h"
 
 namespace halftone {
@@ -375,11 +376,15 @@ Status dbsStart(const Plane8& src, const DbsParams& params, Plane8& binary, Plan
         if (!screen) screen = &defaultDbsScreen();
         if (screen->empty()) return Status::error("clip-free DBS: the threshold array is empty");
     }
+    Plane8 diffused;
+    if (params.start == DbsStart::ErrorDiffusion)
+        if (Status s = errorDiffuse(src, diffused, EdParams{}, EdVariant::DiffusionRegisters); !s) return s;
     for (int y = 0; y < src.height; ++y)
         for (int x = 0; x < src.width; ++x) {
             const uint8_t a = src.at(y, x);
             const double f = a / 255.0;
-            uint8_t b = uint8_t(dbsRandomBit(params.seed, x, y, a));
+            uint8_t b = params.start == DbsStart::ErrorDiffusion ? uint8_t(diffused.at(y, x) > 127)
+                                                                 : uint8_t(dbsRandomBit(params.seed, x, y, a));
             if (params.clipFree && (f < params.margin || f > 1.0 - params.margin)) {
                 // Seed 003 section 2.2: T for shadows, its mirror for highlights (black where 1 - f > t, so
                 // f = 1 gives no black and 1 - 1/255 gives N/255); minority pixels are determined.
@@ -422,10 +427,54 @@ struct PhaseResult {
     bool converged = false;
 };
 
-/// Runs DBS iterations on st until one accepts no move or maxIterations (one phase: one filter). Progress numbers
-/// iterations and counts moves after those of earlier phases (itBase, movesBase).
-Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunControl& control, int itBase, int itTotal,
-                   int64_t movesBase, const std::string& label, PhaseResult& out) {
+/// Where a DBS phase reports its progress: fractions [lo, hi] of the whole run, and the iterations and moves of
+/// the phases before it (so the numbers shown count on across phases).
+struct PhaseProgress {
+    double lo = 0, hi = 1;
+    int itBase = 0;
+    int64_t movesBase = 0;
+    std::string label;
+};
+
+/// Estimates how far a DBS phase is. DBS stops when an iteration accepts no move; the accepted moves per iteration
+/// fall roughly geometrically, so the iterations left are about log(m_k) / -log(m_k / m_{k-1}). The estimate never
+/// goes past max-iter, and the reported fraction never goes back.
+class ConvergenceEstimate {
+public:
+    explicit ConvergenceEstimate(int maxIterations) : max_(maxIterations), total_(std::min(maxIterations, kGuess)) {}
+
+    /// Records the moves accepted by iteration `it` (1-based) once it is done.
+    void finished(int it, int64_t moves) {
+        if (moves == 0) {
+            total_ = it;
+            done_ = true;
+        } else if (prevMoves_ > 0) {
+            const double r = std::clamp(double(moves) / double(prevMoves_), 0.05, 0.95);
+            const double left = std::ceil(std::log(double(moves)) / -std::log(r)) + 1.0;  // + the iteration with none
+            total_ = int(std::min<double>(max_, it + std::max(1.0, left)));
+        } else {
+            total_ = std::min(max_, std::max(total_, it + 1));
+        }
+        prevMoves_ = moves;
+    }
+    /// Fraction of the phase done, `within` (0..1) into iteration `it`.
+    double fraction(int it, double within) {
+        const double f = std::min(1.0, (it - 1 + within) / std::max(1, total_));
+        last_ = std::max(last_, std::min(f, done_ || it >= max_ ? 1.0 : 0.99));
+        return last_;
+    }
+
+private:
+    static constexpr int kGuess = 20;  ///< typical iterations to convergence on photographs (docs/dbs.md)
+    int max_, total_;
+    int64_t prevMoves_ = 0;
+    double last_ = 0;
+    bool done_ = false;
+};
+
+/// Runs DBS iterations on st until one accepts no move or maxIterations (one phase: one filter).
+Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunControl& control, const PhaseProgress& where,
+                   PhaseResult& out) {
     const int W = st.width(), H = st.height();
     UpdateMap map(W, H, st.filter().cppRadius);
     const uint8_t* fr = st.freeData();
@@ -435,13 +484,15 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
     int it = 0;
     bool converged = false;
     const double n = double(W) * H;
+    ConvergenceEstimate estimate(params.maxIterations);
     auto report = [&](int iteration, double within, int64_t moves, double err) {
         Progress p;
-        p.fraction = std::min(1.0, (itBase + iteration - 1 + within) / itTotal);
-        p.stage = label + "iteration " + std::to_string(itBase + iteration);
-        p.iteration = itBase + iteration;
-        p.moves = movesBase + moves;
+        p.fraction = where.lo + (where.hi - where.lo) * estimate.fraction(iteration, within);
+        p.iteration = where.itBase + iteration;
+        p.moves = where.movesBase + moves;
         p.error = err / n;
+        p.stage = where.label + "iteration " + std::to_string(p.iteration) + ", " + std::to_string(p.moves) +
+                  " moves accepted";
         control.report(p);
     };
 
@@ -470,6 +521,7 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
             }
             E += gain;
             totalMoves += moves;
+            estimate.finished(it, moves);
             report(it, 1.0, totalMoves, E);
             if (moves == 0) {
                 converged = true;
@@ -529,10 +581,12 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
                 }
                 for (double g : gains) gain += g;
                 if (control.cancelled()) return Status::cancelled();
-                report(it, double(gstep + 1) / nGroups, totalMoves + moves.load(), E + gain);
+                if (gstep + 1 < nGroups) report(it, double(gstep + 1) / nGroups, totalMoves + moves.load(), E + gain);
             }
             E += gain;
             totalMoves += moves.load();
+            estimate.finished(it, moves.load());
+            report(it, 1.0, totalMoves, E);
             if (moves.load() == 0) {
                 converged = true;
                 break;
@@ -574,14 +628,15 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
     Plane8 binary, freeMask;
     if (Status s = dbsStart(src, params, binary, freeMask); !s) return s;
     if (control.cancelled()) return Status::cancelled();
-    const int itTotal = params.maxIterations * (warm ? 2 : 1);
+    // The warm-start phase takes a little more than half of the iterations on photographs (docs/performance.md).
+    const double warmShare = warm ? 0.6 : 0.0;
     PhaseResult warmRes, res;
     double initialE = 0;
     if (warm) {
         // Phase 1: the narrower filter from the random start; its halftone is the start of phase 2.
         DbsState st;
         if (Status s = st.init(src, warmFilter, binary, freeMask); !s) return s;
-        if (Status s = runDbsPhase(st, params, bs, control, 0, itTotal, 0, "warm start, ", warmRes); !s) return s;
+        if (Status s = runDbsPhase(st, params, bs, control, {0.0, warmShare, 0, 0, "warm start, "}, warmRes); !s) return s;
         if (stats) initialE = dbsError(src, binary, filter);
         for (int y = 0; y < src.height; ++y)
             for (int x = 0; x < src.width; ++x) binary.at(y, x) = st.bit(y, x);
@@ -589,7 +644,7 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
     DbsState st;
     if (Status s = st.init(src, filter, binary, freeMask); !s) return s;
     if (!warm) initialE = st.bookkeptError() / (double(src.width) * src.height);
-    if (Status s = runDbsPhase(st, params, bs, control, warmRes.iterations, itTotal, warmRes.moves, "", res); !s) return s;
+    if (Status s = runDbsPhase(st, params, bs, control, {warmShare, 1.0, warmRes.iterations, warmRes.moves, ""}, res); !s) return s;
     if (stats) {
         stats->iterations = warmRes.iterations + res.iterations;
         stats->warmIterations = warmRes.iterations;

@@ -54,6 +54,12 @@ enum class DbsSchedule {
     Blocks,      ///< four block groups (seed 003) / quad-interleaved blocks (seed 004), CPU threads
 };
 
+/// \brief The halftone DBS starts from.
+enum class DbsStart {
+    Random,          ///< random dither from a hash of seed and position (the SPEC reference)
+    ErrorDiffusion,  ///< Floyd-Steinberg error diffusion: DBS then only lowers its error
+};
+
 /// \brief Everything that controls one DBS run.
 struct DbsParams {
     HvsParams hvs;
@@ -62,6 +68,7 @@ struct DbsParams {
     const PlaneT<uint8_t>* screen = nullptr;  ///< threshold array for clip-free (nullptr = the default DBS screen)
     int maxIterations = 100;         ///< stop after this many iterations even if moves are still accepted
     uint64_t seed = 1;               ///< random-dither start (reproducible)
+    DbsStart start = DbsStart::Random;  ///< start image of the free pixels (CPU only; the GPU starts from random dither)
     bool swaps = true;               ///< try swaps with the 8 neighbours besides toggles
     bool updateMap = true;           ///< seed 003's update map: skip areas with no change nearby (same result)
     DbsSchedule schedule = DbsSchedule::Sequential;
@@ -76,7 +83,7 @@ struct DbsParams {
     int blockSize = 128;
 };
 
-/// \brief The warm-start factor the block-parallel registry entries use by default (DbsParams::warmStart).
+/// \brief The warm-start factor the registry entries use by default, all but the reference (DbsParams::warmStart).
 inline constexpr double kDbsWarmStart = 0.75;
 
 /// \brief The HVS parameters of the warm-start phase: Gaussian sigma or Nasanen viewing distance times `scale`.
@@ -97,8 +104,9 @@ struct DbsStats {
     bool converged = false;    ///< an iteration with the requested filter accepted no move
 };
 
-/// \brief Initial binary image (0/1) and free mask (1 = DBS may change it) for DBS, as seed 003 step 1:
-/// determined pixels from the screen when clip-free, random dither (hash of seed and position) elsewhere.
+/// \brief Initial binary image (0/1) and free mask (1 = DBS may change it) for DBS (Kasagi, Nakano and Ito, step 1):
+/// determined pixels from the screen when clip-free; elsewhere random dither (hash of seed and position) or,
+/// with DbsStart::ErrorDiffusion, Floyd-Steinberg error diffusion of the source.
 Status dbsStart(const Plane8& src, const DbsParams& params, Plane8& binary, Plane8& freeMask);
 
 /// \brief The random-dither bit of seed 003 at (x, y): 1 with probability a/255, from a hash of seed and position.
@@ -180,12 +188,12 @@ double dbsError(const Plane8& src, const Plane8& halftone, const HvsFilter& filt
 class Registry;
 class ParamValues;
 struct ParamSpec;
-/// \brief The DBS registry parameters (clip-free, margin, hvs, sigma, radius, distance, dpi, luminance,
-/// max-iter, seed, swaps, block).
+/// \brief The DBS registry parameters every variant has (clip-free, margin, screen, hvs, sigma, radius, distance,
+/// dpi, luminance, max-iter, seed, swaps, warm-start); the variants add block or start.
 std::vector<ParamSpec> dbsParamSpecs();
 /// \brief Reads DbsParams from resolved registry values.
 DbsParams dbsParamsFrom(const ParamValues& values);
-/// \brief Registers `dbs/sequential`, `dbs/blocks` and `dbs/blocks-seed003` (block side 32 by default).
+/// \brief Registers `dbs/sequential` (the default), `dbs/blocks`, `dbs/reference` and `dbs/blocks-seed003`.
 void registerDbsMethods(Registry& r);
 
 }  // namespace halftone

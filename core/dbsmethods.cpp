@@ -1,6 +1,9 @@
-// Registry entries of DBS: `dbs/sequential` (the SPEC reference order), `dbs/blocks` (four block groups) and
-// `dbs/blocks-seed003` (the same with seed 003's block side 32, the anchor of the GPU comparison).
+// Registry entries of DBS: `dbs/sequential` (raster order from an error-diffusion start with the warm start: the
+// default), `dbs/blocks` (four block groups from random dither, warm start; CPU and GPU), `dbs/reference` (the SPEC
+// reference: raster order, random start, no warm start) and `dbs/blocks-seed003` (block side 32, the anchor of the
+// GPU comparison).
 #include "core/dbs.h"
+#include "core/ordered.h"
 #include "core/registry.h"
 #include "core/screen.h"
 
@@ -16,30 +19,44 @@ ParamSpec realParam(std::string key, std::string label, double min, double max, 
 }  // namespace
 
 std::vector<ParamSpec> dbsParamSpecs() {
-    std::vector<ParamSpec> s = {
-        boolParam("clip-free", "Clipping-free", false,
-                  "seed 003: screen shadows/highlights with the DBS screen and keep their minority dots"),
-        realParam("margin", "Margin Dm (gray levels)", 0, 127, 9, "clip-free margin Dm in 8-bit gray levels (9 = 9/255)"),
-        choiceParam("hvs", "HVS model", {"gaussian", "nasanen"}, 0, "human visual system model weighting the error"),
-        realParam("sigma", "Gaussian sigma (px)", 0.3, 10, 1.2, "deviation of the Gaussian HVS filter"),
-        intParam("radius", "Filter radius w", 1, 16, 4, "HVS filter truncated to (2w+1)^2"),
-        realParam("distance", "Viewing distance (in)", 1, 200, 9.5, "Nasanen: viewing distance in inches"),
-        realParam("dpi", "Resolution (dpi)", 10, 10000, 300, "Nasanen: printer resolution"),
-        realParam("luminance", "Luminance (cd/m^2)", 1.01, 10000, 11, "Nasanen: average luminance"),
-        intParam("max-iter", "Max iterations", 1, 100000, 100, "stop after this many iterations"),
-        intParam("seed", "Random seed", 0, 2147483647, 1, "seed of the random-dither start"),
-        boolParam("swaps", "Swaps", true, "try swaps with the 8 neighbours besides toggles"),
-        intParam("block", "Block side", 8, 1024, 128, "block side of the block-parallel schedule (>= 4w+1)"),
-        realParam("warm-start", "Warm-start factor", 0, 1, 0,
-                  "first converge with the HVS filter narrowed by this factor (sigma or viewing distance), then with the "
-                  "real one; 0 = off (the SPEC reference); the block variants default to 0.75"),
+    auto labelled = [](ParamSpec p, std::vector<std::pair<std::string, std::string>> labels) {
+        p.choiceLabels = std::move(labels);
+        return p;
     };
-    ParamSpec screen = intParam("screen", "Clip-free screen", 0, 0, 0,
-                                "threshold array for clip-free DBS: dbs (default), blue-noise, bayer:N or a file");
-    screen.kind = ParamSpec::Kind::Text;
-    screen.textDefault = "dbs";
-    s.push_back(screen);
-    return s;
+    auto when = [](ParamSpec p, const char* condition) {
+        p.visibleWhen = condition;
+        return p;
+    };
+    return {
+        boolParam("clip-free", "Clipping-free", false,
+                  "keep shadows and highlights free of clipping: their sparse dots are placed by the screen and DBS "
+                  "arranges the rest (Kasagi, Nakano and Ito)"),
+        when(realParam("margin", "Clip-free margin (gray levels)", 0, 127, 9,
+                       "gray levels this close to black or white are screened (9 = 9/255)"),
+             "clip-free=true"),
+        when(screenParamSpec("Clip-free screen", "dbs",
+                             "threshold array for the clip-free shadows and highlights: dbs (default), blue-noise, "
+                             "bayer:N, cluster:... or an image file of thresholds"),
+             "clip-free=true"),
+        labelled(choiceParam("hvs", "Eye model", {"gaussian", "nasanen"}, 0,
+                             "model of the human eye that weights the error: a Gaussian blur or Nasanen's contrast "
+                             "sensitivity"),
+                 {{"gaussian", "Gaussian blur"}, {"nasanen", "Nasanen (viewing distance, resolution)"}}),
+        when(realParam("sigma", "Gaussian sigma (px)", 0.3, 10, 1.2, "width of the Gaussian eye model in pixels"),
+             "hvs=gaussian"),
+        intParam("radius", "Filter radius (px)", 1, 16, 4, "the eye model is cut off this many pixels from its centre"),
+        when(realParam("distance", "Viewing distance (in)", 1, 200, 9.5, "viewing distance in inches"), "hvs=nasanen"),
+        when(realParam("dpi", "Print resolution (dpi)", 10, 10000, 300, "printer resolution in dots per inch"),
+             "hvs=nasanen"),
+        when(realParam("luminance", "Luminance (cd/m^2)", 1.01, 10000, 11, "average luminance of the print"),
+             "hvs=nasanen"),
+        intParam("max-iter", "Max iterations", 1, 100000, 100, "stop after this many passes even if moves are still found"),
+        intParam("seed", "Random seed", 0, 2147483647, 1, "seed of the random start"),
+        boolParam("swaps", "Swaps", true, "try swapping a pixel with each of its 8 neighbours besides toggling it"),
+        realParam("warm-start", "Warm-start factor", 0, 1, 0,
+                  "first converge with the eye model narrowed by this factor (sigma or viewing distance), then with "
+                  "the real one; 0 = off"),
+    };
 }
 
 DbsParams dbsParamsFrom(const ParamValues& v) {
@@ -57,6 +74,7 @@ DbsParams dbsParamsFrom(const ParamValues& v) {
     p.swaps = v.getBool("swaps", true);
     p.blockSize = int(v.getInt("block", 128));
     p.warmStart = v.getReal("warm-start", 0.0);
+    p.start = v.getText("start", "random") == "error-diffusion" ? DbsStart::ErrorDiffusion : DbsStart::Random;
     return p;
 }
 
@@ -72,38 +90,85 @@ PlaneFunction cpuFunction(DbsSchedule schedule) {
             if (Status s = screenFromSpec(spec, screen, rc); !s) return s;
             p.screen = &screen;
         }
-        return dbsHalftone(src, dst, p, rc);
+        RunControl control = rc;
+        if (const int64_t t = v.getInt("threads", 0); t > 0) control.threads = int(t);
+        return dbsHalftone(src, dst, p, control);
     };
 }
 
 }  // namespace
 
 void registerDbsMethods(Registry& r) {
+    const std::vector<ParamSpec> common = dbsParamSpecs();
+    const ParamSpec block = intParam("block", "Block side (px)", 8, 1024, 128,
+                                     "side of the blocks searched in parallel; at least 4 x radius + 1");
+    const ParamSpec threads = intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)");
+    auto start = [](int defIndex) {
+        ParamSpec p = choiceParam("start", "Start from", {"random", "error-diffusion"}, defIndex,
+                                  "the halftone DBS improves: random dither, or Floyd-Steinberg error diffusion "
+                                  "(DBS then only lowers its error)");
+        p.choiceLabels = {{"random", "Random dither"}, {"error-diffusion", "Floyd-Steinberg error diffusion"}};
+        return p;
+    };
+    // In raster order the seed only matters for the random start.
+    auto seedOnlyForRandom = [](std::vector<ParamSpec> params) {
+        for (ParamSpec& ps : params)
+            if (ps.key == "seed") ps.visibleWhen = "start=random";
+        return params;
+    };
+    auto withDefault = [](std::vector<ParamSpec> params, const char* key, double def) {
+        for (ParamSpec& ps : params)
+            if (ps.key == key) ps.def = def;
+        return params;
+    };
     MethodInfo m;
     m.method = "dbs";
     m.family = "dbs";
     m.exact = false;
-    m.params = dbsParamSpecs();
+
+    // The best halftone by E/N on every shipped image, and the fastest on the CPU (docs/dbs.md): raster order from
+    // Floyd-Steinberg error diffusion, with the warm start.
     m.variant = "sequential";
-    m.description = "direct binary search, toggles and swaps in raster order with c_pp/c_pe bookkeeping (seed 004), "
-                    "update map and clipping-free option (seed 003)";
+    m.description = "Direct binary search: improves a halftone pixel by pixel, toggling or swapping pixels while that "
+                    "lowers the error seen through a model of the eye. This variant starts from Floyd-Steinberg error "
+                    "diffusion, first searches with a narrower eye model (warm start), and visits pixels in raster "
+                    "order on one CPU thread: the lowest error of all methods here. Slow; the best quality.";
+    m.params = seedOnlyForRandom(withDefault(common, "warm-start", kDbsWarmStart));
+    m.params.push_back(start(1));
     m.cpu = cpuFunction(DbsSchedule::Sequential);
     r.add(m);
+
     m.variant = "blocks";
-    m.description = "block-parallel DBS: four block groups / quad-interleaved blocks (seeds 003, 004), warm start with a "
-                    "narrower filter first; CPU threads, GPU (ours: a CTA per block, warp-wide speculative scan)";
+    m.description = "Direct binary search from random dither, blocks of the image searched in parallel (CPU threads or "
+                    "GPU), with the warm start. Faster on many cores or a GPU; its error is higher than the "
+                    "sequential variant's, which starts from error diffusion.";
+    m.params = withDefault(common, "warm-start", kDbsWarmStart);
+    m.params.push_back(block);
+    m.params.push_back(threads);
     m.cpu = cpuFunction(DbsSchedule::Blocks);
-    // Plain block DBS lands +-1-2% from sequential DBS per seed; with the warm start it stays below it (docs/performance.md).
-    for (ParamSpec& ps : m.params)
-        if (ps.key == "warm-start") ps.def = kDbsWarmStart;
     r.add(m);
-    // The anchor of the GPU comparison: seed 003's block side k = 32 (its GPU layout is attached by the GPU module).
+
+    m.variant = "reference";
+    m.description = "Direct binary search as the specification defines it: raster order from random dither, no warm "
+                    "start. For comparison; it stops in a worse local minimum than the other variants.";
+    m.params = seedOnlyForRandom(common);
+    m.params.push_back(start(0));
+    m.cpu = cpuFunction(DbsSchedule::Sequential);
+    r.add(m);
+
+    // Block side 32, the GPU layout of Kasagi, Nakano and Ito (one warp per block, attached by the GPU module).
     m.variant = "blocks-seed003";
-    m.description = "block-parallel DBS with seed 003's block side k = 32; on the GPU seed 003's layout (one warp per "
-                    "block, lanes over the moves of one pixel)";
-    for (ParamSpec& ps : m.params)
-        if (ps.key == "block") ps.def = 32;
+    m.description = "Direct binary search as \"blocks\", with 32-pixel blocks; on the GPU, Kasagi, Nakano and Ito's "
+                    "layout (one warp per block).";
+    m.params = withDefault(common, "warm-start", kDbsWarmStart);
+    m.params.push_back(block);
+    m.params.back().def = 32;
+    m.params.push_back(threads);
+    m.cpu = cpuFunction(DbsSchedule::Blocks);
     r.add(m);
+
+    r.setDefaultVariant("dbs", "sequential");
+    r.setDisplayName("dbs", "Direct binary search");
 }
 
 }  // namespace halftone

@@ -1,4 +1,4 @@
-// Registers the sequential ED/EC variants of seed 000, Table V (1).
+// Registers the sequential error diffusion and error collection variants (Nakano and Ito's Table V (1)).
 #include "core/errordiffusion.h"
 #include "core/registry.h"
 
@@ -7,8 +7,15 @@ namespace halftone {
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     std::vector<std::string> names;
     for (const Kernel& k : kernels()) names.push_back(k.name);
+    ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
+                                   "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
+                                   "Stucki, ...)");
+    kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"}, {"jarvis", "Jarvis, Judice and Ninke"},
+                           {"stucki", "Stucki"},  {"burkes", "Burkes"},
+                           {"sierra", "Sierra"},  {"sierra2", "Sierra two-row"},
+                           {"sierra-lite", "Sierra Lite"}, {"atkinson", "Atkinson"}};
     std::vector<ParamSpec> specs = {
-        choiceParam("kernel", "Kernel", names, 0, "error diffusion kernel (docs/spec.md section 1)"),
+        kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
         boolParam("linear", "Linear light", false,
                   "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values"),
@@ -48,13 +55,22 @@ MethodInfo sequential(const char* method, const char* variant, EdVariant which, 
 
 void registerErrorDiffusionMethods(Registry& r) {
     r.add(sequential("ed", "plain", EdVariant::Diffusion,
-                     "error diffusion, sequential raster scan, full-plane error accumulators (seed 000 ED)"));
+                     "Error diffusion in raster order on one CPU thread: each pixel's rounding error is pushed to "
+                     "its unprocessed neighbours. The textbook form, with an error buffer as large as the image."));
     r.add(sequential("ed", "rc", EdVariant::DiffusionRegisters,
-                     "error diffusion with register caching, O(width) row buffers (seed 000 ED with RC)"));
+                     "Error diffusion in raster order on one CPU thread, keeping only the errors of the rows in "
+                     "reach (register caching): less memory and faster than plain."));
     r.add(sequential("ec", "plain", EdVariant::Collection,
-                     "error collection, sequential raster scan, full-plane error buffer (seed 000 EC)"));
+                     "Error collection in raster order on one CPU thread: each pixel gathers the errors of its "
+                     "processed neighbours (the same image as error diffusion). Error buffer as large as the image."));
     r.add(sequential("ec", "rc", EdVariant::CollectionRegisters,
-                     "error collection with register caching, O(width) row buffers (seed 000 EC with RC)"));
+                     "Error collection in raster order on one CPU thread, keeping only the errors of the rows in "
+                     "reach (register caching): less memory and faster than plain."));
+    r.setDisplayName("ed", "Error diffusion");
+    r.setDisplayName("ec", "Error collection");
+    // Exact variants all give the same image; the default is the fastest one-thread form, which every build has.
+    r.setDefaultVariant("ed", "rc");
+    r.setDefaultVariant("ec", "rc");
 }
 
 }  // namespace halftone

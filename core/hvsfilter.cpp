@@ -1,11 +1,19 @@
 #include "core/hvsfilter.h"
 
+#include "core/quantizer.h"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
 namespace halftone {
+
+namespace {
+/// sRGB encoding, the inverse of srgbToLinear (core/quantizer.h).
+double linearToSrgb(double x) { return x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1.0 / 2.4) - 0.055; }
+}  // namespace
 
 std::vector<double> hvsGaussianTaps(const HvsFilterParams& params) {
     const int w = std::max(0, params.radius);
@@ -26,6 +34,13 @@ Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params, 
         return Status::error("HVS filter: sigma must be >= 0 and the radius between 0 and 64");
     const std::vector<double> taps = hvsGaussianTaps(params);
     const int w = params.radius, W = src.width, H = src.height;
+    // The working space: 8-bit values as stored, or linear light on the same 0..255 scale.
+    std::array<double, 256> decode{};
+    for (int v = 0; v < 256; ++v) decode[size_t(v)] = params.linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
+    auto encode = [&](double v) -> uint8_t {
+        if (params.linear) v = 255.0 * linearToSrgb(std::clamp(v / 255.0, 0.0, 1.0));
+        return uint8_t(std::clamp(std::lround(v), 0L, 255L));
+    };
     // The truncated 2-D Gaussian on a square support is the outer product of the 1-D taps: filter rows,
     // then columns, clamping coordinates at the edges.
     PlaneF tmp(W, H);
@@ -38,7 +53,7 @@ Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params, 
         float* t = tmp.row(y);
         for (int x = 0; x < W; ++x) {
             double acc = 0;
-            for (int k = -w; k <= w; ++k) acc += taps[size_t(k + w)] * s[std::clamp(x + k, 0, W - 1)];
+            for (int k = -w; k <= w; ++k) acc += taps[size_t(k + w)] * decode[s[std::clamp(x + k, 0, W - 1)]];
             t[x] = float(acc);
         }
     }
@@ -54,7 +69,7 @@ Status hvsFilter(const Plane8& src, Plane8& dst, const HvsFilterParams& params, 
         for (int x = 0; x < W; ++x) {
             double acc = 0;
             for (int k = 0; k <= 2 * w; ++k) acc += taps[size_t(k)] * rows[size_t(k)][x];
-            o[x] = uint8_t(std::clamp(std::lround(acc), 0L, 255L));
+            o[x] = encode(acc);
         }
     }
     dst = std::move(out);

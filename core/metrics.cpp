@@ -2,7 +2,10 @@
 // otherwise a separable DFT that is exact but O(N (W + H)), fine for the patch sizes used here.
 #include "core/metrics.h"
 
+#include "core/quantizer.h"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -26,11 +29,14 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
     return E / double(e.size());
 }
 
-double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma, int radius) {
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma, int radius, bool linear) {
     if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
     const int w = std::max(0, radius), W = original.width, H = original.height;
     std::vector<double> k(size_t(2 * w + 1));
     for (int i = -w; i <= w; ++i) k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
+    // The working space: gamma values as stored, or linear light on the same 0..255 scale.
+    std::array<double, 256> value{};
+    for (int v = 0; v < 256; ++v) value[size_t(v)] = linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
     // Separable Gaussian; taps outside the image are dropped and the rest renormalised.
     auto pass = [&](const std::vector<double>& in, std::vector<double>& out, bool horizontal) {
         out.assign(in.size(), 0.0);
@@ -46,17 +52,31 @@ double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma
                 out[size_t(y) * W + x] = acc / ws;
             }
     };
-    std::vector<double> a(halftone.data.begin(), halftone.data.end()), b;
-    pass(a, b, true);
-    pass(b, a, false);
+    auto filtered = [&](const Plane8& p) {
+        std::vector<double> a(p.size()), b;
+        for (size_t i = 0; i < p.size(); ++i) a[i] = value[p.data[i]];
+        pass(a, b, true);
+        pass(b, a, false);
+        return a;
+    };
+    const std::vector<double> fo = filtered(original), fh = filtered(halftone);
     double mse = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const double d = a[i] - original.data[i];
+    for (size_t i = 0; i < fo.size(); ++i) {
+        const double d = fh[i] - fo[i];
         mse += d * d;
     }
-    mse /= double(a.size());
+    mse /= double(fo.size());
     if (mse == 0) return std::numeric_limits<double>::infinity();
     return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+Plane8 centralCrop(const Plane8& p, int maxWidth, int maxHeight) {
+    const int cw = std::clamp(maxWidth, 0, p.width), ch = std::clamp(maxHeight, 0, p.height);
+    if (cw == p.width && ch == p.height) return p;
+    const int x0 = (p.width - cw) / 2, y0 = (p.height - ch) / 2;
+    Plane8 out(cw, ch);
+    for (int y = 0; y < ch; ++y) std::copy(p.row(y0 + y) + x0, p.row(y0 + y) + x0 + cw, out.row(y));
+    return out;
 }
 
 ToneCurve toneCurve(const Plane8& original, const Plane8& halftone) {

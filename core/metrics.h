@@ -1,6 +1,6 @@
 #pragma once
-// \brief Quality measures of docs/spec.md section 3: HVS-weighted error, PSNR of the filtered halftone,
-// tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
+// \brief Quality measures of docs/spec.md section 3: HVS-weighted error, PSNR between the filtered halftone
+// and the filtered original, tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
 #include <string>
 #include <vector>
 
@@ -13,9 +13,14 @@ namespace halftone {
 /// \brief E / N of a halftone (values /255, any number of levels) against the original, with DBS's filter.
 double hvsWeightedError(const Plane8& original, const Plane8& halftone, const HvsParams& hvs = {});
 
-/// \brief PSNR in dB between the Gaussian-filtered halftone (zero outside, renormalised at the edges) and the
-/// original; +inf when equal; NaN when the sizes differ.
-double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4);
+/// \brief PSNR in dB between the HVS-filtered halftone and the HVS-filtered original (SPEC section 3): both
+/// through the same truncated Gaussian (taps outside the image dropped, the rest renormalised), in gamma
+/// values or, with `linear`, in linear light (sRGB decoded, 0..255). A copy of the original gives +inf;
+/// NaN when the sizes differ or a plane is empty.
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4, bool linear = false);
+
+/// \brief The central `maxWidth` x `maxHeight` part of a plane (the whole plane when it is no larger).
+Plane8 centralCrop(const Plane8& plane, int maxWidth, int maxHeight);
 
 /// \brief Mean output (0..255) per input gray level; `count[g]` = 0 where level g does not occur.
 struct ToneCurve {

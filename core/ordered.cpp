@@ -1,4 +1,4 @@
-// Ordered dither (seed 003, section 2.1) and its registry entry.
+// Ordered dither (Kasagi, Nakano and Ito's threshold rule, section 2.1) and its registry entry.
 #include "core/ordered.h"
 
 #include "core/registry.h"
@@ -28,27 +28,47 @@ Status orderedDither(const Plane8& src, Plane8& dst, const ThresholdArray& scree
     return Status::ok();
 }
 
+ParamSpec screenParamSpec(std::string label, std::string defaultSpec, std::string help) {
+    ParamSpec s;
+    s.key = "screen";
+    s.label = std::move(label);
+    s.kind = ParamSpec::Kind::Text;
+    s.textDefault = std::move(defaultSpec);
+    s.help = std::move(help);
+    s.presets = {
+        {"bayer:2", "Bayer 2 x 2"},
+        {"bayer:4", "Bayer 4 x 4"},
+        {"bayer:8", "Bayer 8 x 8"},
+        {"bayer:16", "Bayer 16 x 16"},
+        {"cluster:cell=8,angle=45", "Clustered dot, 8 px cell, 45 degrees"},
+        {"cluster:cell=8,angle=0", "Clustered dot, 8 px cell, 0 degrees"},
+        {"cluster:cell=8,angle=45,dot=elliptic", "Elliptic dot, 8 px cell, 45 degrees"},
+        {"blue-noise", "Blue noise (void and cluster, 64 x 64)"},
+        {"dbs", "DBS screen (512 x 512, shipped)"},
+    };
+    s.acceptsFile = true;
+    return s;
+}
+
 void registerOrderedMethods(Registry& r) {
     MethodInfo m;
     m.method = "ordered";
     m.variant = "screen";
     m.family = "ordered";
-    m.description = "ordered dither with a threshold array: Bayer, clustered dot, blue noise, DBS screen or a file";
+    m.description = "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
+                    "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file.";
     m.exact = false;
-    ParamSpec s;
-    s.key = "screen";
-    s.label = "Screen";
-    s.kind = ParamSpec::Kind::Text;
-    s.textDefault = "bayer:8";
-    s.help = "bayer:N (N = 2..256, power of two), cluster:cell=C,angle=A,dot=round|elliptic, blue-noise[:N], "
-             "dbs (the shipped 512x512 DBS screen) or an image file of thresholds";
-    m.params.push_back(s);
+    m.params.push_back(screenParamSpec(
+        "Screen", "bayer:8",
+        "threshold array: bayer:N (N = 2..256, power of two), cluster:cell=C,angle=A,dot=round|elliptic, "
+        "blue-noise[:N], dbs (the shipped 512 x 512 DBS screen) or an image file of thresholds"));
     m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
         ThresholdArray screen;
         if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.5)); !st) return st;
         return orderedDither(src, dst, screen, rc.scaled(0.5, 1.0));
     };
     r.add(std::move(m));
+    r.setDisplayName("ordered", "Ordered dither");
 }
 
 }  // namespace halftone

@@ -476,8 +476,9 @@ namespace {
 ParamSpec threadsSpec() { return intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)"); }
 
 ParamSpec simdSpec() {
-    return choiceParam("simd", "SIMD path", {"auto", "avx512", "avx2", "sse", "scalar"}, 0,
-                       "instruction set of the band kernel (auto = HALFTONE_SIMD or the fastest this processor has)");
+    return choiceParam("simd", "Vector instructions", {"auto", "avx512", "avx2", "sse", "scalar"}, 0,
+                       "vector instructions to use (auto = the fastest this processor has, or the HALFTONE_SIMD "
+                       "environment variable)");
 }
 
 }  // namespace
@@ -487,8 +488,9 @@ void registerParallelMethods(Registry& r) {
     t.method = "ec";
     t.variant = "trapezoid";
     t.family = "error-diffusion";
-    t.description = "error collection on trapezoid blocks in knight's-move order, a barrier per block diagonal, "
-                    "block size from the thread count (seed 002, multicore CPU); serpentine runs sequentially";
+    t.description = "Error collection on all CPU cores: the image is cut into slanted blocks that are processed in "
+                    "waves, all threads waiting for each other between waves (Kasagi, Nakano and Ito's multicore "
+                    "method). Serpentine scans run on one thread.";
     t.params = edParamSpecs();
     t.params.push_back(threadsSpec());
     t.schedule = "trapezoid";
@@ -503,8 +505,9 @@ void registerParallelMethods(Registry& r) {
     w.method = "ec";
     w.variant = "wavefront";
     w.family = "error-diffusion";
-    w.description = "error collection, fastest exact CPU method: threads own bands of rows, SIMD k-delay wavefront "
-                    "(one row per lane), progress counters instead of barriers; serpentine runs sequentially";
+    w.description = "Error collection as a wavefront, each row a few pixels behind the row above: the fastest method. "
+                    "On the CPU each thread owns bands of rows and works several rows at once with vector "
+                    "instructions; on the GPU the whole image runs in one launch. Serpentine scans run on one thread.";
     w.params = edParamSpecs();
     w.params.push_back(threadsSpec());
     w.params.push_back(simdSpec());

@@ -47,6 +47,55 @@ std::string ParamValues::canonical() const {
     return s.str();
 }
 
+std::string paramText(const ParamValue& v) {
+    if (auto p = std::get_if<int64_t>(&v)) return std::to_string(*p);
+    if (auto p = std::get_if<bool>(&v)) return *p ? "true" : "false";
+    if (auto p = std::get_if<std::string>(&v)) return *p;
+    std::ostringstream s;
+    s.precision(17);
+    s << std::get<double>(v);
+    return s.str();
+}
+
+std::string ParamSpec::defaultText() const {
+    switch (kind) {
+        case Kind::Int: return paramText(int64_t(std::llround(def)));
+        case Kind::Real: return paramText(def);
+        case Kind::Bool: return paramText(def != 0);
+        case Kind::Choice: return choices.empty() ? std::string() : choices[size_t(def)];
+        case Kind::Text: return textDefault;
+    }
+    return {};
+}
+
+std::string ParamSpec::choiceLabel(const std::string& value) const {
+    for (const auto& [v, label] : choiceLabels)
+        if (v == value) return label;
+    return value;
+}
+
+bool ParamSpec::sameMeaning(const ParamSpec& o) const {
+    return key == o.key && label == o.label && kind == o.kind && min == o.min && max == o.max && choices == o.choices &&
+           presets == o.presets && acceptsFile == o.acceptsFile;
+}
+
+bool MethodInfo::paramApplies(const ParamSpec& p, const ParamValues& values) const {
+    if (p.visibleWhen.empty()) return true;
+    const size_t eq = p.visibleWhen.find('=');
+    if (eq == std::string::npos) return true;
+    const std::string key = p.visibleWhen.substr(0, eq);
+    const ParamSpec* on = param(key);
+    if (!on) return true;
+    const auto it = values.all().find(key);
+    std::string current = it != values.all().end() ? paramText(it->second) : on->defaultText();
+    if (on->kind == ParamSpec::Kind::Bool && it != values.all().end())
+        current = paramText(values.getBool(key, on->def != 0));
+    std::stringstream alternatives(p.visibleWhen.substr(eq + 1));
+    for (std::string v; std::getline(alternatives, v, '|');)
+        if (v == current) return true;
+    return false;
+}
+
 std::vector<Device> MethodInfo::devices() const {
     std::vector<Device> d;
     if (cpu) d.push_back(Device::Cpu);
@@ -121,6 +170,18 @@ std::vector<std::string> Registry::variants(const std::string& method) const {
     for (const MethodInfo& m : methods_)
         if (m.method == method) v.push_back(m.variant);
     return v;
+}
+
+std::string Registry::defaultVariant(const std::string& method) const {
+    if (auto it = defaultVariants_.find(method); it != defaultVariants_.end() && find(method, it->second)) return it->second;
+    for (const MethodInfo& m : methods_)
+        if (m.method == method) return m.variant;
+    return {};
+}
+
+std::string Registry::displayName(const std::string& method) const {
+    auto it = displayNames_.find(method);
+    return it != displayNames_.end() ? it->second : method;
 }
 
 Status Registry::resolveParams(const MethodInfo& m, ParamValues& values) const {

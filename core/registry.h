@@ -27,6 +27,26 @@ struct ParamSpec {
     std::vector<std::string> choices;  ///< Choice: allowed values; default = choices[def]
     std::string textDefault;           ///< Text default
     std::string help;
+    /// Applicability, as data: "key=value" or "key=v1|v2" (values in paramText form: "true"/"false" for a
+    /// Bool); empty = always applies. A parameter that does not apply is hidden in the studio and ignored
+    /// by the method.
+    std::string visibleWhen;
+    /// Text: named values a user picks from (value, label) instead of typing; a value outside the list is
+    /// still valid where the method accepts it (e.g. a file path for a screen).
+    std::vector<std::pair<std::string, std::string>> presets;
+    /// Text: the value may be a file path (the studio offers "From file...").
+    bool acceptsFile = false;
+    /// Choice: what a person reads for a value (value, label), e.g. ("nasanen", "Nasanen"); values without one show as is.
+    std::vector<std::pair<std::string, std::string>> choiceLabels;
+
+    /// \brief The label of a Choice value (the value itself when it has none).
+    std::string choiceLabel(const std::string& value) const;
+
+    /// \brief The default as text (paramText form).
+    std::string defaultText() const;
+    /// \brief True when a value set for `other` means the same here: same key, label, kind, range, choices and
+    /// presets (ordered dither's "Screen" and clip-free DBS's "Clip-free screen" share a key, not a meaning).
+    bool sameMeaning(const ParamSpec& other) const;
 };
 
 /// \brief An Int parameter with range and default.
@@ -57,6 +77,9 @@ inline ParamSpec choiceParam(std::string key, std::string label, std::vector<std
 }
 
 using ParamValue = std::variant<int64_t, double, bool, std::string>;
+
+/// \brief A value as text: integers in decimal, reals shortest round-trip, bools "true"/"false", text as is.
+std::string paramText(const ParamValue& v);
 
 /// \brief Parameter values by key; missing keys take the spec's default.
 class ParamValues {
@@ -94,6 +117,9 @@ struct MethodInfo {
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
     std::string id() const { return method + "/" + variant; }
     const ParamSpec* param(const std::string& key) const;
+    /// \brief Whether parameter `p` applies given the other values (its visibleWhen condition); values
+    /// missing from `values` count as their defaults.
+    bool paramApplies(const ParamSpec& p, const ParamValues& values) const;
 };
 
 /// \brief Tells whether a GPU is usable and why not; set by the GPU module, defaults to "not built".
@@ -117,6 +143,13 @@ public:
     const std::vector<MethodInfo>& methods() const { return methods_; }
     std::vector<std::string> methodNames() const;                       ///< distinct methods in order
     std::vector<std::string> variants(const std::string& method) const;  ///< variants of one method
+    /// \brief The variant run when only the method is named (studio and CLI alike): the one set by
+    /// setDefaultVariant, else the first registered.
+    std::string defaultVariant(const std::string& method) const;
+    void setDefaultVariant(const std::string& method, const std::string& variant) { defaultVariants_[method] = variant; }
+    /// \brief The full name of a method for menus and lists ("Error diffusion"); the method id when none is set.
+    std::string displayName(const std::string& method) const;
+    void setDisplayName(const std::string& method, const std::string& name) { displayNames_[method] = name; }
 
     void setGpuAvailability(GpuAvailability a) { gpu_ = std::move(a); }
     const GpuAvailability& gpuAvailability() const { return gpu_; }
@@ -127,6 +160,7 @@ public:
 private:
     Registry();
     std::vector<MethodInfo> methods_;
+    std::map<std::string, std::string> defaultVariants_, displayNames_;
     GpuAvailability gpu_;
 };
 

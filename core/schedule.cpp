@@ -17,7 +17,8 @@ int64_t floorDiv64(int64_t a, int64_t b) {
 int64_t ceilDiv64(int64_t a, int64_t b) { return -floorDiv64(-a, b); }
 
 /// Smallest skew that keeps every same-strip source at a block column <= the receiver's:
-/// s*di + dj >= 0 for every tap with di > 0 (seed 002's trapezoid edge leans one column per row for FS).
+/// s*di + dj >= 0 for every tap with di > 0 (the trapezoid edge of Deshpande, Misra and Narayanan leans
+/// one column per row for FS).
 int minimalSkew(const Kernel& k) {
     int s = 0;
     for (const Tap& t : k.taps)
@@ -101,6 +102,21 @@ bool blockNonEmpty(const BlockGeometry& g, int strip, int block, int width, int 
     return lo <= hi;
 }
 
+int conflictFreeDelay(const Kernel& kernel) {
+    // Pixel (i - di, j - dj) runs at step k(i - di) + j - dj: two taps write one receiver at the same
+    // step exactly when k*di + dj is equal for both.
+    // Each pair of taps rules out at most one k, so one of the next n^2 + 1 values is free.
+    const int first = std::max(1, kernel.minimalDelay());
+    const int n = int(kernel.taps.size());
+    for (int k = first; k <= first + n * n; ++k) {
+        std::vector<int64_t> keys;
+        for (const Tap& t : kernel.taps) keys.push_back(int64_t(k) * t.di + t.dj);
+        std::sort(keys.begin(), keys.end());
+        if (std::adjacent_find(keys.begin(), keys.end()) == keys.end()) return k;
+    }
+    return 0;  // two taps with the same offset: no delay keeps them apart
+}
+
 std::vector<std::string> scheduleNames() {
     return {"raster", "serpentine", "k-delay", "knight", "trapezoid", "parallelogram", "wavefront"};
 }
@@ -127,9 +143,9 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         if (Status s = checkDelay(kernel, p.delay); !s) return s;
         p.steps = int64_t(width - 1) + int64_t(p.delay) * (height - 1) + 1;
         p.description = name == "knight"
-                            ? "knight's-move order (seed 002, section 3): pixel (i, j) at step " +
+                            ? "knight's-move order (Deshpande, Misra and Narayanan, section 3): pixel (i, j) at step " +
                                   std::to_string(p.delay) + "i + j, the earliest step its sources allow"
-                            : "k-delay parallel scan (seed 000, section IV): row i handles column t - " +
+                            : "k-delay parallel scan (Kasagi, Nakano and Ito, section IV): row i handles column t - " +
                                   std::to_string(p.delay) + "i at step t";
         return Status::ok();
     }
@@ -139,7 +155,7 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         const int bw = o.blockWidth > 0 ? o.blockWidth : 32;
         const int bh = o.blockHeight > 0 ? o.blockHeight : bw;
         if (Status s = blockPlan(p, kernel, bw, bh, p.delay); !s) return s;
-        p.description = "parallelogram blocks (seed 000, section V): " + std::to_string(bw) + " x " +
+        p.description = "parallelogram blocks (Kasagi, Nakano and Ito, section V): " + std::to_string(bw) + " x " +
                         std::to_string(bh) + " blocks, each row shifted " + std::to_string(p.delay) +
                         " columns left; strip i has labels " + std::to_string(p.geometry.stripOffset) + "i .. " +
                         std::to_string(p.geometry.stripOffset) + "i + " + std::to_string(p.geometry.blocksPerStrip - 1) +
@@ -147,7 +163,7 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         return Status::ok();
     }
     if (name == "trapezoid") {
-        // Seed 002, sections 3.2 and 5.1: blocks whose flow of error is that of the pixels, so the
+        // Deshpande, Misra and Narayanan, sections 3.2 and 5.1: blocks whose flow of error is that of the pixels, so the
         // blocks run in knight's-move order; block size from the thread count so that `threads`
         // blocks run in parallel for most diagonals: block columns ~ stripOffset * threads.
         const int n = o.threads > 0 ? o.threads : hardwareThreads();
@@ -163,7 +179,7 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         if (bh <= 0) bh = std::min(bw, height);
         p.delay = kmin;
         if (Status s = blockPlan(p, kernel, bw, bh, skew); !s) return s;
-        p.description = "trapezoid blocks (seed 002, section 3.2): " + std::to_string(bw) + " x " +
+        p.description = "trapezoid blocks (Deshpande, Misra and Narayanan, section 3.2): " + std::to_string(bw) + " x " +
                         std::to_string(bh) + " blocks leaning " + std::to_string(skew) +
                         " column(s) left per row, in knight's-move block order (label " +
                         std::to_string(p.geometry.stripOffset) + "I + J), sized for " + std::to_string(n) +
@@ -177,7 +193,7 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         const int bh = o.blockHeight > 0 ? o.blockHeight : simdBandRows(SimdPath::Auto);
         const int bw = o.blockWidth > 0 ? o.blockWidth : 256;
         if (Status s = blockPlan(p, kernel, bw, bh, p.delay); !s) return s;
-        p.description = "wavefront bands (ours): each thread owns bands of " + std::to_string(bh) +
+        p.description = "wavefront bands: each thread owns bands of " + std::to_string(bh) +
                         " rows and runs a " + std::to_string(p.delay) +
                         "-delay wavefront across them with SIMD (one row per lane); a band runs ahead as far as "
                         "the band above allows (progress counters, no barrier). Units are " + std::to_string(bw) +
@@ -283,7 +299,7 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
         if (count[size_t(t)] != s.parallelism[size_t(t)])
             return Status::error("step " + std::to_string(t) + " lists " + std::to_string(s.parallelism[size_t(t)]) +
                                  " units but has " + std::to_string(count[size_t(t)]));
-        // Pixel wavefronts may have empty steps (seed 000 counts every t of k-D PS); block plans drop them.
+        // Pixel wavefronts may have empty steps (Kasagi, Nakano and Ito count every t of k-D PS); block plans drop them.
         if (count[size_t(t)] == 0 && blocks) return Status::error("step " + std::to_string(t) + " is empty");
     }
     // Order inside a unit (and of the sequential scans): raster, or serpentine when asked.

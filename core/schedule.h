@@ -36,8 +36,8 @@ struct Schedule {
     /// order (serpentine for the serpentine schedule) after every unit of earlier steps.
 };
 
-/// \brief Geometry of a skewed-block schedule (seed 000 parallelogram blocks, seed 002 trapezoid
-/// blocks, our wavefront bands): the image is cut into strips of `blockHeight` rows; in local row
+/// \brief Geometry of a skewed-block schedule (parallelogram blocks of Kasagi, Nakano and Ito, trapezoid
+/// blocks of Deshpande, Misra and Narayanan, wavefront bands): the image is cut into strips of `blockHeight` rows; in local row
 /// r of a strip, block J covers columns [J*blockWidth - skew*r, J*blockWidth - skew*r + blockWidth)
 /// (clipped to the image, so edge blocks are trapezoids). Block (I, J) has label
 /// stripOffset*I + J; blocks with one label are independent.
@@ -45,7 +45,7 @@ struct BlockGeometry {
     int blockWidth = 1;
     int blockHeight = 1;
     int skew = 0;         ///< columns each row is shifted left against the row above
-    int stripOffset = 1;  ///< label distance between strips (3 for seed 000's FS blocks, 2 = knight order)
+    int stripOffset = 1;  ///< label distance between strips (3 for Kasagi, Nakano and Ito's FS blocks, 2 = knight order)
     int strips = 0;       ///< ceil(height / blockHeight)
     int blocksPerStrip = 0;  ///< block columns J = 0 .. blocksPerStrip-1 (some may be empty at the edges)
 
@@ -81,6 +81,12 @@ int minimalStripOffset(const Kernel& kernel, int blockWidth, int blockHeight, in
 
 /// \brief True when block (strip, J) of the geometry contains at least one pixel of a width x height image.
 bool blockNonEmpty(const BlockGeometry& g, int strip, int block, int width, int height);
+
+/// \brief Smallest k at which no two pixels of one k-delay step diffuse error into the same pixel: what
+/// pushing errors (diffusion) needs without atomics, where pulling them (collection) needs only
+/// kernel.minimalDelay() (Kasagi, Nakano and Ito, section IV: 3-delay PED for Floyd-Steinberg). 0 when two
+/// taps have the same offset.
+int conflictFreeDelay(const Kernel& kernel);
 
 /// \brief Names of every schedule the model knows, for lists in the CLI and the studio.
 std::vector<std::string> scheduleNames();

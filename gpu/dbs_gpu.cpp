@@ -8,53 +8,10 @@
 #include <string>
 
 #include "core/screen.h"
+#include "gpu/cudacheck.h"
 #include "gpu/dbs_launch.h"
 
 namespace halftone::gpu {
-
-namespace {
-
-Status cudaFail(cudaError_t e, const char* what, int line) {
-    (void)cudaGetLastError();
-    return Status::unavailable(std::string("CUDA error in ") + what + " (dbs_gpu.cpp:" + std::to_string(line) +
-                               "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
-}
-#define DBS_CUDA(call)                                                   \
-    do {                                                                 \
-        const cudaError_t dbs_err_ = (call);                             \
-        if (dbs_err_ != cudaSuccess) return cudaFail(dbs_err_, #call, __LINE__); \
-    } while (0)
-
-/// Owns one device allocation.
-struct DevMem {
-    void* p = nullptr;
-    DevMem() = default;
-    DevMem(const DevMem&) = delete;
-    DevMem& operator=(const DevMem&) = delete;
-    ~DevMem() {
-        if (p) cudaFree(p);
-    }
-    cudaError_t alloc(size_t bytes) { return cudaMalloc(&p, bytes ? bytes : 1); }
-    template <class T>
-    T* as() const {
-        return static_cast<T*>(p);
-    }
-};
-
-struct StreamOwner {
-    cudaStream_t s = nullptr;
-    ~StreamOwner() {
-        if (s) cudaStreamDestroy(s);
-    }
-};
-struct EventOwner {
-    cudaEvent_t e = nullptr;
-    ~EventOwner() {
-        if (e) cudaEventDestroy(e);
-    }
-};
-
-}  // namespace
 
 Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats,
                       DbsGpuTiming* timing, DbsGpuLayout layout) {
@@ -84,7 +41,7 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
         int dev = 0, optin = 0;
         (void)cudaGetDevice(&dev);
         const auto sharedBytes = [&](int side) {
-            return layout == DbsGpuLayout::Seed003 ? dbsdev::groupSharedBytes(side, R) : dbsdev::scanSharedBytes(side, R);
+            return layout == DbsGpuLayout::Koge ? dbsdev::groupSharedBytes(side, R) : dbsdev::scanSharedBytes(side, R);
         };
         if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess && optin > 0 &&
             sharedBytes(bs) > size_t(optin)) {
@@ -100,61 +57,67 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
     const int W = src.width, H = src.height;
     const size_t n = size_t(W) * H, nG = size_t(W + 2) * (H + 2), nC = size_t(W + 2 * P) * (H + 2 * P);
     const int tilesX = (W + 7) / 8, tilesY = (H + 7) / 8;
-    DevMem dSrc, dG, dFree, dCpe, dCpp, dA, dE, dT, dActive, dOnes, dMoves, dGain, dOut, dScreen;
-    DBS_CUDA(dSrc.alloc(n));
-    DBS_CUDA(dG.alloc(nG));
-    DBS_CUDA(dFree.alloc(nG));
-    DBS_CUDA(dCpe.alloc(nC * sizeof(float)));
-    DBS_CUDA(dCpp.alloc(filter.cpp.size() * sizeof(float)));
-    DBS_CUDA(dE.alloc(n * sizeof(double)));
-    DBS_CUDA(dT.alloc(n * sizeof(double)));
-    DBS_CUDA(dActive.alloc(size_t(tilesX) * tilesY * sizeof(int)));
-    DBS_CUDA(dOnes.alloc(size_t(tilesX) * tilesY * sizeof(int)));
-    DBS_CUDA(dMoves.alloc(sizeof(unsigned long long)));
-    DBS_CUDA(dGain.alloc(sizeof(double)));
-    DBS_CUDA(dOut.alloc(n));
+    const size_t nTiles = size_t(tilesX) * tilesY;
+    DeviceBuffer<uint8_t> dSrc, dG, dFree, dOut, dScreen;
+    DeviceBuffer<float> dCpe, dCpp;
+    DeviceBuffer<double> dA, dE, dT, dGain;
+    DeviceBuffer<int> dActive, dOnes;
+    DeviceBuffer<unsigned long long> dMoves;
+    HT_CUDA(dSrc.allocate(n));
+    HT_CUDA(dG.allocate(nG));
+    HT_CUDA(dFree.allocate(nG));
+    HT_CUDA(dCpe.allocate(nC));
+    HT_CUDA(dCpp.allocate(filter.cpp.size()));
+    HT_CUDA(dE.allocate(n));
+    HT_CUDA(dT.allocate(n));
+    HT_CUDA(dActive.allocate(nTiles));
+    HT_CUDA(dOnes.allocate(nTiles));
+    HT_CUDA(dMoves.allocate(1));
+    HT_CUDA(dGain.allocate(1));
+    HT_CUDA(dOut.allocate(n));
     // Phase filters: the warm start's narrower one (same radius, so the same sizes), then the requested one.
     std::vector<const HvsFilter*> phases;
     if (warm) phases.push_back(&warmFilter);
     phases.push_back(&filter);
     std::vector<std::vector<double>> a1d;
     for (const HvsFilter* f : phases) a1d.push_back(cppSeparableTaps(*f));
-    if (!a1d.back().empty()) DBS_CUDA(dA.alloc(a1d.back().size() * sizeof(double)));
-    if (screen) DBS_CUDA(dScreen.alloc(screen->size()));
-    StreamOwner stream;
-    DBS_CUDA(cudaStreamCreate(&stream.s));
-    EventOwner evStart, evStop;
-    DBS_CUDA(cudaEventCreate(&evStart.e));
-    DBS_CUDA(cudaEventCreate(&evStop.e));
+    if (!a1d.back().empty()) HT_CUDA(dA.allocate(a1d.back().size()));
+    if (screen) HT_CUDA(dScreen.allocate(screen->size()));
+    Stream stream;
+    HT_CUDA(stream.create());
+    Event evStart, evStop;
+    HT_CUDA(evStart.create());
+    HT_CUDA(evStop.create());
+    cudaStream_t const st = stream.get();
 
-    DBS_CUDA(cudaMemcpyAsync(dSrc.p, src.data.data(), n, cudaMemcpyHostToDevice, stream.s));
-    if (screen) DBS_CUDA(cudaMemcpyAsync(dScreen.p, screen->data.data(), screen->size(), cudaMemcpyHostToDevice, stream.s));
+    HT_CUDA(cudaMemcpyAsync(dSrc.get(), src.data.data(), n, cudaMemcpyHostToDevice, st));
+    if (screen) HT_CUDA(cudaMemcpyAsync(dScreen.get(), screen->data.data(), screen->size(), cudaMemcpyHostToDevice, st));
     {
         // Every update-map tile active in a phase's iteration 1 (core's UpdateMap starts at 1): a device copy of ones.
         const std::vector<int> ones(size_t(tilesX) * tilesY, 1);
-        DBS_CUDA(cudaMemcpyAsync(dOnes.p, ones.data(), ones.size() * sizeof(int), cudaMemcpyHostToDevice, stream.s));
-        DBS_CUDA(cudaStreamSynchronize(stream.s));
+        HT_CUDA(cudaMemcpyAsync(dOnes.get(), ones.data(), ones.size() * sizeof(int), cudaMemcpyHostToDevice, st));
+        HT_CUDA(cudaStreamSynchronize(st));
     }
-    DBS_CUDA(cudaEventRecord(evStart.e, stream.s));
-    DBS_CUDA(cudaMemsetAsync(dG.p, 0, nG, stream.s));
-    DBS_CUDA(cudaMemsetAsync(dFree.p, 0, nG, stream.s));
+    HT_CUDA(cudaEventRecord(evStart.get(), st));
+    HT_CUDA(cudaMemsetAsync(dG.get(), 0, nG, st));
+    HT_CUDA(cudaMemsetAsync(dFree.get(), 0, nG, st));
     dbsdev::DbsDeviceState s;
     s.width = W;
     s.height = H;
-    s.src = dSrc.as<uint8_t>();
-    s.g = dG.as<uint8_t>();
-    s.freeMask = dFree.as<uint8_t>();
-    s.cpe = dCpe.as<float>();
+    s.src = dSrc.get();
+    s.g = dG.get();
+    s.freeMask = dFree.get();
+    s.cpe = dCpe.get();
     s.pad = P;
-    s.cpp = dCpp.as<float>();
+    s.cpp = dCpp.get();
     s.cppRadius = R;
-    s.activeUntil = dActive.as<int>();
+    s.activeUntil = dActive.get();
     s.tilesX = tilesX;
     s.tilesY = tilesY;
     s.reach = (8 - 1 + R + 2) / 8;
-    s.moves = dMoves.as<unsigned long long>();
-    DBS_CUDA(dbsdev::launchStart(s, params.seed, params.clipFree, params.margin, dScreen.as<uint8_t>(),
-                                 screen ? screen->width : 1, screen ? screen->height : 1, stream.s));
+    s.moves = dMoves.get();
+    HT_CUDA(dbsdev::launchStart(s, params.seed, params.clipFree, params.margin, dScreen.get(),
+                                 screen ? screen->width : 1, screen ? screen->height : 1, st));
 
     const double npx = double(n);
     const int itTotal = params.maxIterations * int(phases.size());
@@ -165,42 +128,42 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
     for (size_t ph = 0; ph < phases.size(); ++ph) {
         // A phase starts as core's DbsState::init + a fresh UpdateMap: c_pe of the current g with this filter.
         const HvsFilter& f = *phases[ph];
-        DBS_CUDA(cudaMemcpyAsync(dCpp.p, f.cpp.data(), f.cpp.size() * sizeof(float), cudaMemcpyHostToDevice, stream.s));
+        HT_CUDA(cudaMemcpyAsync(dCpp.get(), f.cpp.data(), f.cpp.size() * sizeof(float), cudaMemcpyHostToDevice, st));
         if (!a1d[ph].empty())
-            DBS_CUDA(cudaMemcpyAsync(dA.p, a1d[ph].data(), a1d[ph].size() * sizeof(double), cudaMemcpyHostToDevice, stream.s));
-        DBS_CUDA(cudaMemcpyAsync(dActive.p, dOnes.p, size_t(tilesX) * tilesY * sizeof(int), cudaMemcpyDeviceToDevice, stream.s));
-        DBS_CUDA(cudaMemsetAsync(dCpe.p, 0, nC * sizeof(float), stream.s));
-        DBS_CUDA(dbsdev::launchCpe(s, a1d[ph].empty() ? nullptr : dA.as<double>(), dE.as<double>(), dT.as<double>(), stream.s));
+            HT_CUDA(cudaMemcpyAsync(dA.get(), a1d[ph].data(), a1d[ph].size() * sizeof(double), cudaMemcpyHostToDevice, st));
+        HT_CUDA(cudaMemcpyAsync(dActive.get(), dOnes.get(), nTiles * sizeof(int), cudaMemcpyDeviceToDevice, st));
+        HT_CUDA(cudaMemsetAsync(dCpe.get(), 0, nC * sizeof(float), st));
+        HT_CUDA(dbsdev::launchCpe(s, a1d[ph].empty() ? nullptr : dA.get(), dE.get(), dT.get(), st));
         const float eps = 1e-5f * f.cpp0();  // as core's Visitor
         const bool last = ph + 1 == phases.size();
         int it = 0;
         bool phaseConverged = false;
         for (it = 1; it <= params.maxIterations; ++it) {
-            DBS_CUDA(cudaMemsetAsync(dMoves.p, 0, sizeof(unsigned long long), stream.s));
-            DBS_CUDA(cudaMemsetAsync(dGain.p, 0, sizeof(double), stream.s));
+            HT_CUDA(cudaMemsetAsync(dMoves.get(), 0, sizeof(unsigned long long), st));
+            HT_CUDA(cudaMemsetAsync(dGain.get(), 0, sizeof(double), st));
             for (int gi = 0; gi < 4; ++gi) {
                 if (control.cancelled()) {
-                    cudaStreamSynchronize(stream.s);
+                    cudaStreamSynchronize(st);
                     return Status::cancelled();
                 }
-                if (layout == DbsGpuLayout::Seed003)
-                    DBS_CUDA(dbsdev::launchGroup(s, bs, gi >> 1, gi & 1, it, params.swaps, params.updateMap, eps,
-                                                 dGain.as<double>(), stream.s));
+                if (layout == DbsGpuLayout::Koge)
+                    HT_CUDA(dbsdev::launchGroup(s, bs, gi >> 1, gi & 1, it, params.swaps, params.updateMap, eps,
+                                                 dGain.get(), st));
                 else
-                    DBS_CUDA(dbsdev::launchScanGroup(s, bs, gi >> 1, gi & 1, it, params.swaps, params.updateMap, eps,
-                                                     dGain.as<double>(), stream.s));
+                    HT_CUDA(dbsdev::launchScanGroup(s, bs, gi >> 1, gi & 1, it, params.swaps, params.updateMap, eps,
+                                                     dGain.get(), st));
             }
             unsigned long long moves = 0;
             double gain = 0;
-            DBS_CUDA(cudaMemcpyAsync(&moves, dMoves.p, sizeof(moves), cudaMemcpyDeviceToHost, stream.s));
-            DBS_CUDA(cudaMemcpyAsync(&gain, dGain.p, sizeof(gain), cudaMemcpyDeviceToHost, stream.s));
-            DBS_CUDA(cudaStreamSynchronize(stream.s));
+            HT_CUDA(cudaMemcpyAsync(&moves, dMoves.get(), sizeof(moves), cudaMemcpyDeviceToHost, st));
+            HT_CUDA(cudaMemcpyAsync(&gain, dGain.get(), sizeof(gain), cudaMemcpyDeviceToHost, st));
+            HT_CUDA(cudaStreamSynchronize(st));
             totalMoves += int64_t(moves);
             if (last) gainSum += gain;
             Progress pr;
             pr.fraction = std::min(1.0, double(itDone + it) / itTotal);
             pr.stage = std::string(last ? "" : "warm start, ") + "iteration " + std::to_string(itDone + it) +
-                       (layout == DbsGpuLayout::Seed003 ? " (GPU, seed 003 layout)" : " (GPU)");
+                       (layout == DbsGpuLayout::Koge ? " (GPU, Koge et al. layout)" : " (GPU)");
             pr.iteration = itDone + it;
             pr.moves = totalMoves;
             pr.error = gainSum / npx;  // change of E / N in the final phase; the absolute E is computed at the end
@@ -215,14 +178,14 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
         if (!last) warmIterations = phaseIts;
         converged = phaseConverged;
     }
-    DBS_CUDA(dbsdev::launchOutput(s, dOut.as<uint8_t>(), stream.s));
-    DBS_CUDA(cudaEventRecord(evStop.e, stream.s));
+    HT_CUDA(dbsdev::launchOutput(s, dOut.get(), st));
+    HT_CUDA(cudaEventRecord(evStop.get(), st));
     dst = Plane8(W, H);
-    DBS_CUDA(cudaMemcpyAsync(dst.data.data(), dOut.p, n, cudaMemcpyDeviceToHost, stream.s));
-    DBS_CUDA(cudaStreamSynchronize(stream.s));
+    HT_CUDA(cudaMemcpyAsync(dst.data.data(), dOut.get(), n, cudaMemcpyDeviceToHost, st));
+    HT_CUDA(cudaStreamSynchronize(st));
     if (timing) {
         float ms = 0;
-        DBS_CUDA(cudaEventElapsedTime(&ms, evStart.e, evStop.e));
+        HT_CUDA(cudaEventElapsedTime(&ms, evStart.get(), evStop.get()));
         timing->deviceMs = ms;
         timing->endToEndMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
@@ -258,8 +221,8 @@ void registerDbsGpu(Registry& registry) {
             return dbsHalftoneGpu(src, dst, p, rc, nullptr, nullptr, layout);
         });
     };
-    attach("blocks", DbsGpuLayout::Ours);
-    attach("blocks-seed003", DbsGpuLayout::Seed003);
+    attach("blocks", DbsGpuLayout::WarpScan);
+    attach("blocks-seed003", DbsGpuLayout::Koge);
 }
 
 }  // namespace halftone::gpu

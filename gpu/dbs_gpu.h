@@ -13,21 +13,21 @@ struct DbsGpuTiming {
 
 /// \brief Which kernel processes the blocks of a group.
 enum class DbsGpuLayout {
-    Ours,     ///< one CTA per block, warp-wide speculative scan (32 pixels a step, first accepted move applied)
-    Seed003,  ///< seed 003 section 4: one warp per block, lanes evaluate the 9 moves of one pixel at a time
+    WarpScan,  ///< one CTA per block, warp-wide speculative scan (32 pixels a step, first accepted move applied)
+    Koge,      ///< Koge, Ito and Nakano (2014), section 4: one warp per block, lanes evaluate the 9 moves of one pixel
 };
 
-/// \brief Four-group block-parallel DBS (seed 003 section 4, seed 004 quad-interleaved), the block's c_pe in shared
-/// memory; bit-identical to dbsHalftone with DbsSchedule::Blocks and the same block side
+/// \brief Four-group block-parallel DBS (Koge, Ito and Nakano, section 4; Zhang and Allebach's quad-interleaved blocks),
+/// the block's c_pe in shared memory; bit-identical to dbsHalftone with DbsSchedule::Blocks and the same block side
 /// (block side >= max(4w+1, 2(2w+1))). No usable device or a CUDA error gives Status::unavailable.
 /// Progress per iteration (iteration, moves, error); cancellation checked between block-group launches.
 /// Both layouts give the same bits for the same block side; they differ in speed.
 Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control = {},
                       DbsStats* stats = nullptr, DbsGpuTiming* timing = nullptr,
-                      DbsGpuLayout layout = DbsGpuLayout::Ours);
+                      DbsGpuLayout layout = DbsGpuLayout::WarpScan);
 
-/// \brief Attaches ours to `dbs/blocks` and the seed 003 layout to `dbs/blocks-seed003` (called from
-/// gpu::registerMethods).
+/// \brief Attaches the warp-scan layout to `dbs/blocks` and Koge et al.'s layout to `dbs/blocks-seed003` (called
+/// from gpu::registerMethods).
 void registerDbsGpu(Registry& registry);
 
 }  // namespace halftone::gpu

@@ -1,5 +1,5 @@
-// DBS on the GPU: seed 003 section 4 (four block groups, one CUDA block per image block, the block's error
-// matrix in shared memory) with the c_pp / c_pe updates of seed 004 (eq. 12-16). The arithmetic and the visiting
+// DBS on the GPU: Koge, Ito and Nakano (2014), section 4 (four block groups, one CUDA block per image block, the
+// block's error matrix in shared memory) with the c_pp / c_pe updates of Zhang and Allebach (eq. 12-16). The arithmetic and the visiting
 // order are those of core's DbsSchedule::Blocks, so the result is bit-identical to the CPU for the same block side.
 #include <cuda_runtime.h>
 
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
     }
 }
 
-// Ours: one CTA per image block of the group. All threads move the block's state between global and shared memory:
+// The warp-scan layout: one CTA per image block of the group. All threads move the block's state between global and shared memory:
 // c_pe of the block and its margin, g and the free mask of the block and its one-pixel ring (one byte each: bit 0 g,
 // bit 1 free) and the block's update-map tiles. Warp 0 then scans the block in raster order 32 pixels at a time: every
 // lane evaluates the toggle and the eight swaps of its own pixel from the current state (shared memory only, all loads

@@ -22,7 +22,7 @@ struct DbsDeviceState {
     unsigned long long* moves = nullptr;  ///< accepted moves of the current iteration
 };
 
-/// \brief Start image (seed 003 step 1): random dither from the hash of (seed, x, y); clip-free labels from the screen.
+/// \brief Start image (Koge, Ito and Nakano, step 1): random dither from the hash of (seed, x, y); clip-free labels from the screen.
 cudaError_t launchStart(const DbsDeviceState& s, uint64_t seed, bool clipFree, double margin, const uint8_t* screen,
                         int screenW, int screenH, cudaStream_t stream);
 
@@ -36,13 +36,13 @@ cudaError_t launchCpe(const DbsDeviceState& s, const double* a1d, double* scratc
 cudaError_t launchGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
                         float eps, double* gain, cudaStream_t stream);
 
-/// \brief Ours: the same block group, one CTA per block; warp 0 scans 32 pixels at a time from the current state and
+/// \brief The warp-scan layout: the same block group, one CTA per block; warp 0 scans 32 pixels at a time from the current state and
 /// applies the first accepted move (ballot), so the result is that of the sequential in-block scan, bit for bit.
 /// Blocks with no active update-map tile are skipped. Same arguments as launchGroup; shared memory scanSharedBytes.
 cudaError_t launchScanGroup(const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps, bool updateMap,
                             float eps, double* gain, cudaStream_t stream);
 
-/// \brief Shared memory a group launch needs for block side bs (bytes): seed 003's layout, ours.
+/// \brief Shared memory a group launch needs for block side bs (bytes): Koge et al.'s layout, the warp-scan layout.
 size_t groupSharedBytes(int bs, int cppRadius);
 size_t scanSharedBytes(int bs, int cppRadius);
 

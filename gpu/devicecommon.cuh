@@ -53,7 +53,7 @@ __host__ __device__ constexpr int maxDjOf(const KernelC& k, int di) {
         if (k.t[i].di == di && k.t[i].dj > m) m = k.t[i].dj;
     return m;
 }
-/// \brief Seed 000's minimal k of the k-delay schedule: k*di + dj > 0 for every tap.
+/// \brief The minimal k of Kasagi, Nakano and Ito's k-delay schedule: k*di + dj > 0 for every tap.
 __host__ __device__ constexpr int minDelayOf(const KernelC& k) {
     for (int d = 1; d < 16; ++d) {
         bool ok = true;

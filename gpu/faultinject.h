@@ -1,5 +1,5 @@
 #pragma once
-// \brief Test-only GPU fault injection (issue 7), off unless HALFTONE_GPU_FAULT is set in the environment:
+// \brief Test-only GPU fault injection, off unless HALFTONE_GPU_FAULT is set in the environment:
 //   HALFTONE_GPU_FAULT=launch  a kernel launch with an invalid configuration (4096 threads per block) just
 //                              before the method's kernels: refused at launch (cudaErrorInvalidValue on
 //                              CUDA 13, cudaErrorInvalidConfiguration on older toolkits); the context

@@ -18,24 +18,24 @@ void registerMethods(Registry& registry);
 struct MethodSpec {
     std::string method;       ///< "ed" or "ec"
     std::string variant;      ///< e.g. "wavefront", "bwec-rc", "ped2-atomic-perm"
-    std::string description;  ///< one line, naming the seed section it follows
+    std::string description;  ///< one line, naming the paper and section it follows
     bool allKernels = false;  ///< false: Floyd-Steinberg only
     bool cpuAssisted = false; ///< handover/hybrid: part of the work runs on the CPU
 };
 
-/// \brief Every GPU method, ours ("wavefront") first.
+/// \brief Every GPU method, the wavefront kernel ("wavefront") first, then the published methods it is compared with.
 const std::vector<MethodSpec>& methods();
 
 /// \brief Halftones one plane with the GPU method `variant`; dst is resized. Exact (SPEC) for every
 /// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
 /// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
-/// `shape` ("", "e<extra>q<sets>" e.g. "e0q1", or "f<extra>" = the fast binary-FS form) picks a tuning shape of ours; empty = default
-/// (the fast form f0 for binary Floyd-Steinberg, e1q2 otherwise).
+/// `form` picks the wavefront kernel's form (see wavefrontForms()); empty = the fastest one compiled for the request
+/// (the fast form for binary Floyd-Steinberg, the general form otherwise).
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
-                const RunControl& control = {}, const std::string& shape = {});
+                const RunControl& control = {}, const std::string& form = {});
 
 /// \brief Binary Floyd-Steinberg straight to 1-bit rows: PBM P4 layout, (W + 7) / 8 bytes per row, leftmost
-/// pixel in the most significant bit, 1 = black (output 0), bits past the width 0. Ours' fast form writes
+/// pixel in the most significant bit, 1 = black (output 0), bits past the width 0. The wavefront's fast form writes
 /// the bits on the device, so only W H / 8 bytes come back. Other kernels or level counts: Status::error;
 /// no usable device: Status::unavailable.
 Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params,
@@ -47,8 +47,8 @@ struct Timing {
     double deviceMs = 0;     ///< device-resident: input already on the device to output on the device (CUDA events)
     double d2hMs = 0;        ///< device -> host (pinned) copy of the output
     double endToEndMs = 0;   ///< host 8-bit in -> host out (pinned), host clock
-    double overlappedMs = 0; ///< ours only: end to end with chunked, overlapped transfers (0 = not measured)
-    double packedEndToEndMs = 0; ///< ours, binary FS: host 8-bit in -> host 1-bit rows out (0 = not measured)
+    double overlappedMs = 0; ///< wavefront only: end to end with chunked, overlapped transfers (0 = not measured)
+    double packedEndToEndMs = 0; ///< wavefront, binary FS: host 8-bit in -> host 1-bit rows out (0 = not measured)
     double packedD2hMs = 0;      ///< the 1-bit rows' device -> host copy
     int runs = 0;
     bool cpuAssisted = false;  ///< deviceMs includes CPU work (handover/hybrid), measured with the host clock
@@ -56,9 +56,10 @@ struct Timing {
 
 /// \brief Measures a method on `src` and returns the last result in `result` (may be null).
 Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& timing,
-                 Plane8* result = nullptr, const std::string& shape = {});
+                 Plane8* result = nullptr, const std::string& form = {});
 
-/// \brief Shapes of ours compiled for tuning, binary Floyd-Steinberg (e1q2 is compiled for every kernel and level count).
-std::vector<std::string> tuningShapes();
+/// \brief The forms of the wavefront kernel: "fast" (binary Floyd-Steinberg only, the default there) and "general"
+/// (every kernel, level count and input mode).
+std::vector<std::string> wavefrontForms();
 
 }  // namespace halftone::gpu

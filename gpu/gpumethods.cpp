@@ -1,5 +1,5 @@
 // Host side of every GPU method: buffers, transfers, launches in order, cancellation, progress,
-// timings. Kernels live in wavefront.cu / seedmethods.cu behind gpu/launch.h.
+// timings. Kernels live in wavefront.cu / publishedmethods.cu behind gpu/launch.h.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -57,7 +57,7 @@ struct Tables {
     QuantTables view() const { return QuantTables{input.get(), level.get()}; }
 };
 
-/// The launch plan of a seed method from the schedule model (core/schedule.h), Floyd-Steinberg.
+/// The launch plan of a published method from the schedule model (core/schedule.h), Floyd-Steinberg.
 Status planFs(const std::string& name, int width, int height, int delay, int block, SchedulePlan& plan) {
     ScheduleOptions o;
     o.delay = delay;
@@ -90,25 +90,23 @@ protected:
     Tables tables;
 };
 
-// ------------------------------------------------------------------ ours
-std::string shapeName(const WavefrontShape& s) {
-    return s.fast ? (s.halfPairs ? "h" : s.pairSteps ? "w" : s.blockHandoff ? "b" : s.rowSets == 2 ? "p" : "f") + std::to_string(s.extraDelay)
-                  : "e" + std::to_string(s.extraDelay) + "q" + std::to_string(s.rowSets);
-}
+// ------------------------------------------------------------------ the wavefront kernel
+const char* formName(WavefrontForm f) { return f == WavefrontForm::Fast ? "fast" : "general"; }
 
 class WavefrontRunner : public Runner {
 public:
-    explicit WavefrontRunner(WavefrontShape shape) : shape_(shape) {}
+    explicit WavefrontRunner(WavefrontForm form) : form_(form) {}
     Status prepare(int width, int height, const EdParams& p) override {
         W = width;
         H = height;
         kernelIndex_ = kernelIndexOf(p.kernel);
-        if (!wavefrontHasShape(kernelIndex_, shape_, p.levels == 2))
-            return Status::error("wavefront shape " + shapeName(shape_) + " is not compiled for kernel " + p.kernel +
-                                 " with " + std::to_string(p.levels) + " levels");
+        if (!wavefrontHasForm(kernelIndex_, form_, p.levels == 2))
+            return Status::error(std::string("the wavefront's ") + formName(form_) + " form is not compiled for kernel " +
+                                 p.kernel + " with " + std::to_string(p.levels) + " levels (the fast form is binary "
+                                 "Floyd-Steinberg only)");
         HT_TRY(tables.make(p));
         pitch_ = (W + 31) / 32 * 32;
-        const int rows = wavefrontStripRows(shape_);
+        const int rows = wavefrontStripRows(form_);
         strips_ = (H + rows - 1) / rows;
         stride_ = pitch_ + 512;  // the fast form indexes boundary words by step: up to W + 31 K + 124
         HT_CUDA(in_.allocate(size_t(pitch_) * H));
@@ -133,35 +131,10 @@ public:
             if (stripDone_.get()) std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
             epoch_ = 1;
         }
-        const bool trace = shape_.fast && std::getenv("HALFTONE_WAVEFRONT_TRACE") != nullptr;
-        Event kA, k0, k1;  // trace: the flag reset and the launch, and the launch alone, by CUDA events
-        if (trace) {
-            HT_CUDA(kA.create());
-            HT_CUDA(k0.create());
-            HT_CUDA(k1.create());
-            HT_CUDA(cudaEventRecord(kA.get(), s));
-        }
         HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
         host_.get()[0] = 0;
         host_.get()[1] = 0;
-        WavefrontArgs a = args();
-        if (trace) {
-            if (!trace_.get()) HT_CUDA(trace_.allocate(size_t(strips_) * kWavefrontTraceSlots + 2));
-            HT_CUDA(cudaMemsetAsync(trace_.get(), 0, trace_.bytes(), s));
-            a.trace = trace_.get();
-        }
-        if (trace) HT_CUDA(cudaEventRecord(k0.get(), s));
-        HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, s));
-        if (trace) {
-            HT_CUDA(cudaEventRecord(k1.get(), s));
-            HT_CUDA(cudaEventSynchronize(k1.get()));
-            float ms = 0, msA = 0;
-            HT_CUDA(cudaEventElapsedTime(&ms, k0.get(), k1.get()));
-            HT_CUDA(cudaEventElapsedTime(&msA, kA.get(), k1.get()));
-            std::fprintf(stderr, "trace: kernel alone (CUDA events) %.1f us, with the flag reset %.1f us\n", 1000.0 * ms,
-                         1000.0 * msA);
-            HT_TRY(printTrace(s));
-        }
+        HT_CUDA(launchWavefront(kernelIndex_, form_, args(), deviceInfo().smCount, s));
         if (rc.onProgress || rc.cancelled()) {
             // live progress (rows done, from mapped host memory) and cancellation while it runs
             volatile int* hostFlags = host_.get();
@@ -204,9 +177,9 @@ public:
 
     bool hasOverlapped() const override { return true; }
 
-    bool hasPacked() const override { return shape_.fast; }
+    bool hasPacked() const override { return form_ == WavefrontForm::Fast; }
     Status setPacked(bool on) override {
-        if (on && !shape_.fast) return Status::error("packed output needs the fast form (binary Floyd-Steinberg)");
+        if (on && form_ != WavefrontForm::Fast) return Status::error("packed output needs the fast form (binary Floyd-Steinberg)");
         if (on && !packed_.get()) HT_CUDA(packed_.allocate(size_t(pitch_ / 8) * H));
         packedMode_ = on;
         return Status::ok();
@@ -221,7 +194,7 @@ public:
     /// running meanwhile, and every finished band copied out on a third stream as soon as all its
     /// strips have set their done flag in mapped host memory.
     Status overlapped(const uint8_t* hin, uint8_t* hout, cudaStream_t sK) override {
-        const int rows = wavefrontStripRows(shape_);
+        const int rows = wavefrontStripRows(form_);
         const int bandRows = std::max(rows, (H / 16 + rows - 1) / rows * rows);
         const int bands = (H + bandRows - 1) / bandRows;
         if (!sIn_.get()) {
@@ -252,7 +225,7 @@ public:
         a.bandReady = bandReady_.get();
         a.bandRows = bandRows;
         a.stripDone = stripDoneDev_;
-        HT_CUDA(launchWavefront(kernelIndex_, shape_, a, deviceInfo().smCount, sK));
+        HT_CUDA(launchWavefront(kernelIndex_, form_, a, deviceInfo().smCount, sK));
         volatile int* done = stripDone_.get();
         for (int b = 0; b < bands;) {
             const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
@@ -305,65 +278,13 @@ private:
         }
         return a;
     }
-    /// Per-strip timeline of the fast form (diagnostics): start, chunk 96, end, hand-off waits; kernel entry and exit
-    /// -> stderr.
-    Status printTrace(cudaStream_t s) {
-        constexpr int kSlots = kWavefrontTraceSlots;  // per strip: start, chunk 96, end, hand-off waits, first check, chunk 32
-        std::vector<unsigned long long> t(size_t(strips_) * kSlots + 2);  // + kernel entry, last exit
-        HT_CUDA(cudaMemcpyAsync(t.data(), trace_.get(), trace_.bytes(), cudaMemcpyDeviceToHost, s));
-        HT_CUDA(cudaStreamSynchronize(s));
-        const unsigned long long t0 = t[0];
-        const int steps = shape_.halfPairs ? 16 * ((W - 1) / 32 + 3) + 16 - 96
-                          : shape_.pairSteps ? 32 * ((W - 1) / 64 + (62 * (shape_.extraDelay + 2) + 63) / 64) + 32 - 96
-                                           : (W - 1) / 32 * 32 + (wavefrontStripRows(shape_) - 1) * (shape_.extraDelay + 2) + 32 - 96;
-        const unsigned long long entry = t[size_t(kSlots) * strips_], lastExit = t[size_t(kSlots) * strips_ + 1];
-        const unsigned long long lastEnd = t[size_t(kSlots) * (strips_ - 1) + 2];  // the last strip's end
-        std::vector<double> run, lag, lagEnd, fails, polls;
-        for (int i = 0; i < strips_; ++i) {
-            const unsigned long long* r = &t[size_t(kSlots) * i];
-            run.push_back(double(r[2] - r[1]) / std::max(1, steps));
-            if (i > 0) lag.push_back(double(r[1]) - double(r[1 - kSlots]));
-            if (i > 0) lagEnd.push_back(double(r[2]) - double(r[2 - kSlots]));
-            fails.push_back(double(traceFails(r[3])));
-            polls.push_back(double(tracePolls(r[3])));
-        }
-        if (const char* csv = std::getenv("HALFTONE_WAVEFRONT_TRACE_CSV")) {  // raw per-strip stamps (appended per run)
-            if (FILE* f = std::fopen(csv, "a")) {
-                std::fprintf(f, "# %dx%d %s: strip,start_ns,chunk96_ns,end_ns,failed_checks,poll_loads,first_check_ns,chunk32_ns,sm "
-                                "(ns from strip 0's start)\n", W, H, shapeName(shape_).c_str());
-                auto rel = [&](unsigned long long v) { return v ? (long long)(v - t0) : -1LL; };
-                for (int i = 0; i < strips_; ++i) {
-                    const unsigned long long* r = &t[size_t(kSlots) * i];
-                    std::fprintf(f, "%d,%lld,%lld,%lld,%u,%u,%lld,%lld,%u\n", i, rel(r[0]), rel(r[1]), rel(r[2]),
-                                 traceFails(r[3]), tracePolls(r[3]), rel(r[4]), rel(r[5]), traceSm(r[3]));
-                }
-                std::fclose(f);
-            }
-        }
-        auto med = [](std::vector<double> v) {
-            if (v.empty()) return 0.0;
-            std::sort(v.begin(), v.end());
-            return v[v.size() / 2];
-        };
-        std::fprintf(stderr,
-                     "trace %dx%d %s: strips %d, ns/step (chunk 96..end) median %.2f first %.2f last %.2f; "
-                     "lag between strips (chunk 96) median %.0f ns, (end) median %.0f ns; last end %.1f us; "
-                     "hand-off waits per strip after its start: failed checks median %.0f, poll loads median %.0f; "
-                     "kernel entry to strip 0 %.1f us, last strip end to last exit %.1f us (0: not recorded)\n",
-                     W, H, shapeName(shape_).c_str(), strips_, med(run), run.front(), run.back(), med(lag), med(lagEnd),
-                     double(lastEnd - t0) / 1000.0, med(fails), med(polls),
-                     entry ? (double(t0) - double(entry)) / 1000.0 : 0.0,
-                     lastExit ? (double(lastExit) - double(lastEnd)) / 1000.0 : 0.0);
-        return Status::ok();
-    }
-    DeviceBuffer<unsigned long long> trace_;
     DeviceBuffer<uint8_t> packed_;
     bool packedMode_ = false;
     Stream sIn_, sOut_;
     DeviceBuffer<int> bandReady_;
     PinnedBuffer<int> stripDone_;
     int* stripDoneDev_ = nullptr;
-    WavefrontShape shape_;
+    WavefrontForm form_;
     int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
     DeviceBuffer<uint8_t> in_, out_;
     DeviceBuffer<uint32_t> boundary_;
@@ -373,7 +294,7 @@ private:
     Stream cancelStream_;
 };
 
-// ------------------------------------------------------------------ seed 000 section IV
+// ------------------------------------------------------------------ Kasagi, Nakano and Ito, section IV: PED/PEC
 class GlobalRunner : public Runner {
 public:
     GlobalRunner(GlobalVariant v, bool perm) : v_(v), perm_(perm) {}
@@ -382,7 +303,7 @@ public:
         H = height;
         HT_TRY(tables.make(p));
         k_ = v_ == GlobalVariant::Ped3 ? 3 : 2;
-        SchedulePlan plan;  // seed 000's k-delay scan: one launch per step of the model
+        SchedulePlan plan;  // the k-delay scan: one launch per step of the model
         HT_TRY(planFs("k-delay", W, H, k_, 0, plan));
         steps_ = int(plan.steps);
         const size_t n = size_t(W) * H, np = perm_ ? size_t(steps_) * H : n;
@@ -434,7 +355,7 @@ private:
     DeviceBuffer<int32_t> work_, rowErr_;
 };
 
-// ------------------------------------------------------------------ seed 002: knight order
+// ------------------------------------------------------------------ Deshpande, Misra and Narayanan: knight order
 /// Knight-order offsets: step t = j + 2 i holds rows lo(t)..hi(t).
 struct KnightLayout {
     int W = 0, H = 0, steps = 0;
@@ -493,7 +414,7 @@ public:
         HT_CUDA(cudaMemcpy(offsets_.get(), L_.offsets.data(), L_.offsets.size() * sizeof(int64_t),
                            cudaMemcpyHostToDevice));
         if (handover_) {
-            // CPU takes the steps whose parallelism is below the threshold (seed 002, section 4.1)
+            // CPU takes the steps whose parallelism is below the threshold (Deshpande, Misra and Narayanan, section 4.1)
             int maxPar = 0;
             for (int t = 0; t < L_.steps; ++t) maxPar = std::max(maxPar, L_.count(t));
             const int thr = std::min(kHandoverParallelism, maxPar);
@@ -585,7 +506,7 @@ private:
     std::vector<int32_t> hostErr_;
 };
 
-// ------------------------------------------------------------------ seed 002: CPU-GPU hybrid
+// ------------------------------------------------------------------ Deshpande, Misra and Narayanan: CPU-GPU hybrid
 class HybridRunner : public Runner {
 public:
     Status prepare(int width, int height, const EdParams& p) override {
@@ -696,7 +617,7 @@ private:
     std::vector<uint8_t> hostIn_, hostOut_;
 };
 
-// ------------------------------------------------------------------ seed 000 section V / seed 001
+// ------------------------------------------------------------------ Kasagi, Nakano and Ito, section V: parallelogram blocks
 class BlockRunner : public Runner {
 public:
     BlockRunner(bool diffusion, bool registers) : diffusion_(diffusion), registers_(registers) {}
@@ -756,24 +677,24 @@ private:
 const std::vector<MethodSpec>& specs() {
     static const std::vector<MethodSpec> all = {
         {"ec", "wavefront",
-         "ours: one persistent launch, warp strips of 32-64 rows, errors in registers, shuffles down the "
-         "wavefront, tagged hand-offs between strips; every kernel, 2..256 levels, linear",
+         "Error collection as a wavefront on the GPU in one launch, each row a few pixels behind the row "
+         "above: the fastest GPU method; every kernel, 2 to 256 levels, linear light",
          true, false},
-        {"ed", "ped3-global", "seed 000 IV: 3-delay parallel diffusion on global memory, one launch per step", false, false},
-        {"ed", "ped3-global-perm", "seed 000 IV: 3-delay PED with data permutation (shift + transpose)", false, false},
-        {"ed", "ped2-atomic", "seed 000 IV: 2-delay PED, atomicAdd for the colliding receivers", false, false},
-        {"ed", "ped2-atomic-perm", "seed 000 IV: 2-delay PED with atomicAdd and data permutation", false, false},
-        {"ed", "ped2-double", "seed 000 IV: 2-delay PED, two launches per step (own row, then the row below)", false, false},
-        {"ed", "ped2-double-perm", "seed 000 IV: 2-delay PED with double launches and data permutation", false, false},
-        {"ec", "pec2-global", "seed 000 IV: 2-delay parallel collection on global memory, one launch per step", false, false},
-        {"ec", "pec2-global-perm", "seed 000 IV: 2-delay PEC with data permutation (coalesced)", false, false},
-        {"ed", "bwed", "seed 001 / 000 V: block-wise diffusion, 32x32 parallelogram blocks in shared memory, C/R arrays", false, false},
-        {"ed", "bwed-rc", "seed 001 / 000 V: BWED with register caching", false, false},
-        {"ec", "bwec", "seed 001 / 000 V: block-wise collection, 32x32 parallelogram blocks in shared memory, C/R arrays", false, false},
-        {"ec", "bwec-rc", "seed 001 / 000 V: BWEC with register caching (seed 000's best)", false, false},
-        {"ec", "knight", "seed 002: pixel per thread in knight order, knight-order storage", false, false},
-        {"ec", "handover", "seed 002 4.1: CPU runs the low-parallelism start and end, GPU the middle (knight order)", false, true},
-        {"ec", "hybrid", "seed 002 4.2: CPU takes a band of columns concurrently; edge errors through mapped host memory", false, true},
+        {"ed", "ped3-global", "GPU error diffusion, each row 3 pixels behind the row above, one launch per step (Nakano and Ito)", false, false},
+        {"ed", "ped3-global-perm", "As ped3-global, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "ped2-atomic", "GPU error diffusion, each row 2 pixels behind the row above; pixels that receive error from two senders at once add it atomically", false, false},
+        {"ed", "ped2-atomic-perm", "As ped2-atomic, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "ped2-double", "GPU error diffusion, each row 2 pixels behind the row above, two launches per step (own row, then the row below)", false, false},
+        {"ed", "ped2-double-perm", "As ped2-double, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ec", "pec2-global", "GPU error collection, each row 2 pixels behind the row above, one launch per step (Nakano and Ito)", false, false},
+        {"ec", "pec2-global-perm", "As pec2-global, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "bwed", "GPU error diffusion on 32 x 32 slanted blocks held in fast on-chip memory (Nakano and Ito's block-wise method)", false, false},
+        {"ed", "bwed-rc", "As bwed, keeping the errors in reach in registers", false, false},
+        {"ec", "bwec", "GPU error collection on 32 x 32 slanted blocks held in fast on-chip memory (Nakano and Ito's block-wise method)", false, false},
+        {"ec", "bwec-rc", "As bwec, keeping the errors in reach in registers (the fastest in Nakano and Ito's study)", false, false},
+        {"ec", "knight", "GPU error collection, one thread per pixel in knight's-move order, the image stored in that order (Kasagi, Nakano and Ito)", false, false},
+        {"ec", "handover", "Knight's-move error collection; the CPU does the start and end where few pixels are ready, the GPU the middle", false, true},
+        {"ec", "hybrid", "Knight's-move error collection; the CPU takes a band of columns at the same time as the GPU does the rest", false, true},
     };
     return all;
 }
@@ -784,46 +705,29 @@ const MethodSpec* findSpec(const std::string& variant) {
     return nullptr;
 }
 
-/// Shape of ours for binary Floyd-Steinberg (every tuning shape is compiled for it): the fast form with
-/// K = 2 (f0, gpu/wavefront_fast.cuh), the fastest at 16K x 16K in docs/perf/gpu-ed.md (session 9, with the
-/// tagged G words and SHFL.UP: 2.51-2.52 ms against f1's 2.59-2.61 in the same runs). Other kernels and level
-/// counts use the general kernel's default shape e1q2.
-constexpr WavefrontShape kFsBinaryShape{0, 1, true};
-
-Status parseShape(const std::string& s, WavefrontShape& shape) {
-    if (s.empty()) return Status::ok();
-    int e = -1, q = -1;
-    char tail = 0;
-    if (std::sscanf(s.c_str(), "f%d%c", &e, &tail) == 1 && e >= 0) {
-        shape = WavefrontShape{e, 1, true};
+/// The wavefront form a request names: "" = the fastest compiled one (fast for binary Floyd-Steinberg, general
+/// otherwise), "fast" or "general".
+Status parseForm(const std::string& text, const Kernel& kernel, int levels, WavefrontForm& form) {
+    const bool fastFits = kernel.name == "floyd-steinberg" && levels == 2;
+    if (text.empty()) {
+        form = fastFits ? WavefrontForm::Fast : WavefrontForm::General;
         return Status::ok();
     }
-    if (std::sscanf(s.c_str(), "b%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, block hand-off
-        shape = WavefrontShape{e, 1, true, true};
+    if (text == "general") {
+        form = WavefrontForm::General;
         return Status::ok();
     }
-    if (std::sscanf(s.c_str(), "w%d%c", &e, &tail) == 1 && e >= 0) {  // pair form: two columns per step
-        shape = WavefrontShape{e, 1, true, false, true};
+    if (text == "fast") {
+        if (!fastFits)
+            return Status::error("the wavefront's fast form is binary Floyd-Steinberg only (got kernel " + kernel.name +
+                                 " with " + std::to_string(levels) + " levels)");
+        form = WavefrontForm::Fast;
         return Status::ok();
     }
-    if (std::sscanf(s.c_str(), "h%d%c", &e, &tail) == 1 && e == 0) {  // two columns per step, rows 3 columns apart
-        WavefrontShape h{0, 1, true};
-        h.halfPairs = true;
-        shape = h;
-        return Status::ok();
-    }
-    if (std::sscanf(s.c_str(), "p%d%c", &e, &tail) == 1 && e >= 0) {  // fast form, two rows per lane
-        shape = WavefrontShape{e, 2, true};
-        return Status::ok();
-    }
-    if (std::sscanf(s.c_str(), "e%dq%d%c", &e, &q, &tail) != 2 || e < 0 || q < 1)
-        return Status::error("bad wavefront shape '" + s +
-                             "' (expected e<extra delay>q<row sets>, e.g. e1q2, or f<extra delay> / p<extra delay> / b<extra delay> for the fast form with one / two rows per lane / block hand-off, w<extra delay> for two columns per step, h0 for two columns per step with rows 3 columns apart)");
-    shape = WavefrontShape{e, q, false};
-    return Status::ok();
+    return Status::error("unknown wavefront form '" + text + "' (expected fast or general)");
 }
 
-Status makeRunner(const std::string& variant, const EdParams& p, const std::string& shapeText,
+Status makeRunner(const std::string& variant, const EdParams& p, const std::string& formText,
                   std::unique_ptr<Runner>& out) {
     const MethodSpec* spec = findSpec(variant);
     if (!spec) {
@@ -839,10 +743,9 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
         return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " + kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
-        WavefrontShape shape;
-        if (kernel->name == "floyd-steinberg" && p.levels == 2) shape = kFsBinaryShape;
-        HT_TRY(parseShape(shapeText, shape));
-        out = std::make_unique<WavefrontRunner>(shape);
+        WavefrontForm form = WavefrontForm::General;
+        HT_TRY(parseForm(formText, *kernel, p.levels, form));
+        out = std::make_unique<WavefrontRunner>(form);
     } else if (variant.rfind("ped3-global", 0) == 0) {
         out = std::make_unique<GlobalRunner>(GlobalVariant::Ped3, variant.size() > 11);
     } else if (variant.rfind("ped2-atomic", 0) == 0) {
@@ -875,9 +778,7 @@ double medianOf(std::vector<double> v) {
 
 const std::vector<MethodSpec>& methods() { return specs(); }
 
-std::vector<std::string> tuningShapes() {
-    return {"f0", "h0", "f1", "w0", "w1", "f2", "p0", "p1", "b1", "b0", "e1q2", "e0q1", "e0q2", "e0q4", "e1q1", "e1q4"};
-}
+std::vector<std::string> wavefrontForms() { return {"fast", "general"}; }
 
 namespace {
 
@@ -885,16 +786,16 @@ namespace {
 /// result back (8-bit or packed). `packed` switches the runner to 1-bit output first.
 template <class Fetch>
 Status runOnce(const std::string& variant, const Plane8& src, const EdParams& params, const RunControl& control,
-               const std::string& shape, bool packed, Fetch&& fetch) {
+               const std::string& form, bool packed, Fetch&& fetch) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
     if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
         return Status::unavailable("too large for the GPU path: " + std::to_string(src.width) + " x " +
                                    std::to_string(src.height) + " is over its limit of 2^30 pixels");
     std::unique_ptr<Runner> r;
-    HT_TRY(makeRunner(variant, params, shape, r));
+    HT_TRY(makeRunner(variant, params, form, r));
     if (packed && !r->hasPacked())
-        return Status::error("1-bit packed output needs binary Floyd-Steinberg (ours' fast form); got kernel " +
+        return Status::error("1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
                              params.kernel + " with " + std::to_string(params.levels) + " levels");
     HT_TRY(r->prepare(src.width, src.height, params));
     if (packed) HT_TRY(r->setPacked(true));
@@ -920,8 +821,8 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
 }  // namespace
 
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
-                const RunControl& control, const std::string& shape) {
-    return runOnce(variant, src, params, control, shape, false, [&](Runner& r, cudaStream_t s) {
+                const RunControl& control, const std::string& form) {
+    return runOnce(variant, src, params, control, form, false, [&](Runner& r, cudaStream_t s) {
         dst = Plane8(src.width, src.height);
         return r.download(dst.data.data(), s);
     });
@@ -935,11 +836,11 @@ Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdPar
 }
 
 Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& t,
-                 Plane8* result, const std::string& shape) {
+                 Plane8* result, const std::string& form) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     runs = std::max(1, runs);
     std::unique_ptr<Runner> r;
-    HT_TRY(makeRunner(variant, params, shape, r));
+    HT_TRY(makeRunner(variant, params, form, r));
     HT_TRY(r->prepare(src.width, src.height, params));
     Stream s;
     HT_CUDA(s.create());

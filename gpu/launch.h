@@ -1,5 +1,5 @@
 #pragma once
-// \brief Launch wrappers for the kernels in wavefront.cu and seedmethods.cu (plain C++: no CUDA syntax).
+// \brief Launch wrappers for the kernels in wavefront.cu and publishedmethods.cu (plain C++: no CUDA syntax).
 // Every wrapper only enqueues work on `stream` and returns the launch error; memory, transfers and
 // synchronisation belong to gpumethods.cpp.
 #include <cuda_runtime_api.h>
@@ -15,18 +15,7 @@ struct QuantTables {
     const int32_t* level = nullptr;
 };
 inline constexpr int kLevelTableSize = 4081;
-/// Words per strip in WavefrontArgs::trace (start, chunk 96, end, hand-off waits, first passed check, chunk 32).
-inline constexpr int kWavefrontTraceSlots = 6;
-/// Slot 3 of a strip's trace words: failed checks (bits 0-31), poll loads (bits 32-55), the SM it ran on (bits 56-63).
-inline constexpr unsigned long long traceWaitWord(unsigned fails, unsigned polls, unsigned sm) {
-    return (static_cast<unsigned long long>(sm & 0xffu) << 56) | (static_cast<unsigned long long>(polls & 0xffffffu) << 32) |
-           fails;
-}
-inline constexpr unsigned traceFails(unsigned long long w) { return unsigned(w & 0xffffffffu); }
-inline constexpr unsigned tracePolls(unsigned long long w) { return unsigned((w >> 32) & 0xffffffu); }
-inline constexpr unsigned traceSm(unsigned long long w) { return unsigned(w >> 56); }
-
-/// \brief Arguments of our persistent warp-strip wavefront kernel.
+/// \brief Arguments of the persistent warp-strip wavefront kernel (both forms).
 struct WavefrontArgs {
     const uint8_t* in = nullptr;  ///< pitched 8-bit input
     uint8_t* out = nullptr;       ///< pitched 8-bit output (or 1-bit packed rows when packed)
@@ -48,10 +37,6 @@ struct WavefrontArgs {
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
     int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
     int gammaInput = 1;    ///< input table is A = 16 a (gamma mode): the fast form computes it
-    /// Diagnostics (fast form, HALFTONE_WAVEFRONT_TRACE set): per strip kWavefrontTraceSlots words (the global
-    /// timer at its start, at its chunk T = 96 and at its end; its hand-off waits), then block 0's kernel entry and
-    /// the last warp's exit; null = off.
-    unsigned long long* trace = nullptr;
     /// Fast form only: when set, the output goes here as 1-bit rows (PBM P4 bits: leftmost pixel in the
     /// most significant bit, 1 = black = output 0, bits past the width 0) instead of `out`.
     uint8_t* packed = nullptr;
@@ -61,31 +46,21 @@ struct WavefrontArgs {
 /// \brief Sets flag[index] = value (stream-ordered after a band's copy: the band's input has arrived).
 cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream);
 
-/// \brief Tunable shape of our kernel: extra delay over the kernel's minimal one, row sets per lane;
-/// `fast` picks the cut-down step for binary Floyd-Steinberg (one row set; gpu/wavefront_fast.cuh).
-struct WavefrontShape {
-    int extraDelay = 1;
-    int rowSets = 2;
-    bool fast = false;
-    /// fast form only: consecutive strips of a block hand over through shared memory (shapes b<extra>)
-    bool blockHandoff = false;
-    /// fast form only: two columns per lane and step, rows 2 steps apart (shape w0, gpu/wavefront_pair.cuh)
-    bool pairSteps = false;
-    /// fast form only: two columns per lane and step, rows 3 columns apart (shape h0, gpu/wavefront_half.cuh)
-    bool halfPairs = false;
-};
+/// \brief The two forms of the wavefront kernel: the general one (every kernel, level count and input mode; strips of
+/// 64 rows) and the fast one (binary Floyd-Steinberg only; strips of 32 rows, gpu/wavefront_fast.cuh).
+enum class WavefrontForm { General, Fast };
 
-/// \brief Rows one warp owns for a shape.
-inline int wavefrontStripRows(const WavefrontShape& s) { return 32 * s.rowSets; }
+/// \brief Rows one warp owns in a form.
+int wavefrontStripRows(WavefrontForm form);
 
-/// \brief True when a compiled instance exists for (kernel index, shape, binary or multi-level).
-bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape, bool binary);
+/// \brief True when `form` is compiled for (kernel index, binary or multi-level).
+bool wavefrontHasForm(int kernelIndex, WavefrontForm form, bool binary);
 
-/// \brief Launches our kernel (kernelIndex = position in core's kernels()); grid from the SM count.
-cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,
+/// \brief Launches the wavefront kernel (kernelIndex = position in core's kernels()); grid from the SM count.
+cudaError_t launchWavefront(int kernelIndex, WavefrontForm form, const WavefrontArgs& a, int smCount,
                             cudaStream_t stream);
 
-// ---- seed 000 section IV and seed 002: k-delay pixel-per-thread on global memory (Floyd-Steinberg) ----
+// ---- Kasagi, Nakano and Ito, section IV: k-delay pixel-per-thread on global memory (Floyd-Steinberg) ----
 
 /// \brief The global-memory variants.
 enum class GlobalVariant { Ped3, Ped2Atomic, Ped2Double, Pec2 };
@@ -103,11 +78,11 @@ struct GlobalArgs {
 };
 /// \brief Enqueues steps [t0, t1) of one variant (one launch per step; two for Ped2Double).
 cudaError_t launchGlobalSteps(GlobalVariant v, const GlobalArgs& a, int t0, int t1, cudaStream_t stream);
-/// \brief Row-wise shift + transpose of seed 000 (forward: plain -> permuted, else back).
+/// \brief Kasagi, Nakano and Ito's data permutation, a row-wise shift + transpose (forward: plain -> permuted, else back).
 cudaError_t launchPermute(const uint8_t* src, uint8_t* dst, int width, int height, int delay, bool forward,
                           cudaStream_t stream);
 
-/// \brief Knight-order storage of seed 002: offsets[t] = first index of step t (t = j + 2 i).
+/// \brief Knight-order storage of Deshpande, Misra and Narayanan (2011): offsets[t] = first index of step t (t = j + 2 i).
 struct KnightArgs {
     const uint8_t* in = nullptr;  ///< knight order
     uint8_t* out = nullptr;       ///< knight order
@@ -122,7 +97,7 @@ cudaError_t launchKnightSteps(const KnightArgs& a, int t0, int t1, cudaStream_t 
 cudaError_t launchKnightPermute(const uint8_t* src, uint8_t* dst, int width, int height, const int64_t* devOffsets,
                                 bool forward, cudaStream_t stream);
 
-/// \brief CPU-GPU hybrid of seed 002: the GPU takes columns [cpuCols, W); edges through mapped host memory.
+/// \brief CPU-GPU hybrid of Deshpande, Misra and Narayanan (2011): the GPU takes columns [cpuCols, W); edges through mapped host memory.
 struct HybridArgs {
     const uint8_t* in = nullptr;  ///< plain device input
     uint8_t* out = nullptr;       ///< plain device output
@@ -135,10 +110,10 @@ struct HybridArgs {
 inline constexpr int32_t kEdgeSentinel = INT32_MIN;
 cudaError_t launchHybridSteps(const HybridArgs& a, cudaStream_t stream);
 
-// ---- seed 000 section V / seed 001: parallelogram blocks in shared memory, one launch per label ----
+// ---- Kasagi, Nakano and Ito, section V: parallelogram blocks in shared memory, one launch per label ----
 
 /// \brief BWED/BWEC buffers: C holds the last row's errors of every block row, R the last three
-/// errors of the left block for every image row (seed 001's boundary arrays).
+/// errors of the left block for every image row (Kasagi, Nakano and Ito's boundary arrays).
 struct BlockArgs {
     const uint8_t* in = nullptr;
     uint8_t* out = nullptr;

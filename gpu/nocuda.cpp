@@ -33,6 +33,6 @@ Status timePlane(const std::string&, const Plane8&, const EdParams&, int, Timing
     return Status::unavailable(kReason);
 }
 
-std::vector<std::string> tuningShapes() { return {}; }
+std::vector<std::string> wavefrontForms() { return {}; }
 
 }  // namespace halftone::gpu

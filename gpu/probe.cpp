@@ -1,4 +1,4 @@
-// Device probe and registry hookup: every GPU method becomes selectable by name; ours also becomes
+// Device probe and registry hookup: every GPU method becomes selectable by name; the wavefront kernel also becomes
 // the GPU path of the sequential ED/EC entries, so `halftone --list` shows cpu,gpu for them.
 #include <cuda_runtime_api.h>
 
@@ -95,11 +95,12 @@ void registerMethods(Registry& registry) {
         info.exact = true;
         registry.add(std::move(info));
     }
-    // Ours is exact for every kernel, level count and mode: it is the GPU path of the sequential entries too.
+    // The wavefront kernel is exact for every kernel, level count and mode: it is the GPU path of the sequential
+    // entries too.
     for (const char* method : {"ed", "ec"})
         for (const char* variant : {"plain", "rc"})
             if (registry.find(method, variant)) registry.attachGpu(method, variant, fnFor("wavefront"));
-    registerDbsGpu(registry);  // DBS (issue 6): gpu/dbs_gpu.h
+    registerDbsGpu(registry);  // DBS: gpu/dbs_gpu.h
 }
 
 }  // namespace halftone::gpu

@@ -1,122 +1,52 @@
-// Ours: one persistent launch; each warp owns a strip of 32 x Q rows (lane = row within each of its Q
-// row sets), keeps the errors of the wavefront in registers, passes them down the strip with shuffles
-// (lane 31 of set q feeds lane 0 of set q + 1 through a rotating shuffle) and hands the strip's
-// last rows to the next strip through tagged words in global memory (data and flag in one 32-bit
-// store: epoch << 16 | error, so no fence is needed). Strips are taken in order from a work-stealing
-// counter, so a warp only waits on strips already held by running warps (no co-residency assumption).
+// The wavefront kernel: one persistent launch; each warp owns a strip of 32 x Q rows (lane = row within each of its Q
+// row sets), keeps the errors of the wavefront in registers, passes them down the strip with shuffles (lane 31 of set
+// q feeds lane 0 of set q + 1 through a rotating shuffle) and hands the strip's last rows to the next strip through
+// tagged words in global memory (data and flag in one 32-bit store: epoch << 16 | error, so no fence is needed).
+// Strips are taken in order from a work-stealing counter, so a warp only waits on strips already held by running
+// warps (no co-residency assumption).
 //
-// Row rho of a strip processes column j = t - K rho at step t, K = the kernel's minimal delay plus
-// an optional extra delay (seed 000's k-delay schedule inside the strip).
+// Row rho of a strip processes column j = t - K rho at step t, K = the kernel's minimal delay plus one (the k-delay
+// schedule of Kasagi, Nakano and Ito inside the strip). This general form serves every kernel, level count and input
+// mode; binary Floyd-Steinberg runs the fast form (gpu/wavefront_fast.cuh). docs/design/gpu-wavefront.md explains both.
 #include <cuda_runtime.h>
 
-#include <climits>
-#include <cstdio>
-#include <cstdlib>
-#include <type_traits>
+#include <cstdint>
 
 #include "gpu/devicecommon.cuh"
+#include "gpu/launch.h"
+#include "gpu/wavefront_fast.cuh"
+#include "gpu/wavefront_strip.cuh"
 
 namespace halftone::gpu {
 namespace {
 
 using namespace dev;
 
-constexpr unsigned kFull = 0xffffffffu;
-constexpr int kChunk = 32;      // steps per chunk: input refill and output flush granularity
-constexpr int kGroup = 8;       // steps per boundary-fetch group
-constexpr int kRingStride = 68; // bytes per row of the per-row rings (2 chunks + 4 bytes padding: no bank conflicts)
-#ifndef HALFTONE_WPB  // warps per block (a measurement knob: 1, blocks spread over the SMs, was slower; session 6)
-#define HALFTONE_WPB 4
-#endif
-constexpr int kWarpsPerBlock = HALFTONE_WPB;
+/// \brief The general form's tuning (every kernel, level count and input mode), measured best on an H100.
+struct GeneralPolicy {
+    static constexpr int kWarpsPerBlock = 4;
+    static constexpr int kExtraDelay = 1;  ///< steps between rows beyond the kernel's minimal delay
+    static constexpr int kRowSets = 2;     ///< row sets per lane: a strip has 32 kRowSets rows
+    static constexpr int kChunk = 32;      ///< steps per chunk: input refill and output flush granularity
+    static constexpr int kGroup = 8;       ///< steps per boundary-fetch group
+    static constexpr int kRingStride = 68; ///< bytes per row of the per-row rings (2 chunks + 4 bytes: no bank conflicts)
+};
 
-/// Strip bookkeeping shared by both forms of ours.
-/// The next strip from the work-stealing counter (same value in every lane).
-__device__ __forceinline__ int takeStrip(const WavefrontArgs& a, int lane) {
-    int s = 0;
-    if (lane == 0) s = atomicAdd(a.stripCounter, 1);
-    return __shfl_sync(kFull, s, 0);
-}
-/// Overlapped path: waits until the input band of the strip starting at row `base` has arrived; false when a
-/// cancel was seen meanwhile.
-__device__ __forceinline__ bool waitForBand(const WavefrontArgs& a, int base, int lane) {
-    if (!a.bandReady) return true;
-    const int band = base / a.bandRows;
-    int spins = 0;
-    for (;;) {
-        int ready = 0;
-        if (lane == 0) ready = *reinterpret_cast<const volatile int*>(a.bandReady + band) == int(a.epoch);
-        if (__shfl_sync(kFull, ready, 0)) return true;
-        if (++spins > 64) {
-            spins = 0;
-            int ab = 0;
-            if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-            if (__shfl_sync(kFull, ab, 0)) return false;
-        }
-        __nanosleep(256);
-    }
-}
-/// For spin loops (warp-uniform): every 64th call reads the cancel flag (lane 0, broadcast); true when a cancel
-/// was seen, after setting the flag for the other warps.
-__device__ __forceinline__ bool spinAbort(const WavefrontArgs& a, int lane, int& spins) {
-    if (++spins <= 64) return false;
-    spins = 0;
-    int ab = 0;
-    if (lane == 0) ab = *reinterpret_cast<volatile int*>(a.abortFlag);
-    if (!__shfl_sync(kFull, ab, 0)) return false;
-    if (lane == 0) atomicExch(a.abortFlag, 1);
-    return true;
-}
-/// Diagnostics (HALFTONE_WAVEFRONT_TRACE): lane 0 records event k of strip s (0 start, 1 chunk 96, 2 end, 4 first passed
-/// boundary check, 5 chunk 32; fast form) in ns, or in SM
-/// cycles with -DHALFTONE_TRACE_CLOCK (then only the per-strip step rate is meaningful); slot 3 holds the strip's
-/// hand-off waits (traceWaits). kTraceSlots words per strip.
-constexpr int kTraceSlots = kWavefrontTraceSlots;
-__device__ __forceinline__ void traceStamp(const WavefrontArgs& a, int s, int k, int lane) {
-    if (!a.trace || lane != 0) return;
-    unsigned long long t;
-#ifdef HALFTONE_TRACE_CLOCK
-    t = clock64();
-#else
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-#endif
-    a.trace[kTraceSlots * s + k] = t;
-}
-/// Diagnostics: the strip's failed group checks and poll loads after chunk 96, and the SM it ran on (traceWaitWord).
-__device__ __forceinline__ void traceWaits(const WavefrontArgs& a, int s, unsigned fails, unsigned polls, int lane) {
-    if (!a.trace || lane != 0) return;
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    a.trace[kTraceSlots * s + 3] = traceWaitWord(fails, polls, sm);
-}
-/// Diagnostics: kernel entry of block 0 (k = 0) and the latest warp exit (k = 1), after the strips' slots.
-__device__ __forceinline__ void traceKernel(const WavefrontArgs& a, int strips, int k, int lane) {
-    if (!a.trace || lane != 0) return;
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    if (k == 0)
-        a.trace[kTraceSlots * strips] = t;
-    else
-        atomicMax(a.trace + kTraceSlots * strips + 1, t);
-}
-/// A strip is done: its done flag (overlapped path, after its output stores) and the progress counter.
-__device__ __forceinline__ void finishStrip(const WavefrontArgs& a, int s, int rowsDone, int lane) {
-    if (a.stripDone) {
-        __threadfence_system();  // this strip's output stores before its done flag
-        __syncwarp();
-        if (lane == 0) a.stripDone[s] = int(a.epoch);
-    }
-    if (lane == 0 && a.rowsDone) *a.rowsDone = rowsDone;
-}
-
-#include "gpu/wavefront_fast.cuh"
-#include "gpu/wavefront_pair.cuh"
-#include "gpu/wavefront_half.cuh"
+constexpr unsigned kFull = strip::kFull;
+constexpr int kWarpsPerBlock = GeneralPolicy::kWarpsPerBlock;
+constexpr int kChunk = GeneralPolicy::kChunk;
+constexpr int kGroup = GeneralPolicy::kGroup;
+constexpr int kRingStride = GeneralPolicy::kRingStride;
+static_assert(kWarpsPerBlock == fastfs::kWarpsPerBlock, "both forms launch blocks of the same size");
 
 __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk : -((-x + kChunk - 1) / kChunk); }
 
-template <int ID, int EXTRA, int QS, bool BIN>
+/// \brief The general form: kernel ID (position in core's kernels()); BIN: two levels (level 1 iff S > threshold),
+/// else the level table.
+template <int ID, bool BIN>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(WavefrontArgs a) {
+    constexpr int EXTRA = GeneralPolicy::kExtraDelay;
+    constexpr int QS = GeneralPolicy::kRowSets;
     constexpr KernelC KD = kernelDef(ID);
     constexpr int K = minDelayOf(KD) + EXTRA;
     constexpr int MAXDI = maxDiOf(KD);
@@ -148,10 +78,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
     const int tEnd = ((lastChunk + 1) * kChunk + K * (ROWS - 1) + kChunk - 1) / kChunk * kChunk;
 
     for (;;) {
-        const int s = takeStrip(a, lane);
+        const int s = strip::take(a, lane);
         if (s >= strips) break;
         const int base = s * ROWS;
-        if (!waitForBand(a, base, lane)) return;
+        if (!strip::waitForBand(a, base, lane)) return;
         const bool hasPrev = s > 0;
         const bool publish = s + 1 < strips;
         const uint32_t* prevB1 = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
@@ -228,7 +158,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
             uint32_t w = prefillLoad();
             int spins = 0;
             while (!__all_sync(kFull, (w & 0xffff0000u) == epochTag)) {
-                if (spinAbort(a, lane, spins)) return;
+                if (strip::spinAbort(a, lane, spins)) return;
                 w = prefillLoad();
             }
             // state "after step -1": H1[m] = E(row-1, K-1-m), H2[m] = E(row-2, 2K-1-m) for lane 0 (rho = 0);
@@ -288,7 +218,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 if (hasPrev) {
                     int spins = 0;
                     while (!__all_sync(kFull, (bCur & 0xffff0000u) == epochTag)) {
-                        if (spinAbort(a, lane, spins)) return;
+                        if (strip::spinAbort(a, lane, spins)) return;
                         bCur = boundaryLoad(g0);
                         refetch = true;
                     }
@@ -402,94 +332,38 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 return;
             }
         }
-        finishStrip(a, s, min(H, base + ROWS), lane);
+        strip::finish(a, s, min(H, base + ROWS), lane);
     }
 }
 
 using KernelFn = void (*)(WavefrontArgs);
 
-template <int ID, int EXTRA, int QS>
-constexpr KernelFn pick(bool bin) {
-    return bin ? &wavefrontKernel<ID, EXTRA, QS, true> : &wavefrontKernel<ID, EXTRA, QS, false>;
-}
-
-KernelFn defaultShape(int id, bool bin) {
+template <bool BIN>
+KernelFn generalKernel(int id) {
     switch (id) {
-        case 0: return pick<0, 1, 2>(bin);
-        case 1: return pick<1, 1, 2>(bin);
-        case 2: return pick<2, 1, 2>(bin);
-        case 3: return pick<3, 1, 2>(bin);
-        case 4: return pick<4, 1, 2>(bin);
-        case 5: return pick<5, 1, 2>(bin);
-        case 6: return pick<6, 1, 2>(bin);
-        default: return pick<7, 1, 2>(bin);
+        case 0: return &wavefrontKernel<0, BIN>;
+        case 1: return &wavefrontKernel<1, BIN>;
+        case 2: return &wavefrontKernel<2, BIN>;
+        case 3: return &wavefrontKernel<3, BIN>;
+        case 4: return &wavefrontKernel<4, BIN>;
+        case 5: return &wavefrontKernel<5, BIN>;
+        case 6: return &wavefrontKernel<6, BIN>;
+        default: return &wavefrontKernel<7, BIN>;
     }
 }
 
-/// Extra shapes for tuning, Floyd-Steinberg only (binary and multi-level).
-KernelFn fsShape(int extra, int sets, bool bin) {
-    if (extra == 0 && sets == 1) return bin ? &wavefrontKernel<0, 0, 1, true> : nullptr;
-    if (extra == 0 && sets == 2) return bin ? &wavefrontKernel<0, 0, 2, true> : nullptr;
-    if (extra == 0 && sets == 4) return bin ? &wavefrontKernel<0, 0, 4, true> : nullptr;
-    if (extra == 1 && sets == 1) return bin ? &wavefrontKernel<0, 1, 1, true> : nullptr;
-    if (extra == 1 && sets == 2) return pick<0, 1, 2>(bin);
-    if (extra == 1 && sets == 4) return bin ? &wavefrontKernel<0, 1, 4, true> : nullptr;
-    return nullptr;
-}
-
-/// The block hand-off form (shapes b<extra>; its global hand-off always uses groups of 32 steps).
-template <int K, bool GAMMA>
-KernelFn blockHandoffKernel() {
-    return &fastfs::fsFastKernel<K, GAMMA, 1, true>;
-}
-
-KernelFn fastShape(int extra, int rowsPerLane, bool gamma, bool blockHandoff, bool pairSteps, bool halfPairs) {
-    using namespace fastfs;
-    if (halfPairs) {
-        if (rowsPerLane != 1 || blockHandoff || pairSteps || extra != 0) return nullptr;
-        return gamma ? &halffs::fsHalfKernel<true> : &halffs::fsHalfKernel<false>;
-    }
-    if (pairSteps) {
-        if (rowsPerLane != 1 || blockHandoff) return nullptr;
-        switch (extra) {
-            case 0: return gamma ? &pairfs::fsPairKernel<2, true> : &pairfs::fsPairKernel<2, false>;
-            case 1: return gamma ? &pairfs::fsPairKernel<3, true> : &pairfs::fsPairKernel<3, false>;
-            default: return nullptr;
-        }
-    }
-    if (blockHandoff) {
-        if (rowsPerLane != 1) return nullptr;
-        switch (extra) {
-            case 0: return gamma ? blockHandoffKernel<2, true>() : blockHandoffKernel<2, false>();
-            case 1: return gamma ? blockHandoffKernel<3, true>() : blockHandoffKernel<3, false>();
-            default: return nullptr;
-        }
-    }
-    if (rowsPerLane == 1) switch (extra) {
-            case 0: return gamma ? &fsFastKernel<2, true, 1> : &fsFastKernel<2, false, 1>;
-            case 1: return gamma ? &fsFastKernel<3, true, 1> : &fsFastKernel<3, false, 1>;
-            case 2: return gamma ? &fsFastKernel<4, true, 1> : &fsFastKernel<4, false, 1>;
-            default: return nullptr;
-        }
-    if (rowsPerLane == 2) switch (extra) {
-            case 0: return gamma ? &fsFastKernel<2, true, 2> : &fsFastKernel<2, false, 2>;
-            case 1: return gamma ? &fsFastKernel<3, true, 2> : &fsFastKernel<3, false, 2>;
-            default: return nullptr;
-        }
-    return nullptr;
-}
-
-KernelFn findKernel(int kernelIndex, const WavefrontShape& shape, bool bin, bool gamma = true) {
+KernelFn findKernel(int kernelIndex, WavefrontForm form, bool bin, bool gamma) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
-    if (shape.fast) return kernelIndex == 0 && bin ? fastShape(shape.extraDelay, shape.rowSets, gamma, shape.blockHandoff, shape.pairSteps, shape.halfPairs) : nullptr;
-    if (shape.extraDelay == 1 && shape.rowSets == 2) return defaultShape(kernelIndex, bin);
-    if (kernelIndex == 0) return fsShape(shape.extraDelay, shape.rowSets, bin);
-    return nullptr;
+    if (form == WavefrontForm::Fast) {
+        if (kernelIndex != 0 || !bin) return nullptr;  // binary Floyd-Steinberg only
+        return gamma ? &fastfs::fastKernel<true> : &fastfs::fastKernel<false>;
+    }
+    return bin ? generalKernel<true>(kernelIndex) : generalKernel<false>(kernelIndex);
 }
 
-size_t sharedBytes(const WavefrontShape& shape) {
-    if (shape.fast) return 0;  // static shared memory only
-    return (4096 + 256) * sizeof(int32_t) + size_t(kWarpsPerBlock) * 2 * 32 * shape.rowSets * kRingStride;
+/// Dynamic shared memory of the general form: the level and input tables, and per warp the input and output rings.
+size_t generalSharedBytes() {
+    return (4096 + 256) * sizeof(int32_t) + size_t(kWarpsPerBlock) * 2 * 32 * GeneralPolicy::kRowSets * kRingStride;
 }
 
 __global__ void setFlagKernel(int* flag, int index, int value) { flag[index] = value; }
@@ -501,38 +375,32 @@ cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream) 
     return cudaGetLastError();
 }
 
-bool wavefrontHasShape(int kernelIndex, const WavefrontShape& shape, bool binary) {
-    return findKernel(kernelIndex, shape, binary) != nullptr;
+int wavefrontStripRows(WavefrontForm form) { return form == WavefrontForm::Fast ? 32 : 32 * GeneralPolicy::kRowSets; }
+
+bool wavefrontHasForm(int kernelIndex, WavefrontForm form, bool binary) {
+    return findKernel(kernelIndex, form, binary, true) != nullptr;
 }
 
-cudaError_t launchWavefront(int kernelIndex, const WavefrontShape& shape, const WavefrontArgs& a, int smCount,
+cudaError_t launchWavefront(int kernelIndex, WavefrontForm form, const WavefrontArgs& a, int smCount,
                             cudaStream_t stream) {
-    KernelFn fn = findKernel(kernelIndex, shape, a.binaryFast != 0, a.gammaInput != 0);
+    KernelFn fn = findKernel(kernelIndex, form, a.binaryFast != 0, a.gammaInput != 0);
     if (!fn) return cudaErrorInvalidValue;
-    const size_t shm = sharedBytes(shape);
-    if (shm > 0)
-        if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
-            return e;
-    const int rows = wavefrontStripRows(shape);
+    const int rows = wavefrontStripRows(form);
     const int strips = (a.height + rows - 1) / rows;
-    const int warpsWanted = strips;
-    int blocks = (warpsWanted + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    if (blocks > smCount && !shape.blockHandoff) blocks = smCount;  // block hand-off: one block per set of strips
+    int blocks = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    if (blocks > smCount) blocks = smCount;
     if (blocks < 1) blocks = 1;
-    if (std::getenv("HALFTONE_GPU_TRACE")) {
-        int perSm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, kWarpsPerBlock * 32, shm);
-        std::fprintf(stderr, "wavefront: %dx%d strips=%d blocks=%d (sm=%d, resident per SM=%d) shm=%zu\n", a.width,
-                     a.height, strips, blocks, smCount, perSm, shm);
-    }
-    // the fast form's kernels place their strips statically (fastfs::kStatic), which needs every block resident: a
-    // cooperative launch guarantees that or fails (the caller then reports the error and falls back to the CPU)
-    if (fastfs::kStatic && shape.fast && !shape.blockHandoff && !shape.pairSteps && !shape.halfPairs) {
+    if (form == WavefrontForm::Fast) {
+        // the fast form places its strips statically, which needs every block resident: a cooperative launch
+        // guarantees that or fails (the caller then reports the error and falls back to the CPU)
         WavefrontArgs b = a;
         void* params[] = {&b};
         return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fn), dim3(blocks), dim3(kWarpsPerBlock * 32),
-                                           params, shm, stream);
+                                           params, 0, stream);
     }
+    const size_t shm = generalSharedBytes();
+    if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
+        return e;
     fn<<<blocks, kWarpsPerBlock * 32, shm, stream>>>(a);
     return cudaGetLastError();
 }

@@ -13,9 +13,13 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <new>
+#include <stdexcept>
 
 #include "io/pnm.h"
 #ifdef HALFTONE_HAVE_OIIO
+#include "io/formats.h"
+#include "io/headers.h"
 #include "io/oiio.h"
 #endif
 
@@ -79,8 +83,22 @@ Image applyExifOrientation(const Image& in, int orientation) {
     return out;
 }
 
-Status readImage(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
-    const std::string ctx = "cannot read '" + path + "'";
+namespace {
+
+/// Extensions read by name, as OpenImageIO chooses: formats with no signature in their first bytes
+/// (Targa, RLA, DICOM), camera raw files (most look like TIFF but need the raw decoder) and movies.
+bool readByName(const std::string& ext) {
+    static const char* const names[] = {
+        ".tga", ".tpic", ".rla", ".dcm", ".pnm", ".pgm", ".ppm", ".pbm", ".pfm",
+        ".bay", ".bmq", ".cr2", ".cr3", ".crw", ".cs1", ".dc2", ".dcr", ".dng", ".erf", ".fff", ".k25", ".kdc", ".mdc",
+        ".mos", ".mrw", ".nef", ".orf", ".pef", ".pxn", ".raf", ".raw", ".rdc", ".sr2", ".srf", ".x3f", ".arw", ".3fr",
+        ".cine", ".ia", ".kc2", ".mef", ".nrw", ".qtk", ".rw2", ".sti", ".rwl", ".srw", ".drf", ".dsc", ".ptx", ".cap",
+        ".iiq", ".rwz", ".avi", ".mov", ".qt", ".mp4", ".m4v", ".mpg", ".3gp", ".mj2"};
+    return std::find(std::begin(names), std::end(names), ext) != std::end(names);
+}
+
+Status readImageUnguarded(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info,
+                          const std::string& ctx) {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) {
@@ -92,7 +110,7 @@ Status readImage(const std::string& path, Image& image, const ReadOptions& optio
 
     FilePtr f(std::fopen(path.c_str(), "rb"));
     if (!f) return Status::error(ctx + ": " + std::strerror(errno));
-    unsigned char head[16] = {};
+    unsigned char head[64] = {};
     const size_t n = std::fread(head, 1, sizeof head, f.get());
     if (n == 0) return Status::error(ctx + ": the file is empty");
     std::rewind(f.get());
@@ -106,14 +124,31 @@ Status readImage(const std::string& path, Image& image, const ReadOptions& optio
     } else {
         f.reset();
 #ifdef HALFTONE_HAVE_OIIO
-        if (n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF)
-            if (Status s = detail::checkJpegComplete(path); !s) return s.withContext(ctx);
-        // OpenImageIO's GIF reader clears the whole logical screen while opening, before we see the
-        // size (found by fuzzing: a tiny file asked for gigabytes): check the screen size first.
-        if (n >= 10 && head[0] == 'G' && head[1] == 'I' && head[2] == 'F')
-            if (Status s = checkImageSize(head[6] | head[7] << 8, head[8] | head[9] << 8, 4, options.maxPixels); !s)
-                return s.withContext(ctx);
-        if (Status s = detail::readOiio(path, out, options, &ri); !s) return s.withContext(ctx);
+        // The content names the format; the file name only where a format has no signature. A file
+        // that matches nothing is refused here, not tried by every reader (a 4 GiB file of zeros
+        // named .png took minutes that way).
+        const std::string ext = lowerExtension(path);
+        const std::string sniffed = detail::sniffFormat(head, n);
+        const bool byName = readByName(ext) && (sniffed.empty() || sniffed == "tiff" || sniffed == "jpeg");
+        const std::string format = byName ? std::string() : sniffed;
+        if (format.empty() && !byName) {
+            std::string shown;
+            for (size_t i = 0; i < std::min<size_t>(n, 8); ++i) {
+                char hex[4];
+                std::snprintf(hex, sizeof hex, "%02x", head[i]);
+                shown += (i ? " " : "") + std::string(hex);
+            }
+            return Status::error(ctx + ": not an image file of any supported format (it starts with bytes " + shown + ")");
+        }
+        detail::HeaderFacts facts;
+        if (Status s = detail::checkHeader(path, format, options, facts); !s) return s.withContext(ctx);
+        Status s;
+        if (format == "webp") s = detail::readWebp(path, out, options, &ri);
+        else if (format == "bmp" && facts.bmpRle) s = detail::readBmp(path, out, options, &ri);
+        else if (format == "ico") s = detail::readIco(path, out, options, &ri);
+        else if (format == "psd" && detail::isPsdCmyk(head, n)) s = detail::readPsdCmyk(path, out, options, &ri);
+        else s = detail::readOiioAs(path, format, facts, out, options, &ri);
+        if (!s) return s.withContext(ctx);
 #else
         if (n >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '3')
             return Status::error(ctx + ": ASCII PNM (P" + std::string(1, char(head[1])) +
@@ -124,6 +159,26 @@ Status readImage(const std::string& path, Image& image, const ReadOptions& optio
     }
     image = std::move(out);
     return Status::ok();
+}
+
+}  // namespace
+
+Status readImage(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
+    const std::string ctx = "cannot read '" + path + "'";
+    // Decoders are libraries that throw: no exception may leave the loader (the CLI and the studio
+    // turn a Status into a message; an exception would end the program).
+    try {
+        return readImageUnguarded(path, image, options, info, ctx);
+    } catch (const std::bad_alloc&) {
+        return Status::error(ctx + ": out of memory while decoding (the file asks for more memory than this machine "
+                                   "could give; lower --max-memory to refuse such files before decoding)");
+    } catch (const std::length_error& e) {
+        return Status::error(ctx + ": the decoder met a size it cannot hold (" + std::string(e.what()) + ")");
+    } catch (const std::exception& e) {
+        return Status::error(ctx + ": the decoder failed (" + std::string(e.what()) + ")");
+    } catch (...) {
+        return Status::error(ctx + ": the decoder failed with an unknown error");
+    }
 }
 
 bool samePath(const std::string& a, const std::string& b) {

@@ -3,14 +3,18 @@
 #include <cstdint>
 #include <string>
 
+#include "core/budget.h"
 #include "core/image.h"
+#include "core/runcontrol.h"
 #include "core/status.h"
 
 namespace halftone::io {
 
 /// \brief Options for reading a file into 8-bit planes.
 struct ReadOptions {
-    uint64_t maxPixels = kDefaultMaxPixels;  ///< refuse larger images before allocating
+    uint64_t maxPixels = kDefaultMaxPixels;     ///< refuse larger images before allocating
+    uint64_t maxMemory = defaultMaxMemory();   ///< bytes: planes + decoder buffers + strips, checked before allocating
+    StopToken stop;                            ///< checked between strips: a stop makes readImage return cancelled
 };
 
 /// \brief What the reader found besides the pixels (for messages such as "multi-image TIFF: first image used").
@@ -23,6 +27,18 @@ struct ReadInfo {
 
 /// \brief Reads an image file into 8-bit planes (gray, RGB or CMYK, optional alpha).
 ///
+/// The format comes from the file's first bytes, not its name (a file whose content matches no
+/// format is refused at once instead of being tried by every reader). Before any decoder allocates,
+/// the header is checked against maxPixels and the bytes the whole read needs (planes, the decoder's
+/// own buffers, the strip being converted) against maxMemory; rows are decoded in strips (tiled files
+/// in rows of tiles), never as one whole-image copy. The colour meaning comes from the file's tags
+/// (TIFF photometric interpretation and ink count, EXR channel names, PSD colour mode), not from the
+/// channel count: YCbCr and CIELab are converted to RGB, one-ink separations to gray, PSD CMYK
+/// un-inverted, EXR luminance/chroma to RGB; layouts with no defined meaning are refused. WebP (still
+/// and animated: the first frame composed on its canvas), RLE-compressed BMP and ICO entries of any
+/// size are read by built-in code where OpenImageIO's readers fail. No exception escapes: running
+/// out of memory becomes an error naming the file.
+///
 /// Samples become 8 bit as: uint8 as is; uint16 (v*255 + 32767) / 65535; PNM with maxval M
 /// (v*255 + M/2) / M; half, float and every other type round(clamp(v, 0, 1) * 255) (OpenImageIO
 /// normalises integer types to 0..1). 1 channel = gray, 2 = gray + alpha, 3 = RGB, 4 = RGBA or
@@ -32,12 +48,15 @@ struct ReadInfo {
 /// Errors name the file and the problem.
 Status readImage(const std::string& path, Image& image, const ReadOptions& options = {}, ReadInfo* info = nullptr);
 
-/// \brief Writing options; `levels` = 2 allows 1-bit TIFF/PBM output.
+/// \brief Writing options; `levels` = 2 allows 1-bit PNG/TIFF/PBM output.
 struct WriteOptions {
     int levels = 256;  ///< number of distinct output values the halftone uses (2 = binary)
+    double dpi = 0;    ///< resolution written to TIFF and PNG files; 0 = unknown, 300 is written to 1-bit TIFFs
 };
 
-/// \brief Writes by extension: .png, .tif/.tiff (1-bit when binary gray), .pgm/.ppm/.pbm; others as OpenImageIO allows.
+/// \brief Writes by extension: .png and .tif/.tiff (1 bit per sample when `levels` is 2 and the image is gray
+/// with only 0 and 255; TIFFs then carry XResolution/YResolution/ResolutionUnit), .pgm/.ppm/.pbm; others as
+/// OpenImageIO allows.
 /// Writes to a temporary file in the same directory and renames it into place; never leaves a partial file.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 

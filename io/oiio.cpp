@@ -1,13 +1,18 @@
 // Reading and writing through OpenImageIO: sample conversion to 8 bit, layouts, 1-bit TIFF.
 #include "io/oiio.h"
+#include "io/png1bit.h"
 
+#include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
+
+#include "core/budget.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <vector>
 
 namespace halftone::io::detail {
@@ -25,7 +30,7 @@ std::string oneLine(const std::string& raw, const std::string& path) {
         size_t end = raw.find_first_of("\r\n", start);
         if (end == std::string::npos) end = raw.size();
         std::string line = raw.substr(start, end - start);
-        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path, std::string(" (\"\")")})
+        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path, std::string(" (\"\")"), std::string(" \"\"")})
             for (size_t p; (p = line.find(q)) != std::string::npos;) line.erase(p, q.size());
         while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
         while (!line.empty() && line.front() == ' ') line.erase(line.begin());
@@ -53,104 +58,394 @@ uint8_t fromFloat(float v) {
 
 }  // namespace
 
-Status readOiio(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
+namespace {
+
+/// How the channels of an opened file map onto planes, decided by the file's tags.
+struct Layout {
+    ColorSpace space = ColorSpace::Gray;
+    int colorChannels = 0;  ///< channels that become colour planes (after conversion)
+    int alphaChannel = -1;
+    bool invert = false;    ///< samples are 1 - value (PSD CMYK; one-ink separations)
+    bool lumaChroma = false;  ///< EXR Y, RY, BY (OpenEXR's luminance/chroma encoding)
+    bool cieLab = false;      ///< TIFF CIELab: L* unsigned, a* and b* signed samples
+    int y = -1, ry = -1, by = -1;  ///< channel indices for lumaChroma
+    std::vector<int> order;  ///< source channel of each colour plane
+};
+
+std::string channelList(const OIIO::ImageSpec& spec) {
+    std::string names;
+    for (int c = 0; c < spec.nchannels; ++c)
+        names += (c ? "," : "") + (c < int(spec.channelnames.size()) ? spec.channelnames[size_t(c)] : std::string("?"));
+    return names;
+}
+
+/// TIFF photometric interpretations that OpenImageIO converts to RGB itself (through libtiff's RGBA
+/// interface) when it is not asked for raw colour: YCbCr, ICCLab, ITULab, LogL, LogLuv. (CIELab is
+/// converted here: libtiff's conversion takes a D65 white and turns L* = 100 yellowish.)
+bool tiffNeedsConversion(int photometric) {
+    return photometric == 6 || photometric == 9 || photometric == 10 || photometric == 32844 || photometric == 32845;
+}
+
+/// CIE L*a*b* (D50, as TIFF defines it) to 8-bit sRGB: Lab -> XYZ (D50) -> linear sRGB through the
+/// Bradford-adapted matrix (Lindbloom) -> the sRGB transfer curve.
+void labToSrgb(double L, double a, double b, uint8_t rgb[3]) {
+    const double fy = (L + 16.0) / 116.0, fx = fy + a / 500.0, fz = fy - b / 200.0;
+    auto finv = [](double t) { return t > 6.0 / 29.0 ? t * t * t : 3.0 * (6.0 / 29.0) * (6.0 / 29.0) * (t - 4.0 / 29.0); };
+    const double X = 0.9642 * finv(fx), Y = finv(fy), Z = 0.8249 * finv(fz);
+    const double lin[3] = {3.1338561 * X - 1.6168667 * Y - 0.4906146 * Z, -0.9787684 * X + 1.9161415 * Y + 0.0334540 * Z,
+                           0.0719453 * X - 0.2289914 * Y + 1.4052427 * Z};
+    for (int c = 0; c < 3; ++c) {
+        const double v = std::clamp(lin[c], 0.0, 1.0);
+        const double e = v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055;
+        rgb[c] = uint8_t(std::lround(std::clamp(e, 0.0, 1.0) * 255.0));
+    }
+}
+
+/// A separated (ink) TIFF: the InkSet and InkNames tags say which ink each sample is (OpenImageIO
+/// writes CMYK + alpha as five named inks C, M, Y, K, A without an ExtraSamples tag); inks are placed
+/// on their CMYK planes (absent inks: none), a single unnamed or black ink is gray (no ink = white).
+Status separatedLayout(const OIIO::ImageSpec& spec, const HeaderFacts& facts, Layout& L) {
+    const int nch = spec.nchannels;
+    int extra = std::max(0, facts.tiffExtraSamples);
+    std::vector<int> plane(size_t(nch), -2);  // per channel: CMYK plane 0..3, -1 alpha, -2 unknown
+    const auto& names = facts.tiffInkNames;
+    auto kind = [](std::string n) {
+        std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (n == "c" || n == "cyan") return 0;
+        if (n == "m" || n == "magenta") return 1;
+        if (n == "y" || n == "yellow") return 2;
+        if (n == "k" || n == "black" || n == "key") return 3;
+        if (n == "a" || n == "alpha") return -1;
+        return -2;
+    };
+    if (!names.empty() && int(names.size()) >= nch - extra) {
+        for (int c = 0; c < nch; ++c) plane[size_t(c)] = c < int(names.size()) ? kind(names[size_t(c)]) : -1;
+    } else {
+        const int inks = nch - extra;
+        if (facts.tiffInkSet == 1 || facts.tiffInkSet < 0 ? inks == 4 : false)
+            for (int c = 0; c < 4; ++c) plane[size_t(c)] = c;
+        else if (inks == 1)
+            plane[0] = 3;  // one ink, no name: printed as black
+        for (int c = inks; c < nch; ++c) plane[size_t(c)] = -1;
+        if (facts.tiffExtraSamples < 0 && inks == 5 && spec.get_string_attribute("tiff:ColorSpace") == "CMYK")
+            for (int c = 0; c < 5; ++c) plane[size_t(c)] = c < 4 ? c : -1;
+    }
+    std::string unknown;
+    int alphaCh = -1, inkCount = 0;
+    std::vector<int> order(4, -1);
+    for (int c = 0; c < nch; ++c) {
+        const int p = plane[size_t(c)];
+        if (p == -1) {
+            if (alphaCh < 0 && (facts.tiffExtraSamples <= 0 || facts.tiffFirstExtra == 1 || facts.tiffFirstExtra == 2)) alphaCh = c;
+            continue;
+        }
+        if (p == -2 || order[size_t(p)] >= 0) {
+            unknown += (unknown.empty() ? "" : ", ") + (c < int(names.size()) ? "'" + names[size_t(c)] + "'" : "ink " + std::to_string(c + 1));
+            continue;
+        }
+        order[size_t(p)] = c;
+        ++inkCount;
+    }
+    if (!unknown.empty() || inkCount == 0)
+        return Status::error("separated TIFF with " + std::to_string(nch - extra) + " inks (" + (unknown.empty() ? "none named" : unknown) +
+                             "): only cyan, magenta, yellow and black inks have a known colour; convert it to CMYK, RGB or gray");
+    L.alphaChannel = alphaCh;
+    if (inkCount == 1 && order[3] >= 0) {  // black alone: gray, no ink = white
+        L.space = ColorSpace::Gray;
+        L.colorChannels = 1;
+        L.order = {order[3]};
+        L.invert = true;
+        return Status::ok();
+    }
+    L.space = ColorSpace::CMYK;
+    L.colorChannels = 4;
+    L.order = order;  // -1: this ink is absent (no ink)
+    return Status::ok();
+}
+
+Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, const HeaderFacts& facts, Layout& L) {
+    const int nch = spec.nchannels;
+    auto name = [&](int c) { return c < int(spec.channelnames.size()) ? spec.channelnames[size_t(c)] : std::string(); };
+    auto find = [&](const char* n) {
+        for (int c = 0; c < nch; ++c)
+            if (name(c) == n) return c;
+        return -1;
+    };
+    const bool cmykNames = nch >= 4 && name(0) == "C" && name(1) == "M" && name(2) == "Y" && name(3) == "K";
+    // OpenImageIO guesses an alpha channel from the channel count (the K of CMYK included): an alpha
+    // channel is one it also names alpha.
+    const int alpha = spec.alpha_channel >= 0 && spec.alpha_channel < nch &&
+                              (name(spec.alpha_channel) == "A" || name(spec.alpha_channel) == "Alpha")
+                          ? spec.alpha_channel
+                          : -1;
+    auto simple = [&](ColorSpace space, int colors, int alphaCh) {
+        L.space = space;
+        L.colorChannels = colors;
+        L.alphaChannel = alphaCh;
+        L.order.clear();
+        for (int c = 0; c < colors; ++c) L.order.push_back(c);
+        return Status::ok();
+    };
+
+    if (format == "tiff") {
+        const int photometric = spec.get_int_attribute("tiff:PhotometricInterpretation", -1);
+        if (photometric == 5) return separatedLayout(spec, facts, L);
+        if (photometric == 8) {  // CIELab: L*, a*, b*, then extra samples
+            if (nch < 3) return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels");
+            if (spec.format != OIIO::TypeDesc::UINT8 && spec.format != OIIO::TypeDesc::UINT16)
+                return Status::error("CIELab TIFF with " + std::string(spec.format.c_str()) + " samples is not supported (8 or 16 bit only)");
+            simple(ColorSpace::RGB, 3, nch == 4 && facts.tiffExtraSamples == 1 && facts.tiffFirstExtra != 0 ? 3 : -1);
+            if (nch > 3 && L.alphaChannel < 0 && facts.tiffExtraSamples != nch - 3)
+                return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels is not supported");
+            L.cieLab = true;
+            return Status::ok();
+        }
+        if (photometric == 4) return Status::error("TIFF transparency mask (photometric 4) holds no image");
+        if (photometric >= 0 && photometric != 0 && photometric != 1 && photometric != 2 && photometric != 3 &&
+            !tiffNeedsConversion(photometric))
+            return Status::error("TIFF photometric interpretation " + std::to_string(photometric) + " is not supported");
+        if ((photometric == 0 || photometric == 1) && nch > 2)
+            return Status::error("gray TIFF with " + std::to_string(nch) + " channels (" + channelList(spec) + ") is not supported");
+    }
+    if (format == "openexr") {
+        // OpenEXR names say what channels mean: R,G,B; Y alone; Y,RY,BY (luminance/chroma); A.
+        const int r = find("R"), g = find("G"), b = find("B"), y = find("Y"), ry = find("RY"), by = find("BY"), a = find("A");
+        const int known = (r >= 0) + (g >= 0) + (b >= 0) + (y >= 0) + (ry >= 0) + (by >= 0) + (a >= 0);
+        if (known != nch)
+            return Status::error("EXR channels (" + channelList(spec) +
+                                 ") are not RGB, luminance or luminance/chroma; select the layer to halftone (e.g. with oiiotool) first");
+        L.alphaChannel = a;
+        if (r >= 0 && g >= 0 && b >= 0 && y < 0 && ry < 0 && by < 0) {
+            L.space = ColorSpace::RGB;
+            L.colorChannels = 3;
+            L.order = {r, g, b};
+            return Status::ok();
+        }
+        if (y >= 0 && ry >= 0 && by >= 0 && r < 0 && g < 0 && b < 0) {
+            L.space = ColorSpace::RGB;
+            L.colorChannels = 3;
+            L.lumaChroma = true;
+            L.y = y, L.ry = ry, L.by = by;
+            return Status::ok();
+        }
+        if (y >= 0 && ry < 0 && by < 0 && r < 0 && g < 0 && b < 0) {
+            L.space = ColorSpace::Gray;
+            L.colorChannels = 1;
+            L.order = {y};
+            return Status::ok();
+        }
+        return Status::error("EXR channels (" + channelList(spec) + ") mix colour encodings");
+    }
+    if (format == "psd" && cmykNames) {  // Photoshop stores CMYK inverted (0 = full ink)
+        if (nch > 5) return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) + " extra channels");
+        simple(ColorSpace::CMYK, 4, nch == 5 ? 4 : -1);
+        L.invert = true;
+        return Status::ok();
+    }
+    const std::string colorspace = spec.get_string_attribute("tiff:ColorSpace");
+    if (cmykNames || (nch >= 4 && colorspace == "CMYK")) {
+        if (nch > 5) return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) + " extra channels");
+        return simple(ColorSpace::CMYK, 4, nch == 5 ? 4 : -1);
+    }
+    if (nch == 1) return simple(ColorSpace::Gray, 1, -1);
+    if (nch == 2) return simple(ColorSpace::Gray, 1, 1);
+    if (nch == 3) return simple(ColorSpace::RGB, 3, -1);
+    if (nch == 4) return simple(ColorSpace::RGB, 3, 3);
+    return Status::error("unsupported channel layout: " + std::to_string(nch) + " channels (" + channelList(spec) + ")");
+}
+
+std::string spaceName(ColorSpace s, bool alpha) {
+    const char* n = s == ColorSpace::Gray ? "gray" : s == ColorSpace::RGB ? "RGB" : "CMYK";
+    return std::string(n) + (alpha ? " + alpha" : "");
+}
+
+}  // namespace
+
+namespace {
+
+Status readOiioImpl(const std::string& path, const std::string& format, const HeaderFacts& facts, const unsigned char* memory,
+                    size_t memorySize, Image& image, const ReadOptions& options, ReadInfo* info) {
     OIIO::ImageSpec config;
     config.attribute("oiio:UnassociatedAlpha", 1);  // keep alpha as stored, colour not premultiplied
     config.attribute("oiio:RawColor", 1);           // keep CMYK as CMYK
-    auto in = OIIO::ImageInput::open(path, &config);
-    if (!in) return Status::error(oneLine(OIIO::geterror(), path));
-    if (std::string(in->format_name()) == "jpeg") {
-        // CMYK JPEGs are often stored inverted (Adobe); let OpenImageIO convert them to RGB.
+    std::unique_ptr<OIIO::Filesystem::IOMemReader> proxy;
+    if (memory) {
+        proxy = std::make_unique<OIIO::Filesystem::IOMemReader>(memory, memorySize);
+        void* p = proxy.get();
+        config.attribute("oiio:ioproxy", OIIO::TypeDesc::PTR, &p);
+    }
+    // A known format goes straight to its reader: no probing of every other reader on a bad file.
+    auto open = [&](std::unique_ptr<OIIO::ImageInput>& in) -> Status {
+        in = OIIO::ImageInput::create(format.empty() ? path : format);
+        if (!in) return Status::error(oneLine(OIIO::geterror(), path));
+        OIIO::ImageSpec newspec;
+        if (!in->open(path, newspec, config)) {
+            const std::string e = oneLine(in->geterror(), path);
+            in.reset();
+            return Status::error(e);
+        }
+        return Status::ok();
+    };
+    std::unique_ptr<OIIO::ImageInput> in;
+    if (Status s = open(in); !s) return s;
+    const std::string fmt = in->format_name();
+    const int photometric = fmt == "tiff" ? in->spec().get_int_attribute("tiff:PhotometricInterpretation", -1) : -1;
+    const bool cooked = fmt == "jpeg" || tiffNeedsConversion(photometric);
+    if (cooked) {
+        // JPEG: CMYK JPEGs are often stored inverted (Adobe); TIFF YCbCr, CIELab and LogLuv: let
+        // OpenImageIO (libtiff) convert them to RGB.
         in.reset();
         config.erase_attribute("oiio:RawColor");
-        in = OIIO::ImageInput::open(path, &config);
-        if (!in) return Status::error(oneLine(OIIO::geterror(), path));
+        if (Status s = open(in); !s) return s;
     }
     const OIIO::ImageSpec spec = in->spec();
     if (spec.deep) return Status::error("deep images are not supported");
     if (spec.depth > 1) return Status::error("volume images (depth " + std::to_string(spec.depth) + ") are not supported");
     if (Status s = checkImageSize(spec.width, spec.height, spec.nchannels, options.maxPixels); !s) return s;
 
+    Layout layout;
+    if (Status s = decideLayout(spec, fmt, facts, layout); !s) return s;
     const int nch = spec.nchannels;
-    auto name = [&](int c) { return c < int(spec.channelnames.size()) ? spec.channelnames[size_t(c)] : std::string(); };
-    const std::string colorspace = spec.get_string_attribute("tiff:ColorSpace");
-    const bool separated = spec.get_int_attribute("tiff:PhotometricInterpretation", -1) == 5;  // TIFF CMYK (inks)
-    const bool cmyk = nch >= 4 && (colorspace == "CMYK" || separated || (name(0) == "C" && name(1) == "M" && name(2) == "Y" && name(3) == "K"));
-    int colorChannels = 0, alphaChannel = -1;
-    ColorSpace space = ColorSpace::Gray;
-    if (cmyk) {
-        if (nch > 5) return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) + " extra channels");
-        space = ColorSpace::CMYK;
-        colorChannels = 4;
-        alphaChannel = nch == 5 ? 4 : -1;
-    } else if (nch == 1 || nch == 2) {
-        colorChannels = 1;
-        alphaChannel = nch == 2 ? 1 : -1;
-    } else if (nch == 3 || nch == 4) {
-        space = ColorSpace::RGB;
-        colorChannels = 3;
-        alphaChannel = nch == 4 ? 3 : -1;
-    } else {
-        std::string names;
-        for (int c = 0; c < nch; ++c) names += (c ? "," : "") + name(c);
-        return Status::error("unsupported channel layout: " + std::to_string(nch) + " channels (" + names + ")");
-    }
-
-    std::string notes;
-    if (in->seek_subimage(1, 0)) notes = "multi-image file: only the first image was read";
-    if (!in->seek_subimage(0, 0)) return Status::error(oneLine(in->geterror(), path));
-    in->geterror();  // clear the "no such subimage" of the probe above
+    const int colorChannels = layout.colorChannels, alphaChannel = layout.alphaChannel;
 
     const OIIO::TypeDesc src = spec.format;
-    const OIIO::TypeDesc readType = src == OIIO::TypeDesc::UINT8    ? OIIO::TypeDesc::UINT8
+    const OIIO::TypeDesc readType = layout.lumaChroma               ? OIIO::TypeDesc::FLOAT
+                                    : src == OIIO::TypeDesc::UINT8  ? OIIO::TypeDesc::UINT8
                                     : src == OIIO::TypeDesc::UINT16 ? OIIO::TypeDesc::UINT16
                                                                     : OIIO::TypeDesc::FLOAT;
     const size_t sampleBytes = readType.size();
     const int w = spec.width, h = spec.height;
+    const uint64_t rowBytes = mulBytes(mulBytes(uint64_t(w), uint64_t(nch)), sampleBytes);
+    // Strips of scanlines, or rows of tiles, keep the conversion buffer small.
+    // Strips of scanlines, or one tile at a time, keep the conversion buffer small.
+    const bool tiled = spec.tile_width > 0;
+    const int tw = tiled ? spec.tile_width : w, th = tiled ? std::max(1, spec.tile_height) : 1;
+    const int band = tiled ? th : int(std::clamp<uint64_t>((uint64_t(16) << 20) / std::max<uint64_t>(rowBytes, 1), 1, uint64_t(h)));
+    const uint64_t bandBytes = tiled ? mulBytes(mulBytes(uint64_t(tw) * uint64_t(th), uint64_t(nch)), sampleBytes)
+                                     : mulBytes(rowBytes, std::min<uint64_t>(uint64_t(band), uint64_t(h)));
+    const uint64_t bandWidth = uint64_t(tw);
+
+    // The budget, before anything is allocated: planes, our band, the decoder's own buffers.
+    const uint64_t pixels = uint64_t(w) * uint64_t(h);
+    const uint64_t planes = mulBytes(pixels, uint64_t(colorChannels + (alphaChannel >= 0 ? 1 : 0)));
+    uint64_t decoder = facts.decoderBytes;
+    const uint64_t nativeSample = std::max<uint64_t>(src.size(), 1);
+    if (fmt == "tiff") {
+        // libtiff decodes one strip (or tile) at a time into a buffer of its size; the RGBA
+        // conversion path works on 4 bytes a pixel for the whole image.
+        const uint64_t rowsPerStrip = uint64_t(std::clamp(spec.get_int_attribute("tiff:RowsPerStrip", h), 1, h));
+        decoder = addBytes(decoder, tiled ? mulBytes(mulBytes(uint64_t(spec.tile_width) * uint64_t(std::max(1, spec.tile_height)), uint64_t(nch)), nativeSample)
+                                          : mulBytes(mulBytes(uint64_t(w) * rowsPerStrip, uint64_t(nch)), nativeSample));
+        if (cooked) decoder = addBytes(decoder, mulBytes(pixels, 4));
+    }
+    if (fmt == "openexr" && tiled)  // one tile in the file's own sample size
+        decoder = addBytes(decoder, mulBytes(mulBytes(bandWidth * uint64_t(th), uint64_t(nch)), nativeSample));
+    const int orientation = spec.get_int_attribute("Orientation", 1);
+    const uint64_t turned = orientation >= 2 && orientation <= 8 ? planes : 0;  // the upright copy
+    const uint64_t total = addBytes(addBytes(addBytes(planes, bandBytes), decoder), turned);
+    if (Status s = checkMemory(total, options.maxMemory,
+                               "reading this " + std::to_string(w) + " x " + std::to_string(h) + " " +
+                                   spaceName(layout.space, alphaChannel >= 0) + " image");
+        !s)
+        return s;
 
     Image out;
-    out.space = space;
-    out.channels.assign(size_t(colorChannels), Plane8(w, h));
-    if (alphaChannel >= 0) {
-        out.hasAlpha = true;
-        out.alpha = Plane8(w, h);
-    }
-    const size_t rowBytes = size_t(w) * size_t(nch) * sampleBytes;
-    // Strips of scanlines keep memory small; tiled files are read whole (OpenImageIO 2.4 crashes in
-    // read_scanlines on tiled TIFF).
-    const bool tiled = spec.tile_width > 0;
-    const int chunk = tiled ? h : int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
-    std::vector<unsigned char> buf(rowBytes * size_t(chunk));
-    for (int y0 = 0; y0 < h; y0 += chunk) {
-        const int y1 = std::min(h, y0 + chunk);
-        // Some codecs (libtiff on a short strip) report the error but still return true.
-        const bool ok = tiled ? in->read_image(0, 0, 0, nch, readType, buf.data())
-                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data());
-        if (!ok || in->has_error())
-            return Status::error(oneLine(in->geterror(), path));
-        for (int y = y0; y < y1; ++y) {
-            const unsigned char* r = buf.data() + size_t(y - y0) * rowBytes;
-            for (int c = 0; c < nch; ++c) {
-                uint8_t* d = c == alphaChannel ? out.alpha.row(y)
-                             : c < colorChannels ? out.channels[size_t(c)].row(y)
-                                                 : nullptr;
-                if (!d) continue;
-                if (readType == OIIO::TypeDesc::UINT8) {
-                    for (int x = 0; x < w; ++x) d[x] = r[size_t(x) * nch + c];
-                } else if (readType == OIIO::TypeDesc::UINT16) {
-                    const uint16_t* s = reinterpret_cast<const uint16_t*>(r);
-                    for (int x = 0; x < w; ++x) d[x] = fromUint16(s[size_t(x) * nch + c]);
-                } else {
-                    const float* s = reinterpret_cast<const float*>(r);
-                    for (int x = 0; x < w; ++x) d[x] = fromFloat(s[size_t(x) * nch + c]);
-                }
+    out.space = layout.space;
+    std::vector<unsigned char> buf(static_cast<size_t>(bandBytes));
+    const size_t bufRowBytes = size_t(bandWidth) * size_t(nch) * sampleBytes;
+    // One row segment of n pixels starting at column x0 (src points at its first pixel) into the planes.
+    auto convert = [&](const unsigned char* r, int y, int x0, int n) {
+        if (layout.lumaChroma) {
+            // OpenEXR's luminance/chroma to RGB (OpenEXR's RgbaYca, Rec. 709 primaries): R = (RY + 1) Y,
+            // B = (BY + 1) Y, G = (Y - 0.2126 R - 0.0722 B) / 0.7152.
+            const float* s = reinterpret_cast<const float*>(r);
+            uint8_t* dr = out.channels[0].row(y) + x0;
+            uint8_t* dg = out.channels[1].row(y) + x0;
+            uint8_t* db = out.channels[2].row(y) + x0;
+            for (int x = 0; x < n; ++x) {
+                const float* p = s + size_t(x) * size_t(nch);
+                const float Y = p[layout.y], R = (p[layout.ry] + 1.0f) * Y, B = (p[layout.by] + 1.0f) * Y;
+                const float G = (Y - R * 0.2126f - B * 0.0722f) / 0.7152f;
+                dr[x] = fromFloat(R), dg[x] = fromFloat(G), db[x] = fromFloat(B);
             }
+            if (alphaChannel >= 0) {
+                uint8_t* d = out.alpha.row(y) + x0;
+                for (int x = 0; x < n; ++x) d[x] = fromFloat(s[size_t(x) * size_t(nch) + size_t(alphaChannel)]);
+            }
+            return;
         }
+        if (layout.cieLab) {  // 8 bit: L* 0..255 = 0..100, a*, b* signed bytes; 16 bit: 0..65535, signed /256
+            uint8_t* d[3] = {out.channels[0].row(y) + x0, out.channels[1].row(y) + x0, out.channels[2].row(y) + x0};
+            for (int x = 0; x < n; ++x) {
+                double L, A, B;
+                if (readType == OIIO::TypeDesc::UINT8) {
+                    const unsigned char* p = r + size_t(x) * size_t(nch);
+                    L = p[0] * 100.0 / 255.0, A = int8_t(p[1]), B = int8_t(p[2]);
+                } else {
+                    const uint16_t* p = reinterpret_cast<const uint16_t*>(r) + size_t(x) * size_t(nch);
+                    L = p[0] * 100.0 / 65535.0, A = int16_t(p[1]) / 256.0, B = int16_t(p[2]) / 256.0;
+                }
+                uint8_t rgb[3];
+                labToSrgb(L, A, B, rgb);
+                d[0][x] = rgb[0], d[1][x] = rgb[1], d[2][x] = rgb[2];
+            }
+            if (alphaChannel < 0) return;
+        }
+        for (int k = layout.cieLab ? colorChannels : 0; k < colorChannels + (alphaChannel >= 0 ? 1 : 0); ++k) {
+            const bool isAlpha = k == colorChannels;
+            const int c = isAlpha ? alphaChannel : layout.order[size_t(k)];
+            uint8_t* d = (isAlpha ? out.alpha.row(y) : out.channels[size_t(k)].row(y)) + x0;
+            if (c < 0) continue;  // an ink the file does not have: the plane stays 0 (no ink)
+            if (readType == OIIO::TypeDesc::UINT8) {
+                for (int x = 0; x < n; ++x) d[x] = r[size_t(x) * nch + c];
+            } else if (readType == OIIO::TypeDesc::UINT16) {
+                const uint16_t* s = reinterpret_cast<const uint16_t*>(r);
+                for (int x = 0; x < n; ++x) d[x] = fromUint16(s[size_t(x) * nch + c]);
+            } else {
+                const float* s = reinterpret_cast<const float*>(r);
+                for (int x = 0; x < n; ++x) d[x] = fromFloat(s[size_t(x) * nch + c]);
+            }
+            if (layout.invert && !isAlpha)
+                for (int x = 0; x < n; ++x) d[x] = uint8_t(255 - d[x]);
+        }
+    };
+    auto allocate = [&] {  // once the first pixels decode: a file with no pixel data costs no planes
+        if (!out.channels.empty()) return;
+        out.channels.assign(size_t(colorChannels), Plane8(w, h));
+        if (alphaChannel >= 0) {
+            out.hasAlpha = true;
+            out.alpha = Plane8(w, h);
+        }
+    };
+    for (int y0 = 0; y0 < h; y0 += band) {
+        const int y1 = std::min(h, y0 + band);
+        if (tiled) {
+            for (int x0 = 0; x0 < w; x0 += tw) {
+                if (options.stop.stopRequested()) return Status::cancelled();
+                // Some codecs report the error but still return true.
+                if (!in->read_tile(spec.x + x0, spec.y + y0, spec.z, readType, buf.data()) || in->has_error())
+                    return Status::error(oneLine(in->geterror(), path));
+                allocate();
+                const int n = std::min(tw, w - x0);
+                for (int y = y0; y < y1; ++y) convert(buf.data() + size_t(y - y0) * bufRowBytes, y, x0, n);
+            }
+            continue;
+        }
+        if (options.stop.stopRequested()) return Status::cancelled();
+        // Some codecs (libtiff on a short strip) report the error but still return true.
+        if (!in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data()) || in->has_error())
+            return Status::error(oneLine(in->geterror(), path));
+        allocate();
+        for (int y = y0; y < y1; ++y) convert(buf.data() + size_t(y - y0) * bufRowBytes, y, 0, w);
     }
-    const int orientation = spec.get_int_attribute("Orientation", 1);
+    if (options.stop.stopRequested()) return Status::cancelled();
+    std::string notes;
+    // Asked after reading: some readers (WebP) lose their place when asked to seek and come back.
+    if (in->seek_subimage(1, 0)) notes = "multi-image file: only the first image was read";
+    in->geterror();  // clear the "no such subimage" of the probe
     if (orientation >= 2 && orientation <= 8) out = applyExifOrientation(out, orientation);
     if (info) {
-        info->format = in->format_name();
+        info->format = fmt;
         info->sourceChannels = nch;
         info->sourceType = src.c_str();
         const int bits = spec.get_int_attribute("oiio:BitsPerSample", 0);
@@ -159,6 +454,31 @@ Status readOiio(const std::string& path, Image& image, const ReadOptions& option
     }
     image = std::move(out);
     return Status::ok();
+}
+
+}  // namespace
+
+Status readOiio(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
+    // The reader by extension, with the facts of the header check (TIFF ink names, decoder buffers).
+    HeaderFacts facts;
+    unsigned char head[64] = {};
+    size_t n = 0;
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+        n = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+    }
+    if (Status s = checkHeader(path, sniffFormat(head, n), options, facts); !s) return s;
+    return readOiioImpl(path, std::string(), facts, nullptr, 0, image, options, info);
+}
+
+Status readOiioAs(const std::string& path, const std::string& format, const HeaderFacts& facts, Image& image,
+                  const ReadOptions& options, ReadInfo* info) {
+    return readOiioImpl(path, format, facts, nullptr, 0, image, options, info);
+}
+
+Status readOiioMemory(const std::string& format, const unsigned char* data, size_t size, Image& image,
+                      const ReadOptions& options, ReadInfo* info) {
+    return readOiioImpl("memory." + format, format, HeaderFacts{}, data, size, image, options, info);
 }
 
 bool oiioCanWrite(const std::string& path, std::string& why) {
@@ -179,8 +499,9 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     const bool tiff = ext == ".tif" || ext == ".tiff";
     const int w = image.width(), h = image.height();
     const int colorChannels = image.channelCount();
+    const bool png = ext == ".png";
     if (image.space == ColorSpace::CMYK && !tiff)
-        return Status::error("only TIFF output holds CMYK; write .tif (or use --color gray or rgb)");
+        return Status::error("only TIFF output holds CMYK; write .tif, or halftone in gray or RGB");
     const bool alpha = image.hasAlpha && out->supports("alpha");
     const int nch = colorChannels + (alpha ? 1 : 0);
 
@@ -199,11 +520,19 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     if (image.space == ColorSpace::CMYK) spec.attribute("tiff:ColorSpace", "CMYK");
     if (tiff) spec.attribute("compression", "zip");
     bool bilevel = false;
-    if (tiff && options.levels == 2 && image.space == ColorSpace::Gray && !alpha) {
+    if ((tiff || png) && options.levels == 2 && image.space == ColorSpace::Gray && !alpha) {
         bilevel = std::all_of(image.channels[0].data.begin(), image.channels[0].data.end(),
                               [](uint8_t v) { return v == 0 || v == 255; });
         if (bilevel) spec.attribute("oiio:BitsPerSample", 1);
     }
+    // Resolution: a printer needs it to size a 1-bit halftone (300 dpi when the source did not say).
+    const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
+    if (dpi > 0 && (tiff || png)) {
+        spec.attribute("XResolution", float(dpi));
+        spec.attribute("YResolution", float(dpi));
+        spec.attribute("ResolutionUnit", "inch");
+    }
+    if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
     if (!out->open(tmpPath, spec)) return Status::error(oneLine(out->geterror(), tmpPath));
 
     std::vector<unsigned char> row(size_t(w) * size_t(nch));
@@ -220,30 +549,6 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     }
     if (!out->close()) return Status::error(oneLine(out->geterror(), tmpPath));
     return Status::ok();
-}
-
-Status checkJpegComplete(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::vector<unsigned char> d((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    const size_t n = d.size();
-    if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return Status::error("not a JPEG file (bad signature)");
-    size_t i = 2;
-    while (i + 1 < n) {
-        if (d[i] != 0xFF) return Status::error("corrupt JPEG: bad marker at byte " + std::to_string(i));
-        unsigned char m = d[i + 1];
-        if (m == 0xFF) { ++i; continue; }  // fill byte
-        i += 2;
-        if (m == 0xD9) return Status::ok();                        // end of image
-        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue;       // no length
-        if (i + 1 >= n) break;
-        const size_t len = (size_t(d[i]) << 8) | d[i + 1];
-        if (len < 2) return Status::error("corrupt JPEG: bad segment length at byte " + std::to_string(i));
-        i += len;
-        if (m == 0xDA) {  // start of scan: entropy-coded data up to the next marker other than RST/stuffing
-            while (i + 1 < n && !(d[i] == 0xFF && d[i + 1] != 0x00 && !(d[i + 1] >= 0xD0 && d[i + 1] <= 0xD7))) ++i;
-        }
-    }
-    return Status::error("truncated or corrupt JPEG: no end-of-image marker where the file's structure says it ends");
 }
 
 }  // namespace halftone::io::detail

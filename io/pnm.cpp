@@ -1,6 +1,8 @@
 // Built-in binary PNM reader and writer (netpbm formats P4, P5, P6; maxval up to 65535).
 #include "io/pnm.h"
 
+#include "core/budget.h"
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -78,6 +80,10 @@ Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo*
 
     const int bytesPerSample = maxval > 255 ? 2 : 1;
     const uint64_t rowBytes = bitmap ? (uint64_t(width) + 7) / 8 : uint64_t(width) * channels * bytesPerSample;
+    if (Status s = checkMemory(addBytes(uint64_t(width) * uint64_t(height) * uint64_t(channels), rowBytes), options.maxMemory,
+                               "reading this " + std::to_string(width) + " x " + std::to_string(height) + " image");
+        !s)
+        return s;
     const uint64_t need = rowBytes * uint64_t(height);
     const long here = std::ftell(f);
     struct stat st {};

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# GPU DBS on the GPU machine in one call (issue 6): configure the gpu-device preset in its own build dir, build
+# GPU DBS on the GPU machine in one call: configure the gpu-device preset in its own build dir, build
 # test_dbs_gpu and halftone-bench, run test_dbs_gpu (--small first, the full set last), compute-sanitizer memcheck and
 # racecheck on tiny sizes (test_dbs_gpu --sanitize), and halftone-bench --sections dbs; logs go to $OUT, a summary
 # is printed last.
 # Needs CLI11 in .device/include/CLI (carry: [".device"]) because the machine has no CLI11 package.
 # Usage: scripts/device-dbs.sh [STAGES]   STAGES: comma list of small,bench,memcheck,racecheck,full (default: all)
-# PREBUILT=DIR: skip configure and build and run DIR/tests/test_dbs_gpu and DIR/app/halftone-bench instead (binaries
+# PREBUILT=DIR: skip configure and build and run DIR/tests/gpu/test_dbs_gpu and DIR/app/halftone-bench instead (binaries
 # of a gpu-device-like build made on the dev machine, carried over: the device build of halftone_gpu takes ~4 min).
 set -u -o pipefail
 OUT=${OUT:-/tmp/device-dbs-out}
@@ -32,7 +32,7 @@ else
   summary+=("configure rc=$cfg, build (test_dbs_gpu halftone-bench) rc=$bld")
   [ $bld -eq 0 ] || { printf '%s\n' "${summary[@]}"; exit 1; }
 fi
-T=$B/tests/test_dbs_gpu
+T=$B/tests/gpu/test_dbs_gpu
 
 if has small; then
   stage "test_dbs_gpu --small"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: real GPU faults must fall back to the CPU with a note and exact output
-# (issue 7; tests/gpu/test_gpu_faults.cpp). Builds test_gpu_faults with the gpu-device preset and runs,
+# (tests/gpu/test_gpu_faults.cpp). Builds test_gpu_faults with the gpu-device preset and runs,
 # one process each and one after another (the out-of-memory cases hold most of the card):
 #   oom (cudaMalloc hog, 16K x 16K), launch (HALFTONE_GPU_FAULT=launch), trap and trap-progress
 #   (HALFTONE_GPU_FAULT=trap: __trap(), sticky); with the argument `huge` only the 65536 x 65536 case

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (see the GPU section of README.md): configure the gpu-device preset, build the GPU
 # targets with all cores, run the GPU tests (ctest), compute-sanitizer memcheck + racecheck on tiny
-# sizes, the GPU benchmark for 1K..16K, then print a short table LAST. Logs go to $OUT.
+# sizes, GPU DBS on small sizes and the injected faults, the GPU benchmark for 1K..16K, then print a short
+# table LAST. Logs go to $OUT.
 # Needs CLI11 in .device/include/CLI (carry: [".device"]) because the machine has no CLI11 package.
 # Usage: scripts/device-gpu.sh [--quick]   (--quick: small tests only, shorter limits, bench 1K/4K/16K)
 set -u -o pipefail
@@ -22,9 +23,9 @@ cfg=$?; tail -3 "$OUT/configure.log"
 summary+=("configure: rc=$cfg")
 
 stage "build"
-cmake --build $B -j "$(nproc)" --target test_gpu bench_gpu >"$OUT/build.log" 2>&1
-bld=$?; grep -E "error|warning: .*spill|FAILED" "$OUT/build.log" | head -20; tail -2 "$OUT/build.log"
-summary+=("build (test_gpu bench_gpu): rc=$bld")
+cmake --build $B -j "$(nproc)" --target test_gpu bench_gpu test_dbs_gpu test_gpu_faults >"$OUT/build.log" 2>&1
+bld=$?; grep -E "error|warning|FAILED" "$OUT/build.log" | head -20; tail -2 "$OUT/build.log"
+summary+=("build (test_gpu bench_gpu test_dbs_gpu test_gpu_faults): rc=$bld")
 [ $bld -eq 0 ] || { printf '%s\n' "${summary[@]}"; exit 1; }
 # halftone-bench (owned by the bench's main) carries the GPU section; bench_gpu is the stand-alone driver
 hbok=1
@@ -36,9 +37,9 @@ fi
 stage "ctest (GPU tests)"
 if [ $QUICK -eq 1 ]; then tests="test_gpu_small"; else tests="test_gpu"; fi
 T=240; [ $QUICK -eq 1 ] && T=150
-timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T --output-on-failure >"$OUT/ctest.log" 2>&1
+timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T -V >"$OUT/ctest.log" 2>&1
 ct=$?; grep -E "FAIL|passed|Passed|Failed|tests passed|SKIP|device:" "$OUT/ctest.log" | tail -15
-summary+=("ctest $tests: rc=$ct; $(grep -E '^[0-9]+ passed' "$OUT/ctest.log" | tail -1)")
+summary+=("ctest $tests: rc=$ct; $(grep -oE '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$OUT/ctest.log" | tail -1)")
 
 stage "compute-sanitizer memcheck (tiny sizes)"
 timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/memcheck.log" 2>&1
@@ -49,6 +50,16 @@ stage "compute-sanitizer racecheck (tiny sizes)"
 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/racecheck.log" 2>&1
 rcs=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|FAIL" "$OUT/racecheck.log" | tail -5
 summary+=("racecheck: rc=$rcs; $(grep -E 'SUMMARY' "$OUT/racecheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/racecheck.log" | tail -1)")
+
+stage "GPU DBS (test_dbs_gpu --small) and injected faults (launch, trap)"
+timeout 150 $B/tests/gpu/test_dbs_gpu --small >"$OUT/dbs.log" 2>&1
+db=$?; grep -E "FAIL|SKIP|compared|passed" "$OUT/dbs.log" | tail -5
+summary+=("test_dbs_gpu --small: rc=$db; $(tail -1 "$OUT/dbs.log")")
+for f in launch trap; do
+  timeout 90 $B/tests/gpu/test_gpu_faults $f >"$OUT/fault-$f.log" 2>&1
+  fr=$?; grep -E "FAIL|SKIP|passed" "$OUT/fault-$f.log" | tail -3
+  summary+=("test_gpu_faults $f: rc=$fr; $(tail -1 "$OUT/fault-$f.log")")
+done
 
 stage "benchmark"
 if [ $QUICK -eq 1 ]; then sizes=1024,4096,16384; else sizes=1024,2048,4096,8192,16384; fi

@@ -150,6 +150,13 @@ private slots:
     void unusualFiles();
     void exifRotation_data();
     void exifRotation();
+    void memoryBombs_data();
+    void memoryBombs();
+    void convertedColours_data();
+    void convertedColours();
+    void sparseZeros();
+    void validPngOverBudget();
+    void outOfMemoryInMethod();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;
@@ -392,6 +399,18 @@ void TestHostile::unusualFiles_data() {
     QTest::newRow("pgm maxval 1000") << "gray-maxval1000.pgm" << G << "" << "uint16";
     QTest::newRow("wide 100000 x 1") << "wide-100000x1.png" << G << "" << "uint8";
     QTest::newRow("tall 1 x 100000") << "tall-1x100000.png" << G << "" << "uint8";
+    // Colour meaning from the file's tags, not the channel count.
+    QTest::newRow("separated tif, one black ink") << "separated-black.tif" << G << "" << "uint8";
+    QTest::newRow("separated tif, one unnamed ink") << "separated-1ink.tif" << G << "" << "uint8";
+    QTest::newRow("separated tif, cyan + black") << "separated-cyan-black.tif" << K << "" << "uint8";
+    QTest::newRow("cmyk psd (stored inverted)") << "cmyk-psd.psd" << K << "" << "uint8";
+    QTest::newRow("cmyk psd, rle") << "cmyk-psd-rle.psd" << K << "" << "uint8";
+    QTest::newRow("luminance/chroma exr") << "luma-chroma.exr" << R << "" << "float";
+    QTest::newRow("white luminance/chroma exr") << "white-luma-chroma.exr" << R << "" << "float";
+    QTest::newRow("tiled exr, partial edge tiles") << "tiled.exr" << R << "" << "float";
+    // Files OpenImageIO 2.4 refuses: an end-of-line code on the last RLE row, a 256-pixel ICO entry.
+    QTest::newRow("rle8 bmp") << "rle8.bmp" << R << "" << "uint8";
+    QTest::newRow("256 x 256 ico entry") << "icon-256.ico" << R << "" << "uint8";
 }
 
 void TestHostile::unusualFiles() {
@@ -462,6 +481,182 @@ void TestHostile::exifRotation() {
     const Run r = runCli({"--method", "ed", q(file), q(output)});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     compareWithReference(output, expected);
+}
+
+void TestHostile::memoryBombs_data() {
+    QTest::addColumn<QString>("file");      // in tests/data/hostile/
+    QTest::addColumn<QStringList>("args");  // extra CLI arguments
+    QTest::addColumn<QString>("message");   // expected in the one-line error
+    const QStringList oneGig{"--max-memory", "1G"};
+    QTest::newRow("gif screen 2^29..2^30 pixels") << "gif-screen-32768x24576.gif" << QStringList{} << "larger than the GIF decoder can hold";
+    QTest::newRow("same, --max-pixels raised") << "gif-screen-32768x24576.gif" << QStringList{"--max-pixels", "4000000000"}
+                                               << "larger than the GIF decoder can hold";
+    QTest::newRow("tiled float tif") << "bomb-tiled-float-30000x30000.tif" << oneGig << "over the memory limit of 1.0 GB";
+    QTest::newRow("tiled exr") << "bomb-tiled-exr-30000x30000.exr" << oneGig << "over the memory limit";
+    QTest::newRow("cmyk+alpha tif with no data") << "bomb-cmyka-nodata-30000x30000.tif" << oneGig << "over the memory limit";
+    // A stream of zeros inflates at most 1032 to 1: these hold far too little data for their size.
+    QTest::newRow("16-bit png of zeros") << "bomb-png16-zeros-30000x30000.png" << QStringList{} << "compressed data can hold";
+    QTest::newRow("interlaced png") << "bomb-interlaced-32768x32767.png" << QStringList{} << "compressed data can hold";
+    QTest::newRow("png in ico") << "bomb-ico-png-32768x32767.ico" << QStringList{} << "compressed data can hold";
+    QTest::newRow("jpeg with 2000 scans") << "jpeg-2000-scans.jpg" << QStringList{} << "more than 256 scans";
+    QTest::newRow("separated tif with spot inks") << "separated-spot-inks.tif" << QStringList{} << "'PANTONE 300 C'";
+    QTest::newRow("exr channels L, a, b") << "exr-lab-channels.exr" << QStringList{} << "are not RGB, luminance or luminance/chroma";
+}
+
+void TestHostile::memoryBombs() {
+    QFETCH(QString, file);
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const QString input = q(test::dataPath("hostile/" + file.toStdString()));
+    const std::vector<std::string> listed = listing(dir());
+    for (const QString& cmd : {QString("halftone"), QString("analyze"), QString("screen")}) {
+        QStringList a;
+        if (cmd == "halftone") a = QStringList{"--method", "ed"} + args + QStringList{input, q(path("o.png"))};
+        else if (cmd == "analyze") a = QStringList{"analyze", input, input};
+        else a = QStringList{"--method", "ordered", "--screen", input, q(test::dataPath("moon.png")), q(path("o.png"))};
+        if (cmd != "halftone" && !args.isEmpty() && args.front() == "--max-memory") continue;  // only the main command has it
+        const Run r = runCli(a);
+        QVERIFY2(!r.crashed, qPrintable(cmd + ": " + r.err));
+        QVERIFY2(r.exitCode == 1, qPrintable(QString("%1: exit %2: %3").arg(cmd).arg(r.exitCode).arg(r.err)));
+        QVERIFY2(oneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.contains("'" + input + "'"), qPrintable(r.err));
+        if (cmd == "halftone") QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QCOMPARE(listing(dir()), listed);
+    }
+    // The library refuses with the same limit before allocating the planes.
+    Image im;
+    io::ReadOptions ro;
+    ro.maxMemory = uint64_t(1000000000);
+    if (args.contains("--max-pixels")) ro.maxPixels = 4000000000ull;
+    const Status s = io::readImage(input.toStdString(), im, ro);
+    QVERIFY(!s.isOk());
+    QVERIFY2(q(s.message()).contains(message), s.message().c_str());
+}
+
+void TestHostile::convertedColours_data() {
+    // Files whose samples are not RGB: converted by their tags (libtiff's YCbCr, CIELab D50 -> sRGB here).
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("x");
+    QTest::addColumn<int>("r");
+    QTest::addColumn<int>("g");
+    QTest::addColumn<int>("b");
+    QTest::addColumn<int>("tolerance");  // 8-bit colour conversions round differently; the point is white, not gray
+    QTest::newRow("ycbcr white") << "ycbcr.tif" << 0 << 255 << 255 << 255 << 1;
+    QTest::newRow("ycbcr black") << "ycbcr.tif" << 4 << 0 << 0 << 0 << 1;
+    QTest::newRow("ycbcr gray") << "ycbcr.tif" << 8 << 128 << 128 << 128 << 2;
+    QTest::newRow("ycbcr red") << "ycbcr.tif" << 12 << 255 << 0 << 0 << 3;
+    QTest::newRow("cielab white") << "cielab.tif" << 0 << 255 << 255 << 255 << 1;
+    QTest::newRow("cielab black") << "cielab.tif" << 4 << 0 << 0 << 0 << 1;
+    QTest::newRow("cielab L* 46.7") << "cielab.tif" << 8 << 111 << 111 << 111 << 2;
+    QTest::newRow("cielab red") << "cielab.tif" << 12 << 255 << 0 << 0 << 10;  // a*, b* in whole units
+}
+
+void TestHostile::convertedColours() {
+    QFETCH(QString, file);
+    QFETCH(int, x);
+    QFETCH(int, r);
+    QFETCH(int, g);
+    QFETCH(int, b);
+    QFETCH(int, tolerance);
+    Image im;
+    const Status s = io::readImage(test::dataPath("unusual/" + file.toStdString()), im);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(int(im.space), int(ColorSpace::RGB));
+    const int want[3] = {r, g, b};
+    for (int y = 0; y < im.height(); ++y)
+        for (int xx = x; xx < x + 4; ++xx)
+            for (int c = 0; c < 3; ++c)
+                QVERIFY2(std::abs(int(im.channels[size_t(c)].at(y, xx)) - want[c]) <= tolerance,
+                         qPrintable(QString("(%1, %2) channel %3 is %4, want %5").arg(xx).arg(y).arg(c).arg(im.channels[size_t(c)].at(y, xx)).arg(want[c])));
+}
+
+void TestHostile::sparseZeros() {
+    // 4 GiB of zeros named .png (a sparse file: no disk used): refused from its first bytes, not probed by
+    // every reader OpenImageIO has.
+    const std::string file = path("zeros.png");
+    {
+        std::ofstream f(file, std::ios::binary);
+    }
+    fs::resize_file(file, uint64_t(4) << 30);
+    Image im;
+    const Status s = io::readImage(file, im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("not an image file of any supported format") != std::string::npos, s.message().c_str());
+    const Run r = runCli({"--method", "ed", q(file), q(path("o.png"))});
+    QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains("not an image file"), qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")));
+}
+
+void TestHostile::outOfMemoryInMethod() {
+    // The method's allocations fail (an address-space limit, as under ulimit -v): one line naming the
+    // input and exit 1, never std::bad_alloc through main.
+    const int side = 12000;
+    Plane8 p(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) p.at(y, x) = uint8_t((x * 7 + y * 3) >> 4);
+    const std::string input = path("big.png");
+    QVERIFY(io::writeImage(input, Image::gray(std::move(p))).isOk());
+    QProcess proc;
+    proc.setChildProcessModifier([] {
+        const rlim_t limit = rlim_t(1200) << 20;
+        const struct rlimit rl{limit, limit};
+        ::setrlimit(RLIMIT_AS, &rl);
+    });
+    proc.start(HALFTONE_CLI_PATH, {"--method", "dbs", q(input), q(path("o.png"))});
+    QVERIFY(proc.waitForFinished(300000));
+    const QString err = QString::fromUtf8(proc.readAllStandardError());
+    QVERIFY2(proc.exitStatus() == QProcess::NormalExit, qPrintable(err));
+    QVERIFY2(proc.exitCode() == 1, qPrintable(QString("exit %1: %2").arg(proc.exitCode()).arg(err)));
+    QVERIFY2(oneLine(err), qPrintable(err));
+    QVERIFY2(err.contains(q(input)) && (err.contains("out of memory") || err.contains("memory limit")), qPrintable(err));
+    QVERIFY(!fs::exists(path("o.png")));
+}
+
+namespace {
+
+uint32_t crc32(const QByteArray& d) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (char ch : d) {
+        c ^= uint8_t(ch);
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+QByteArray pngChunk(const char* type, const QByteArray& data) {
+    QByteArray body = QByteArray(type, 4) + data, out;
+    QDataStream s(&out, QIODevice::WriteOnly);
+    s << quint32(data.size());
+    out += body;
+    QByteArray crc;
+    QDataStream c(&crc, QIODevice::WriteOnly);
+    c << quint32(crc32(body));
+    return out + crc;
+}
+
+}  // namespace
+
+void TestHostile::validPngOverBudget() {
+    // A valid 16-bit RGBA PNG of zeros, 3000 x 3000: 72 MB of samples from 70 KB. It reads, and a
+    // memory limit under its planes refuses it from the header, before decoding.
+    const int w = 3000, h = 3000;
+    QByteArray raw(qsizetype(h) * (1 + w * 8), '\0');
+    QByteArray z = qCompress(raw, 9).mid(4);  // zlib stream without Qt's length prefix
+    QByteArray ihdr;
+    QDataStream s(&ihdr, QIODevice::WriteOnly);
+    s << quint32(w) << quint32(h) << quint8(16) << quint8(6) << quint8(0) << quint8(0) << quint8(0);
+    const QByteArray png = QByteArray("\x89PNG\r\n\x1a\n", 8) + pngChunk("IHDR", ihdr) + pngChunk("IDAT", z) + pngChunk("IEND", {});
+    const std::string file = path("zeros16.png");
+    writeBytes(file, png.toStdString());
+    Image im;
+    QVERIFY2(io::readImage(file, im).isOk(), "a valid PNG of zeros was refused");
+    QCOMPARE(im.width(), w);
+    QVERIFY(im.hasAlpha);
+    const Run r = runCli({"--method", "ed", "--max-memory", "40M", q(file), q(path("o.png"))});
+    QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains("3000 x 3000 RGB + alpha image needs") && r.err.contains("over the memory limit of 40 MB"), qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")));
 }
 
 QTEST_GUILESS_MAIN(TestHostile)

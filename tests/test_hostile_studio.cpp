@@ -7,11 +7,15 @@
 // - MainWindow::saveResult under RLIMIT_FSIZE (0 %, 50 %, 97 % of the new file's size; SIGXFSZ ignored so
 //   writes fail with EFBIG as on a full disk) over an existing PNG/TIFF/PBM/PGM: false, an error dialog
 //   naming the file, the old file byte-identical, no temporary file left; with room it writes the new image.
+// - The halftone-studio executable with bad startup options: a file that cannot be read (also with
+//   --compare), unknown methods, values and tabs, impossible combinations. Each ends within a minute with a
+//   message and a non-zero exit status (2 for a bad option, 1 for a file or a run that fails).
 #include <signal.h>
 #include <sys/resource.h>
 
 #include <QDir>
 #include <QFile>
+#include <QProcess>
 #include <QPushButton>
 #include <QtTest>
 
@@ -62,6 +66,8 @@ private slots:
     void cancelWindowAtMoments();
     void fullDiskSaveKeepsOldFile_data();
     void fullDiskSaveKeepsOldFile();
+    void startupOptionsEnd_data();
+    void startupOptionsEnd();
 };
 
 void TestHostileStudio::initTestCase() {
@@ -231,6 +237,91 @@ void TestHostileStudio::fullDiskSaveKeepsOldFile() {
     QVERIFY(io::readImage(path.toStdString(), back).isOk());
     QVERIFY(back.channels.size() == 1 && back.channels[0] == w.currentResult()->halftone->channels[0]);
     if (ext != "tif") QCOMPARE(readAll(path), fresh);
+}
+
+void TestHostileStudio::startupOptionsEnd_data() {
+    // Placeholders in the arguments: @DIR@ = a fresh temporary folder, @BAD@ = a file that is not an image
+    // there, @GOOD@ = a test image.
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");  // part of what stderr must say
+    const QString shot = "@DIR@/shot.png";
+    QTest::newRow("compare, unreadable file") << QStringList{"--compare", "ec/wavefront,dbs/blocks", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
+    QTest::newRow("compare, missing file") << QStringList{"--compare", "ed/plain,ec/rc", "--screenshot", shot, "@DIR@/missing.png"} << 1 << "missing.png";
+    QTest::newRow("method, unreadable file") << QStringList{"--method", "ed/plain", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
+    QTest::newRow("compare, benchmark tab, unreadable file")
+        << QStringList{"--compare", "ed/plain,ec/rc", "--tab", "benchmark", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
+    QTest::newRow("unknown method") << QStringList{"--method", "ed/nope", "--screenshot", shot, "@GOOD@"} << 2 << "ed/nope";
+    QTest::newRow("method without variant") << QStringList{"--method", "ed", "--screenshot", shot} << 2 << "'ed'";
+    QTest::newRow("unknown method in compare") << QStringList{"--compare", "ed/plain,xx/yy", "--screenshot", shot} << 2 << "xx/yy";
+    QTest::newRow("method twice in compare") << QStringList{"--compare", "ed/plain,ed/plain", "--screenshot", shot} << 2 << "twice";
+    QTest::newRow("five methods in compare")
+        << QStringList{"--compare", "ed/plain,ed/rc,ec/plain,ec/rc,ordered/screen", "--screenshot", shot} << 2 << "up to 4";
+    QTest::newRow("empty compare") << QStringList{"--compare", ",", "--screenshot", shot} << 2 << "--compare";
+    QTest::newRow("method and compare") << QStringList{"--method", "ed/plain", "--compare", "ec/rc,ed/rc", "--screenshot", shot} << 2 << "--compare";
+    QTest::newRow("unknown device") << QStringList{"--device", "gpx", "--screenshot", shot} << 2 << "gpx";
+    QTest::newRow("gpu for a method without one") << QStringList{"--device", "gpu", "--method", "ordered/screen", "--screenshot", shot} << 2 << "ordered/screen";
+    QTest::newRow("unknown colour") << QStringList{"--color", "purple", "--screenshot", shot} << 2 << "purple";
+    for (const char* bad : {"abc", "0x100", "1400", "1400x", "-5x10", "99999x900"})
+        QTest::addRow("bad size %s", bad) << QStringList{"--size", bad, "--screenshot", shot} << 2 << QString(bad);
+    QTest::newRow("unknown tab") << QStringList{"--tab", "nope", "--screenshot", shot} << 2 << "nope";
+    QTest::newRow("ui-latency not a number") << QStringList{"--ui-latency", "big"} << 2 << "big";
+    QTest::newRow("ui-latency zero") << QStringList{"--ui-latency", "0"} << 2 << "--ui-latency";
+    QTest::newRow("ui-latency with a file") << QStringList{"--ui-latency", "64", "@GOOD@"} << 2 << "--ui-latency";
+    QTest::newRow("two images") << QStringList{"--screenshot", shot, "@GOOD@", "@BAD@"} << 2 << "one image";
+    QTest::newRow("screenshot into a missing folder") << QStringList{"--screenshot", "@DIR@/no/such/folder/s.png", "@GOOD@"} << 2 << "does not exist";
+    QTest::newRow("screenshot over the image") << QStringList{"--screenshot", "@DIR@/copy.png", "@DIR@/copy.png"} << 2 << "overwrite";
+    QTest::newRow("unknown option") << QStringList{"--no-such-option"} << 1 << "no-such-option";
+    QTest::newRow("missing value") << QStringList{"--screenshot"} << 1 << "screenshot";
+    // A GPU-only variant on a machine without a usable GPU: its run fails, also part-way through --compare.
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (!m.cpu && m.gpu && !Registry::instance().gpuAvailability().usable) {
+            const QString id = QString::fromStdString(m.id());
+            QTest::newRow("compare, GPU-only variant without a GPU") << QStringList{"--compare", "ed/plain," + id, "--screenshot", shot, "@GOOD@"} << 1 << "GPU";
+            QTest::newRow("method, GPU-only variant without a GPU") << QStringList{"--method", id, "--screenshot", shot, "@GOOD@"} << 1 << "GPU";
+            break;
+        }
+    // and the good cases, so that the rows above cannot pass by failing for another reason
+    QTest::newRow("good compare") << QStringList{"--compare", "ed/plain,ec/rc", "--screenshot", shot, "--size", "900x600", "@GOOD@"} << 0 << "";
+    QTest::newRow("good method and tab") << QStringList{"--method", "ec/rc", "--tab", "scheduling", "--device", "cpu", "--screenshot", shot, "@GOOD@"} << 0 << "";
+}
+
+void TestHostileStudio::startupOptionsEnd() {
+#ifndef HALFTONE_STUDIO_EXE
+    QSKIP("the halftone-studio executable is not part of this build");
+#else
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QFile bad(dir.filePath("bad.png"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("this is not a PNG file");
+    bad.close();
+    const QString good = QString::fromStdString(test::dataPath("page.png"));
+    QVERIFY(QFile::copy(good, dir.filePath("copy.png")));
+    const QByteArray copyBefore = readAll(dir.filePath("copy.png"));
+    for (QString& a : args) a.replace("@DIR@", dir.path()).replace("@BAD@", dir.filePath("bad.png")).replace("@GOOD@", good);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));
+    p.setProcessEnvironment(env);
+    p.start(HALFTONE_STUDIO_EXE, args);
+    QVERIFY(p.waitForStarted(10000));
+    if (!p.waitForFinished(90000)) {
+        p.kill();
+        p.waitForFinished(5000);
+        QFAIL(qPrintable("halftone-studio " + args.join(' ') + " did not end within 90 s"));
+    }
+    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == exitCode, qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    QVERIFY2(err.contains(message), qPrintable("stderr: " + err));
+    if (exitCode == 2) QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");
+    if (exitCode == 0) QVERIFY(!QImage(dir.filePath("shot.png")).isNull());
+    QCOMPARE(readAll(dir.filePath("copy.png")), copyBefore);  // the input is never overwritten
+#endif
 }
 
 QTEST_MAIN(TestHostileStudio)

@@ -12,6 +12,9 @@
 #include <fstream>
 #include <random>
 
+#include <webp/encode.h>
+#include <webp/mux.h>
+
 #include "io/imagefile.h"
 #include "tests/testutil.h"
 
@@ -85,6 +88,13 @@ std::vector<std::string> dirEntries(const std::string& dir) {
 }
 
 int oiioBitsPerSample(const std::string& path) {
+    // OpenImageIO does not report a PNG's bit depth: read it from the IHDR chunk (byte 24).
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".png") == 0) {
+        std::ifstream f(path, std::ios::binary);
+        char head[26] = {};
+        if (!f.read(head, sizeof head)) return -1;
+        return int(static_cast<unsigned char>(head[24]));
+    }
     auto in = OIIO::ImageInput::open(path);
     if (!in) return -1;
     return in->spec().get_int_attribute("oiio:BitsPerSample", in->spec().format == OIIO::TypeDesc::UINT8 ? 8 : 0);
@@ -120,6 +130,7 @@ private slots:
     void writeByExtension();
     void writeRefusals_data();
     void writeRefusals();
+    void writeResolution();
     void atomicWriteKeepsOldFile();
     void readOnlyDirectory();
     void samePathCases();
@@ -129,6 +140,12 @@ private slots:
     void notAFile();
     void realImages_data();
     void realImages();
+    void memoryLimit();
+    void cancelledRead();
+    void webpStill();
+    void webpAnimatedSmallFirstFrame();
+    void icoLargestEntry();
+    void contentNotName();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;  // fresh per test function and data row
@@ -496,7 +513,8 @@ void TestImageIo::writeByExtension_data() {
     QTest::addColumn<bool>("binary");
     QTest::addColumn<int>("bitsPerSample");  // as OpenImageIO reports the written file; 0 = not checked
     QTest::newRow("png gray") << "o.png" << 1 << false << 8;
-    QTest::newRow("png binary stays 8-bit") << "o.png" << 1 << true << 8;
+    QTest::newRow("png binary is 1-bit") << "o.png" << 1 << true << 1;
+    QTest::newRow("png rgb binary stays 8-bit") << "o.png" << 3 << true << 8;
     QTest::newRow("png rgb") << "o.png" << 3 << false << 8;
     QTest::newRow("tif gray") << "o.tif" << 1 << false << 8;
     QTest::newRow("tif binary is 1-bit") << "o.tif" << 1 << true << 1;
@@ -530,6 +548,15 @@ void TestImageIo::writeByExtension() {
     QVERIFY2(s.isOk(), s.message().c_str());
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
     if (bitsPerSample) QCOMPARE(oiioBitsPerSample(file), bitsPerSample);
+    if (bitsPerSample == 1 && (name.endsWith(".tif") || name.endsWith(".TIFF"))) {
+        // A 1-bit TIFF says how large to print it: 300 dpi when the caller gave no resolution.
+        auto in = OIIO::ImageInput::open(file);
+        QVERIFY(in);
+        const OIIO::ImageSpec& spec = in->spec();
+        QCOMPARE(spec.get_float_attribute("XResolution", 0), 300.0f);
+        QCOMPARE(spec.get_float_attribute("YResolution", 0), 300.0f);
+        QCOMPARE(QString::fromStdString(spec.get_string_attribute("ResolutionUnit")), QString("in"));
+    }
     Image back;
     QVERIFY(io::readImage(file, back).isOk());
     if (name.endsWith(".ppm") && channels == 1) {
@@ -573,6 +600,32 @@ void TestImageIo::writeRefusals() {
     QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
     QVERIFY2(s.message().find("'" + file + "'") != std::string::npos, s.message().c_str());
     QVERIFY(dirEntries(dir()).empty());  // neither output nor temporary file
+}
+
+void TestImageIo::writeResolution() {
+    // A resolution given by the caller (e.g. the input's) goes into 1-bit TIFFs and PNGs alike.
+    Plane8 p(40, 24);
+    for (size_t i = 0; i < p.size(); ++i) p.data[i] = (i * 7) % 3 ? 255 : 0;
+    io::WriteOptions wo;
+    wo.levels = 2;
+    wo.dpi = 600;
+    for (const char* name : {"r.tif", "r.png"}) {
+        const std::string file = path(name);
+        QVERIFY(io::writeImage(file, Image::gray(p), wo).isOk());
+        QCOMPARE(oiioBitsPerSample(file), 1);
+        auto in = OIIO::ImageInput::open(file);
+        QVERIFY(in);
+        // PNG stores pixels per metre, which readers report per centimetre.
+        const std::string unit = in->spec().get_string_attribute("ResolutionUnit");
+        const float perInch = unit == "cm" ? 2.54f : 1.0f;
+        QVERIFY2(unit == "in" || unit == "inch" || unit == "cm", unit.c_str());
+        const float xres = in->spec().get_float_attribute("XResolution", 0) * perInch;
+        QVERIFY2(std::abs(xres - 600.0f) < 0.5f, qPrintable(QString("%1: %2").arg(name).arg(xres)));
+        QVERIFY2(std::abs(in->spec().get_float_attribute("YResolution", 0) * perInch - 600.0f) < 0.5f, name);
+        Image back;
+        QVERIFY(io::readImage(file, back).isOk());
+        QVERIFY(back.channels[0] == p);
+    }
 }
 
 void TestImageIo::atomicWriteKeepsOldFile() {
@@ -732,6 +785,187 @@ void TestImageIo::realImages() {
     Image back;
     QVERIFY(io::readImage(pnm, back).isOk());
     QVERIFY(back.channels == im.channels);
+}
+
+void TestImageIo::memoryLimit() {
+    // moon.png is 512 x 512 gray: 262144 bytes of plane plus the decoder's strip.
+    Image im;
+    io::ReadOptions ro;
+    ro.maxMemory = 200000;
+    Status s = io::readImage(test::dataPath("moon.png"), im, ro);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("512 x 512") != std::string::npos && s.message().find("over the memory limit") != std::string::npos &&
+                 s.message().find("--max-memory") != std::string::npos,
+             s.message().c_str());
+    QCOMPARE(im.width(), 0);
+    ro.maxMemory = 2000000;
+    QVERIFY(io::readImage(test::dataPath("moon.png"), im, ro).isOk());
+    // PNM and the built-in readers obey the same limit.
+    QVERIFY(io::writeImage(path("m.pgm"), im).isOk());
+    ro.maxMemory = 100000;
+    s = io::readImage(path("m.pgm"), im, ro);
+    QVERIFY2(!s.isOk() && s.message().find("memory limit") != std::string::npos, s.message().c_str());
+    s = io::readImage(test::dataPath("unusual/icon-256.ico"), im, ro);
+    QVERIFY2(!s.isOk() && s.message().find("memory limit") != std::string::npos, s.message().c_str());
+    s = io::readImage(test::dataPath("unusual/rle8.bmp"), im, io::ReadOptions{1u << 30, 10, {}});
+    QVERIFY2(!s.isOk() && s.message().find("memory limit") != std::string::npos, s.message().c_str());
+    // The default is a fraction of this machine's memory, never zero.
+    QVERIFY(io::ReadOptions{}.maxMemory > (uint64_t(64) << 20));
+}
+
+void TestImageIo::cancelledRead() {
+    Image im;
+    io::ReadOptions ro;
+    ro.stop.requestStop();  // as the studio does when the user cancels a load
+    for (const char* name : {"moon.png", "page.jpg", "unusual/cmyk.tif", "unusual/rle8.bmp"}) {
+        const Status s = io::readImage(test::dataPath(name), im, ro);
+        QVERIFY2(s.isCancelled(), qPrintable(QString("%1: %2").arg(name).arg(QString::fromStdString(s.message()))));
+        QCOMPARE(im.width(), 0);
+    }
+}
+
+namespace {
+
+std::vector<uint8_t> webpRgba(int w, int h, int salt) {
+    std::vector<uint8_t> p(size_t(w) * h * 4);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            uint8_t* q = &p[(size_t(y) * w + x) * 4];
+            q[0] = uint8_t(x * 11 + salt), q[1] = uint8_t(y * 17 + salt), q[2] = uint8_t(200 - x - y), q[3] = uint8_t(255 - ((x + y) % 3) * 60);
+        }
+    return p;
+}
+
+std::string webpLossless(int w, int h, const std::vector<uint8_t>& rgba) {
+    uint8_t* out = nullptr;
+    const size_t n = WebPEncodeLosslessRGBA(rgba.data(), w, h, w * 4, &out);
+    std::string s(reinterpret_cast<const char*>(out), n);
+    WebPFree(out);
+    return s;
+}
+
+}  // namespace
+
+void TestImageIo::webpStill() {
+    // OpenImageIO 2.4's WebP reader fails after the multi-image probe; the loader reads WebP with libwebp.
+    const int w = 17, h = 9;
+    const std::vector<uint8_t> rgba = webpRgba(w, h, 3);
+    const std::string file = path("still.webp");
+    writeBytes(file, webpLossless(w, h, rgba));
+    Image im;
+    io::ReadInfo info;
+    const Status s = io::readImage(file, im, {}, &info);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(info.format, std::string("webp"));
+    QCOMPARE(int(im.space), int(ColorSpace::RGB));
+    QVERIFY(im.hasAlpha);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const uint8_t* q = &rgba[(size_t(y) * w + x) * 4];
+            QCOMPARE(int(im.channels[0].at(y, x)), int(q[0]));
+            QCOMPARE(int(im.channels[1].at(y, x)), int(q[1]));
+            QCOMPARE(int(im.channels[2].at(y, x)), int(q[2]));
+            QCOMPARE(int(im.alpha.at(y, x)), int(q[3]));
+        }
+    // Named .png, it is still WebP: the content decides.
+    writeBytes(path("still.png"), webpLossless(w, h, rgba));
+    QVERIFY(io::readImage(path("still.png"), im).isOk());
+}
+
+void TestImageIo::webpAnimatedSmallFirstFrame() {
+    // Canvas 40 x 30; the first frame is 20 x 10 at (10, 6): the rest of the canvas is transparent,
+    // never uninitialised memory. A second frame makes it an animation.
+    const int cw = 40, ch = 30, fw = 20, fh = 10, fx = 10, fy = 6;
+    std::vector<uint8_t> frame = webpRgba(fw, fh, 0);
+    for (size_t i = 3; i < frame.size(); i += 4) frame[i] = 255;
+    const std::string f1 = webpLossless(fw, fh, frame), f2 = webpLossless(cw, ch, webpRgba(cw, ch, 9));
+    WebPMux* mux = WebPMuxNew();
+    QVERIFY(mux);
+    QCOMPARE(int(WebPMuxSetCanvasSize(mux, cw, ch)), int(WEBP_MUX_OK));
+    WebPMuxAnimParams params{0xFF00FF00u, 0};  // a background colour the decoder must not paint as opaque pixels
+    QCOMPARE(int(WebPMuxSetAnimationParams(mux, &params)), int(WEBP_MUX_OK));
+    for (int k = 0; k < 2; ++k) {
+        WebPMuxFrameInfo fi{};
+        const std::string& bits = k == 0 ? f1 : f2;
+        fi.bitstream = {reinterpret_cast<const uint8_t*>(bits.data()), bits.size()};
+        fi.x_offset = k == 0 ? fx : 0;
+        fi.y_offset = k == 0 ? fy : 0;
+        fi.duration = 100;
+        fi.id = WEBP_CHUNK_ANMF;
+        fi.dispose_method = WEBP_MUX_DISPOSE_NONE;
+        fi.blend_method = WEBP_MUX_NO_BLEND;
+        QCOMPARE(int(WebPMuxPushFrame(mux, &fi, 1)), int(WEBP_MUX_OK));
+    }
+    WebPData assembled{};
+    QCOMPARE(int(WebPMuxAssemble(mux, &assembled)), int(WEBP_MUX_OK));
+    const std::string file = path("anim.webp");
+    writeBytes(file, std::string(reinterpret_cast<const char*>(assembled.bytes), assembled.size));
+    WebPDataClear(&assembled);
+    WebPMuxDelete(mux);
+
+    Image im;
+    io::ReadInfo info;
+    const Status s = io::readImage(file, im, {}, &info);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(im.width(), cw);
+    QCOMPARE(im.height(), ch);
+    QVERIFY(im.hasAlpha);
+    QVERIFY2(info.notes.find("first frame") != std::string::npos, info.notes.c_str());
+    for (int y = 0; y < ch; ++y)
+        for (int x = 0; x < cw; ++x) {
+            const bool inside = x >= fx && x < fx + fw && y >= fy && y < fy + fh;
+            if (!inside) {
+                QCOMPARE(int(im.alpha.at(y, x)), 0);
+                continue;
+            }
+            const uint8_t* q = &frame[(size_t(y - fy) * fw + size_t(x - fx)) * 4];
+            QCOMPARE(int(im.alpha.at(y, x)), 255);
+            QCOMPARE(int(im.channels[0].at(y, x)), int(q[0]));
+            QCOMPARE(int(im.channels[1].at(y, x)), int(q[1]));
+            QCOMPARE(int(im.channels[2].at(y, x)), int(q[2]));
+        }
+}
+
+void TestImageIo::icoLargestEntry() {
+    // A 16 x 16 BMP entry and a 48 x 48 PNG entry: the largest is the icon a person sees.
+    Image big = Image::gray(Plane8(48, 48));
+    for (int y = 0; y < 48; ++y)
+        for (int x = 0; x < 48; ++x) big.channels[0].at(y, x) = uint8_t(x * 5 + y);
+    QVERIFY(io::writeImage(path("big.png"), big).isOk());
+    const std::string png = readBytes(path("big.png"));
+    std::string bmp;
+    auto le32 = [](uint32_t v) { return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)}; };
+    auto le16 = [](uint16_t v) { return std::string{char(v), char(v >> 8)}; };
+    bmp += le32(40) + le32(16) + le32(32) + le16(1) + le16(24) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0);
+    bmp += std::string(16 * 16 * 3, '\x7f') + std::string(16 * 4, '\0');
+    std::string ico = le16(0) + le16(1) + le16(2);
+    const uint32_t off1 = 6 + 32, off2 = off1 + uint32_t(bmp.size());
+    ico += std::string{16, 16, 0, 0} + le16(1) + le16(24) + le32(uint32_t(bmp.size())) + le32(off1);
+    ico += std::string{48, 48, 0, 0} + le16(1) + le16(32) + le32(uint32_t(png.size())) + le32(off2);
+    ico += bmp + png;
+    writeBytes(path("two.ico"), ico);
+    Image im;
+    io::ReadInfo info;
+    const Status s = io::readImage(path("two.ico"), im, {}, &info);
+    QVERIFY2(s.isOk(), s.message().c_str());
+    QCOMPARE(im.width(), 48);
+    QVERIFY(im.channels[0] == big.channels[0]);
+    QVERIFY2(info.notes.find("the largest (48 x 48)") != std::string::npos, info.notes.c_str());
+}
+
+void TestImageIo::contentNotName() {
+    // A PNG named .jpg reads (by its content); bytes no format claims are refused at once, whatever the name.
+    QVERIFY(std::filesystem::copy_file(test::dataPath("moon.png"), path("moon.jpg")));
+    Image im;
+    QVERIFY(io::readImage(path("moon.jpg"), im).isOk());
+    QCOMPARE(im.width(), 512);
+    writeBytes(path("zeros.png"), std::string(4096, '\0'));
+    const Status s = io::readImage(path("zeros.png"), im);
+    QVERIFY(!s.isOk());
+    QVERIFY2(s.message().find("not an image file of any supported format") != std::string::npos, s.message().c_str());
+    // A normal progressive JPEG still reads (the scan limit is far above what encoders write).
+    QVERIFY(io::readImage(test::dataPath("unusual/progressive.jpg"), im).isOk());
+    QCOMPARE(im.width(), 24);
 }
 
 QTEST_GUILESS_MAIN(TestImageIo)

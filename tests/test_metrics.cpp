@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/dbs.h"
+#include "core/errordiffusion.h"
 #include "core/metrics.h"
 #include "core/ordered.h"
 #include "core/screen.h"
@@ -18,6 +19,10 @@ private slots:
     void hvsErrorMatchesDbs_data();
     void hvsErrorMatchesDbs();
     void psnr();
+    void psnrCopyAboveHalftones_data();
+    void psnrCopyAboveHalftones();
+    void psnrLinearLight();
+    void centralCrop();
     void toneCurve();
     void spectrumKnownPatterns_data();
     void spectrumKnownPatterns();
@@ -67,6 +72,71 @@ void TestMetrics::psnr() {
     // Constant image against its own value: every filtered value equals the original (renormalised edges).
     Plane8 c(17, 13, 200);
     QVERIFY(filteredPsnr(c, c) > 100.0);
+}
+
+void TestMetrics::psnrCopyAboveHalftones_data() {
+    QTest::addColumn<bool>("linear");
+    QTest::newRow("gamma") << false;
+    QTest::newRow("linear light") << true;
+}
+
+void TestMetrics::psnrCopyAboveHalftones() {
+    QFETCH(bool, linear);
+    // A photograph-like input: a ramp with a smooth random texture (fresh seed, logged).
+    const Plane8 noise = test::randomPlane(97, 61, test::freshSeed("metrics psnr copy"));
+    Plane8 src(97, 61);
+    for (int y = 0; y < src.height; ++y)
+        for (int x = 0; x < src.width; ++x) src.at(y, x) = uint8_t((x * 200) / 96 + noise.at(y, x) / 8 + 10);
+    // SPEC section 3: both images are filtered, so a copy of the original is perfect.
+    QVERIFY(std::isinf(filteredPsnr(src, src, 1.2, 4, linear)));
+    Plane8 nearCopy = src;
+    for (uint8_t& v : nearCopy.data) v = uint8_t(std::min(255, v + 1));
+    const double pNear = filteredPsnr(src, nearCopy, 1.2, 4, linear);
+    QVERIFY2(pNear > 45, qPrintable(QString::number(pNear)));
+    // Every binary halftone stays far below.
+    for (const char* kernel : {"floyd-steinberg", "jarvis"}) {
+        EdParams ep;
+        ep.kernel = kernel;
+        ep.linear = linear;
+        Plane8 fs;
+        QVERIFY(errorDiffuse(src, fs, ep, EdVariant::Diffusion).isOk());
+        const double p = filteredPsnr(src, fs, 1.2, 4, linear);
+        qInfo("%s %s: copy inf, +1 copy %.2f dB, halftone %.2f dB", kernel, linear ? "linear" : "gamma", pNear, p);
+        QVERIFY2(p < 40, qPrintable(QString::number(p)));
+        QVERIFY(p > 10);
+        QVERIFY(pNear > p + 10);
+    }
+    Plane8 ordered;
+    QVERIFY(orderedDither(src, ordered, defaultBlueNoiseScreen()).isOk());
+    QVERIFY(filteredPsnr(src, ordered, 1.2, 4, linear) < 40);
+}
+
+void TestMetrics::psnrLinearLight() {
+    // Error diffusion in linear light reproduces linear-light means: measured in linear light it beats
+    // its gamma measure's verdict of the gamma-diffused image, and the other way round.
+    const Plane8 src = grayRamp(256, 64);
+    EdParams gamma, lin;
+    lin.linear = true;
+    Plane8 g, l;
+    QVERIFY(errorDiffuse(src, g, gamma, EdVariant::Diffusion).isOk());
+    QVERIFY(errorDiffuse(src, l, lin, EdVariant::Diffusion).isOk());
+    const double gInGamma = filteredPsnr(src, g), lInGamma = filteredPsnr(src, l);
+    const double gInLinear = filteredPsnr(src, g, 1.2, 4, true), lInLinear = filteredPsnr(src, l, 1.2, 4, true);
+    qInfo("gamma ED: %.2f dB gamma, %.2f dB linear; linear ED: %.2f dB gamma, %.2f dB linear", gInGamma, gInLinear, lInGamma, lInLinear);
+    QVERIFY(lInLinear > lInGamma + 3);
+    QVERIFY(gInGamma > gInLinear);
+    QVERIFY(lInLinear > gInLinear);
+}
+
+void TestMetrics::centralCrop() {
+    Plane8 p(7, 5);
+    for (size_t i = 0; i < p.size(); ++i) p.data[i] = uint8_t(i);
+    const Plane8 c = halftone::centralCrop(p, 3, 2);
+    QCOMPARE(c.width, 3);
+    QCOMPARE(c.height, 2);
+    QCOMPARE(int(c.at(0, 0)), int(p.at(1, 2)));
+    QCOMPARE(int(c.at(1, 2)), int(p.at(2, 4)));
+    QCOMPARE(halftone::centralCrop(p, 100, 100).data, p.data);
 }
 
 void TestMetrics::toneCurve() {

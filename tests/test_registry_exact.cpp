@@ -59,6 +59,7 @@ private slots:
     void randomAwkwardSizes();
     void realImages_data();
     void realImages();
+    void defaultVariants();
 };
 
 void TestRegistryExact::initTestCase() {
@@ -156,6 +157,24 @@ void TestRegistryExact::realImages() {
                     }
                 }
             }
+}
+
+void TestRegistryExact::defaultVariants() {
+    // The registry names one default variant per method, used by the studio and the CLI alike: it exists, runs on
+    // the CPU (every build has one), and for error diffusion and collection it is exact (the same image as the
+    // SPEC reference, so "ed" means Floyd-Steinberg whichever variant runs).
+    const Registry& r = Registry::instance();
+    for (const std::string& method : r.methodNames()) {
+        const std::string v = r.defaultVariant(method);
+        const MethodInfo* m = r.find(method, v);
+        QVERIFY2(m, (method + "/" + v).c_str());
+        QVERIFY2(m->cpu, m->id().c_str());
+        if (method == "ed" || method == "ec") QVERIFY2(m->exact, m->id().c_str());
+        QVERIFY2(!r.displayName(method).empty(), method.c_str());
+    }
+    // Unknown methods have no default; an unset default is the first variant registered.
+    QVERIFY(r.defaultVariant("no-such-method").empty());
+    QCOMPARE(r.defaultVariant("ordered"), r.variants("ordered").front());
 }
 
 QTEST_GUILESS_MAIN(TestRegistryExact)

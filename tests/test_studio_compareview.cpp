@@ -33,6 +33,9 @@ private slots:
     void keyboardZoom();
     void splitMode();
     void wavefrontOverlay();
+    void emptyCellMatchesPanes();
+    void labelReadableAtHighZoom();
+    void currentPaneMarked();
 };
 
 void TestStudioCompareView::wheelZoomSyncsAllPanes() {
@@ -238,6 +241,57 @@ void TestStudioCompareView::wavefrontOverlay() {
     QCOMPARE(after.pixel(notDone), before.pixel(notDone));
     view.clearWavefront();
     QVERIFY(!p->hasWavefront());
+}
+
+void TestStudioCompareView::emptyCellMatchesPanes() {
+    // Original + 2 results fill three cells of a 2 x 2 grid: the fourth is a pane drawn like the others.
+    CompareView view;
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QImage img = binaryImage(40, 30, test::freshSeed("empty cell"));
+    view.setOriginal(img, "original");
+    view.setResults({{img, {}, "a", {}, {}}, {img, {}, "b", {}, {}}});
+    QVERIFY(view.placeholderPane()->isVisible());
+    QTRY_VERIFY(view.placeholderPane()->width() > 50);
+    const QImage shot = view.placeholderPane()->grab().toImage();
+    const QImage other = view.originalPane()->grab().toImage();
+    QCOMPARE(shot.pixelColor(3, shot.height() - 3), other.pixelColor(3, other.height() - 3));  // same background
+    view.setResults({{img, {}, "a", {}, {}}});
+    QVERIFY(!view.placeholderPane()->isVisible());  // 2 panes: no empty cell
+    view.setResults({{img, {}, "a", {}, {}}, {img, {}, "b", {}, {}}, {img, {}, "c", {}, {}}});
+    QVERIFY(!view.placeholderPane()->isVisible());  // 4 panes fill the grid
+}
+
+void TestStudioCompareView::labelReadableAtHighZoom() {
+    // A white image at 16x: the label box stays dark and opaque behind its white text.
+    CompareView view;
+    view.resize(500, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QImage white(30, 20, QImage::Format_Grayscale8);
+    white.fill(255);
+    view.setOriginal(white, "original: a long enough label");
+    view.viewState()->setZoom(16);
+    const QImage shot = view.originalPane()->grab().toImage();
+    // Inside the box, left of the text: near black, whatever is under it.
+    const QColor c = shot.pixelColor(6, 6);
+    QVERIFY2(c.lightness() < 50, qPrintable(QString::number(c.lightness())));
+}
+
+void TestStudioCompareView::currentPaneMarked() {
+    CompareView view;
+    const QImage img = binaryImage(20, 10, test::freshSeed("current pane"));
+    view.setOriginal(img, "original");
+    ComparePane pin{img, {}, "Pin 1", {}, {}};
+    pin.toolTip = "all about the pin";
+    ComparePane cur{img, {}, "Current", {}, {}};
+    cur.current = true;
+    view.setResults({pin, cur});
+    QVERIFY(!view.resultPane(0)->accent());
+    QVERIFY(view.resultPane(1)->accent());
+    QCOMPARE(view.resultPane(0)->toolTip(), QString("all about the pin"));
+    QVERIFY(!view.originalPane()->accent());
 }
 
 QTEST_MAIN(TestStudioCompareView)

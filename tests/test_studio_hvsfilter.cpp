@@ -14,6 +14,7 @@ private slots:
     void constantStaysConstant();
     void matchesDirect2D_data();
     void matchesDirect2D();
+    void linearLight();
     void badInput();
     void cancels();
 };
@@ -73,6 +74,27 @@ void TestStudioHvsFilter::matchesDirect2D() {
             QVERIFY2(std::abs(int(out.at(y, x)) - int(std::lround(acc))) <= 1, qPrintable(QString("(%1,%2)").arg(y).arg(x)));
             if (sigma == 0) QCOMPARE(out.at(y, x), src.at(y, x));
         }
+}
+
+void TestStudioHvsFilter::linearLight() {
+    HvsFilterParams lin;
+    lin.linear = true;
+    // Constants survive the decode, filter, encode round trip.
+    for (int v : {0, 1, 50, 128, 254, 255}) {
+        Plane8 out;
+        QVERIFY(hvsFilter(Plane8(11, 9, uint8_t(v)), out, lin).isOk());
+        for (uint8_t o : out.data) QCOMPARE(int(o), v);
+    }
+    // A fine black/white checkerboard emits half the light: seen in linear light it is sRGB 188, not 128,
+    // which is how a linear-light halftone of mid gray must look from a distance.
+    Plane8 cb(32, 32);
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 32; ++x) cb.at(y, x) = ((x + y) & 1) ? 255 : 0;
+    Plane8 g, l;
+    QVERIFY(hvsFilter(cb, g).isOk());
+    QVERIFY(hvsFilter(cb, l, lin).isOk());
+    QVERIFY(std::abs(int(g.at(16, 16)) - 128) <= 2);
+    QVERIFY2(std::abs(int(l.at(16, 16)) - 188) <= 2, qPrintable(QString::number(l.at(16, 16))));
 }
 
 void TestStudioHvsFilter::badInput() {

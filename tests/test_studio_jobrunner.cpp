@@ -15,6 +15,9 @@ using namespace halftone;
 class TestStudioJobRunner : public QObject {
     Q_OBJECT
 private slots:
+    void descriptionsTellResultsApart();
+    void psnrOfCopyIsInfinite();
+    void linearLightSeenInLinearLight();
     void initTestCase() { test::registerSlowMethod(); }
     void runMatchesReference_data();
     void runMatchesReference();
@@ -203,6 +206,99 @@ void TestStudioJobRunner::errorIsReported() {
     QVERIFY(failed.wait(5000));
     QCOMPARE(failed.at(0).at(2).toBool(), false);
     QVERIFY2(failed.at(0).at(1).toString().contains("levels"), qPrintable(failed.at(0).at(1).toString()));
+}
+
+void TestStudioJobRunner::descriptionsTellResultsApart() {
+    const MethodInfo* ed = Registry::instance().find("ed", "plain");
+    QVERIFY(ed);
+    ParamValues defaults;
+    const ResultDescription plain = describeResult(*ed, defaults, ColorMode::Gray, Device::Cpu);
+    QCOMPARE(plain.shortText, QString("ed/plain, gray [cpu]"));
+    QVERIFY(plain.longText.contains("Kernel: floyd-steinberg (default)"));
+    QVERIFY(plain.longText.contains("Colour mode: gray"));
+    ParamValues p;
+    p.set("kernel", std::string("jarvis"));
+    p.set("levels", int64_t(4));
+    p.set("linear", true);
+    const ResultDescription d = describeResult(*ed, p, ColorMode::RGB, Device::Cpu);
+    QCOMPARE(d.shortText, QString("ed/plain jarvis, RGB, 4 levels, linear [cpu]"));
+    QVERIFY(d.longText.contains("Kernel: jarvis"));
+    QVERIFY(!d.longText.contains("Kernel: jarvis (default)"));
+    QVERIFY(d.longText.contains("Linear light: on"));
+    QCOMPARE(describeResult(*ed, p, ColorMode::CMYK, std::nullopt).shortText, QString("ed/plain jarvis, CMYK, 4 levels, linear"));
+    // Parameters that change only the speed stay out of the short form.
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (m.param("threads")) {
+            ParamValues t;
+            t.set("threads", int64_t(3));
+            const ResultDescription td = describeResult(m, t, ColorMode::Gray, Device::Cpu);
+            QVERIFY2(!td.shortText.contains("threads"), qPrintable(td.shortText));
+            QVERIFY(td.longText.contains(": 3"));
+            break;
+        }
+}
+
+void TestStudioJobRunner::psnrOfCopyIsInfinite() {
+    const Image im = Image::gray(test::randomPlane(40, 30, test::freshSeed("jobrunner psnr")));
+    double db = 0;
+    QString region;
+    measurePsnr(im, im, false, db, region);
+    QVERIFY(std::isinf(db));
+    QVERIFY(region.isEmpty());
+    JobRequest r;
+    r.image = std::make_shared<const Image>(im);
+    r.method = Registry::instance().find("ed", "plain");
+    r.device = Device::Cpu;
+    r.perceived = false;
+    JobResult out;
+    QVERIFY(runJob(r, {}, out).isOk());
+    QVERIFY2(out.psnrDb > 5 && out.psnrDb < 40, qPrintable(QString::number(out.psnrDb)));  // measured even without the view
+    // A CMYK halftone is measured as shown (RGB), like an RGB one: its near-empty ink planes do not flatter it.
+    Image colour;
+    colour.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) {
+        Plane8 p(64, 48);
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 64; ++x) p.at(y, x) = uint8_t(40 + (x * 3 + y * (c + 1)) % 170);
+        colour.channels.push_back(p);
+    }
+    r.image = std::make_shared<const Image>(colour);
+    double byMode[2] = {};
+    for (int i = 0; i < 2; ++i) {
+        r.color = i == 0 ? ColorMode::RGB : ColorMode::CMYK;
+        JobResult res;
+        QVERIFY(runJob(r, {}, res).isOk());
+        byMode[i] = res.psnrDb;
+        measurePsnr(convertColor(*res.halftone, ColorMode::RGB), colour, false, db, region);
+        QCOMPARE(res.psnrDb, db);
+    }
+    qInfo("RGB %.2f dB, CMYK %.2f dB", byMode[0], byMode[1]);
+    QVERIFY(byMode[1] < byMode[0]);  // four independent binary ink planes look noisier than three
+    // Wider than 2048 pixels: measured on a central crop, and the result says so.
+    const Image wide = Image::gray(Plane8(2100, 3, 90));
+    measurePsnr(wide, wide, true, db, region);
+    QCOMPARE(region, QString("central 2048 x 3 crop"));
+}
+
+void TestStudioJobRunner::linearLightSeenInLinearLight() {
+    // Flat gray 128 diffused in linear light turns about 22% of the pixels white (lin(128/255) = 0.216).
+    // Seen through the HVS filter in linear light that is gray 128 again; averaged as gamma values it
+    // would look far darker (about 55), which is not what the eye sees.
+    JobRequest r;
+    r.image = std::make_shared<const Image>(Image::gray(Plane8(96, 64, 128)));
+    r.method = Registry::instance().find("ed", "plain");
+    r.device = Device::Cpu;
+    r.params.set("linear", true);
+    JobResult out;
+    QVERIFY(runJob(r, {}, out).isOk());
+    QVERIFY(!out.perceived.isNull());
+    double sum = 0;
+    int n = 0;
+    for (int y = 16; y < 48; ++y)
+        for (int x = 16; x < 80; ++x, ++n) sum += qGray(out.perceived.pixel(x, y));
+    const double mean = sum / n;
+    QVERIFY2(std::abs(mean - 128) < 10, qPrintable(QString::number(mean)));
+    QVERIFY2(out.psnrDb > 20, qPrintable(QString::number(out.psnrDb)));  // measured in linear light too
 }
 
 QTEST_MAIN(TestStudioJobRunner)

@@ -7,12 +7,18 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QtTest>
+#include <QSet>
 #include <thread>
 
 #include "core/errordiffusion.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "widgets/qualitypanel.h"
+#include <QLabel>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
 #include "tests/test_studio_util.h"
 #include "tests/testutil.h"
 #include "widgets/compareview.h"
@@ -35,6 +41,15 @@ private slots:
     void pasteImage();
     void dropOpensFile();
     void perceivedToggle();
+    void fourPinsHaveDistinctLabels();
+    void statusColourHintFollowsMode();
+    void statusRunNoteClearedByLaterRun();
+    void statusSaveErrorClearedOnTabChange();
+    void saveTakesFilterExtension();
+    void saveAdviceAndCmykPng();
+    void cancelMarksPreviousResult();
+    void titleNamesAppOnce();
+    void helpListsEveryShortcut();
     void screenshotFromWindow();
     void screenshotOption();
 };
@@ -234,6 +249,270 @@ void TestStudioMainWindow::perceivedToggle() {
     w.compareView()->setPerceived(false);
     const int raw = w.compareView()->resultPane(0)->image().constScanLine(15)[20];
     QVERIFY(raw == 0 || raw == 255);
+}
+
+namespace {
+/// A small colour picture: gradients in each channel.
+Image colourPicture(int w, int h) {
+    Image im;
+    im.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) {
+        Plane8 p(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) p.at(y, x) = uint8_t((x * 255 / (w - 1) + c * 60 + y) % 256);
+        im.channels.push_back(p);
+    }
+    return im;
+}
+
+bool runAndWait(MainWindow& w) {
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.runCurrent();
+    return shown.wait(30000);
+}
+}  // namespace
+
+void TestStudioMainWindow::fourPinsHaveDistinctLabels() {
+    // CMYK FS, RGB FS, gray FS, gray Jarvis: the same method and device, told apart by their labels.
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    w.show();
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    w.methodPanel()->setDevice(Device::Cpu);
+    w.methodPanel()->setColorMode(ColorMode::CMYK);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(colourPicture(48, 32), "colour");
+    QVERIFY(shown.wait(30000));
+    w.pinCurrent();
+    w.methodPanel()->setColorMode(ColorMode::RGB);
+    QVERIFY(runAndWait(w));
+    w.pinCurrent();
+    w.methodPanel()->setColorMode(ColorMode::Gray);
+    QVERIFY(runAndWait(w));
+    w.pinCurrent();
+    QVERIFY(w.methodPanel()->setParam("kernel", "jarvis"));
+    QVERIFY(runAndWait(w));
+    QCOMPARE(w.shownResults().size(), 4);
+
+    QStringList paneLabels, shortTexts;
+    for (int i = 0; i < 4; ++i) paneLabels << w.compareView()->resultPane(i)->label();
+    for (const JobResultPtr& r : w.shownResults()) shortTexts << r->description.shortText;
+    for (const QStringList& list : {paneLabels, shortTexts, w.resultChoices()}) {
+        QCOMPARE(list.size(), 4);
+        QCOMPARE(QSet<QString>(list.begin(), list.end()).size(), 4);
+    }
+    QVERIFY2(shortTexts[0].contains("CMYK") && shortTexts[1].contains("RGB") && shortTexts[2].contains("gray"), qPrintable(shortTexts.join(" | ")));
+    QVERIFY(shortTexts[3].contains("jarvis"));
+    QVERIFY(!shortTexts[2].contains("jarvis"));
+    for (const QString& t : shortTexts) QVERIFY2(t.contains("ed/plain") && t.contains("[cpu]"), qPrintable(t));
+    // The tooltip holds everything, the current result is marked apart from the pins.
+    QVERIFY(w.compareView()->resultPane(3)->toolTip().contains("Kernel: jarvis"));
+    QVERIFY(w.compareView()->resultPane(0)->toolTip().contains("Colour mode: CMYK"));
+    QVERIFY(paneLabels[0].startsWith("Pin 1"));
+    QVERIFY(paneLabels[3].startsWith("Current"));
+    QVERIFY(w.compareView()->resultPane(3)->accent());
+    QVERIFY(!w.compareView()->resultPane(0)->accent());
+    // The default save name says what the result is.
+    QVERIFY2(w.suggestedSaveName().contains("jarvis"), qPrintable(w.suggestedSaveName()));
+    // The quality table and chart legends use the same labels.
+    QSignalSpy measured(w.qualityPanel(), &QualityPanel::measured);
+    w.qualityPanel()->measure();
+    QVERIFY(measured.wait(60000));
+    QStringList rowLabels;
+    for (const QualityRow& r : w.qualityPanel()->rows()) rowLabels << r.label;
+    QCOMPARE(rowLabels, shortTexts);
+    // A fourth pin drops the oldest, and the status bar says which.
+    QSignalSpy dropped(&w, &MainWindow::pinDropped);
+    w.pinCurrent();
+    QCOMPARE(dropped.count(), 1);
+    QVERIFY2(w.statusBar()->currentMessage().contains("Pin dropped") && w.statusBar()->currentMessage().contains("CMYK"),
+             qPrintable(w.statusBar()->currentMessage()));
+    QCOMPARE(w.pinnedResults().size(), 3);
+}
+
+void TestStudioMainWindow::statusColourHintFollowsMode() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    w.methodPanel()->setColorMode(ColorMode::Gray);
+    QSignalSpy loaded(&w, &MainWindow::imageLoaded);
+    w.setImage(colourPicture(20, 10), "colour");
+    QVERIFY(loaded.wait(10000));
+    QVERIFY2(w.statusBar()->currentMessage().contains("Choose RGB or CMYK"), qPrintable(w.statusBar()->currentMessage()));
+    w.methodPanel()->setColorMode(ColorMode::RGB);
+    QVERIFY2(!w.statusBar()->currentMessage().contains("Choose RGB or CMYK"), qPrintable(w.statusBar()->currentMessage()));
+    w.methodPanel()->setColorMode(ColorMode::Gray);
+    QVERIFY(w.statusBar()->currentMessage().contains("Choose RGB or CMYK"));
+}
+
+void TestStudioMainWindow::statusRunNoteClearedByLaterRun() {
+    if (Registry::instance().gpuAvailability().usable) QSKIP("a usable GPU runs GPU requests without a note");
+    const MethodInfo* both = nullptr;
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (m.cpu && m.gpu && m.family == "error-diffusion") { both = &m; break; }
+    if (!both) QSKIP("this build has no method with both a CPU and a GPU path");
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod(QString::fromStdString(both->method), QString::fromStdString(both->variant)));
+    w.methodPanel()->setDevice(Device::Gpu);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(Image::gray(test::randomPlane(30, 20, test::freshSeed("status gpu"))), "random");
+    QVERIFY(shown.wait(30000));
+    QVERIFY2(w.statusBar()->currentMessage().contains("GPU"), qPrintable(w.statusBar()->currentMessage()));
+    w.methodPanel()->setDevice(Device::Cpu);
+    QVERIFY(runAndWait(w));
+    QVERIFY2(!w.statusBar()->currentMessage().contains("GPU"), qPrintable(w.statusBar()->currentMessage()));
+}
+
+void TestStudioMainWindow::statusSaveErrorClearedOnTabChange() {
+    MainWindow w(Registry::instance());
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(Image::gray(test::randomPlane(20, 10, test::freshSeed("status save"))), "random");
+    QVERIFY(shown.wait(20000));
+    QVERIFY(!w.saveResult("/nonexistent-dir/out.png"));
+    w.errorBox()->close();
+    QVERIFY(w.statusBar()->currentMessage().contains("/nonexistent-dir/out.png"));
+    w.tabs()->setCurrentIndex(2);
+    QVERIFY2(!w.statusBar()->currentMessage().contains("nonexistent"), qPrintable(w.statusBar()->currentMessage()));
+    // A later result clears an old save message too.
+    w.tabs()->setCurrentIndex(0);
+    QVERIFY(!w.saveResult("/nonexistent-dir/out.png"));
+    w.errorBox()->close();
+    QVERIFY(w.methodPanel()->setParam("levels", 3));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.statusBar()->currentMessage().contains("nonexistent"), 20000);
+}
+
+void TestStudioMainWindow::saveTakesFilterExtension() {
+    QCOMPARE(MainWindow::pathWithExtension("/tmp/a", "PNG, 1-bit (*.png)"), QString("/tmp/a.png"));
+    QCOMPARE(MainWindow::pathWithExtension("/tmp/a", "TIFF (*.tif *.tiff)"), QString("/tmp/a.tif"));
+    QCOMPARE(MainWindow::pathWithExtension("/tmp/a", "PBM, 1-bit (*.pbm)"), QString("/tmp/a.pbm"));
+    QCOMPARE(MainWindow::pathWithExtension("/tmp/a.pgm", "TIFF (*.tif *.tiff)"), QString("/tmp/a.pgm"));
+    QCOMPARE(MainWindow::pathWithExtension("/tmp/a", QString()), QString("/tmp/a.png"));
+    MainWindow w(Registry::instance());
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(Image::gray(test::randomPlane(37, 23, test::freshSeed("save ext"))), "random");
+    QVERIFY(shown.wait(20000));
+    QTemporaryDir dir;
+    QVERIFY2(w.saveResult(dir.filePath("noext"), "PBM, 1-bit (*.pbm)"), qPrintable(w.lastError()));
+    QVERIFY(QFileInfo::exists(dir.filePath("noext.pbm")));
+    QVERIFY(!QFileInfo::exists(dir.filePath("noext")));
+    // A binary result goes to PNG with 1 bit per sample.
+    QVERIFY(w.saveResult(dir.filePath("bw.png")));
+    QFile png(dir.filePath("bw.png"));
+    QVERIFY(png.open(QIODevice::ReadOnly));
+    QCOMPARE(int(uchar(png.read(26).at(24))), 1);  // IHDR bit depth
+    Image back;
+    QVERIFY(io::readImage(dir.filePath("bw.png").toStdString(), back).isOk());
+    QVERIFY(back.channels[0] == w.currentResult()->halftone->channels[0]);
+    QVERIFY(w.saveFilters().join(";").contains("*.pbm"));
+}
+
+void TestStudioMainWindow::saveAdviceAndCmykPng() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QVERIFY(w.methodPanel()->setParam("levels", 4));
+    w.methodPanel()->setColorMode(ColorMode::Gray);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(Image::gray(test::randomPlane(30, 20, test::freshSeed("save advice"))), "random");
+    QVERIFY(shown.wait(20000));
+    QTemporaryDir dir;
+    // Four gray levels cannot go to PBM: the advice names only formats that work, and no command-line flags.
+    QVERIFY(!w.saveResult(dir.filePath("x.pbm")));
+    const QString advice = w.lastError();
+    w.errorBox()->close();
+    QVERIFY2(advice.contains("PNG, TIFF or PGM") && !advice.contains("--") && !advice.contains("PPM"), qPrintable(advice));
+    QVERIFY(!w.saveFilters().join(";").contains("*.pbm"));
+    // CMYK to PNG: converted to RGB and said so.
+    w.methodPanel()->setColorMode(ColorMode::CMYK);
+    QVERIFY(w.methodPanel()->setParam("levels", 2));
+    w.setImage(colourPicture(30, 20), "colour");
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(w.currentResult()->halftone->space, ColorSpace::CMYK);
+    QVERIFY2(w.saveResult(dir.filePath("cmyk.png")), qPrintable(w.lastError()));
+    QVERIFY2(w.statusBar()->currentMessage().contains("converted to RGB"), qPrintable(w.statusBar()->currentMessage()));
+    Image back;
+    QVERIFY(io::readImage(dir.filePath("cmyk.png").toStdString(), back).isOk());
+    QCOMPARE(back.space, ColorSpace::RGB);
+    QVERIFY(back.channels == convertColor(*w.currentResult()->halftone, ColorMode::RGB).channels);
+    QVERIFY(w.saveResult(dir.filePath("cmyk.tif")));
+    QVERIFY(io::readImage(dir.filePath("cmyk.tif").toStdString(), back).isOk());
+    QCOMPARE(back.space, ColorSpace::CMYK);
+}
+
+void TestStudioMainWindow::cancelMarksPreviousResult() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    w.show();
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    QSignalSpy failed(&w, &MainWindow::runFailed);
+    w.setImage(Image::gray(test::randomPlane(16, 3000, test::freshSeed("cancel stale"))), "tall");
+    QVERIFY(shown.wait(20000));
+    QVERIFY(!w.compareView()->resultPane(0)->label().contains("Previous result"));
+    QVERIFY(w.methodPanel()->setMethod("zz-slow", "rows"));
+    w.runCurrent();
+    QTRY_VERIFY_WITH_TIMEOUT(test::g_slowRowsRun > 0, 10000);
+    w.cancelAction()->trigger();
+    QVERIFY(failed.wait(5000));
+    QVERIFY(w.currentIsStale());
+    QVERIFY2(w.compareView()->resultPane(0)->label().contains("Previous result"), qPrintable(w.compareView()->resultPane(0)->label()));
+    QVERIFY(w.statusBar()->currentMessage().contains("previous one"));
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QVERIFY(runAndWait(w));
+    QVERIFY(!w.currentIsStale());
+    QVERIFY(!w.compareView()->resultPane(0)->label().contains("Previous result"));
+    // Cancel with nothing running changes nothing: the finished result is not called previous or cancelled.
+    auto* stage = w.findChild<QLabel*>("stageLabel");
+    QVERIFY(stage);
+    const QString done = stage->text();
+    w.cancelAction()->trigger();
+    w.cancelRun();
+    QCOMPARE(stage->text(), done);
+    QVERIFY(!w.currentIsStale());
+}
+
+void TestStudioMainWindow::titleNamesAppOnce() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QSignalSpy loaded(&w, &MainWindow::imageLoaded);
+    w.setImage(Image::gray(Plane8(12, 8, 100)), "flat");
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(w.windowTitle().count("Halftone Studio"), 1);
+    QVERIFY(w.windowTitle().contains("flat"));
+    // The platform appends the display name unless the title already ends with it: the app stays named once.
+    QVERIFY(w.windowTitle().endsWith("Halftone Studio"));
+}
+
+void TestStudioMainWindow::helpListsEveryShortcut() {
+    MainWindow w(Registry::instance());
+    const QList<QStringList> rows = w.shortcutList();
+    auto has = [&](const QString& what, const QKeySequence& k) {
+        for (const QStringList& r : rows)
+            if (r[1] == what && r[2].contains(k.toString(QKeySequence::NativeText))) return true;
+        return false;
+    };
+    QVERIFY(has("Run", QKeySequence(Qt::CTRL | Qt::Key_R)));
+    QVERIFY(has("Cancel run", QKeySequence(Qt::Key_Escape)));
+    QVERIFY(has("Open", QKeySequence(QKeySequence::Open)));
+    QVERIFY(has("Fit", QKeySequence(Qt::Key_F)));
+    QVERIFY(has("Pin", QKeySequence(Qt::CTRL | Qt::Key_P)));
+    QVERIFY(has("Zoom in", QKeySequence(Qt::Key_Plus)));  // the image pane's own keys
+    QVERIFY(has("Pan left", QKeySequence(Qt::Key_Left)));
+    // Every action with a shortcut is listed: the list comes from the actions themselves.
+    for (QAction* a : w.findChildren<QAction*>()) {
+        if (a->shortcut().isEmpty()) continue;
+        QString text = a->text().remove('&');
+        if (text.endsWith("...")) text.chop(3);
+        QVERIFY2(has(text, a->shortcut()), qPrintable(text));
+    }
+    auto* dlg = w.showShortcuts();
+    auto* table = dlg->findChild<QTableWidget*>("shortcutsTable");
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), int(rows.size()));
+    dlg->close();
+    auto* about = qobject_cast<QMessageBox*>(w.showAbout());
+    QVERIFY(about && about->text().contains("Halftone Studio"));
+    about->close();
 }
 
 void TestStudioMainWindow::screenshotFromWindow() {

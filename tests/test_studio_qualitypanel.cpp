@@ -1,5 +1,6 @@
 // The quality panel measures the results on screen with core/metrics.h, in the background:
 // its numbers equal the metrics computed directly, and its tone and spectrum charts hold the data.
+#include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -16,7 +17,38 @@ class TestStudioQualityPanel : public QObject {
 private slots:
     void measuresMatchMetrics();
     void emptyIsSaid();
+    void legendsOutsideDataAndOnlyWithData();
+    void exportsSayWhatWasMeasured();
 };
+
+namespace {
+/// Two results on one picture: gray Floyd-Steinberg and RGB Jarvis in linear light.
+void measureTwo(QualityPanel& panel, std::shared_ptr<const Image>& image) {
+    Image im;
+    im.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) im.channels.push_back(test::randomPlane(64, 40, test::freshSeed("quality export")));
+    image = std::make_shared<const Image>(im);
+    QVector<JobResultPtr> results;
+    for (int i = 0; i < 2; ++i) {
+        JobRequest r;
+        r.image = image;
+        r.method = Registry::instance().find("ed", "plain");
+        r.device = Device::Cpu;
+        r.color = i == 0 ? ColorMode::Gray : ColorMode::RGB;
+        if (i == 1) {
+            r.params.set("kernel", std::string("jarvis"));
+            r.params.set("linear", true);
+        }
+        auto result = std::make_shared<JobResult>();
+        QVERIFY(runJob(r, {}, *result).isOk());
+        results.push_back(result);
+    }
+    QSignalSpy measured(&panel, &QualityPanel::measured);
+    panel.setResults(image, results, "colour test picture");
+    panel.measure();
+    QVERIFY(measured.wait(60000));
+}
+}  // namespace
 
 void TestStudioQualityPanel::measuresMatchMetrics() {
     auto image = std::make_shared<const Image>(Image::gray(test::randomPlane(97, 61, test::freshSeed("quality"))));
@@ -57,6 +89,53 @@ void TestStudioQualityPanel::emptyIsSaid() {
     panel.measure();
     QCOMPARE(panel.rows().size(), 0);
     QVERIFY(!panel.running());
+}
+
+void TestStudioQualityPanel::legendsOutsideDataAndOnlyWithData() {
+    QualityPanel panel(Registry::instance());
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    // Before any data: no legend at all (an empty legend box is noise).
+    QVERIFY(!panel.tonePlot()->legend->visible());
+    QVERIFY(!panel.spectrumPlot()->legend->visible());
+    std::shared_ptr<const Image> image;
+    measureTwo(panel, image);
+    for (QCustomPlot* plot : {panel.tonePlot(), panel.spectrumPlot()}) {
+        plot->replot();
+        QVERIFY(plot->legend->visible());
+        // The legend is its own layout element below the axes, so it can never cover a curve.
+        QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
+        QVERIFY(plot->legend->outerRect().top() >= plot->axisRect()->outerRect().bottom());
+    }
+    QCOMPARE(panel.tonePlot()->legend->itemCount(), 3);  // ideal + two results
+    QCOMPARE(panel.tonePlot()->graph(2)->name(), panel.rows()[1].label);
+    QVERIFY(panel.rows()[1].label.contains("jarvis") && panel.rows()[1].label.contains("RGB"));
+}
+
+void TestStudioQualityPanel::exportsSayWhatWasMeasured() {
+    QualityPanel panel(Registry::instance());
+    std::shared_ptr<const Image> image;
+    measureTwo(panel, image);
+    QVERIFY(panel.rows()[1].linear);
+    QTemporaryDir dir;
+    QString err;
+    QVERIFY2(panel.exportCsv(dir.filePath("q.csv"), &err), qPrintable(err));
+    QFile f(dir.filePath("q.csv"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString csv = QString::fromUtf8(f.readAll());
+    for (const QString& needle : {QString("# image: colour test picture"), QString("# image size: 64 x 40"), QString("ed/plain jarvis, RGB, linear"),
+                                  QString("colour mode: RGB, linear light"), QString("Kernel: jarvis"), QString("# machine: "), QString("# date: "),
+                                  QString("table,"), QString("tone,"), QString("spectrum,")})
+        QVERIFY2(csv.contains(needle), qPrintable(needle));
+    QVERIFY2(panel.exportPng(dir.filePath("q.png"), &err), qPrintable(err));
+    const QImage png(dir.filePath("q.png"));
+    QVERIFY(!png.isNull());
+    QVERIFY(png.width() >= 1280);
+    // The header lines are drawn above the charts: the top rows are not blank.
+    bool ink = false;
+    for (int x = 0; x < png.width() && !ink; ++x) ink = png.pixelColor(x, 14).lightness() < 128;
+    QVERIFY(ink);
 }
 
 QTEST_MAIN(TestStudioQualityPanel)

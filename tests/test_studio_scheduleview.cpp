@@ -1,6 +1,13 @@
 // The scheduling view shows core's schedule model and nothing else: its grid steps and its
-// parallelism plot equal makeSchedule() for every schedule, kernel and awkward grid size.
+// parallelism plot equal makeSchedule() for every schedule, kernel and awkward grid size. At its
+// defaults every schedule shows several steps; the controls and captions are labelled and readable.
+#include <QComboBox>
+#include <QLabel>
+#include <QSpinBox>
 #include <QtTest>
+#include <map>
+#include <set>
+#include <tuple>
 #include <qcustomplot.h>
 
 #include "core/schedule.h"
@@ -15,6 +22,13 @@ private slots:
     void stepsMatchModel();
     void knightRamp();
     void playStepScrub();
+    void defaultsShowEverySchedule();
+    void integerTicks_data();
+    void integerTicks();
+    void gridSizeIsLabelled();
+    void stencilCaptionFits();
+    void delayNoteNamesTheDifference();
+    void conflictFreeDelayHasNoCollisions();
 };
 
 void TestStudioScheduleView::stepsMatchModel_data() {
@@ -40,7 +54,7 @@ void TestStudioScheduleView::stepsMatchModel() {
     ScheduleView view;
     const bool ok = view.configure(schedule, kernel, w, h);
     Schedule model;
-    const Status s = makeSchedule(schedule.toStdString(), w, h, *findKernel(kernel.toStdString()), {}, model);
+    const Status s = makeSchedule(schedule.toStdString(), w, h, *findKernel(kernel.toStdString()), view.options(), model);
     QCOMPARE(ok, s.isOk());
     if (!s.isOk()) {
         // The view says what the model said.
@@ -64,7 +78,7 @@ void TestStudioScheduleView::stepsMatchModel() {
 }
 
 void TestStudioScheduleView::knightRamp() {
-    // Seed 002: the knight's-move order on Floyd-Steinberg runs 1,1,2,2,3,3,... pixels per step.
+    // Deshpande, Misra and Narayanan: the knight's-move order on Floyd-Steinberg runs 1,1,2,2,3,3,... pixels per step.
     if (!scheduleNames().empty() && std::find(scheduleNames().begin(), scheduleNames().end(), "knight") == scheduleNames().end())
         QSKIP("the schedule model has no knight schedule");
     ScheduleView view;
@@ -99,6 +113,160 @@ void TestStudioScheduleView::playStepScrub() {
     const int at = view.currentStep();
     QTest::qWait(600);
     QCOMPARE(view.currentStep(), at);
+}
+
+namespace {
+
+QLabel* buddyLabel(QWidget* root, QWidget* buddy) {
+    for (QLabel* l : root->findChildren<QLabel*>())
+        if (l->buddy() == buddy) return l;
+    return nullptr;
+}
+
+bool allIntegers(const QVector<double>& ticks) {
+    for (double t : ticks)
+        if (std::abs(t - std::round(t)) > 1e-9) return false;
+    return true;
+}
+
+}  // namespace
+
+void TestStudioScheduleView::defaultsShowEverySchedule() {
+    // Chosen in the list as a user would, at the view's default grid and block sizes: several steps,
+    // several distinct step numbers on the grid, a chart that counts every unit once.
+    for (const std::string& name : scheduleNames()) {
+        ScheduleView view;
+        auto* combo = view.findChild<QComboBox*>("schedule");
+        QVERIFY(combo);
+        combo->setCurrentText(QString::fromStdString(name));
+        QCOMPARE(combo->currentText(), QString::fromStdString(name));
+        QVERIFY2(view.valid(), qPrintable(view.errorText()));
+        const Schedule& s = view.schedule();
+        QVERIFY2(s.steps > 1, name.c_str());
+        std::set<int32_t> distinct;
+        for (int y = 0; y < s.height; ++y)
+            for (int x = 0; x < s.width; ++x) distinct.insert(s.pixelStep.at(y, x));
+        QVERIFY2(distinct.size() > 1, name.c_str());
+        const QVector<double> plotted = view.plottedParallelism();
+        QCOMPARE(plotted.size(), s.steps);
+        double sum = 0;
+        for (double v : plotted) sum += v;
+        QCOMPARE(sum, double(s.units));
+        if (!s.unitStep.empty()) QVERIFY2(s.units > 2, name.c_str());
+        // the model with the view's options gives the same schedule
+        Schedule model;
+        QVERIFY(makeSchedule(name, s.width, s.height, *findKernel("floyd-steinberg"), view.options(), model).isOk());
+        QVERIFY(model.pixelStep == s.pixelStep);
+    }
+}
+
+void TestStudioScheduleView::integerTicks_data() {
+    QTest::addColumn<QString>("schedule");
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    for (const std::string& name : scheduleNames())
+        for (QSize sz : {QSize(24, 12), QSize(1, 1), QSize(3, 2), QSize(97, 61)})
+            QTest::addRow("%s %dx%d", name.c_str(), sz.width(), sz.height()) << QString::fromStdString(name) << sz.width() << sz.height();
+}
+
+void TestStudioScheduleView::integerTicks() {
+    QFETCH(QString, schedule);
+    QFETCH(int, w);
+    QFETCH(int, h);
+    ScheduleView view;
+    QVERIFY(view.configure(schedule, "floyd-steinberg", w, h));
+    view.resize(900, 600);
+    view.plot()->replot();
+    const QVector<double> x = view.plot()->xAxis->tickVector(), y = view.plot()->yAxis->tickVector();
+    QVERIFY(!y.isEmpty());
+    QVERIFY2(allIntegers(x), qPrintable(QString("step ticks %1").arg(QStringList([&] { QStringList l; for (double v : x) l << QString::number(v); return l; }()).join(' '))));
+    QVERIFY2(allIntegers(y), qPrintable(QString("unit ticks %1").arg(QStringList([&] { QStringList l; for (double v : y) l << QString::number(v); return l; }()).join(' '))));
+    QVERIFY(!view.plot()->yAxis->subTicks());  // no marks between whole numbers either
+}
+
+void TestStudioScheduleView::gridSizeIsLabelled() {
+    ScheduleView view;
+    for (const char* name : {"gridWidth", "gridHeight", "blockWidth", "blockHeight", "delay"}) {
+        auto* spin = view.findChild<QSpinBox*>(name);
+        QVERIFY2(spin, name);
+        QLabel* l = buddyLabel(&view, spin);
+        QVERIFY2(l, name);
+        const QString text = l->text().remove('&').toLower();
+        const QString want = QString(name).contains("Width") ? "width" : QString(name).contains("Height") ? "height" : "delay";
+        QVERIFY2(text.contains(want), qPrintable(name + QString(": ") + text));
+    }
+}
+
+void TestStudioScheduleView::stencilCaptionFits() {
+    ScheduleView view;
+    auto* caption = view.findChild<QLabel*>("stencilCaption");
+    QVERIFY(caption);
+    QVERIFY(caption->wordWrap());
+    for (QSize size : {QSize(1400, 900), QSize(900, 620)}) {
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        for (const Kernel& k : kernels()) {
+            QVERIFY(view.configure("knight", QString::fromStdString(k.name), 24, 12));
+            QCoreApplication::processEvents();
+            view.layout()->activate();
+            QVERIFY(!caption->text().isEmpty());
+            QVERIFY(caption->text().contains(QString::number(k.minimalDelay())));
+            // the whole wrapped caption fits in the height it was given
+            QVERIFY2(caption->height() >= caption->heightForWidth(caption->width()),
+                     qPrintable(QString("%1 at %2x%3: %4 < %5").arg(QString::fromStdString(k.name)).arg(size.width()).arg(size.height())
+                                    .arg(caption->height()).arg(caption->heightForWidth(caption->width()))));
+            QVERIFY(caption->isVisible());
+        }
+    }
+}
+
+void TestStudioScheduleView::delayNoteNamesTheDifference() {
+    ScheduleView view;
+    QVERIFY(view.configure("k-delay", "floyd-steinberg", 24, 12));
+    QString note = view.delayNote();
+    QVERIFY2(note.contains("2i + j"), qPrintable(note));
+    QVERIFY2(note.contains("same schedule"), qPrintable(note));
+    QVERIFY2(note.contains("k = 3"), qPrintable(note));  // pushing errors: the 3-delay of Kasagi, Nakano and Ito
+    Schedule knight;
+    QVERIFY(makeSchedule("knight", 24, 12, *findKernel("floyd-steinberg"), {}, knight).isOk());
+    QCOMPARE(view.schedule().steps, knight.steps);
+    // a larger k: k-delay takes (k - 2)(h - 1) more steps, and the note says how many
+    QVERIFY(view.setBlockOptions(0, 0, 4));
+    QCOMPARE(view.schedule().steps, knight.steps + 2 * 11);
+    note = view.delayNote();
+    QVERIFY2(note.contains("22 more steps"), qPrintable(note));
+    // another kernel: its own smallest delay and its own conflict-free one
+    QVERIFY(view.setBlockOptions(0, 0, 0));
+    QVERIFY(view.configure("k-delay", "jarvis", 24, 12));
+    note = view.delayNote();
+    QVERIFY2(note.contains("3i + j"), qPrintable(note));
+    QVERIFY2(note.contains(QString("k = %1").arg(conflictFreeDelay(*findKernel("jarvis")))), qPrintable(note));
+    QVERIFY(note.contains("Jarvis"));
+}
+
+void TestStudioScheduleView::conflictFreeDelayHasNoCollisions() {
+    // Brute force on a grid: at k = conflictFreeDelay() no receiver gets two errors in one step; at the
+    // k below it (if still a valid delay) some receiver does.
+    auto collides = [](const Kernel& k, int delay) {
+        const int w = 40, h = 12;
+        std::map<std::tuple<int, int, int>, int> writes;  // (step, ri, rj) -> count
+        for (int i = 0; i < h; ++i)
+            for (int j = 0; j < w; ++j)
+                for (const Tap& t : k.taps) {
+                    const int ri = i + t.di, rj = j + t.dj;
+                    if (ri >= h || rj < 0 || rj >= w) continue;
+                    if (++writes[{delay * i + j, ri, rj}] > 1) return true;
+                }
+        return false;
+    };
+    for (const Kernel& k : kernels()) {
+        const int c = conflictFreeDelay(k);
+        QVERIFY2(c >= k.minimalDelay(), k.name.c_str());
+        QVERIFY2(!collides(k, c), k.name.c_str());
+        if (c - 1 >= k.minimalDelay()) QVERIFY2(collides(k, c - 1), k.name.c_str());
+    }
+    QCOMPARE(conflictFreeDelay(*findKernel("floyd-steinberg")), 3);
 }
 
 QTEST_MAIN(TestStudioScheduleView)

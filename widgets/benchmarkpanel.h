@@ -10,6 +10,7 @@
 #include "core/registry.h"
 
 class QListWidget;
+class QListWidgetItem;
 class QLineEdit;
 class QCheckBox;
 class QComboBox;
@@ -27,6 +28,10 @@ struct BenchPoint {
     Device device = Device::Cpu;
     int size = 0;           ///< square side in pixels
     double seconds = 0;     ///< median of the repeats
+    int repeats = 0;        ///< runs the median was taken over
+    QString kernel;         ///< the method's default kernel, empty when it has none
+    int levels = 0;         ///< output levels, 0 when the method has no such parameter
+    QString threads;        ///< CPU worker threads ("1", "all (8)", ...); empty on the GPU
     QString note;
     QString series() const { return methodId + QStringLiteral(" @") + QString::fromLatin1(toString(device)); }
 };
@@ -45,8 +50,20 @@ public:
     /// \brief True from start() until the sweep's end has been reported (sweepFinished).
     bool running() const;
     const QVector<BenchPoint>& points() const { return points_; }
-    /// \brief CSV text: method,variant,device,width,height,pixels,seconds,mpixels_per_s,note.
+    /// \brief CSV text: '#' lines saying what was measured (measurementContext()), then the header
+    /// method,variant,device,width,height,pixels,seconds,mpixels_per_s,repeats,kernel,levels,color,threads,note.
     QString csv() const;
+    /// \brief "key: value" lines saying what the sweep measured: image, colour mode, parameters, repeats,
+    /// machine (CPU model and cores, GPU) and date. Written into the CSV and under the exported PNG.
+    QStringList measurementContext() const;
+    /// \brief Repeats of one measurement at a side of `size` pixels when repeats are automatic: more at
+    /// small sizes, where one run is short and noisy.
+    static int autoRepeats(int size);
+    /// \brief The list item of method id "m/v" (its check box, enabled state and tooltip), or nullptr.
+    QListWidgetItem* methodItem(const QString& id) const;
+    /// \brief What the last start() left out and why (GPU-only methods without a GPU, ...), else which
+    /// variants are greyed out and why; empty when neither.
+    QString skippedText() const;
     bool exportCsv(const QString& path, QString* error = nullptr) const;
     bool exportPng(const QString& path, QString* error = nullptr);
     QCustomPlot* timePlot() const { return timePlot_; }
@@ -55,11 +72,13 @@ public:
 
 signals:
     void pointAdded(const halftone::BenchPoint& point);
+    /// \brief The sweep ended, or start() ran nothing (the panel's status says why; points() is empty).
     void sweepFinished(bool cancelled);
 
 private:
     void addPoint(const BenchPoint& p);
     void replot();
+    void refuse(const QString& why);
     Registry& registry_;
     QListWidget* methods_;
     QCheckBox* cpu_;
@@ -71,6 +90,11 @@ private:
     QPushButton* stop_;
     QProgressBar* progress_;
     QLabel* status_;
+    QLabel* skipped_;
+    QString greyedNote_;  // says which variants are greyed out and why, empty when none
+    QStringList unavailableRequested_;  // ids configure() asked for that cannot run here
+    QString sweepDate_;
+    int sweepRepeats_ = 0;  // the repeats setting of the sweep shown (0 = automatic)
     QCustomPlot* timePlot_;
     QCustomPlot* speedupPlot_;
     QVector<BenchPoint> points_;

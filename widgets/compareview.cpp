@@ -17,6 +17,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), view_(new ViewState
     splitPane_ = new ImagePane(view_, this);
     splitPane_->setObjectName(QStringLiteral("splitPane"));
     connect(splitPane_, &ImagePane::fitRequested, this, &CompareView::fitToWindow);
+    placeholder_ = new ImagePane(view_, this);
+    placeholder_->setObjectName(QStringLiteral("placeholderPane"));
+    placeholder_->setLabel(tr("Pin a result (Ctrl+P) to compare it here with the next runs"));
+    placeholder_->hide();
     relayout();
 }
 
@@ -54,12 +58,17 @@ void CompareView::relayout() {
     while (grid_->count() > 0) delete grid_->takeAt(0);
     for (ImagePane* p : panes_) p->hide();
     splitPane_->hide();
+    placeholder_->hide();
 
     auto shown = [this](const ComparePane& r) {
         const bool usePerceived = perceived_ && !r.perceived.isNull();
         QString label = r.label;
         if (perceived_) label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
         return std::make_tuple(usePerceived ? r.perceived : r.display, label, usePerceived ? r.perceivedLevels : r.displayLevels);
+    };
+    auto describe = [](ImagePane* pane, const ComparePane* r) {
+        pane->setToolTip(r ? r->toolTip : QString());
+        pane->setAccent(r && r->current);
     };
 
     if (split_ && !results_.isEmpty()) {
@@ -68,12 +77,14 @@ void CompareView::relayout() {
         splitPane_->setImage(original_, originalLevels_);
         splitPane_->setLabel(originalLabel_);
         splitPane_->setSplitImage(img, label, levels);
+        describe(splitPane_, &results_[idx]);
         grid_->addWidget(splitPane_, 0, 0);
         splitPane_->show();
         return;
     }
     panes_[0]->setImage(original_, originalLevels_);
     panes_[0]->setLabel(originalLabel_);
+    describe(panes_[0], nullptr);
     const int n = 1 + int(results_.size());
     const int columns = n <= 2 ? n : (n <= 4 ? 2 : 3);
     for (int i = 0; i < n; ++i) {
@@ -82,6 +93,7 @@ void CompareView::relayout() {
             const auto [img, label, levels] = shown(results_[i - 1]);
             pane->setImage(img, levels);
             pane->setLabel(label);
+            describe(pane, &results_[i - 1]);
         }
         grid_->addWidget(pane, i / columns, i % columns);
         pane->show();
@@ -89,6 +101,13 @@ void CompareView::relayout() {
     for (int i = n; i < panes_.size(); ++i) {
         panes_[i]->setImage({});
         panes_[i]->setLabel({});
+        describe(panes_[i], nullptr);
+    }
+    // A grid cell left over (3 or 5 panes) gets an empty pane drawn like the others, not bare window.
+    const int rows = (n + columns - 1) / columns;
+    if (n > 1 && n < rows * columns) {
+        grid_->addWidget(placeholder_, n / columns, n % columns);
+        placeholder_->show();
     }
 }
 

@@ -17,6 +17,8 @@ struct ComparePane {
     QImage perceived;
     QString label;
     QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() of each, for zooms below 1
+    QString toolTip;       ///< everything about the result (all parameters), shown on hover
+    bool current = false;  ///< the latest result (drawn with an accent frame), as opposed to a pin
 };
 
 /// \brief Original + up to four result panes with one shared ViewState (synchronised zoom and pan).
@@ -41,6 +43,8 @@ public:
     ImagePane* originalPane() const { return panes_.front(); }
     ImagePane* resultPane(int i) const { return panes_.value(i + 1); }
     ImagePane* splitPane() const { return splitPane_; }
+    /// \brief The pane that fills an otherwise empty grid cell (hidden when the grid is full).
+    ImagePane* placeholderPane() const { return placeholder_; }
 
     void setWavefront(qint64 rowsDone, const QVector<int>& frontier);
     void clearWavefront();
@@ -58,6 +62,7 @@ private:
     QGridLayout* grid_;
     QVector<ImagePane*> panes_;  // [0] = original, [1..4] = results
     ImagePane* splitPane_;
+    ImagePane* placeholder_;
     QVector<ComparePane> results_;
     QImage original_;
     QVector<QImage> originalLevels_;

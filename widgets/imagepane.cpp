@@ -1,5 +1,6 @@
 #include "widgets/imagepane.h"
 
+#include <QAction>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -14,6 +15,29 @@ ImagePane::ImagePane(ViewState* view, QWidget* parent) : QWidget(parent), view_(
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumSize(80, 60);
     connect(view_, &ViewState::changed, this, qOverload<>(&QWidget::update));
+    // The pane's keys are actions (Help > Keyboard shortcuts lists them); keyPressEvent handles the same
+    // keys when they reach the pane as plain key presses.
+    addKeyAction(tr("Zoom in"), {QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal)},
+                 [this] { view_->setZoom(ViewState::stepZoom(view_->zoom(), 1)); });
+    addKeyAction(tr("Zoom out"), {QKeySequence(Qt::Key_Minus)}, [this] { view_->setZoom(ViewState::stepZoom(view_->zoom(), -1)); });
+    addKeyAction(tr("Actual pixels (1:1)"), {QKeySequence(Qt::Key_0), QKeySequence(Qt::Key_1)}, [this] { view_->setZoom(1.0); });
+    addKeyAction(tr("Pan left"), {QKeySequence(Qt::Key_Left)}, [this] { view_->panBy(QPointF(64, 0)); });
+    addKeyAction(tr("Pan right"), {QKeySequence(Qt::Key_Right)}, [this] { view_->panBy(QPointF(-64, 0)); });
+    addKeyAction(tr("Pan up"), {QKeySequence(Qt::Key_Up)}, [this] { view_->panBy(QPointF(0, 64)); });
+    addKeyAction(tr("Pan down"), {QKeySequence(Qt::Key_Down)}, [this] { view_->panBy(QPointF(0, -64)); });
+}
+
+void ImagePane::addKeyAction(const QString& text, const QList<QKeySequence>& keys, std::function<void()> fn) {
+    auto* a = new QAction(text, this);
+    a->setShortcuts(keys);
+    a->setShortcutContext(Qt::WidgetShortcut);
+    connect(a, &QAction::triggered, this, [fn] { fn(); });
+    addAction(a);
+}
+
+void ImagePane::setAccent(bool on) {
+    accent_ = on;
+    update();
 }
 
 void ImagePane::setImage(const QImage& image, const QVector<QImage>& levels) {
@@ -98,7 +122,7 @@ void ImagePane::paintEvent(QPaintEvent*) {
     p.fillRect(rect(), QColor(48, 48, 52));
     if (image_.isNull()) {
         p.setPen(Qt::lightGray);
-        p.drawText(rect(), Qt::AlignCenter, label_.isEmpty() ? tr("no image") : label_);
+        p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, label_.isEmpty() ? tr("no image") : label_);
         return;
     }
     const bool split = !splitImage_.isNull();
@@ -129,11 +153,13 @@ void ImagePane::paintEvent(QPaintEvent*) {
 
     auto drawLabel = [&](const QString& text, int x, bool right) {
         if (text.isEmpty()) return;
+        // Readable over any halftone at any zoom: an opaque dark box with a light edge, white text.
         const QFontMetrics fm(font());
-        const QRect br = fm.boundingRect(QRect(0, 0, std::max(60, width() / (split ? 2 : 1) - 12), 200),
-                                         Qt::TextWordWrap, text);
+        const QRect br = fm.boundingRect(QRect(0, 0, std::max(60, width() / (split ? 2 : 1) - 16), 400), Qt::TextWordWrap, text);
         QRect box(right ? x - br.width() - 10 : x, 4, br.width() + 8, br.height() + 4);
-        p.fillRect(box, QColor(0, 0, 0, 170));
+        p.fillRect(box, QColor(20, 20, 24, 228));
+        p.setPen(QPen(accent_ ? QColor(255, 170, 0) : QColor(255, 255, 255, 90), 1));
+        p.drawRect(box.adjusted(0, 0, -1, -1));
         p.setPen(Qt::white);
         p.drawText(box.adjusted(4, 2, -4, -2), Qt::TextWordWrap, text);
     };
@@ -142,6 +168,10 @@ void ImagePane::paintEvent(QPaintEvent*) {
         drawLabel(splitLabel_, width() - 4, true);
         p.setPen(QPen(QColor(255, 200, 0), 2));
         p.drawLine(divider, 0, divider, height());
+    }
+    if (accent_) {
+        p.setPen(QPen(QColor(255, 170, 0), 3));
+        p.drawRect(rect().adjusted(1, 1, -2, -2));
     }
     if (hasFocus()) {
         p.setPen(QPen(palette().highlight().color(), 1));

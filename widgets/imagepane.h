@@ -4,6 +4,7 @@
 #include <QPointer>
 #include <QVector>
 #include <QWidget>
+#include <functional>
 
 #include "widgets/viewstate.h"
 
@@ -22,6 +23,9 @@ public:
     const QImage& image() const { return image_; }
     void setLabel(const QString& label);
     QString label() const { return label_; }
+    /// \brief Marks the pane as the current result (an accent frame) rather than a pin or the original.
+    void setAccent(bool on);
+    bool accent() const { return accent_; }
     /// \brief Split mode: `other` is drawn right of the divider (null image = off).
     void setSplitImage(const QImage& other, const QString& otherLabel = {}, const QVector<QImage>& levels = {});
     double splitFraction() const { return split_; }
@@ -50,12 +54,14 @@ protected:
     void keyPressEvent(QKeyEvent*) override;
 
 private:
+    void addKeyAction(const QString& text, const QList<QKeySequence>& keys, std::function<void()> fn);
     void drawImagePart(QPainter& p, const QImage& img, const QVector<QImage>& levels, const QRect& clip);
     QPointer<ViewState> view_;
     QImage image_, splitImage_;
     QVector<QImage> levels_, splitLevels_;
     QString label_, splitLabel_;
     double split_ = 0.5;
+    bool accent_ = false;
     bool dragging_ = false, draggingSplit_ = false;
     QPointF lastPos_;
     qint64 rowsDone_ = -1;

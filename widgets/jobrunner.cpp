@@ -2,6 +2,10 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
+#include <exception>
+#include <new>
+#include <type_traits>
+#include <variant>
 
 #include "core/hvsfilter.h"
 #include "core/metrics.h"
@@ -9,35 +13,151 @@
 
 namespace halftone {
 
+namespace {
+
+/// Parameters that change how fast a result is made, never the image.
+bool affectsImage(const std::string& key) { return key != "threads" && key != "simd"; }
+
+}  // namespace
+
+QString colorModeName(ColorMode c) {
+    switch (c) {
+        case ColorMode::Gray: return QStringLiteral("gray");
+        case ColorMode::RGB: return QStringLiteral("RGB");
+        case ColorMode::CMYK: return QStringLiteral("CMYK");
+    }
+    return {};
+}
+
+namespace {
+
+QString valueText(const ParamSpec& spec, const ParamValue& v) {
+    return std::visit(
+        [&](const auto& x) -> QString {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, bool>) return x ? QStringLiteral("on") : QStringLiteral("off");
+            else if constexpr (std::is_same_v<T, std::string>) return QString::fromStdString(x);
+            else if constexpr (std::is_same_v<T, double>) return QString::number(x, 'g', 6);
+            else return spec.kind == ParamSpec::Kind::Real ? QString::number(double(x), 'g', 6) : QString::number(qint64(x));
+        },
+        v);
+}
+
+/// The compact form of one non-default parameter: "jarvis", "4 levels", "linear", "no swaps", "seed 7".
+QString shortParam(const ParamSpec& spec, const ParamValue& v) {
+    const QString key = QString::fromStdString(spec.key);
+    if (spec.kind == ParamSpec::Kind::Bool) {
+        const bool on = std::holds_alternative<bool>(v) ? std::get<bool>(v) : std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) != 0;
+        return on ? key : QStringLiteral("no ") + key;
+    }
+    const QString value = valueText(spec, v);
+    if (spec.key == "kernel") return value;
+    if (spec.key == "levels") return QStringLiteral("%1 levels").arg(value);
+    if (spec.kind == ParamSpec::Kind::Choice) return QStringLiteral("%1 %2").arg(key, value);
+    return QStringLiteral("%1 %2").arg(key, value);
+}
+
+bool sameValue(const ParamSpec& spec, const ParamValue& a, const ParamValue& b) { return valueText(spec, a) == valueText(spec, b); }
+
+ParamValue defaultValue(const ParamSpec& p) {
+    switch (p.kind) {
+        case ParamSpec::Kind::Int: return int64_t(p.def);
+        case ParamSpec::Kind::Real: return p.def;
+        case ParamSpec::Kind::Bool: return p.def != 0;
+        case ParamSpec::Kind::Choice: return p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
+        case ParamSpec::Kind::Text: return p.textDefault;
+    }
+    return int64_t(0);
+}
+
+}  // namespace
+
+ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color, std::optional<Device> device) {
+    ParamValues resolved = params;
+    (void)Registry::instance().resolveParams(method, resolved);  // fills defaults; an invalid value is shown as given
+    QStringList differs;
+    QStringList lines;
+    const QString id = QString::fromStdString(method.id());
+    lines << QStringLiteral("Method: %1").arg(id);
+    if (!method.description.empty()) lines << QString::fromStdString(method.description);
+    lines << QStringLiteral("Colour mode: %1").arg(colorModeName(color));
+    lines << QStringLiteral("Device: %1").arg(device ? QString::fromLatin1(toString(*device)) : QStringLiteral("auto"));
+    for (const ParamSpec& spec : method.params) {
+        const auto it = resolved.all().find(spec.key);
+        const ParamValue value = it != resolved.all().end() ? it->second : defaultValue(spec);
+        const bool isDefault = sameValue(spec, value, defaultValue(spec));
+        lines << QStringLiteral("%1: %2%3").arg(QString::fromStdString(spec.label), valueText(spec, value),
+                                                isDefault ? QStringLiteral(" (default)") : QString());
+        if (!isDefault && affectsImage(spec.key)) differs << shortParam(spec, value);
+    }
+    QString head = id;
+    if (!differs.isEmpty()) head += QLatin1Char(' ') + differs.takeFirst();
+    differs.prepend(colorModeName(color));
+    ResultDescription d;
+    d.shortText = head + QStringLiteral(", ") + differs.join(QStringLiteral(", "));
+    if (device) d.shortText += QStringLiteral(" [%1]").arg(QString::fromLatin1(toString(*device)));
+    d.longText = lines.join(QLatin1Char('\n'));
+    return d;
+}
+
 QString JobResult::label() const {
-    QString s = QStringLiteral("%1  [%2]  %3 ms").arg(methodId, QString::fromLatin1(toString(device))).arg(seconds * 1000.0, 0, 'f', 1);
-    if (!std::isnan(psnrDb)) s += QStringLiteral("\nPSNR (HVS) %1 dB").arg(psnrDb, 0, 'f', 2);
+    QString s = QStringLiteral("%1\n%2 ms").arg(description.shortText.isEmpty() ? methodId : description.shortText).arg(seconds * 1000.0, 0, 'f', 1);
+    if (!std::isnan(psnrDb)) {
+        s += QStringLiteral(", PSNR (HVS) %1 dB").arg(psnrDb, 0, 'f', 2);
+        if (!psnrRegion.isEmpty()) s += QStringLiteral(" (%1)").arg(psnrRegion);
+    }
     if (!note.isEmpty()) s += QStringLiteral("\n") + note;
     return s;
 }
 
 namespace {
 
-/// Filters each channel of `halftone` for display and measures the SPEC's filtered PSNR against `original`.
-Status perceive(const Image& halftone, const Image& original, const RunControl& control, QImage& view, QVector<QImage>& levels,
-                double& psnrDb) {
+/// Images wider or taller than this are measured on a central crop (as the quality panel does).
+constexpr int kPsnrCrop = 2048;
+
+/// True when the method diffused in linear light, so its results are seen and measured in linear light.
+bool usesLinearLight(const ParamValues& params) { return params.getBool("linear", false); }
+
+/// Filters each channel of `halftone` for display, in the working space the method used.
+Status perceive(const Image& halftone, bool linear, const RunControl& control, QImage& view, QVector<QImage>& levels) {
     auto filtered = std::make_shared<Image>();
     filtered->space = halftone.space;
-    double sum = 0;
     const int n = halftone.channelCount();
+    HvsFilterParams hp;
+    hp.linear = linear;
     for (int c = 0; c < n; ++c) {
         Plane8 f;
-        if (Status s = hvsFilter(halftone.channels[size_t(c)], f, {}, control.scaled(double(c) / n, double(c + 1) / n)); !s)
+        if (Status s = hvsFilter(halftone.channels[size_t(c)], f, hp, control.scaled(double(c) / n, double(c + 1) / n)); !s)
             return s;
-        if (c < original.channelCount()) sum += filteredPsnr(original.channels[size_t(c)], halftone.channels[size_t(c)]);
         filtered->channels.push_back(std::move(f));
     }
-    psnrDb = sum / std::max(1, n);
     view = toDisplayImage(filtered);
     levels = reductions(view);
     return Status::ok();
 }
 
+}  // namespace
+
+void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region) {
+    // A CMYK halftone is measured as it is shown, in RGB: its near-empty ink planes would flatter it.
+    const ColorMode mode = result.space == ColorSpace::CMYK ? ColorMode::RGB : result.space == ColorSpace::RGB ? ColorMode::RGB : ColorMode::Gray;
+    const Image halftone = result.space == ColorSpace::CMYK ? convertColor(result, ColorMode::RGB) : result;
+    const Image original = convertColor(input, mode);
+    const int n = std::min(halftone.channelCount(), original.channelCount());
+    if (n == 0 || halftone.width() != original.width() || halftone.height() != original.height()) {
+        psnrDb = qQNaN();
+        return;
+    }
+    const int cw = std::min(halftone.width(), kPsnrCrop), ch = std::min(halftone.height(), kPsnrCrop);
+    const bool whole = cw == halftone.width() && ch == halftone.height();
+    region = whole ? QString() : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
+    double sum = 0;
+    for (int c = 0; c < n; ++c)
+        sum += filteredPsnr(centralCrop(original.channels[size_t(c)], cw, ch), centralCrop(halftone.channels[size_t(c)], cw, ch), 1.2, 4, linear);
+    psnrDb = sum / n;
+}
+
+namespace {
 }  // namespace
 
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out) {
@@ -60,14 +180,17 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.seconds = result.seconds;
     out.color = request.color;
     out.params = rr.params;
+    out.description = describeResult(*request.method, rr.params, request.color, result.device);
     out.display = toDisplayImage(halftone);
     out.displayLevels = reductions(out.display);
     out.halftone = halftone;
+    const bool linear = usesLinearLight(rr.params);
     if (request.perceived) {
-        const Image original = convertColor(*request.image, request.color);
-        if (Status s = perceive(*halftone, original, control.scaled(0.8, 1.0, "perceived"), out.perceived, out.perceivedLevels, out.psnrDb); !s)
+        if (Status s = perceive(*halftone, linear, control.scaled(0.8, 0.95, "perceived"), out.perceived, out.perceivedLevels); !s)
             return s;
     }
+    if (control.cancelled()) return Status::cancelled();
+    measurePsnr(*halftone, *request.image, linear, out.psnrDb, out.psnrRegion);
     control.report(1.0);
     return Status::ok();
 }
@@ -184,7 +307,14 @@ quint64 JobRunner::submit(const JobRequest& request) {
         watcher->deleteLater();
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [payload, request, control] {
-        payload->status = runJob(request, control, payload->result);
+        // An exception must not reach QtConcurrent (it would end the studio with QUnhandledException).
+        try {
+            payload->status = runJob(request, control, payload->result);
+        } catch (const std::bad_alloc&) {
+            payload->status = Status::error("out of memory: this method needs more memory for this image than the machine could give");
+        } catch (const std::exception& e) {
+            payload->status = Status::error(std::string("the method failed: ") + e.what());
+        }
     }));
     progressTimer_.start();
     emit started(gen);
@@ -239,8 +369,14 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
-        const Image orig = convertColor(*original, result->color);
-        Status s = perceive(*result->halftone, orig, {}, copy->perceived, copy->perceivedLevels, copy->psnrDb);
+        Status s;
+        try {
+            s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived, copy->perceivedLevels);
+            if (s && std::isnan(copy->psnrDb) && original)
+                measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb, copy->psnrRegion);
+        } catch (const std::exception&) {
+            return {};  // out of memory for the perceived view: the result stays without it
+        }
         if (!s) return {};
         return copy;
     }));

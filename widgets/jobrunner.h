@@ -28,8 +28,23 @@ struct JobRequest {
     std::optional<Device> device;  ///< unset = auto
     ColorMode color = ColorMode::Gray;
     int threads = 0;
-    bool perceived = true;  ///< also compute the HVS-filtered view and PSNR
+    bool perceived = true;  ///< also compute the HVS-filtered view (the PSNR is always measured)
 };
+
+/// \brief What tells one result apart from another: a one-line short form (method, colour mode, every
+/// parameter that differs from the method's default, device) and a long form listing every parameter.
+struct ResultDescription {
+    QString shortText;  ///< e.g. "ed/plain jarvis, RGB, linear [cpu]"
+    QString longText;   ///< several lines: method, colour mode, device, then "Label: value" per parameter
+};
+
+/// \brief "gray", "RGB" or "CMYK", as labels write a colour mode.
+QString colorModeName(ColorMode mode);
+
+/// \brief Describes a result of `method` run with `params` (resolved or not) in colour mode `color` on `device`
+/// (unset = not yet known). Parameters that do not change the image (threads, SIMD path) appear only in the
+/// long form.
+ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color, std::optional<Device> device);
 
 /// \brief A finished halftone with what ran, how long it took, its display images and quality numbers.
 struct JobResult {
@@ -44,8 +59,10 @@ struct JobResult {
     QImage display;
     QImage perceived;       ///< HVS Gaussian view (null when not computed)
     QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() for zoomed-out views
-    double psnrDb = qQNaN();  ///< filteredPsnr (core/metrics.h) against the input, mean over channels
-    /// \brief Label text for a compare pane: method, device, time, quality.
+    double psnrDb = qQNaN();  ///< measurePsnr: filtered PSNR against the input, mean over channels
+    QString psnrRegion;       ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
+    ResultDescription description;  ///< what tells this result apart (describeResult)
+    /// \brief Label text for a compare pane: the short description, time, quality.
     QString label() const;
 };
 using JobResultPtr = std::shared_ptr<const JobResult>;
@@ -96,6 +113,12 @@ private:
     qint64 cacheBytes_ = 0;
     qint64 cacheLimit_ = qint64(3) << 30;
 };
+
+/// \brief The SPEC's filtered PSNR (core/metrics.h) of a halftone against the input image, mean over channels,
+/// in linear light when `linear`: a gray result against the input's luma, an RGB one against its RGB, a CMYK one
+/// as it is shown (both in RGB). Images wider or taller than 2048 pixels are measured on a central crop of at
+/// most 2048 x 2048 and `region` says so (empty = whole image).
+void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region);
 
 /// \brief Runs a request synchronously (the worker body; also used by the benchmark and tests).
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out);

@@ -7,10 +7,13 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
@@ -18,22 +21,31 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
+#include <QSet>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <cmath>
 
 #include "io/imagefile.h"
 #include "widgets/benchmarkpanel.h"
 #include "widgets/compareview.h"
+#include "widgets/imagepane.h"
 #include "widgets/imageconvert.h"
 #include "widgets/methodpanel.h"
 #include "widgets/qualitypanel.h"
 #include "widgets/scheduleview.h"
+
+#ifndef HALFTONE_VERSION
+#define HALFTONE_VERSION ""
+#endif
 
 namespace halftone {
 
@@ -77,6 +89,7 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent) : QMainWindow(parent
         showResults();
     });
     connect(panel_, &MethodPanel::changed, this, [this] {
+        updateColourHint();
         if (autoRun_->isChecked() && image_) debounce_.start();
     });
     resize(1400, 900);
@@ -99,13 +112,22 @@ void MainWindow::buildUi() {
     autoRun_->setChecked(true);
     sideLayout->addWidget(autoRun_);
     auto* buttons = new QHBoxLayout;
+    runAction_ = new QAction(tr("&Run"), this);
+    runAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runAction_->setToolTip(tr("Run the chosen method on the image (Ctrl+R)"));
+    cancelAction_ = new QAction(tr("&Cancel run"), this);
+    cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancelAction_->setEnabled(false);
+    addAction(runAction_);
+    addAction(cancelAction_);
     runButton_ = new QPushButton(tr("Run"));
     runButton_->setObjectName(QStringLiteral("run"));
-    runButton_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runButton_->setToolTip(runAction_->toolTip());
     cancelButton_ = new QPushButton(tr("Cancel"));
     cancelButton_->setObjectName(QStringLiteral("cancel"));
     cancelButton_->setEnabled(false);
-    cancelButton_->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancelButton_->setToolTip(tr("Stop the running job; the previous result stays on screen (Esc)"));
+    connect(cancelAction_, &QAction::enabledChanged, cancelButton_, &QWidget::setEnabled);
     buttons->addWidget(runButton_);
     buttons->addWidget(cancelButton_);
     sideLayout->addLayout(buttons);
@@ -114,6 +136,7 @@ void MainWindow::buildUi() {
     progress_->setTextVisible(false);
     sideLayout->addWidget(progress_);
     stageLabel_ = new QLabel;
+    stageLabel_->setObjectName(QStringLiteral("stageLabel"));
     stageLabel_->setWordWrap(true);
     sideLayout->addWidget(stageLabel_);
     auto* dock = new QDockWidget(tr("Method"), this);
@@ -122,8 +145,10 @@ void MainWindow::buildUi() {
     dock->setWidget(side);
     dock->setMinimumWidth(300);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
-    connect(runButton_, &QPushButton::clicked, this, &MainWindow::runCurrent);
-    connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::cancelRun);
+    connect(runAction_, &QAction::triggered, this, &MainWindow::runCurrent);
+    connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancelRun);
+    connect(runButton_, &QPushButton::clicked, runAction_, &QAction::trigger);
+    connect(cancelButton_, &QPushButton::clicked, cancelAction_, &QAction::trigger);
 
     // Centre: tabs.
     tabs_ = new QTabWidget;
@@ -135,10 +160,11 @@ void MainWindow::buildUi() {
     cl->addWidget(bar);
     cl->addWidget(compare_, 1);
     bar->addAction(tr("Fit"), QKeySequence(Qt::Key_F), compare_, &CompareView::fitToWindow)->setToolTip(tr("Fit to window (F)"));
-    bar->addAction(tr("1:1"), compare_, &CompareView::actualSize)->setToolTip(tr("Actual pixels (0)"));
-    bar->addAction(tr("Zoom in"), [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), 1)); })
-        ->setToolTip(tr("Zoom in (+ or wheel); integer zooms are pixel-exact"));
-    bar->addAction(tr("Zoom out"), [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); });
+    bar->addAction(tr("1:1"), QKeySequence(Qt::CTRL | Qt::Key_0), compare_, &CompareView::actualSize)->setToolTip(tr("Actual pixels (Ctrl+0, or 0 in a pane)"));
+    bar->addAction(tr("Zoom in"), QKeySequence::ZoomIn, this, [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), 1)); })
+        ->setToolTip(tr("Zoom in (Ctrl++, + in a pane, or the wheel); integer zooms are pixel-exact"));
+    bar->addAction(tr("Zoom out"), QKeySequence::ZoomOut, this, [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); })
+        ->setToolTip(tr("Zoom out (Ctrl+-, - in a pane, or the wheel)"));
     auto* zoomLabel = new QLabel;
     zoomLabel->setMinimumWidth(110);
     zoomLabel->setToolTip(tr("At 1x and above every image pixel is a block of screen pixels (nearest neighbour); "
@@ -169,9 +195,11 @@ void MainWindow::buildUi() {
     bar->addWidget(splitChoice_);
     connect(splitChoice_, &QComboBox::currentIndexChanged, compare_, &CompareView::setSplitResult);
     bar->addSeparator();
-    bar->addAction(tr("Pin"), this, &MainWindow::pinCurrent)->setToolTip(tr("Keep the current result on screen to compare with the next runs (up to %1)").arg(kMaxPinned));
+    bar->addAction(tr("Pin"), QKeySequence(Qt::CTRL | Qt::Key_P), this, &MainWindow::pinCurrent)
+        ->setToolTip(tr("Keep the current result on screen to compare with the next runs (Ctrl+P; up to %1, then the oldest pin is dropped)").arg(kMaxPinned));
     bar->addAction(tr("Clear pins"), [this] {
         pinned_.clear();
+        clearStatus(StatusTopic::Pins);
         showResults();
     });
     bar->addSeparator();
@@ -187,7 +215,10 @@ void MainWindow::buildUi() {
     quality_ = new QualityPanel(registry_);
     tabs_->addTab(quality_, tr("Quality"));
     setCentralWidget(tabs_);
-    statusBar()->showMessage(tr("Open an image (Ctrl+O), drop one here, or paste (Ctrl+V)."));
+    // A save message is about the result on the tab where it was made.
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] { clearStatus(StatusTopic::Save); });
+    setStatus(StatusTopic::Image, tr("Open an image (Ctrl+O), drop one here, or paste (Ctrl+V)."));
+    showResults();
 }
 
 void MainWindow::buildMenus() {
@@ -207,6 +238,12 @@ void MainWindow::buildMenus() {
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(runAction_);
+    run->addAction(cancelAction_);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { showShortcuts(); });
+    help->addAction(tr("&About Halftone Studio"), this, [this] { showAbout(); });
     updateRecentMenu();
 }
 
@@ -231,7 +268,7 @@ void MainWindow::updateRecentMenu() {
 
 void MainWindow::loadAsync(std::function<Status(Image&, QString&)> producer, const QString& name, const QString& path) {
     const quint64 gen = ++loadGeneration_;
-    statusBar()->showMessage(tr("Loading %1...").arg(name));
+    setStatus(StatusTopic::Image, tr("Loading %1...").arg(name));
     auto* watcher = new QFutureWatcher<Loaded>(this);
     connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, gen, name, path] {
         const Loaded loaded = watcher->result();
@@ -298,7 +335,7 @@ void MainWindow::setImage(Image image, const QString& name) {
 void MainWindow::paste() {
     const QImage q = QGuiApplication::clipboard()->image();
     if (q.isNull()) {
-        showError(tr("Nothing to paste"), tr("The clipboard holds no image."));
+        showError(tr("Nothing to paste"), tr("The clipboard holds no image."), StatusTopic::Image);
         return;
     }
     setImage(fromQImage(q), tr("pasted image"));
@@ -306,7 +343,7 @@ void MainWindow::paste() {
 
 void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QString& path) {
     if (!loaded.status) {
-        showError(tr("Cannot open image"), QString::fromStdString(loaded.status.message()));
+        showError(tr("Cannot open image"), QString::fromStdString(loaded.status.message()), StatusTopic::Image);
         if (screenshotPending_) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);  // show the error
         return;
     }
@@ -318,14 +355,14 @@ void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QSt
     originalDisplay_ = loaded.display;
     originalLevels_ = loaded.levels;
     current_.reset();
+    currentStale_ = false;
     pinned_.clear();
     if (!path.isEmpty()) addRecent(path);
-    setWindowTitle(tr("Halftone Studio - %1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()));
-    if (image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray)
-        statusBar()->showMessage(tr("%1 is in colour; the colour mode is Gray (luma). Choose RGB or CMYK to halftone each channel.").arg(name));
-    else
-        statusBar()->showMessage(tr("Opened %1").arg(name));
-    if (!loaded.notes.isEmpty()) statusBar()->showMessage(loaded.notes);
+    // The platform appends the application's display name unless the title already ends with it.
+    setWindowTitle(tr("%1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()) + QStringLiteral(" \u2014 ") + tr("Halftone Studio"));
+    statusMessages_.clear();
+    setStatus(StatusTopic::Image, loaded.notes.isEmpty() ? tr("Opened %1").arg(name) : tr("Opened %1: %2").arg(name, loaded.notes));
+    updateColourHint();
     showResults();
     emit imageLoaded(name);
     runCurrent();
@@ -346,12 +383,14 @@ void MainWindow::runCurrent() {
     r.threads = panel_->threads();
     r.perceived = perceivedAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
     currentGen_ = jobs_->submit(r);
-    cancelButton_->setEnabled(jobs_->busy());
+    cancelAction_->setEnabled(jobs_->busy());
+    clearStatus(StatusTopic::Run);
     progress_->setValue(0);
     stageLabel_->setText(tr("Running %1...").arg(QString::fromStdString(m->id())));
 }
 
 void MainWindow::cancelRun() {
+    if (!jobs_->busy()) return;  // nothing to stop: the finished run's stage text stays true
     jobs_->cancel();
     stageLabel_->setText(tr("Cancelling..."));
 }
@@ -366,11 +405,14 @@ void MainWindow::onProgress(quint64 gen, double fraction, const QString& stage, 
 void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     if (gen != currentGen_) return;
     current_ = result;
-    cancelButton_->setEnabled(false);
+    currentStale_ = false;
+    cancelAction_->setEnabled(false);
     progress_->setValue(1000);
     compare_->clearWavefront();
     stageLabel_->setText(fromCache ? tr("%1 (from cache)").arg(result->methodId) : tr("%1 done in %2 ms").arg(result->methodId).arg(result->seconds * 1000, 0, 'f', 1));
-    if (!result->note.isEmpty()) statusBar()->showMessage(result->note);
+    // A note (e.g. "GPU not usable, ran on the CPU") belongs to this run; a run without one clears the last.
+    setStatus(StatusTopic::Run, result->note);
+    clearStatus(StatusTopic::Save);
     if (perceivedAction_->isChecked() && result->perceived.isNull()) jobs_->computePerceived(result, image_);
     showResults();
     const bool shoot = screenshotPending_;  // decided before listeners of resultShown may queue more runs
@@ -380,63 +422,195 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
 
 void MainWindow::onFailed(quint64 gen, const QString& message, bool cancelled) {
     if (gen != currentGen_) return;
-    cancelButton_->setEnabled(false);
+    cancelAction_->setEnabled(false);
     compare_->clearWavefront();
     progress_->setValue(0);
-    stageLabel_->setText(cancelled ? tr("Cancelled.") : tr("Failed: %1").arg(message));
-    if (!cancelled) showError(tr("The run failed"), message);
+    if (current_) currentStale_ = true;
+    stageLabel_->setText(cancelled ? (current_ ? tr("Cancelled; the result on screen is the previous one.") : tr("Cancelled."))
+                                   : tr("Failed: %1").arg(message));
+    if (!cancelled) showError(tr("The run failed"), message, StatusTopic::Run);
+    else setStatus(StatusTopic::Run, current_ ? tr("Run cancelled; the result on screen is the previous one.") : tr("Run cancelled."));
+    showResults();
     emit runFailed(message, cancelled);
     if (screenshotPending_) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);
 }
 
-void MainWindow::showResults() {
-    compare_->setOriginal(originalDisplay_, image_ ? tr("original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height()) : QString(),
-                         originalLevels_);
-    QVector<ComparePane> panes;
+QVector<JobResultPtr> MainWindow::shownResults() const {
     QVector<JobResultPtr> shown = pinned_;
     if (current_ && std::none_of(pinned_.begin(), pinned_.end(), [this](const JobResultPtr& p) { return p->key == current_->key; }))
         shown.push_back(current_);
+    return shown;
+}
+
+QStringList MainWindow::resultChoices() const {
+    QStringList items;
+    for (int i = 0; i < splitChoice_->count(); ++i) items << splitChoice_->itemText(i);
+    return items;
+}
+
+QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
+    const bool isCurrent = current_ && r->key == current_->key;
+    QString head;
+    if (pinIndex >= 0) head = isCurrent ? tr("Pin %1 (current)").arg(pinIndex + 1) : tr("Pin %1").arg(pinIndex + 1);
+    else head = tr("Current");
+    QString text = head + QStringLiteral(": ") + r->label();
+    if (isCurrent && currentStale_) text += tr("\nPrevious result: the last run was cancelled or failed");
+    return text;
+}
+
+void MainWindow::showResults() {
+    compare_->setOriginal(originalDisplay_,
+                          image_ ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height())
+                                 : tr("No image yet: File > Open (Ctrl+O), drop a file here, or paste one (Ctrl+V)"),
+                          originalLevels_);
+    QVector<ComparePane> panes;
+    const QVector<JobResultPtr> shown = shownResults();
     splitChoice_->blockSignals(true);
     const int keep = splitChoice_->currentIndex();
     splitChoice_->clear();
-    for (const JobResultPtr& r : shown) {
-        panes.push_back({r->display, r->perceived, r->label(), r->displayLevels, r->perceivedLevels});
-        splitChoice_->addItem(r->methodId + QStringLiteral(" [") + QString::fromLatin1(toString(r->device)) + QStringLiteral("]"));
+    for (int i = 0; i < shown.size(); ++i) {
+        const JobResultPtr& r = shown[i];
+        const int pinIndex = i < pinned_.size() ? i : -1;
+        const bool isCurrent = current_ && r->key == current_->key;
+        ComparePane pane{r->display, r->perceived, paneLabel(r, pinIndex), r->displayLevels, r->perceivedLevels};
+        pane.toolTip = r->description.longText;
+        pane.current = isCurrent;
+        panes.push_back(pane);
+        const QString who = pinIndex >= 0 ? tr("Pin %1").arg(pinIndex + 1) : tr("Current");
+        splitChoice_->addItem(who + QStringLiteral(": ") + r->description.shortText);
+        splitChoice_->setItemData(i, r->description.longText, Qt::ToolTipRole);
     }
     splitChoice_->setCurrentIndex(keep >= 0 && keep < shown.size() ? keep : int(shown.size()) - 1);
+    splitChoice_->setEnabled(!shown.isEmpty());
     splitChoice_->blockSignals(false);
     compare_->setResults(panes);
     compare_->setSplitResult(splitChoice_->currentIndex());
-    quality_->setResults(image_, shown);
+    quality_->setResults(image_, shown, imageName_);
 }
 
-bool MainWindow::saveResult(const QString& path) {
+QString MainWindow::pathWithExtension(const QString& path, const QString& filter) {
+    if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty()) return path;
+    static const QRegularExpression firstPattern(QStringLiteral("\\*\\.([A-Za-z0-9]+)"));
+    const QRegularExpressionMatch m = firstPattern.match(filter);
+    return path + QLatin1Char('.') + (m.hasMatch() ? m.captured(1).toLower() : QStringLiteral("png"));
+}
+
+namespace {
+
+bool isBinaryGray(const Image& im) {
+    if (im.space != ColorSpace::Gray || im.channels.size() != 1) return false;
+    const auto& d = im.channels.front().data;
+    return std::all_of(d.begin(), d.end(), [](uint8_t v) { return v == 0 || v == 255; });
+}
+
+}  // namespace
+
+QStringList MainWindow::saveFilters() const {
+    QStringList f;
+    if (!current_ || !current_->halftone) return f;
+    const Image& im = *current_->halftone;
+    const bool binary = isBinaryGray(im);
+    if (im.space == ColorSpace::CMYK) {
+        f << tr("TIFF, CMYK (*.tif *.tiff)") << tr("PNG, converted to RGB for viewing (*.png)");
+        return f;
+    }
+    f << (binary ? tr("PNG, 1-bit (*.png)") : tr("PNG (*.png)"));
+    f << (binary ? tr("TIFF, 1-bit (*.tif *.tiff)") : tr("TIFF (*.tif *.tiff)"));
+    if (im.space == ColorSpace::Gray) {
+        if (binary) f << tr("PBM, 1-bit (*.pbm)");
+        f << tr("PGM (*.pgm)");
+    } else {
+        f << tr("PPM (*.ppm)");
+    }
+    return f;
+}
+
+QString MainWindow::suggestedSaveName() const {
+    QString base = QFileInfo(imagePath_).completeBaseName();
+    if (base.isEmpty()) base = QStringLiteral("halftone");
+    if (!current_) return base + QStringLiteral(".png");
+    // The short description without the device, as a file name: "moon-ed-plain-jarvis-gray.png".
+    QString what = current_->description.shortText.isEmpty() ? current_->methodId : current_->description.shortText;
+    what = what.section(QStringLiteral(" ["), 0, 0);
+    what.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9.+-]+")), QStringLiteral("-"));
+    what.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
+    return base + QLatin1Char('-') + what + QStringLiteral(".png");
+}
+
+bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     if (!current_ || !current_->halftone) {
-        showError(tr("Nothing to save"), tr("Run a method first."));
+        showError(tr("Nothing to save"), tr("Run a method first: the Run button or Ctrl+R."), StatusTopic::Save);
         return false;
+    }
+    const QString path = pathWithExtension(requested, filter);
+    const QString ext = QFileInfo(path).suffix().toLower();
+    const Image& result = *current_->halftone;
+    const bool binary = isBinaryGray(result);
+    const int channels = result.channelCount();
+    const QString kinds = result.space == ColorSpace::CMYK ? tr("CMYK") : result.space == ColorSpace::RGB ? tr("RGB") : binary ? tr("black and white") : tr("gray");
+    // Formats that can hold this result, for advice that never suggests one that fails.
+    const QString works = result.space == ColorSpace::CMYK ? tr("TIFF (keeps CMYK) or PNG (converted to RGB)")
+                          : result.space == ColorSpace::RGB ? tr("PNG, TIFF or PPM")
+                          : binary                          ? tr("PNG, TIFF, PBM or PGM")
+                                                            : tr("PNG, TIFF or PGM");
+    auto refuse = [&](const QString& why) {
+        showError(tr("Cannot save"), tr("%1\n\nThis result is %2; save it as %3.").arg(why, kinds, works), StatusTopic::Save);
+        return false;
+    };
+    if (ext == QLatin1String("pbm") && !binary)
+        return refuse(channels > 1 ? tr("A PBM file holds one black-and-white channel, and this result has %1 channels.").arg(channels)
+                                   : tr("A PBM file holds only black and white, and this result has gray levels."));
+    if (ext == QLatin1String("pgm") && result.space != ColorSpace::Gray) return refuse(tr("A PGM file holds one gray channel."));
+    if (ext == QLatin1String("ppm") && result.space == ColorSpace::CMYK) return refuse(tr("A PPM file holds RGB, not CMYK."));
+
+    Image toWrite;
+    const Image* image = &result;
+    QString converted;
+    const bool tiff = ext == QLatin1String("tif") || ext == QLatin1String("tiff");
+    if (result.space == ColorSpace::CMYK && !tiff) {
+        // Only TIFF keeps the four inks: anything else gets the RGB picture of the CMYK halftone.
+        toWrite = convertColor(result, ColorMode::RGB);
+        image = &toWrite;
+        converted = tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)");
     }
     io::WriteOptions opt;
-    opt.levels = int(current_->params.getInt("levels", 256));
-    Status s = io::writeImage(QFile::encodeName(path).toStdString(), *current_->halftone, opt);
-    if (!s) {
-        showError(tr("Cannot save"), QString::fromStdString(s.message()));
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved %1").arg(path));
+    opt.levels = binary ? 2 : int(current_->params.getInt("levels", 256));
+    const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
+    // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
+    if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
+    setStatus(StatusTopic::Save, tr("Saved %1%2").arg(path, converted));
     return true;
 }
 
 void MainWindow::saveResultDialog() {
-    if (!current_) return;
-    QString suggested = QFileInfo(imagePath_).completeBaseName();
-    if (suggested.isEmpty()) suggested = QStringLiteral("halftone");
-    suggested += QLatin1Char('-') + QString(current_->methodId).replace(QLatin1Char('/'), QLatin1Char('-')) + QStringLiteral(".png");
-    const QString f = QFileDialog::getSaveFileName(this, tr("Save result"), suggested,
-                                                   tr("PNG (*.png);;TIFF, 1-bit when binary (*.tif *.tiff);;PBM, binary (*.pbm);;PGM/PPM (*.pgm *.ppm)"));
-    if (!f.isEmpty()) saveResult(f);
+    if (!current_) {
+        showError(tr("Nothing to save"), tr("Run a method first: the Run button or Ctrl+R."), StatusTopic::Save);
+        return;
+    }
+    const QString dir = imagePath_.isEmpty() ? QString() : QFileInfo(imagePath_).absolutePath();
+    const QString suggested = dir.isEmpty() ? suggestedSaveName() : QDir(dir).filePath(suggestedSaveName());
+    QString selected;
+    const QString f = QFileDialog::getSaveFileName(this, tr("Save result"), suggested, saveFilters().join(QStringLiteral(";;")), &selected);
+    if (!f.isEmpty()) saveResult(f, selected);
 }
 
-void MainWindow::showError(const QString& title, const QString& text) {
+void MainWindow::setStatus(StatusTopic topic, const QString& text) {
+    statusMessages_.erase(std::remove_if(statusMessages_.begin(), statusMessages_.end(), [topic](const auto& m) { return m.first == topic; }),
+                          statusMessages_.end());
+    if (!text.isEmpty()) statusMessages_.push_back({topic, text});
+    if (statusMessages_.isEmpty()) statusBar()->clearMessage();
+    else statusBar()->showMessage(statusMessages_.back().second);
+}
+
+void MainWindow::updateColourHint() {
+    if (image_ && image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray)
+        setStatus(StatusTopic::ColourHint,
+                  tr("%1 is in colour; the colour mode is Gray (luma). Choose RGB or CMYK to halftone each channel.").arg(imageName_));
+    else
+        clearStatus(StatusTopic::ColourHint);
+}
+
+void MainWindow::showError(const QString& title, const QString& text, StatusTopic topic) {
     lastError_ = text;
     if (errorBox_) errorBox_->close();
     // Window-modal but not blocking, so background jobs, tests and --screenshot carry on.
@@ -445,8 +619,76 @@ void MainWindow::showError(const QString& title, const QString& text) {
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
     errorBox_ = box;
-    statusBar()->showMessage(text);
+    setStatus(topic, QString(text).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified());
     emit errorShown(text);
+}
+
+QList<QStringList> MainWindow::shortcutList() const {
+    QList<QStringList> rows;
+    QSet<QString> seen;
+    for (QAction* a : findChildren<QAction*>()) {
+        if (a->shortcuts().isEmpty() || a->isSeparator()) continue;
+        QString what = a->text();
+        what.remove(QLatin1Char('&'));
+        if (what.endsWith(QStringLiteral("..."))) what.chop(3);
+        QStringList keys;
+        for (const QKeySequence& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText);
+        QString where = tr("Window");
+        for (QObject* o : a->associatedObjects()) {
+            if (auto* m = qobject_cast<QMenu*>(o)) { where = tr("%1 menu").arg(m->title().remove(QLatin1Char('&'))); break; }
+            if (qobject_cast<QToolBar*>(o)) where = tr("Compare toolbar");
+        }
+        if (a->shortcutContext() == Qt::WidgetShortcut || a->shortcutContext() == Qt::WidgetWithChildrenShortcut)
+            if (auto* w = qobject_cast<QWidget*>(a->parent())) where = w->inherits("halftone::ImagePane") ? tr("Image pane (click it first)") : w->objectName();
+        const QString id = where + QLatin1Char('|') + what + QLatin1Char('|') + keys.join(QLatin1Char(','));
+        if (seen.contains(id)) continue;
+        seen.insert(id);
+        rows.push_back({where, what, keys.join(tr(" or "))});
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const QStringList& a, const QStringList& b) { return a[0] < b[0]; });
+    return rows;
+}
+
+QWidget* MainWindow::showShortcuts() {
+    auto* dlg = new QDialog(this);
+    dlg->setObjectName(QStringLiteral("shortcutsDialog"));
+    dlg->setWindowTitle(tr("Keyboard shortcuts"));
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    auto* layout = new QVBoxLayout(dlg);
+    const QList<QStringList> rows = shortcutList();
+    auto* table = new QTableWidget(int(rows.size()), 3, dlg);
+    table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setHorizontalHeaderLabels({tr("Where"), tr("Action"), tr("Keys")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int i = 0; i < rows.size(); ++i)
+        for (int c = 0; c < 3; ++c) table->setItem(i, c, new QTableWidgetItem(rows[i][c]));
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(table);
+    layout->addWidget(new QLabel(tr("Also: the mouse wheel zooms at the pointer, dragging pans every pane together, and the split divider drags.")));
+    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, dlg);
+    connect(close, &QDialogButtonBox::rejected, dlg, &QDialog::close);
+    layout->addWidget(close);
+    dlg->resize(600, std::min(760, 140 + 30 * int(rows.size())));
+    dlg->open();
+    return dlg;
+}
+
+QWidget* MainWindow::showAbout() {
+    auto* box = new QMessageBox(QMessageBox::Information, tr("About Halftone Studio"),
+                                tr("<b>Halftone Studio</b> %1<br>Exact, fast halftoning: compare error diffusion, ordered dither and "
+                                   "direct binary search side by side, watch their parallel schedules, time them on the CPU and GPU, "
+                                   "and measure their quality.<br><br>GPU: %2<br>Qt %3")
+                                    .arg(QStringLiteral(HALFTONE_VERSION),
+                                         registry_.gpuAvailability().usable ? QString::fromStdString(registry_.gpuAvailability().deviceName)
+                                                                            : QString::fromStdString(registry_.gpuAvailability().reason).toHtmlEscaped(),
+                                         QString::fromLatin1(qVersion())),
+                                QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("aboutBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    return box;
 }
 
 void MainWindow::setAutoRun(bool on) { autoRun_->setChecked(on); }
@@ -456,8 +698,14 @@ void MainWindow::pinCurrent() {
     for (const JobResultPtr& p : pinned_)
         if (p->key == current_->key) return;
     pinned_.push_back(current_);
-    if (pinned_.size() > kMaxPinned) pinned_.removeFirst();
+    JobResultPtr dropped;
+    if (pinned_.size() > kMaxPinned) dropped = pinned_.takeFirst();
+    if (dropped)
+        setStatus(StatusTopic::Pins, tr("Pin dropped: %1 (at most %2 pins; the oldest makes room)").arg(dropped->description.shortText).arg(kMaxPinned));
+    else
+        clearStatus(StatusTopic::Pins);
     showResults();
+    if (dropped) emit pinDropped(dropped);
 }
 
 void MainWindow::setPerceivedView(bool on) { perceivedAction_->setChecked(on); }
@@ -474,8 +722,10 @@ void MainWindow::takeScreenshot() {
     screenshotPending_ = false;
     for (int i = 0; i < tabs_->count(); ++i)
         if (!screenshotTab_.isEmpty() && tabs_->tabText(i).compare(screenshotTab_, Qt::CaseInsensitive) == 0) tabs_->setCurrentIndex(i);
-    if (tabs_->currentWidget() == bench_ && bench_->points().isEmpty()) {
-        // The benchmark tab: run a small sweep first so the charts have data.
+    if (tabs_->currentWidget() == bench_ && bench_->points().isEmpty() && !screenshotSweepTried_) {
+        // The benchmark tab: run a small sweep first so the charts have data (once: a sweep with nothing
+        // to run still ends, and the screenshot then shows the panel's message instead of data).
+        screenshotSweepTried_ = true;
         connect(bench_, &BenchmarkPanel::sweepFinished, this, [this] {
             screenshotPending_ = true;
             screenshotTab_.clear();

@@ -45,8 +45,17 @@ public:
     /// \brief Runs the panel's current method on the current image (superseding a running job).
     void runCurrent();
     void cancelRun();
-    /// \brief Saves the current result: .png, .tif/.tiff (1-bit when binary), .pbm/.pgm/.ppm.
-    bool saveResult(const QString& path);
+    /// \brief Saves the current result: .png (1-bit when binary gray), .tif/.tiff (1-bit when binary gray),
+    /// .pbm/.pgm/.ppm. A name without an extension takes the extension of `filter` (a file dialog filter such as
+    /// "PNG (*.png)"), or .png. A CMYK result saved as PNG is converted to RGB, and the status bar says so.
+    bool saveResult(const QString& path, const QString& filter = {});
+    /// \brief The path a save writes: `path` itself when it has an extension, else `path` plus the first
+    /// extension of the file dialog filter (or .png when the filter names none).
+    static QString pathWithExtension(const QString& path, const QString& filter);
+    /// \brief The save dialog's filters for the current result: only formats that can hold it.
+    QStringList saveFilters() const;
+    /// \brief The file name the save dialog suggests: image name plus the result's short description.
+    QString suggestedSaveName() const;
     /// \brief After the first finished run: grab() the window into `path`, then quit with 0 (or 1 on failure).
     void setScreenshotPath(const QString& path, const QString& tab = {});
 
@@ -69,12 +78,29 @@ public:
     /// \brief The compare view's "perceived" and "split" toggles, as the toolbar sets them.
     void setPerceivedView(bool on);
     void setSplitView(bool on);
+    /// \brief The results on screen, pins first, then the current one (when it is not pinned).
+    QVector<JobResultPtr> shownResults() const;
+    QVector<JobResultPtr> pinnedResults() const { return pinned_; }
+    /// \brief The text of each entry of the split view's result selector (tests).
+    QStringList resultChoices() const;
+    /// \brief True while the result on screen is older than the last run the user started (cancelled or failed).
+    bool currentIsStale() const { return currentStale_; }
+    /// \brief Every action that has a keyboard shortcut, as (where, what, keys), one row per distinct action.
+    QList<QStringList> shortcutList() const;
+    /// \brief Shows Help > Keyboard shortcuts (non-blocking; returns the dialog).
+    QWidget* showShortcuts();
+    /// \brief Shows Help > About (non-blocking; returns the dialog).
+    QWidget* showAbout();
+    QAction* runAction() const { return runAction_; }
+    QAction* cancelAction() const { return cancelAction_; }
 
 signals:
     void imageLoaded(const QString& name);
     void resultShown(halftone::JobResultPtr result);
     void runFailed(const QString& message, bool cancelled);
     void errorShown(const QString& text);
+    /// \brief A pinned result was dropped to make room for a newer pin.
+    void pinDropped(halftone::JobResultPtr dropped);
     void screenshotSaved(const QString& path, bool ok);
 
 protected:
@@ -94,7 +120,13 @@ private:
     void buildMenus();
     void loadAsync(std::function<Status(Image&, QString&)> producer, const QString& name, const QString& path);
     void imageReady(const Loaded& loaded, const QString& name, const QString& path);
-    void showError(const QString& title, const QString& text);
+    /// \brief What a status bar message is about; a message is replaced or cleared when its state changes.
+    enum class StatusTopic { Image, ColourHint, Run, Save, Pins };
+    void setStatus(StatusTopic topic, const QString& text);  ///< empty text clears that topic's message
+    void clearStatus(StatusTopic topic) { setStatus(topic, {}); }
+    void showError(const QString& title, const QString& text, StatusTopic topic);
+    void updateColourHint();
+    QString paneLabel(const JobResultPtr& r, int pinIndex) const;
     void showResults();
     void addRecent(const QString& path);
     void updateRecentMenu();
@@ -120,6 +152,10 @@ private:
     QComboBox* splitChoice_ = nullptr;
     QAction* perceivedAction_ = nullptr;
     QAction* splitAction_ = nullptr;
+    QAction* runAction_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QList<QPair<StatusTopic, QString>> statusMessages_;  // oldest first; the last one is on screen
+    bool currentStale_ = false;
     QMenu* recentMenu_ = nullptr;
     QLabel* stageLabel_ = nullptr;
     QTimer debounce_;
@@ -137,6 +173,7 @@ private:
     quint64 currentGen_ = 0;
     QString screenshotPath_, screenshotTab_;
     bool screenshotPending_ = false;
+    bool screenshotSweepTried_ = false;  // the benchmark tab's sweep before a screenshot ran once
 };
 
 }  // namespace halftone

@@ -3,20 +3,73 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QThread>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 
 namespace halftone {
 
 namespace {
+
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+/// The key of the method's own thread-count parameter; the panel's Threads control fills it.
+const QString kThreadsKey = QStringLiteral("threads");
+
+/// A widget value as a registry value of the spec's kind.
+ParamValue toParamValue(const ParamSpec& p, const QVariant& v) {
+    switch (p.kind) {
+        case ParamSpec::Kind::Int: return int64_t(v.toLongLong());
+        case ParamSpec::Kind::Real: return v.toDouble();
+        case ParamSpec::Kind::Bool: return v.toBool();
+        case ParamSpec::Kind::Choice:
+        case ParamSpec::Kind::Text: return v.toString().toStdString();
+    }
+    return std::string();
+}
+
+/// Whether `v` is the spec's default (reals to the spin box's 4 decimals).
+bool isDefault(const ParamSpec& p, const QVariant& v) {
+    switch (p.kind) {
+        case ParamSpec::Kind::Int: return v.toLongLong() == std::llround(p.def);
+        case ParamSpec::Kind::Real: return std::abs(v.toDouble() - p.def) < 5e-5;
+        case ParamSpec::Kind::Bool: return v.toBool() == (p.def != 0);
+        case ParamSpec::Kind::Choice:
+        case ParamSpec::Kind::Text: return v.toString().toStdString() == p.defaultText();
+    }
+    return true;
+}
+
+/// Whether the widget for `p` can show `v` (range, choices).
+bool fits(const ParamSpec& p, const QVariant& v) {
+    switch (p.kind) {
+        case ParamSpec::Kind::Int: return v.toLongLong() >= p.min && v.toLongLong() <= p.max;
+        case ParamSpec::Kind::Real: return v.toDouble() >= p.min && v.toDouble() <= p.max;
+        case ParamSpec::Kind::Bool: return true;
+        case ParamSpec::Kind::Choice:
+            return std::find(p.choices.begin(), p.choices.end(), v.toString().toStdString()) != p.choices.end();
+        case ParamSpec::Kind::Text: return true;
+    }
+    return false;
+}
+
+/// A label for a Text value that is not one of the presets (a file, or a spec typed on the command line).
+QString customLabel(const QString& value) {
+    const QFileInfo f(value);
+    return f.exists() ? QObject::tr("%1 (file)").arg(f.fileName()) : value;
+}
+
 }  // namespace
 
 MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
@@ -36,7 +89,6 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     threads_->setObjectName(QStringLiteral("threads"));
     threads_->setRange(0, 1024);
     threads_->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
-    threads_->setToolTip(tr("worker threads for parallel CPU methods; 0 = all hardware threads"));
     color_ = new QComboBox;
     color_->setObjectName(QStringLiteral("color"));
     color_->addItem(tr("Gray"), int(ColorMode::Gray));
@@ -49,6 +101,7 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     form->addRow(tr("Colour"), color_);
     layout->addLayout(form);
     description_ = new QLabel;
+    description_->setObjectName(QStringLiteral("description"));
     description_->setWordWrap(true);
     description_->setStyleSheet(QStringLiteral("color: palette(mid);"));
     layout->addWidget(description_);
@@ -77,31 +130,54 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     refresh();
 }
 
+QString MethodPanel::currentMethodId() const { return methodCombo_->currentData().toString(); }
+
 void MethodPanel::refresh() {
-    const QString keepMethod = methodCombo_->currentText(), keepVariant = variantCombo_->currentText();
+    const QString keepMethod = currentMethodId(), keepVariant = variantCombo_->currentText();
     building_ = true;
     methodCombo_->clear();
+    const bool gpuUsable = registry_.gpuAvailability().usable;
+    auto* model = qobject_cast<QStandardItemModel*>(methodCombo_->model());
     for (const std::string& m : registry_.methodNames()) {
-        // Tooltip: the family of the first entry of this method.
-        QString family;
-        for (const MethodInfo& info : registry_.methods())
-            if (info.method == m) { family = q(info.family); break; }
-        methodCombo_->addItem(q(m));
-        methodCombo_->setItemData(methodCombo_->count() - 1, family, Qt::ToolTipRole);
+        methodCombo_->addItem(q(registry_.displayName(m)), q(m));
+        const int i = methodCombo_->count() - 1;
+        bool runnable = false;
+        for (const std::string& v : registry_.variants(m))
+            if (const MethodInfo* info = registry_.find(m, v); info && (info->cpu || gpuUsable)) runnable = true;
+        methodCombo_->setItemData(i, tr("command-line name: %1").arg(q(m)), Qt::ToolTipRole);
+        if (!runnable && model) {
+            model->item(i)->setEnabled(false);
+            model->item(i)->setToolTip(tr("needs a GPU: %1").arg(q(registry_.gpuAvailability().reason)));
+        }
     }
     building_ = false;
     if (!keepMethod.isEmpty() && setMethod(keepMethod, keepVariant)) return;
     fillVariants();
 }
 
-void MethodPanel::fillVariants() {
+void MethodPanel::fillVariants(const QString& prefer) {
+    const std::string method = currentMethodId().toStdString();
+    const GpuAvailability& gpu = registry_.gpuAvailability();
     building_ = true;
     variantCombo_->clear();
-    for (const std::string& v : registry_.variants(methodCombo_->currentText().toStdString())) {
+    auto* model = qobject_cast<QStandardItemModel*>(variantCombo_->model());
+    for (const std::string& v : registry_.variants(method)) {
+        const MethodInfo* m = registry_.find(method, v);
         variantCombo_->addItem(q(v));
-        if (const MethodInfo* m = registry_.find(methodCombo_->currentText().toStdString(), v))
-            variantCombo_->setItemData(variantCombo_->count() - 1, q(m->description), Qt::ToolTipRole);
+        const int i = variantCombo_->count() - 1;
+        QString tip = m ? q(m->description) : QString();
+        if (m && !m->cpu && !gpu.usable) {
+            // A GPU-only variant with no usable GPU: shown, greyed out, with the reason; it cannot be chosen.
+            tip += tr("\n\nUnavailable: this variant runs only on a GPU, and there is no usable GPU (%1).").arg(q(gpu.reason));
+            if (model) model->item(i)->setEnabled(false);
+        }
+        variantCombo_->setItemData(i, tip, Qt::ToolTipRole);
     }
+    auto usable = [&](int i) { return i >= 0 && (!model || model->item(i)->isEnabled()); };
+    int pick = variantCombo_->findText(prefer);
+    if (!usable(pick)) pick = variantCombo_->findText(q(registry_.defaultVariant(method)));
+    for (int i = 0; !usable(pick) && i < variantCombo_->count(); ++i) pick = i;
+    variantCombo_->setCurrentIndex(usable(pick) ? pick : -1);
     building_ = false;
     rebuildParams();
     updateDevices();
@@ -109,22 +185,22 @@ void MethodPanel::fillVariants() {
 }
 
 const MethodInfo* MethodPanel::method() const {
-    return registry_.find(methodCombo_->currentText().toStdString(), variantCombo_->currentText().toStdString());
+    return registry_.find(currentMethodId().toStdString(), variantCombo_->currentText().toStdString());
 }
 
 bool MethodPanel::setMethod(const QString& method, const QString& variant) {
-    if (!registry_.find(method.toStdString(), variant.toStdString())) return false;
+    const MethodInfo* m = registry_.find(method.toStdString(), variant.toStdString());
+    if (!m || (!m->cpu && !registry_.gpuAvailability().usable)) return false;
+    const int i = methodCombo_->findData(method);
+    if (i < 0) return false;
     building_ = true;
-    methodCombo_->setCurrentText(method);
-    variantCombo_->clear();
-    for (const std::string& v : registry_.variants(method.toStdString())) variantCombo_->addItem(q(v));
-    variantCombo_->setCurrentText(variant);
+    methodCombo_->setCurrentIndex(i);
     building_ = false;
-    rebuildParams();
-    updateDevices();
-    emit changed();
+    fillVariants(variant);
     return true;
 }
+
+QString MethodPanel::descriptionText() const { return description_->text(); }
 
 void MethodPanel::updateDevices() {
     const MethodInfo* m = method();
@@ -142,82 +218,180 @@ void MethodPanel::updateDevices() {
         deviceCombo_->setCurrentIndex(0);
         building_ = false;
     }
+    // One thread control, for the methods that use threads (those with a "threads" parameter).
+    const bool threaded = m && m->param(kThreadsKey.toStdString());
+    threads_->setEnabled(threaded);
+    threads_->setToolTip(threaded ? tr("worker threads on the CPU; 0 = all hardware threads")
+                                  : tr("this method runs on one CPU thread"));
     gpuReason_->setText(gpu.usable ? tr("GPU: %1").arg(q(gpu.deviceName)) : tr("GPU off: %1").arg(q(gpu.reason)));
-    description_->setText(m ? q(m->description) + (m->exact ? QString() : tr(" (not bit-identical to the sequential reference)")) : QString());
+    QString text;
+    if (m) {
+        text = q(m->description);
+        if (m->family == "error-diffusion") {
+            if (m->exact)
+                text += tr(" All exact error-diffusion and error-collection variants give the same image, bit for bit; "
+                           "they differ only in speed.");
+            else
+                text += tr(" (not bit-identical to the sequential reference)");
+        }
+    }
+    description_->setText(text);
+}
+
+QWidget* MethodPanel::makeParamWidget(const ParamSpec& p, const QVariant& value) {
+    auto edited = [this, p] {
+        if (building_) return;
+        userEdited(p);
+        updateVisibility();
+        emit changed();
+    };
+    switch (p.kind) {
+        case ParamSpec::Kind::Int: {
+            auto* s = new QSpinBox;
+            s->setRange(int(std::max(p.min, -2147483647.0)), int(std::min(p.max, 2147483647.0)));
+            s->setValue(value.toInt());
+            connect(s, &QSpinBox::valueChanged, this, edited);
+            return s;
+        }
+        case ParamSpec::Kind::Real: {
+            auto* d = new QDoubleSpinBox;
+            d->setDecimals(4);
+            d->setRange(p.min, p.max);
+            d->setSingleStep(std::max(1e-4, (p.max - p.min) / 100.0));
+            d->setValue(value.toDouble());
+            connect(d, &QDoubleSpinBox::valueChanged, this, edited);
+            return d;
+        }
+        case ParamSpec::Kind::Bool: {
+            auto* c = new QCheckBox;
+            c->setChecked(value.toBool());
+            connect(c, &QCheckBox::toggled, this, edited);
+            return c;
+        }
+        case ParamSpec::Kind::Choice: {
+            auto* b = new QComboBox;
+            for (const std::string& c : p.choices) b->addItem(q(p.choiceLabel(c)), q(c));
+            b->setCurrentIndex(b->findData(value.toString()));
+            connect(b, &QComboBox::currentIndexChanged, this, edited);
+            return b;
+        }
+        case ParamSpec::Kind::Text: {
+            if (p.presets.empty()) {
+                auto* e = new QLineEdit(value.toString());
+                connect(e, &QLineEdit::editingFinished, this, edited);
+                return e;
+            }
+            // A choice among named values (and, where files are accepted, a file picked with the button).
+            auto* b = new QComboBox;
+            for (const auto& [v, label] : p.presets) b->addItem(q(label), q(v));
+            if (b->findData(value.toString()) < 0) b->addItem(customLabel(value.toString()), value.toString());
+            b->setCurrentIndex(b->findData(value.toString()));
+            connect(b, &QComboBox::currentIndexChanged, this, edited);
+            return b;
+        }
+    }
+    return nullptr;
 }
 
 void MethodPanel::rebuildParams() {
-    // Remember current values by key so shared parameters (kernel, levels) survive a method switch.
-    for (auto it = paramWidgets_.begin(); it != paramWidgets_.end(); ++it) {
-        QWidget* w = it.value();
-        if (auto* s = qobject_cast<QSpinBox*>(w)) remembered_[it.key()] = s->value();
-        else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) remembered_[it.key()] = d->value();
-        else if (auto* c = qobject_cast<QCheckBox*>(w)) remembered_[it.key()] = c->isChecked();
-        else if (auto* b = qobject_cast<QComboBox*>(w)) remembered_[it.key()] = b->currentText();
-        else if (auto* e = qobject_cast<QLineEdit*>(w)) remembered_[it.key()] = e->text();
-    }
     while (paramForm_->rowCount() > 0) paramForm_->removeRow(0);
     paramWidgets_.clear();
+    rowFields_.clear();
     const MethodInfo* m = method();
-    if (!m) return;
+    if (!m) {
+        paramBox_->setVisible(false);
+        return;
+    }
     building_ = true;
     for (const ParamSpec& p : m->params) {
         const QString key = q(p.key);
-        const QVariant keep = remembered_.value(key);
-        QWidget* w = nullptr;
+        if (key == kThreadsKey) continue;
+        // The method's default, unless the user set a value for a parameter of the same meaning.
+        QVariant value;
         switch (p.kind) {
-            case ParamSpec::Kind::Int: {
-                auto* s = new QSpinBox;
-                s->setRange(int(std::max(p.min, -2147483647.0)), int(std::min(p.max, 2147483647.0)));
-                s->setValue(keep.isValid() ? keep.toInt() : int(p.def));
-                connect(s, &QSpinBox::valueChanged, this, [this] { if (!building_) emit changed(); });
-                w = s;
-                break;
-            }
-            case ParamSpec::Kind::Real: {
-                auto* d = new QDoubleSpinBox;
-                d->setDecimals(4);
-                d->setRange(p.min, p.max);
-                d->setSingleStep(std::max(1e-4, (p.max - p.min) / 100.0));
-                d->setValue(keep.isValid() ? keep.toDouble() : p.def);
-                connect(d, &QDoubleSpinBox::valueChanged, this, [this] { if (!building_) emit changed(); });
-                w = d;
-                break;
-            }
-            case ParamSpec::Kind::Bool: {
-                auto* c = new QCheckBox;
-                c->setChecked(keep.isValid() ? keep.toBool() : p.def != 0);
-                connect(c, &QCheckBox::toggled, this, [this] { if (!building_) emit changed(); });
-                w = c;
-                break;
-            }
-            case ParamSpec::Kind::Choice: {
-                auto* b = new QComboBox;
-                for (const std::string& c : p.choices) b->addItem(q(c));
-                const int def = p.choices.empty() ? -1 : int(std::clamp(p.def, 0.0, double(p.choices.size() - 1)));
-                b->setCurrentIndex(def);
-                if (keep.isValid() && b->findText(keep.toString()) >= 0) b->setCurrentText(keep.toString());
-                connect(b, &QComboBox::currentIndexChanged, this, [this] { if (!building_) emit changed(); });
-                w = b;
-                break;
-            }
-            case ParamSpec::Kind::Text: {
-                auto* e = new QLineEdit(keep.isValid() ? keep.toString() : q(p.textDefault));
-                connect(e, &QLineEdit::editingFinished, this, [this] { if (!building_) emit changed(); });
-                w = e;
-                break;
-            }
+            case ParamSpec::Kind::Int: value = qlonglong(std::llround(p.def)); break;
+            case ParamSpec::Kind::Real: value = p.def; break;
+            case ParamSpec::Kind::Bool: value = p.def != 0; break;
+            case ParamSpec::Kind::Choice:
+            case ParamSpec::Kind::Text: value = q(p.defaultText()); break;
         }
+        if (auto it = userValues_.constFind(key); it != userValues_.cend() && it->spec.sameMeaning(p) && fits(p, it->value))
+            value = it->value;
+        QWidget* w = makeParamWidget(p, value);
         w->setObjectName(QStringLiteral("param_") + key);
         QString tip = q(p.help);
         if (p.kind == ParamSpec::Kind::Int || p.kind == ParamSpec::Kind::Real)
             tip += tr(" [%1 .. %2]").arg(p.min).arg(p.max);
         w->setToolTip(tip);
-        paramForm_->addRow(q(p.label.empty() ? p.key : p.label), w);
+        QWidget* field = w;
+        if (p.kind == ParamSpec::Kind::Text && !p.presets.empty() && p.acceptsFile) {
+            field = new QWidget;
+            auto* row = new QHBoxLayout(field);
+            row->setContentsMargins(0, 0, 0, 0);
+            row->addWidget(w, 1);
+            auto* browse = new QToolButton;
+            browse->setObjectName(QStringLiteral("browse_") + key);
+            browse->setText(tr("From file..."));
+            browse->setToolTip(tr("use a threshold array from an image file"));
+            row->addWidget(browse);
+            auto* combo = static_cast<QComboBox*>(w);
+            connect(browse, &QToolButton::clicked, this, [this, combo] {
+                const QString path = QFileDialog::getOpenFileName(
+                    this, tr("Threshold array"), QString(),
+                    tr("Images (*.png *.pgm *.pbm *.tif *.tiff *.bmp *.jpg *.jpeg);;All files (*)"));
+                if (path.isEmpty()) return;
+                if (combo->findData(path) < 0) combo->addItem(customLabel(path), path);
+                combo->setCurrentIndex(combo->findData(path));
+            });
+        }
+        paramForm_->addRow(q(p.label.empty() ? p.key : p.label), field);
         paramWidgets_.insert(key, w);
+        rowFields_.insert(key, field);
     }
-    paramBox_->setVisible(!m->params.empty());
     building_ = false;
+    updateVisibility();
+}
+
+void MethodPanel::updateVisibility() {
+    const MethodInfo* m = method();
+    if (!m) return;
+    const ParamValues current = params();
+    bool any = false;
+    for (const ParamSpec& p : m->params) {
+        QWidget* field = rowFields_.value(q(p.key));
+        if (!field) continue;
+        const bool show = m->paramApplies(p, current);
+        paramForm_->setRowVisible(field, show);
+        any = any || show;
+    }
+    paramBox_->setVisible(any);
+}
+
+bool MethodPanel::isParamShown(const QString& key) const {
+    QWidget* field = rowFields_.value(key);
+    return field && !field->isHidden();
+}
+
+QVariant MethodPanel::widgetValue(const ParamSpec& p) const {
+    QWidget* w = paramWidgets_.value(q(p.key));
+    if (!w) return {};
+    switch (p.kind) {
+        case ParamSpec::Kind::Int: return qlonglong(static_cast<QSpinBox*>(w)->value());
+        case ParamSpec::Kind::Real: return static_cast<QDoubleSpinBox*>(w)->value();
+        case ParamSpec::Kind::Bool: return static_cast<QCheckBox*>(w)->isChecked();
+        case ParamSpec::Kind::Choice: return static_cast<QComboBox*>(w)->currentData().toString();
+        case ParamSpec::Kind::Text:
+            if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentData().toString();
+            return static_cast<QLineEdit*>(w)->text();
+    }
+    return {};
+}
+
+void MethodPanel::userEdited(const ParamSpec& p) {
+    const QString key = q(p.key);
+    const QVariant v = widgetValue(p);
+    if (!v.isValid() || isDefault(p, v)) userValues_.remove(key);
+    else userValues_.insert(key, UserValue{v, p, method() ? q(method()->id()) : QString()});
 }
 
 ParamValues MethodPanel::params() const {
@@ -225,20 +399,22 @@ ParamValues MethodPanel::params() const {
     const MethodInfo* m = method();
     if (!m) return v;
     for (const ParamSpec& p : m->params) {
-        QWidget* w = paramWidgets_.value(q(p.key));
-        if (!w) continue;
-        switch (p.kind) {
-            case ParamSpec::Kind::Int: v.set(p.key, int64_t(static_cast<QSpinBox*>(w)->value())); break;
-            case ParamSpec::Kind::Real: v.set(p.key, static_cast<QDoubleSpinBox*>(w)->value()); break;
-            case ParamSpec::Kind::Bool: v.set(p.key, static_cast<QCheckBox*>(w)->isChecked()); break;
-            case ParamSpec::Kind::Choice: v.set(p.key, static_cast<QComboBox*>(w)->currentText().toStdString()); break;
-            case ParamSpec::Kind::Text: v.set(p.key, static_cast<QLineEdit*>(w)->text().toStdString()); break;
+        if (q(p.key) == kThreadsKey && p.kind == ParamSpec::Kind::Int) {
+            v.set(p.key, int64_t(threads_->value()));
+            continue;
         }
+        const QVariant w = widgetValue(p);
+        if (w.isValid()) v.set(p.key, toParamValue(p, w));
     }
     return v;
 }
 
 bool MethodPanel::setParam(const QString& key, const QVariant& value) {
+    if (key == kThreadsKey && method() && method()->param(kThreadsKey.toStdString())) {
+        if (value.toInt() < threads_->minimum() || value.toInt() > threads_->maximum()) return false;
+        threads_->setValue(value.toInt());
+        return true;
+    }
     QWidget* w = paramWidgets_.value(key);
     if (!w) return false;
     if (auto* s = qobject_cast<QSpinBox*>(w)) {
@@ -250,10 +426,22 @@ bool MethodPanel::setParam(const QString& key, const QVariant& value) {
     } else if (auto* c = qobject_cast<QCheckBox*>(w)) {
         c->setChecked(value.toBool());
     } else if (auto* b = qobject_cast<QComboBox*>(w)) {
-        if (b->findText(value.toString()) < 0) return false;
-        b->setCurrentText(value.toString());
+        const ParamSpec* p = method()->param(key.toStdString());
+        if (p && p->kind == ParamSpec::Kind::Text) {
+            // A preset by value, or any other spec or file (the method checks it when it runs).
+            const QString text = value.toString();
+            if (text.isEmpty()) return false;
+            if (b->findData(text) < 0) b->addItem(customLabel(text), text);
+            b->setCurrentIndex(b->findData(text));
+        } else {
+            const int i = b->findData(value.toString());
+            if (i < 0) return false;
+            b->setCurrentIndex(i);
+        }
     } else if (auto* e = qobject_cast<QLineEdit*>(w)) {
         e->setText(value.toString());
+        if (const ParamSpec* p = method()->param(key.toStdString())) userEdited(*p);
+        updateVisibility();
         emit changed();
     }
     return true;
@@ -273,5 +461,64 @@ void MethodPanel::setDevice(std::optional<Device> d) {
 ColorMode MethodPanel::colorMode() const { return ColorMode(color_->currentData().toInt()); }
 void MethodPanel::setColorMode(ColorMode m) { color_->setCurrentIndex(color_->findData(int(m))); }
 int MethodPanel::threads() const { return threads_->value(); }
+void MethodPanel::setThreads(int n) { threads_->setValue(n); }
+
+void MethodPanel::saveSettings(QSettings& s) const {
+    s.beginGroup(QStringLiteral("methodPanel"));
+    s.remove(QString());  // what the user no longer set must not come back
+    s.setValue(QStringLiteral("method"), currentMethodId());
+    s.setValue(QStringLiteral("variant"), variantCombo_->currentText());
+    s.setValue(QStringLiteral("device"), deviceCombo_->currentData().toString());
+    s.setValue(QStringLiteral("color"), color_->currentData().toInt());
+    s.setValue(QStringLiteral("threads"), threads_->value());
+    s.beginWriteArray(QStringLiteral("values"));
+    int i = 0;
+    for (auto it = userValues_.cbegin(); it != userValues_.cend(); ++it, ++i) {
+        s.setArrayIndex(i);
+        s.setValue(QStringLiteral("key"), it.key());
+        s.setValue(QStringLiteral("value"), it->value);
+        s.setValue(QStringLiteral("from"), it->source);
+    }
+    s.endArray();
+    s.endGroup();
+}
+
+void MethodPanel::restoreSettings(QSettings& s) {
+    s.beginGroup(QStringLiteral("methodPanel"));
+    const int n = s.beginReadArray(QStringLiteral("values"));
+    for (int i = 0; i < n; ++i) {
+        s.setArrayIndex(i);
+        const QString key = s.value(QStringLiteral("key")).toString();
+        const QString from = s.value(QStringLiteral("from")).toString();
+        const MethodInfo* m = registry_.find(from.section(QLatin1Char('/'), 0, 0).toStdString(),
+                                             from.section(QLatin1Char('/'), 1).toStdString());
+        const ParamSpec* p = m ? m->param(key.toStdString()) : nullptr;
+        if (!p) continue;
+        const QString text = s.value(QStringLiteral("value")).toString();
+        QVariant v;
+        switch (p->kind) {
+            case ParamSpec::Kind::Int: v = text.toLongLong(); break;
+            case ParamSpec::Kind::Real: v = text.toDouble(); break;
+            case ParamSpec::Kind::Bool: v = text == QLatin1String("true") || text == QLatin1String("1"); break;
+            case ParamSpec::Kind::Choice:
+            case ParamSpec::Kind::Text: v = text; break;
+        }
+        if (fits(*p, v) && !isDefault(*p, v)) userValues_.insert(key, UserValue{v, *p, from});
+    }
+    s.endArray();
+    const QString method = s.value(QStringLiteral("method")).toString();
+    const QString variant = s.value(QStringLiteral("variant")).toString();
+    const QString device = s.value(QStringLiteral("device")).toString();
+    const QVariant color = s.value(QStringLiteral("color"));
+    const QVariant threads = s.value(QStringLiteral("threads"));
+    s.endGroup();
+
+    if (threads.isValid()) threads_->setValue(threads.toInt());
+    if (color.isValid() && color_->findData(color.toInt()) >= 0) color_->setCurrentIndex(color_->findData(color.toInt()));
+    if (method.isEmpty() || !setMethod(method, variant)) rebuildParams();  // the restored values apply either way
+    auto* model = qobject_cast<QStandardItemModel*>(deviceCombo_->model());
+    const int d = deviceCombo_->findData(device);
+    if (d >= 0 && model->item(d)->isEnabled()) deviceCombo_->setCurrentIndex(d);
+}
 
 }  // namespace halftone

@@ -13,10 +13,16 @@ class QFormLayout;
 class QCheckBox;
 class QLabel;
 class QGroupBox;
+class QSettings;
 
 namespace halftone {
 
 /// \brief Chooses what to run; emits changed() whenever the choice or a parameter changes.
+///
+/// Switching methods: every parameter starts from the new method's default, except where the user set a
+/// value (different from the default) for a parameter of the same meaning (ParamSpec::sameMeaning: same key,
+/// label, kind, range, choices and presets); that value is kept. Parameters whose ParamSpec::visibleWhen does not hold
+/// are hidden. The method's own "threads" parameter is not shown: the panel's one thread control fills it.
 class MethodPanel : public QWidget {
     Q_OBJECT
 public:
@@ -24,33 +30,55 @@ public:
 
     /// \brief The selected registry entry (nullptr when the registry is empty).
     const MethodInfo* method() const;
-    /// \brief Selects method/variant; false when the registry has no such entry.
+    /// \brief Selects method/variant; false when the registry has no such entry or it cannot run here
+    /// (a GPU-only variant without a usable GPU).
     bool setMethod(const QString& method, const QString& variant);
-    /// \brief Current values of every parameter of the selected method.
+    /// \brief Current values of every parameter of the selected method (hidden ones at their values too).
     ParamValues params() const;
-    /// \brief Sets one parameter's widget; false when the method has no such key or the value is out of range.
+    /// \brief Sets one parameter's widget as the user would; false when the method has no such key or the value
+    /// is out of range.
     bool setParam(const QString& key, const QVariant& value);
     std::optional<Device> device() const;  ///< unset = auto
     void setDevice(std::optional<Device> d);
     ColorMode colorMode() const;
     void setColorMode(ColorMode m);
     int threads() const;
+    void setThreads(int n);
     /// \brief The input widget of a parameter (tests, tooltips); nullptr when absent.
     QWidget* paramWidget(const QString& key) const { return paramWidgets_.value(key); }
     QStringList paramKeys() const { return paramWidgets_.keys(); }
+    /// \brief Whether the parameter's row is shown (it applies to the current values).
+    bool isParamShown(const QString& key) const;
     QComboBox* methodCombo() const { return methodCombo_; }
     QComboBox* variantCombo() const { return variantCombo_; }
     QComboBox* deviceCombo() const { return deviceCombo_; }
+    /// \brief The text under the variant: what the variant does (and, for exact variants, that they agree).
+    QString descriptionText() const;
     /// \brief Re-reads the registry (methods added later, GPU availability).
     void refresh();
+
+    /// \brief Stores method, variant, device, colour, threads and the values the user set.
+    void saveSettings(QSettings& settings) const;
+    /// \brief Restores what saveSettings stored; entries the registry no longer has are skipped.
+    void restoreSettings(QSettings& settings);
 
 signals:
     void changed();
 
 private:
-    void fillVariants();
+    struct UserValue {
+        QVariant value;
+        ParamSpec spec;  // the parameter it was set for: carried only to a parameter of the same meaning
+        QString source;  // "method/variant" it was set in (to find the spec again after a restart)
+    };
+    void fillVariants(const QString& prefer = {});
     void rebuildParams();
     void updateDevices();
+    void updateVisibility();
+    QWidget* makeParamWidget(const ParamSpec& p, const QVariant& value);
+    QVariant widgetValue(const ParamSpec& p) const;
+    void userEdited(const ParamSpec& p);
+    QString currentMethodId() const;
     Registry& registry_;
     QComboBox* methodCombo_;
     QComboBox* variantCombo_;
@@ -62,7 +90,8 @@ private:
     QGroupBox* paramBox_;
     QFormLayout* paramForm_;
     QMap<QString, QWidget*> paramWidgets_;
-    QMap<QString, QVariant> remembered_;  // values kept across method switches, by key
+    QMap<QString, QWidget*> rowFields_;  // the form row's field (the input or its container), by key
+    QMap<QString, UserValue> userValues_;  // values the user set, by key
     bool building_ = false;
 };
 

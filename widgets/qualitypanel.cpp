@@ -1,6 +1,13 @@
 #include "widgets/qualitypanel.h"
 
+#include <QDateTime>
+#include <QFile>
+#include <QFileDialog>
 #include <QFormLayout>
+#include <QPainter>
+#include <QSysInfo>
+#include <QTextStream>
+#include <QThread>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,12 +28,6 @@ namespace {
 
 constexpr int kMaxMeasured = 2048;  // larger images are measured on a central crop of this size
 
-Plane8 crop(const Plane8& p, int x0, int y0, int w, int h) {
-    Plane8 out(w, h);
-    for (int y = 0; y < h; ++y) std::copy(p.row(y0 + y) + x0, p.row(y0 + y) + x0 + w, out.row(y));
-    return out;
-}
-
 /// Runs `m` on one plane with the result's parameters and device (used for the ramp and the patch).
 Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
     const MethodInfo* m = Registry::instance().find(r.methodId.section(QLatin1Char('/'), 0, 0).toStdString(),
@@ -45,21 +46,28 @@ Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
 QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel, const std::atomic<bool>& stop) {
     QualityRow row;
     row.methodId = r.methodId;
+    row.label = r.description.shortText.isEmpty() ? r.methodId : r.description.shortText;
+    row.details = r.description.longText;
+    row.colorMode = colorModeName(r.color);
+    row.linear = r.params.getBool("linear", false);
     row.device = QString::fromLatin1(toString(r.device));
     row.seconds = r.seconds;
     if (!r.halftone) return row;
-    const Image orig = convertColor(original, r.color);
+    // A CMYK result is measured as it is shown, in RGB (as the pane labels' PSNR).
+    const bool cmyk = r.halftone->space == ColorSpace::CMYK;
+    const Image orig = convertColor(original, cmyk ? ColorMode::RGB : r.color);
+    const Image shownResult = cmyk ? convertColor(*r.halftone, ColorMode::RGB) : Image();
+    const Image& result = cmyk ? shownResult : *r.halftone;
     const int w = orig.width(), h = orig.height();
     const int cw = std::min(w, kMaxMeasured), ch = std::min(h, kMaxMeasured);
-    const int x0 = (w - cw) / 2, y0 = (h - ch) / 2;
-    row.region = (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2").arg(cw).arg(ch);
+    row.region = (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
     double e = 0, p = 0;
-    const int n = std::min(orig.channelCount(), r.halftone->channelCount());
+    const int n = std::min(orig.channelCount(), result.channelCount());
     for (int c = 0; c < n && !stop; ++c) {
-        const Plane8 a = crop(orig.channels[size_t(c)], x0, y0, cw, ch);
-        const Plane8 b = crop(r.halftone->channels[size_t(c)], x0, y0, cw, ch);
+        const Plane8 a = centralCrop(orig.channels[size_t(c)], cw, ch);
+        const Plane8 b = centralCrop(result.channels[size_t(c)], cw, ch);
         e += hvsWeightedError(a, b);
-        p += filteredPsnr(a, b);
+        p += filteredPsnr(a, b, 1.2, 4, row.linear);
     }
     row.hvsError = e / std::max(1, n);
     row.psnrDb = p / std::max(1, n);
@@ -113,7 +121,7 @@ const QList<QColor>& colors() {
 QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
     table_ = new QTableWidget(0, 7);
     table_->setObjectName(QStringLiteral("qualityTable"));
-    table_->setHorizontalHeaderLabels({tr("Method"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"), tr("PSNR filtered (dB)"),
+    table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"), tr("PSNR (HVS) dB"),
                                        tr("Tone max dev."), tr("Region")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -123,12 +131,20 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     patchLevel_->setValue(64);
     patchLevel_->setToolTip(tr("gray level of the constant patch whose spectrum is shown"));
     measureButton_ = new QPushButton(tr("Measure"));
+    exportPngButton_ = new QPushButton(tr("Export PNG..."));
+    exportPngButton_->setToolTip(tr("Both charts as one picture, headed by what was measured (image, results, parameters, machine, date)"));
+    exportCsvButton_ = new QPushButton(tr("Export CSV..."));
+    exportCsvButton_->setToolTip(tr("The table and the chart data, headed by what was measured (image, results, parameters, machine, date)"));
+    exportPngButton_->setEnabled(false);
+    exportCsvButton_->setEnabled(false);
     status_ = new QLabel;
     status_->setWordWrap(true);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Spectrum patch level")));
     top->addWidget(patchLevel_);
     top->addWidget(measureButton_);
+    top->addWidget(exportPngButton_);
+    top->addWidget(exportCsvButton_);
     top->addWidget(status_, 1);
 
     tonePlot_ = new QCustomPlot;
@@ -140,9 +156,14 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     spectrumPlot_->xAxis->setLabel(tr("radial frequency (cycles/pixel)"));
     spectrumPlot_->yAxis->setLabel(tr("power / variance"));
     for (QCustomPlot* p : {tonePlot_, spectrumPlot_}) {
-        p->setMinimumSize(300, 220);
-        p->legend->setVisible(true);
+        p->setMinimumSize(300, 260);
+        // The legend goes below the axes, never over the data; it appears once there is something to name.
+        p->axisRect()->insetLayout()->take(p->legend);
+        p->plotLayout()->addElement(1, 0, p->legend);
+        p->plotLayout()->setRowStretchFactor(1, 0.001);
+        p->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
         p->legend->setFont(QFont(font().family(), 8));
+        p->legend->setVisible(false);
     }
     auto* plots = new QSplitter;
     plots->addWidget(tonePlot_);
@@ -152,8 +173,18 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     layout->addWidget(table_);
     layout->addWidget(plots, 1);
     connect(measureButton_, &QPushButton::clicked, this, &QualityPanel::measure);
+    connect(exportPngButton_, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality charts"), QStringLiteral("quality.png"), tr("PNG (*.png)"));
+        QString err;
+        if (!f.isEmpty() && !exportPng(f.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".png"), &err)) status_->setText(err);
+    });
+    connect(exportCsvButton_, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality data"), QStringLiteral("quality.csv"), tr("CSV (*.csv)"));
+        QString err;
+        if (!f.isEmpty() && !exportCsv(f.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".csv"), &err)) status_->setText(err);
+    });
     connect(patchLevel_, &QSpinBox::valueChanged, this, [this] { dirty_ = true; });
-    status_->setText(tr("Measures from core/metrics.h (SPEC section 3). Runs in the background when this tab is shown."));
+    status_->setText(tr("Measures the results on the Compare tab when this tab is shown."));
 }
 
 QualityPanel::~QualityPanel() {
@@ -163,8 +194,9 @@ QualityPanel::~QualityPanel() {
 
 bool QualityPanel::running() const { return watcher_ && watcher_->isRunning(); }
 
-void QualityPanel::setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results) {
+void QualityPanel::setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results, const QString& imageName) {
     original_ = std::move(original);
+    imageName_ = imageName;
     results_ = results;
     dirty_ = true;
     if (isVisible()) measure();
@@ -179,7 +211,7 @@ void QualityPanel::measure() {
     dirty_ = false;
     if (stop_) stop_->store(true);
     if (!original_ || results_.isEmpty()) {
-        show({});
+        showRows({});
         status_->setText(tr("Nothing to measure yet: open an image and run a method."));
         return;
     }
@@ -195,7 +227,7 @@ void QualityPanel::measure() {
         watcher->deleteLater();
         if (watcher_ == watcher) watcher_ = nullptr;
         if (stop->load()) return;  // superseded
-        show(watcher->result());
+        showRows(watcher->result());
         emit measured();
     });
     watcher->setFuture(QtConcurrent::run([results, original, level, stop] {
@@ -208,34 +240,48 @@ void QualityPanel::measure() {
     }));
 }
 
-void QualityPanel::show(const QVector<QualityRow>& rows) {
+void QualityPanel::showRows(const QVector<QualityRow>& rows) {
     rows_ = rows;
     table_->setRowCount(int(rows.size()));
     QStringList errors;
     for (int i = 0; i < rows.size(); ++i) {
         const QualityRow& r = rows[i];
-        const QStringList cells = {r.methodId, r.device, QString::number(r.seconds * 1000, 'f', 1), QString::number(r.hvsError, 'g', 5),
+        const QStringList cells = {r.label, r.device, QString::number(r.seconds * 1000, 'f', 1), QString::number(r.hvsError, 'g', 5),
                                    QString::number(r.psnrDb, 'f', 2), QString::number(r.toneMaxDeviation, 'f', 2), r.region};
-        for (int c = 0; c < cells.size(); ++c) table_->setItem(i, c, new QTableWidgetItem(cells[c]));
-        if (!r.error.isEmpty()) errors << r.methodId + QStringLiteral(": ") + r.error;
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(r.details);
+            table_->setItem(i, c, item);
+        }
+        QStringList how{tr("Both images through the same Gaussian (sigma 1.2 px), then PSNR")};
+        if (r.linear) how << tr("in linear light, the space this method diffused in");
+        if (r.colorMode == QLatin1String("CMYK")) how << tr("CMYK measured as shown, in RGB");
+        table_->item(i, 3)->setToolTip(how.join(QStringLiteral("; ")));
+        table_->item(i, 4)->setToolTip(how.join(QStringLiteral("; ")));
+        if (!r.error.isEmpty()) errors << r.label + QStringLiteral(": ") + r.error;
     }
     tonePlot_->clearGraphs();
     spectrumPlot_->clearGraphs();
     QCPGraph* ideal = tonePlot_->addGraph();
-    ideal->setName(tr("ideal"));
+    ideal->setName(tr("ideal (output = input)"));
     ideal->setPen(QPen(Qt::gray, 1, Qt::DashLine));
     ideal->setData(QVector<double>{0, 255}, QVector<double>{0, 255});
     for (int i = 0; i < rows.size(); ++i) {
         const QPen pen(colors()[i % colors().size()], 1.5);
         QCPGraph* t = tonePlot_->addGraph();
-        t->setName(rows[i].methodId + QStringLiteral(" @") + rows[i].device);
+        t->setName(rows[i].label);
         t->setPen(pen);
         t->setData(rows[i].toneIn, rows[i].toneOut);
         QCPGraph* s = spectrumPlot_->addGraph();
-        s->setName(rows[i].methodId + QStringLiteral(" @") + rows[i].device);
+        s->setName(rows[i].label);
         s->setPen(pen);
         s->setData(rows[i].freq, rows[i].power);
     }
+    tonePlot_->legend->setVisible(!rows.isEmpty());
+    spectrumPlot_->legend->setVisible(!rows.isEmpty());
+    measuredAt_ = QDateTime::currentDateTime().toString(Qt::ISODate);
+    exportPngButton_->setEnabled(!rows.isEmpty());
+    exportCsvButton_->setEnabled(!rows.isEmpty());
     tonePlot_->xAxis->setRange(0, 255);
     tonePlot_->yAxis->setRange(0, 255);
     spectrumPlot_->rescaleAxes();
@@ -245,6 +291,83 @@ void QualityPanel::show(const QVector<QualityRow>& rows) {
     spectrumPlot_->replot(QCustomPlot::rpQueuedReplot);
     status_->setText(errors.isEmpty() ? tr("Measured %1 result(s). Lower HVS error is better; blue noise has little power at low frequency.").arg(rows.size())
                                       : errors.join(QLatin1Char('\n')));
+}
+
+QStringList QualityPanel::provenance() const {
+    QStringList lines;
+    lines << QStringLiteral("image: %1").arg(imageName_.isEmpty() ? tr("(unnamed)") : imageName_);
+    if (original_) lines << QStringLiteral("image size: %1 x %2").arg(original_->width()).arg(original_->height());
+    for (int i = 0; i < rows_.size(); ++i) {
+        const QualityRow& r = rows_[i];
+        lines << QStringLiteral("result %1: %2").arg(i + 1).arg(r.label);
+        lines << QStringLiteral("result %1 colour mode: %2%3").arg(i + 1).arg(r.colorMode, r.linear ? QStringLiteral(", linear light") : QString());
+        QStringList params = r.details.split(QLatin1Char('\n'));
+        params.removeIf([](const QString& l) { return l.startsWith(QStringLiteral("Method:")) || !l.contains(QLatin1Char(':')); });
+        lines << QStringLiteral("result %1 parameters: %2").arg(i + 1).arg(params.join(QStringLiteral("; ")));
+        lines << QStringLiteral("result %1 region: %2").arg(i + 1).arg(r.region);
+    }
+    lines << QStringLiteral("spectrum patch: constant gray %1/255, 256 x 256").arg(patchLevel_->value());
+    lines << QStringLiteral("PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space");
+    lines << QStringLiteral("machine: %1, %2, %3 threads").arg(QSysInfo::machineHostName(), QSysInfo::prettyProductName()).arg(QThread::idealThreadCount());
+    const GpuAvailability& gpu = registry_.gpuAvailability();
+    lines << QStringLiteral("GPU: %1").arg(QString::fromStdString(gpu.usable ? gpu.deviceName : "none (" + gpu.reason + ")"));
+    lines << QStringLiteral("date: %1").arg(measuredAt_.isEmpty() ? QDateTime::currentDateTime().toString(Qt::ISODate) : measuredAt_);
+    return lines;
+}
+
+namespace {
+QString csvField(const QString& s) {
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
+    return QLatin1Char('"') + QString(s).replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+}
+}  // namespace
+
+bool QualityPanel::exportCsv(const QString& path, QString* error) const {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
+        if (error) *error = tr("Cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    QTextStream out(&f);
+    for (const QString& l : provenance()) out << "# " << l << '\n';
+    out << "section,result,device,time_ms,hvs_error,psnr_hvs_db,tone_max_dev,region\n";
+    for (const QualityRow& r : rows_)
+        out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ',' << r.psnrDb << ','
+            << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
+    out << "section,result,input_gray,mean_output\n";
+    for (const QualityRow& r : rows_)
+        for (int i = 0; i < r.toneIn.size(); ++i) out << "tone," << csvField(r.label) << ',' << r.toneIn[i] << ',' << r.toneOut[i] << '\n';
+    out << "section,result,frequency_cycles_per_pixel,power_over_variance\n";
+    for (const QualityRow& r : rows_)
+        for (int i = 0; i < r.freq.size(); ++i) out << "spectrum," << csvField(r.label) << ',' << r.freq[i] << ',' << r.power[i] << '\n';
+    out.flush();
+    if (f.error() != QFileDevice::NoError) {
+        if (error) *error = tr("Cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool QualityPanel::exportPng(const QString& path, QString* error) const {
+    const QPixmap tone = tonePlot_->toPixmap(640, 480), spec = spectrumPlot_->toPixmap(640, 480);
+    const QStringList lines = provenance();
+    QFont font(this->font().family(), 9);
+    const QFontMetrics fm(font);
+    const int header = fm.lineSpacing() * int(lines.size()) + 16;
+    QImage img(tone.width() + spec.width(), header + std::max(tone.height(), spec.height()), QImage::Format_RGB32);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    p.setFont(font);
+    p.setPen(Qt::black);
+    for (int i = 0; i < lines.size(); ++i) p.drawText(8, 8 + fm.ascent() + i * fm.lineSpacing(), lines[i]);
+    p.drawPixmap(0, header, tone);
+    p.drawPixmap(tone.width(), header, spec);
+    p.end();
+    if (!img.save(path, "PNG")) {
+        if (error) *error = tr("Cannot write %1").arg(path);
+        return false;
+    }
+    return true;
 }
 
 }  // namespace halftone

@@ -21,10 +21,14 @@ namespace halftone {
 /// \brief The measures of one result.
 struct QualityRow {
     QString methodId;
+    QString label;      ///< short description of the result (describeResult)
+    QString details;    ///< long description: every parameter, colour mode, device
+    QString colorMode;  ///< "gray", "RGB" or "CMYK"
+    bool linear = false;  ///< measured in linear light (the method diffused in linear light)
     QString device;
     double seconds = 0;
     double hvsError = qQNaN();  ///< E / N (SPEC section 3), lower is better
-    double psnrDb = qQNaN();    ///< PSNR of the Gaussian-filtered halftone against the original
+    double psnrDb = qQNaN();    ///< PSNR of the filtered halftone against the filtered original (SPEC section 3)
     QString region;             ///< "whole image" or the crop measured
     QVector<double> toneIn, toneOut;
     double toneMaxDeviation = qQNaN();
@@ -39,7 +43,14 @@ public:
     explicit QualityPanel(Registry& registry, QWidget* parent = nullptr);
     ~QualityPanel() override;
     /// \brief The original and the results on screen; measured when the panel is visible (or on measure()).
-    void setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results);
+    void setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results, const QString& imageName = {});
+    /// \brief What was measured, one "key: value" line each: image, each result with its parameters and colour
+    /// mode, machine, date. Written at the top of both exports.
+    QStringList provenance() const;
+    /// \brief Writes the table and both charts' data as CSV, after "# " lines of provenance().
+    bool exportCsv(const QString& path, QString* error = nullptr) const;
+    /// \brief Writes both charts side by side under a header of provenance() as a PNG.
+    bool exportPng(const QString& path, QString* error = nullptr) const;
     void measure();
     bool running() const;
     const QVector<QualityRow>& rows() const { return rows_; }
@@ -53,7 +64,7 @@ protected:
     void showEvent(QShowEvent*) override;
 
 private:
-    void show(const QVector<QualityRow>& rows);
+    void showRows(const QVector<QualityRow>& rows);
     Registry& registry_;
     std::shared_ptr<const Image> original_;
     QVector<JobResultPtr> results_;
@@ -63,6 +74,10 @@ private:
     QSpinBox* patchLevel_;
     QLabel* status_;
     QPushButton* measureButton_;
+    QString imageName_;
+    QString measuredAt_;
+    QPushButton* exportPngButton_;
+    QPushButton* exportCsvButton_;
     QCustomPlot* tonePlot_;
     QCustomPlot* spectrumPlot_;
     QFutureWatcher<QVector<QualityRow>>* watcher_ = nullptr;

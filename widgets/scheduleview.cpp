@@ -1,7 +1,6 @@
 #include "widgets/scheduleview.h"
 
 #include <QComboBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
@@ -42,10 +41,18 @@ void ScheduleGrid::setCurrentStep(int step) {
     update();
 }
 
+// The grid leaves a margin at the top and the left for the column (j) and row (i) indices, and one at
+// the bottom for the hover line.
+namespace {
+constexpr double kIndexMargin = 22.0, kBottomMargin = 18.0;
+}
+
 QRectF ScheduleGrid::cellRect(int x, int y) const {
     if (!schedule_ || schedule_->width <= 0 || schedule_->height <= 0) return {};
-    const double cell = std::floor(std::min((width() - 2.0) / schedule_->width, (height() - 2.0) / schedule_->height));
-    const double ox = (width() - cell * schedule_->width) / 2.0, oy = (height() - cell * schedule_->height) / 2.0;
+    const double cell = std::max(1.0, std::floor(std::min((width() - kIndexMargin - 2.0) / schedule_->width,
+                                                          (height() - kIndexMargin - kBottomMargin - 2.0) / schedule_->height)));
+    const double ox = kIndexMargin + (width() - kIndexMargin - cell * schedule_->width) / 2.0;
+    const double oy = kIndexMargin + (height() - kIndexMargin - kBottomMargin - cell * schedule_->height) / 2.0;
     return QRectF(ox + x * cell, oy + y * cell, cell, cell);
 }
 
@@ -55,8 +62,10 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
     if (!schedule_ || schedule_->pixelStep.empty()) return;
     const Schedule& s = *schedule_;
     const double cell = cellRect(0, 0).width();
+    // Step numbers as large as the cell allows for the widest one (about 0.6 em per digit).
+    const int digits = int(QString::number(std::max(1, s.steps - 1)).size());
     QFont f = font();
-    f.setPixelSize(std::max(6, int(cell * 0.38)));
+    f.setPixelSize(std::max(6, int(std::min(cell * 0.45, (cell - 3) / (0.62 * digits)))));
     p.setFont(f);
     for (int y = 0; y < s.height; ++y)
         for (int x = 0; x < s.width; ++x) {
@@ -69,6 +78,25 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
                 p.drawText(r, Qt::AlignCenter, QString::number(st));
             }
         }
+    // Column indices j above, row indices i on the left (every one when they fit, else every 5th or 10th).
+    {
+        QFont idx = font();
+        idx.setPixelSize(10);
+        p.setFont(idx);
+        p.setPen(QColor(90, 90, 90));
+        const int every = cell >= 18 ? 1 : cell >= 5 ? 5 : 10;
+        const QRectF c0 = cellRect(0, 0);
+        for (int x = 0; x < s.width; x += every) {
+            const QRectF r = cellRect(x, 0);
+            p.drawText(QRectF(r.center().x() - 20, c0.top() - kIndexMargin, 40, kIndexMargin - 2), Qt::AlignHCenter | Qt::AlignBottom, QString::number(x));
+        }
+        for (int y = 0; y < s.height; y += every) {
+            const QRectF r = cellRect(0, y);
+            p.drawText(QRectF(c0.left() - kIndexMargin - 2, r.center().y() - 8, kIndexMargin, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(y));
+        }
+        p.drawText(QRectF(c0.left() - kIndexMargin, c0.top() - kIndexMargin, kIndexMargin, kIndexMargin), Qt::AlignCenter, QStringLiteral("i\\j"));
+        p.setFont(f);
+    }
     // Cell grid, then block borders (where the unit changes) drawn thick.
     p.setPen(QPen(QColor(180, 180, 180), 1));
     for (int y = 0; y <= s.height; ++y) p.drawLine(cellRect(0, 0).topLeft() + QPointF(0, y * cell), cellRect(0, 0).topLeft() + QPointF(s.width * cell, y * cell));
@@ -101,8 +129,10 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
             p.drawLine(r.center(), cellRect(hj, hi).center());
         }
         p.setPen(Qt::black);
+        QFont hf = font();
+        p.setFont(hf);
         p.drawText(rect().adjusted(4, 2, -4, -2), Qt::AlignBottom | Qt::AlignLeft,
-                   tr("pixel (%1, %2): step %3; dashed = its sources").arg(hi).arg(hj).arg(s.pixelStep.at(hi, hj)));
+                   tr("pixel (i, j) = (%1, %2): step %3; dashed = its sources").arg(hi).arg(hj).arg(s.pixelStep.at(hi, hj)));
     }
 }
 
@@ -138,7 +168,7 @@ void StencilWidget::paintEvent(QPaintEvent*) {
     if (!kernel_) return;
     const int left = kernel_->maxDjLeft(), right = kernel_->maxDjRight(), rows = kernel_->maxDi() + 1;
     const int cols = left + right + 1;
-    const double cell = std::floor(std::min((width() - 4.0) / cols, (height() - 22.0) / rows));
+    const double cell = std::floor(std::min((width() - 4.0) / cols, (height() - 4.0) / rows));
     const double ox = (width() - cell * cols) / 2.0, oy = 2;
     auto r = [&](int di, int dj) { return QRectF(ox + (dj + left) * cell, oy + di * cell, cell, cell); };
     QFont f = font();
@@ -157,50 +187,100 @@ void StencilWidget::paintEvent(QPaintEvent*) {
         p.fillRect(r(t.di, t.dj).adjusted(1, 1, -1, -1), QColor(120, 180, 255));
         p.drawText(r(t.di, t.dj), Qt::AlignCenter, QStringLiteral("%1/%2").arg(t.w).arg(kernel_->divisor));
     }
-    p.drawText(QRectF(0, height() - 18, width(), 18), Qt::AlignCenter | Qt::TextWordWrap,
-               tr("%1: x sends w/D of its error to blue; k = %2").arg(QString::fromStdString(kernel_->name)).arg(kernel_->minimalDelay()));
 }
 
 // ---------------------------------------------------------------- view
 
+namespace {
+
+QString kernelTitle(const Kernel& k) {
+    QString n = QString::fromStdString(k.name);
+    QStringList words = n.split(QLatin1Char('-'));
+    for (QString& w : words)
+        if (!w.isEmpty()) w[0] = w[0].toUpper();
+    return words.join(QLatin1Char('-'));
+}
+
+bool isBlockSchedule(const QString& name) {
+    return name == QLatin1String("parallelogram") || name == QLatin1String("wavefront") || name == QLatin1String("trapezoid");
+}
+
+/// Integer ticks only: steps and unit counts are whole numbers.
+void setIntegerTicks(QCPAxis* axis) {
+    QSharedPointer<QCPAxisTickerFixed> t(new QCPAxisTickerFixed);
+    t->setTickStep(1.0);
+    t->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    axis->setTicker(t);
+    axis->setSubTicks(false);  // sub-ticks would fall between whole numbers
+    axis->setNumberFormat(QStringLiteral("f"));
+    axis->setNumberPrecision(0);
+}
+
+}  // namespace
+
+QSize ScheduleView::blockSizeForView(const QString& schedule) {
+    // Parallelogram blocks are square (32 x 32 in the methods); wavefront units are flat chunks of a band
+    // (a band of 8 or 16 rows, 256 steps long in the methods). Trapezoid blocks are sized by the model from
+    // the thread count and the grid, so they fit any grid already.
+    if (schedule == QLatin1String("parallelogram")) return {4, 4};
+    if (schedule == QLatin1String("wavefront")) return {6, 2};
+    return {0, 0};
+}
+
 ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
-    auto* controls = new QHBoxLayout;
     scheduleCombo_ = new QComboBox;
     scheduleCombo_->setObjectName(QStringLiteral("schedule"));
     for (const std::string& n : scheduleNames()) scheduleCombo_->addItem(QString::fromStdString(n));
     kernelCombo_ = new QComboBox;
     kernelCombo_->setObjectName(QStringLiteral("kernel"));
     for (const Kernel& k : kernels()) kernelCombo_->addItem(QString::fromStdString(k.name));
-    auto spin = [](int lo, int hi, int v, const QString& special = {}) {
+    auto spin = [](const char* name, int lo, int hi, int v, const QString& tip, const QString& special = {}) {
         auto* s = new QSpinBox;
+        s->setObjectName(QString::fromLatin1(name));
         s->setRange(lo, hi);
         s->setValue(v);
+        s->setToolTip(tip);
         if (!special.isEmpty()) s->setSpecialValueText(special);
         return s;
     };
-    widthSpin_ = spin(1, 256, 16);
-    heightSpin_ = spin(1, 256, 10);
-    blockWSpin_ = spin(0, 256, 0, tr("default"));
-    blockHSpin_ = spin(0, 256, 0, tr("default"));
-    delaySpin_ = spin(0, 64, 0, tr("minimal"));
-    auto* form = new QFormLayout;
+    widthSpin_ = spin("gridWidth", 1, 256, 24, tr("grid width in pixels (columns j)"));
+    heightSpin_ = spin("gridHeight", 1, 256, 12, tr("grid height in pixels (rows i)"));
+    blockWSpin_ = spin("blockWidth", 0, 256, 0, tr("block width in pixels (block schedules); 'method default' = what the method uses on images"),
+                       tr("method default"));
+    blockHSpin_ = spin("blockHeight", 0, 256, 0, tr("block height in pixels (block schedules); 'method default' = what the method uses on images"),
+                       tr("method default"));
+    delaySpin_ = spin("delay", 0, 64, 0, tr("k of k-delay: row i runs k columns behind row i - 1"), tr("minimal"));
+
+    auto label = [](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text);
+        l->setBuddy(buddy);
+        return l;
+    };
     auto* row1 = new QHBoxLayout;
+    row1->addWidget(label(tr("&Schedule"), scheduleCombo_));
     row1->addWidget(scheduleCombo_);
-    row1->addWidget(new QLabel(tr("kernel")));
+    row1->addSpacing(12);
+    row1->addWidget(label(tr("&Kernel"), kernelCombo_));
     row1->addWidget(kernelCombo_);
-    row1->addWidget(new QLabel(tr("grid")));
-    row1->addWidget(widthSpin_);
-    row1->addWidget(new QLabel(QStringLiteral("x")));
-    row1->addWidget(heightSpin_);
-    row1->addWidget(new QLabel(tr("block")));
-    row1->addWidget(blockWSpin_);
-    row1->addWidget(new QLabel(QStringLiteral("x")));
-    row1->addWidget(blockHSpin_);
-    row1->addWidget(new QLabel(tr("delay")));
+    row1->addSpacing(12);
+    row1->addWidget(label(tr("&Delay k"), delaySpin_));
     row1->addWidget(delaySpin_);
     row1->addStretch(1);
-    form->addRow(tr("Schedule"), row1);
+    auto* row2 = new QHBoxLayout;
+    row2->addWidget(new QLabel(tr("Grid:")));
+    row2->addWidget(label(tr("&width"), widthSpin_));
+    row2->addWidget(widthSpin_);
+    row2->addWidget(label(tr("&height"), heightSpin_));
+    row2->addWidget(heightSpin_);
+    row2->addSpacing(12);
+    row2->addWidget(new QLabel(tr("Block:")));
+    row2->addWidget(label(tr("w&idth"), blockWSpin_));
+    row2->addWidget(blockWSpin_);
+    row2->addWidget(label(tr("h&eight"), blockHSpin_));
+    row2->addWidget(blockHSpin_);
+    row2->addStretch(1);
 
+    auto* controls = new QHBoxLayout;
     auto* back = new QPushButton(tr("< Step"));
     playButton_ = new QPushButton(tr("Play"));
     playButton_->setObjectName(QStringLiteral("play"));
@@ -214,12 +294,18 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(fwd);
     controls->addWidget(slider_, 1);
     controls->addWidget(stepLabel_);
-    form->addRow(tr("Steps"), controls);
 
     info_ = new QLabel;
+    info_->setObjectName(QStringLiteral("scheduleInfo"));
     info_->setWordWrap(true);
+    delayNote_ = new QLabel;
+    delayNote_->setObjectName(QStringLiteral("delayNote"));
+    delayNote_->setWordWrap(true);
     grid_ = new ScheduleGrid;
     stencil_ = new StencilWidget;
+    stencilCaption_ = new QLabel;
+    stencilCaption_->setObjectName(QStringLiteral("stencilCaption"));
+    stencilCaption_->setWordWrap(true);
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("parallelismPlot"));
     plot_->setMinimumSize(260, 200);
@@ -228,6 +314,8 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     plot_->graph(0)->setPen(QPen(QColor(30, 100, 200), 2));
     plot_->xAxis->setLabel(tr("step"));
     plot_->yAxis->setLabel(tr("units in parallel"));
+    setIntegerTicks(plot_->xAxis);
+    setIntegerTicks(plot_->yAxis);
     stepLine_ = new QCPItemStraightLine(plot_);
     stepLine_->setPen(QPen(QColor(255, 140, 0), 2));
 
@@ -236,6 +324,7 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(new QLabel(tr("<b>Dependency stencil</b>")));
     rightLayout->addWidget(stencil_);
+    rightLayout->addWidget(stencilCaption_);
     rightLayout->addWidget(new QLabel(tr("<b>Parallelism per step</b>")));
     rightLayout->addWidget(plot_, 1);
     auto* split = new QSplitter;
@@ -245,8 +334,11 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 2);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
+    layout->addLayout(row1);
+    layout->addLayout(row2);
+    layout->addLayout(controls);
     layout->addWidget(info_);
+    layout->addWidget(delayNote_);
     layout->addWidget(split, 1);
 
     timer_.setInterval(250);
@@ -258,54 +350,132 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     connect(back, &QPushButton::clicked, this, &ScheduleView::stepBack);
     connect(fwd, &QPushButton::clicked, this, &ScheduleView::stepForward);
     connect(slider_, &QSlider::valueChanged, this, [this](int v) { if (!building_) setCurrentStep(v); });
-    for (QComboBox* c : {scheduleCombo_, kernelCombo_})
-        connect(c, &QComboBox::currentIndexChanged, this, [this] { if (!building_) rebuild(); });
+    connect(scheduleCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        if (building_) return;
+        applyScheduleDefaults();
+        rebuild();
+    });
+    connect(kernelCombo_, &QComboBox::currentIndexChanged, this, [this] { if (!building_) rebuild(); });
     for (QSpinBox* s : {widthSpin_, heightSpin_, blockWSpin_, blockHSpin_, delaySpin_})
         connect(s, &QSpinBox::valueChanged, this, [this] { if (!building_) rebuild(); });
-    // Start on the seed 002 knight's-move schedule when the model has it (its 1,1,2,2,3,3 ramp).
+    // Start on the knight's-move order of Deshpande, Misra and Narayanan (its 1,1,2,2,3,3 ramp).
     const int knight = scheduleCombo_->findText(QStringLiteral("knight"));
+    building_ = true;
     if (knight >= 0) scheduleCombo_->setCurrentIndex(knight);
+    building_ = false;
+    applyScheduleDefaults();
     rebuild();
     setCurrentStep(schedule_.steps / 3);  // open part-way through, so the first look shows done, current and pending pixels
 }
 
+void ScheduleView::applyScheduleDefaults() {
+    const QString name = scheduleCombo_->currentText();
+    const QSize b = blockSizeForView(name);
+    const bool wasBuilding = building_;
+    building_ = true;
+    blockWSpin_->setValue(b.width());
+    blockHSpin_->setValue(b.height());
+    building_ = wasBuilding;
+}
+
 bool ScheduleView::configure(const QString& schedule, const QString& kernel, int width, int height) {
     building_ = true;
+    const QString before = scheduleCombo_->currentText();
     if (scheduleCombo_->findText(schedule) >= 0) scheduleCombo_->setCurrentText(schedule);
     if (kernelCombo_->findText(kernel) >= 0) kernelCombo_->setCurrentText(kernel);
     widthSpin_->setValue(width);
     heightSpin_->setValue(height);
+    if (scheduleCombo_->currentText() != before) applyScheduleDefaults();
     building_ = false;
     rebuild();
     return valid_ && scheduleCombo_->currentText() == schedule && kernelCombo_->currentText() == kernel;
 }
 
-QString ScheduleView::errorText() const { return valid_ ? QString() : info_->text(); }
+bool ScheduleView::setBlockOptions(int blockWidth, int blockHeight, int delay) {
+    building_ = true;
+    blockWSpin_->setValue(blockWidth);
+    blockHSpin_->setValue(blockHeight);
+    delaySpin_->setValue(delay);
+    building_ = false;
+    rebuild();
+    return valid_;
+}
 
-void ScheduleView::rebuild() {
-    pause();
-    kernel_ = findKernel(kernelCombo_->currentText().toStdString());
+ScheduleOptions ScheduleView::options() const {
     ScheduleOptions opt;
     opt.blockWidth = blockWSpin_->value();
     opt.blockHeight = blockHSpin_->value();
     opt.delay = delaySpin_->value();
+    return opt;
+}
+
+QString ScheduleView::errorText() const { return valid_ ? QString() : info_->text(); }
+
+QString ScheduleView::stencilCaption() const { return stencilCaption_->text(); }
+QString ScheduleView::delayNote() const { return delayNote_->text(); }
+
+void ScheduleView::rebuild() {
+    pause();
+    const QString name = scheduleCombo_->currentText();
+    kernel_ = findKernel(kernelCombo_->currentText().toStdString());
+    const ScheduleOptions opt = options();
     Schedule s;
-    Status st = kernel_ ? makeSchedule(scheduleCombo_->currentText().toStdString(), widthSpin_->value(), heightSpin_->value(), *kernel_, opt, s)
+    Status st = kernel_ ? makeSchedule(name.toStdString(), widthSpin_->value(), heightSpin_->value(), *kernel_, opt, s)
                         : Status::error("unknown kernel");
     valid_ = st.isOk();
     schedule_ = valid_ ? std::move(s) : Schedule{};
     stencil_->setKernel(kernel_);
     grid_->setSchedule(valid_ ? &schedule_ : nullptr, kernel_, schedule_.name == "serpentine");
+    const bool blocks = isBlockSchedule(name);
+    // The delay applies to k-delay and to the wavefront inside parallelogram and wavefront units; the
+    // knight order and the trapezoid blocks always use the kernel's smallest one; block sizes only to blocks.
+    const bool usesDelay = name == QLatin1String("k-delay") || name == QLatin1String("parallelogram") || name == QLatin1String("wavefront");
+    delaySpin_->setEnabled(usesDelay);
+    blockWSpin_->setEnabled(blocks);
+    blockHSpin_->setEnabled(blocks);
     if (!valid_) {
         info_->setText(tr("<span style='color:#b00'>The schedule model says: %1</span>").arg(QString::fromStdString(st.message()).toHtmlEscaped()));
     } else {
         int64_t peak = 0;
         for (int64_t v : schedule_.parallelism) peak = std::max(peak, v);
-        info_->setText(tr("<b>%1</b>: %2 &mdash; %3 steps for %4 x %5 = %6 pixels (%7 units), peak parallelism %8.")
+        QString text = tr("<b>%1</b>: %2 &mdash; %3 steps for %4 x %5 = %6 pixels%7, peak parallelism %8.")
                            .arg(QString::fromStdString(schedule_.name), QString::fromStdString(schedule_.description).toHtmlEscaped())
                            .arg(schedule_.steps).arg(schedule_.width).arg(schedule_.height)
-                           .arg(qint64(schedule_.width) * schedule_.height).arg(schedule_.units).arg(peak));
+                           .arg(qint64(schedule_.width) * schedule_.height)
+                           .arg(blocks ? tr(" in %1 blocks").arg(schedule_.units) : QString()).arg(peak);
+        if (blocks && (opt.blockWidth > 0 || opt.blockHeight > 0)) {
+            // Say what the method itself uses, so the small teaching blocks are not taken for the real ones.
+            SchedulePlan own;
+            if (planSchedule(name.toStdString(), std::max(widthSpin_->value(), 4096), std::max(heightSpin_->value(), 4096), *kernel_, {}, own).isOk() &&
+                own.blocks)
+                text += tr(" Blocks are %1 x %2 here to fit the grid; on images the method uses %3 x %4 (block &lsquo;method default&rsquo;).")
+                            .arg(opt.blockWidth > 0 ? opt.blockWidth : own.geometry.blockWidth)
+                            .arg(opt.blockHeight > 0 ? opt.blockHeight : own.geometry.blockHeight)
+                            .arg(own.geometry.blockWidth).arg(own.geometry.blockHeight);
+        }
+        info_->setText(text);
     }
+    if (kernel_) {
+        const int kmin = kernel_->minimalDelay(), kpush = conflictFreeDelay(*kernel_);
+        const int h = heightSpin_->value();
+        const int k = opt.delay > 0 ? opt.delay : kmin;
+        const QString kname = kernelTitle(*kernel_);
+        QString same = k == kmin ? tr("at k = %1 the two are the same schedule").arg(k)
+                                 : tr("at k = %1 k-delay takes %2 more steps on this grid").arg(k).arg(qint64(k - kmin) * std::max(0, h - 1));
+        QString push = kpush <= 0 ? tr("two of its taps reach the same neighbour, so diffusing (pushing) errors always collides; collecting (pulling) them works at k = %1").arg(kmin)
+                       : kpush == kmin
+                           ? tr("diffusing (pushing) errors is safe at k = %1 too").arg(kmin)
+                           : tr("diffusing (pushing) errors needs k = %1 so that no two pixels of a step add into one neighbour; collecting (pulling) them works at k = %2")
+                                 .arg(kpush).arg(kmin);
+        delayNote_->setText(tr("<b>k-delay vs knight</b> for %1: the knight order runs pixel (i, j) at step %2i + j, the earliest its taps allow; "
+                               "k-delay runs it at step k&middot;i + j for the k you choose (Delay k); %3; %4.")
+                                .arg(kname).arg(kmin).arg(same, push));
+        stencilCaption_->setText(tr("%1: the current pixel x sends w/D of its error to each blue pixel; smallest delay k = %2.").arg(kname).arg(kmin));
+    } else {
+        delayNote_->clear();
+        stencilCaption_->clear();
+    }
+    plot_->yAxis->setLabel(blocks ? tr("blocks in parallel") : tr("pixels in parallel"));
     QVector<double> xs, ys;
     for (size_t i = 0; i < schedule_.parallelism.size(); ++i) {
         xs.push_back(double(i));
@@ -336,7 +506,9 @@ void ScheduleView::updateStepUi() {
     building_ = false;
     grid_->setCurrentStep(step_);
     const qint64 par = step_ < int(schedule_.parallelism.size()) ? schedule_.parallelism[size_t(step_)] : 0;
-    stepLabel_->setText(tr("step %1 / %2: %3 unit(s) in parallel").arg(step_).arg(schedule_.steps).arg(par));
+    stepLabel_->setText(tr("step %1 of 0..%2: %3 %4 in parallel")
+                            .arg(step_).arg(std::max(0, schedule_.steps - 1)).arg(par)
+                            .arg(schedule_.unitStep.empty() ? (par == 1 ? tr("pixel") : tr("pixels")) : (par == 1 ? tr("block") : tr("blocks"))));
     stepLine_->point1->setCoords(step_, 0);
     stepLine_->point2->setCoords(step_, 1);
     plot_->replot(QCustomPlot::rpQueuedReplot);

@@ -48,7 +48,7 @@ class StencilWidget : public QWidget {
 public:
     explicit StencilWidget(QWidget* parent = nullptr);
     void setKernel(const Kernel* kernel);
-    QSize sizeHint() const override { return {220, 130}; }
+    QSize sizeHint() const override { return {220, 110}; }
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -64,8 +64,19 @@ public:
     explicit ScheduleView(QWidget* parent = nullptr);
 
     /// \brief Selects schedule/kernel/grid size and rebuilds from the model; false when makeSchedule failed.
+    /// A new schedule brings its block size for this view (blockSizeForView()).
     bool configure(const QString& schedule, const QString& kernel, int width, int height);
+    /// \brief Sets the block size (0 = the method's own default) and the delay k (0 = minimal), then rebuilds.
+    bool setBlockOptions(int blockWidth, int blockHeight, int delay);
+    /// \brief The options passed to makeSchedule() for the schedule shown.
+    ScheduleOptions options() const;
     const Schedule& schedule() const { return schedule_; }
+    /// \brief Block size the view starts a block schedule with: small enough that the default grid shows
+    /// several blocks and steps (the methods' own defaults, e.g. 32 x 32, fill a whole small grid).
+    static QSize blockSizeForView(const QString& schedule);
+    /// \brief The line that says how k-delay and the knight order differ for the chosen kernel.
+    QString delayNote() const;
+    QString stencilCaption() const;
     bool valid() const { return valid_; }
     QString errorText() const;
     int currentStep() const { return step_; }
@@ -83,6 +94,7 @@ public slots:
 
 private:
     void rebuild();
+    void applyScheduleDefaults();
     void updateStepUi();
     QComboBox* scheduleCombo_;
     QComboBox* kernelCombo_;
@@ -95,6 +107,8 @@ private:
     QSlider* slider_;
     QLabel* stepLabel_;
     QLabel* info_;
+    QLabel* delayNote_;
+    QLabel* stencilCaption_;
     ScheduleGrid* grid_;
     StencilWidget* stencil_;
     QCustomPlot* plot_;

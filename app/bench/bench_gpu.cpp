@@ -1,6 +1,7 @@
-// GPU section of halftone-bench: seed 000 Table V (2)-(5) on this GPU for 1K..16K, every GPU method
-// (seeds 000/001/002) and ours: device-resident time (CUDA events, median of warm runs), H2D/D2H
-// transfer times and end to end (host 8-bit in -> host out, pinned), each result checked bit for bit.
+// GPU section of halftone-bench: Table V (2)-(5) of Kasagi, Nakano and Ito on this GPU for 1K..16K, the wavefront
+// kernel against the published GPU methods (Kasagi, Nakano and Ito; Deshpande, Misra and Narayanan):
+// device-resident time (CUDA events, median of warm runs), H2D/D2H transfer times and end to end (host 8-bit in ->
+// host out, pinned), each result checked bit for bit.
 #include "app/bench/bench_gpu.h"
 
 #include <iostream>
@@ -64,19 +65,19 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         return 77;
     }
     if (o.diagnose) {
-        // Ours on W = 16384 and growing heights: the slope over strips is the hand-off cost per strip,
-        // a single strip gives the per-step time (C + K (rows - 1) steps).
+        // The wavefront kernel on W = 16384 and growing heights: the slope over strips is the hand-off cost per
+        // strip, a single strip gives the per-step time (C + K (rows - 1) steps).
         const EdParams fs;
-        for (const std::string& shape : gpu::tuningShapes())
+        for (const std::string& form : gpu::wavefrontForms())
             for (int h : o.diagnoseHeights) {
-                if (!o.shapeFilter.empty() && std::find(o.shapeFilter.begin(), o.shapeFilter.end(), shape) == o.shapeFilter.end()) continue;
+                if (!o.formFilter.empty() && std::find(o.formFilter.begin(), o.formFilter.end(), form) == o.formFilter.end()) continue;
                 const Plane8 src = benchImage(16384);
                 Plane8 part(16384, h);
                 std::copy(src.data.begin(), src.data.begin() + ptrdiff_t(part.size()), part.data.begin());
                 gpu::Timing t;
                 Plane8 res;
-                const Status s = gpu::timePlane("wavefront", part, fs, 5, t, &res, shape);
-                out << "diag " << shape << " 16384x" << h << ": " << (s ? fmtMs(t.deviceMs) + " ms" : s.message())
+                const Status s = gpu::timePlane("wavefront", part, fs, 5, t, &res, form);
+                out << "diag " << form << " 16384x" << h << ": " << (s ? fmtMs(t.deviceMs) + " ms" : s.message())
                     << (s ? (res == referenceErrorDiffusion(part, fs) ? " exact" : " NOT EXACT") : "") << "\n" << std::flush;
             }
         return 0;
@@ -101,27 +102,27 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             ref = referenceErrorDiffusion(src, fs);
             cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         }
-        std::vector<std::pair<std::string, std::string>> todo;  // (label, shape)
+        std::vector<std::pair<std::string, std::string>> todo;  // (variant, wavefront form)
         auto wanted = [&](const std::string& v) {
             return o.methods.empty() || std::find(o.methods.begin(), o.methods.end(), v) != o.methods.end();
         };
         for (const gpu::MethodSpec& m : gpu::methods())
             if (wanted(m.variant)) todo.push_back({m.variant, ""});
-        if (o.shapes && wanted("wavefront"))
-            for (const std::string& s : gpu::tuningShapes())
-                if (o.shapeFilter.empty() || std::find(o.shapeFilter.begin(), o.shapeFilter.end(), s) != o.shapeFilter.end())
-                    todo.push_back({"wavefront", s});
+        if (o.forms && wanted("wavefront"))
+            for (const std::string& f : gpu::wavefrontForms())
+                if (o.formFilter.empty() || std::find(o.formFilter.begin(), o.formFilter.end(), f) != o.formFilter.end())
+                    todo.push_back({"wavefront", f});
         double bwecMs = 0;
         std::vector<Row> sizeRows;
-        for (const auto& [variant, shape] : todo) {
+        for (const auto& [variant, form] : todo) {
             const gpu::MethodSpec* spec = nullptr;
             for (const gpu::MethodSpec& m : gpu::methods())
                 if (m.variant == variant) spec = &m;
             Row r;
             r.n = n;
-            r.name = shape.empty() ? variant : variant + "[" + shape + "]";
+            r.name = form.empty() ? variant : variant + "[" + form + "]";
             Plane8 result;
-            const Status s = gpu::timePlane(variant, src, fs, runsFor(*spec, n, o.runs), r.t, o.verify ? &result : nullptr, shape);
+            const Status s = gpu::timePlane(variant, src, fs, runsFor(*spec, n, o.runs), r.t, o.verify ? &result : nullptr, form);
             r.ok = s.isOk();
             if (!r.ok) {
                 r.error = s.message();
@@ -160,7 +161,7 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         std::ofstream f(o.markdownPath);
         f << md.str();
     }
-    // short summary last: the largest size, ours against the seed's best
+    // short summary last: the largest size, the wavefront kernel against the best published methods
     const int big = o.sizes.empty() ? 0 : o.sizes.back();
     out << "\nSummary (" << big << " x " << big << ", Floyd-Steinberg, " << avail.deviceName << "):\n";
     for (const Row& r : rows)
@@ -173,18 +174,6 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
                                              : std::string())
                 << ", exact " << (r.exact ? "yes" : "NO") << "\n";
     return rc;
-}
-
-/// halftone-bench's `gpu` section: the sizes of --sizes plus the first of the big sizes (16384), the
-/// full table also written to <workdir>/gpu-ed.md. No usable GPU: prints why and succeeds (skipped).
-int benchGpu(const BenchContext& c) {
-    GpuBenchOptions o;
-    o.sizes = c.sizes;
-    if (!c.bigSizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), c.bigSizes.front()) == o.sizes.end())
-        o.sizes.push_back(c.bigSizes.front());
-    o.markdownPath = c.workDir + "/gpu-ed.md";
-    const int rc = runGpuBench(o, std::cout);
-    return rc == 77 ? 0 : rc;
 }
 
 }  // namespace halftone::bench

@@ -1,5 +1,6 @@
 #pragma once
-// \brief The GPU section of halftone-bench: seed 000 Table V (2)-(5) on this GPU, every GPU method and ours.
+// \brief The GPU section of halftone-bench: Kasagi, Nakano and Ito's Table V (2)-(5) on this GPU, the wavefront kernel
+// against the published GPU methods.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -10,13 +11,14 @@ namespace halftone::bench {
 struct GpuBenchOptions {
     std::vector<int> sizes{1024, 2048, 4096, 8192, 16384};  ///< square images, n x n
     int runs = 0;               ///< warm runs per measurement (median); 0 = by method and size
-    bool shapes = true;         ///< also time every tuning shape of ours (Floyd-Steinberg)
+    bool forms = true;          ///< also time each form of the wavefront kernel by name (wavefront[fast], wavefront[general])
     bool verify = true;         ///< compare every result with the SPEC reference
     std::string markdownPath;   ///< also write the full table here (empty = no file)
-    std::vector<std::string> methods;  ///< only these variants (empty = every GPU method); shapes go with "wavefront"
+    std::vector<std::string> methods;  ///< only these variants (empty = every GPU method); forms go with "wavefront"
+    /// instead of the table: the wavefront kernel on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
     bool diagnose = false;
     std::vector<int> diagnoseHeights{64, 128, 256, 512, 1024, 2048, 4096};  ///< heights of the diagnose runs
-    std::vector<std::string> shapeFilter;  ///< only these tuning shapes (empty = all)      ///< instead: ours on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
+    std::vector<std::string> formFilter;  ///< only these wavefront forms (empty = all)
 };
 
 /// \brief Runs the GPU section; prints the full table, then a short 16K summary last. Returns 0, 1 on a

@@ -1,5 +1,7 @@
-// Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine while halftone-bench's
-// main does not yet carry the section: bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes e0q1,..] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--md FILE].
+// Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine (no Qt, no image I/O there):
+// bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes fast,general] [--diagnose [--diagnose-heights 64,..]]
+//           [--no-shapes] [--no-verify] [--md FILE]
+// (--shapes names forms of the wavefront kernel; gpu::wavefrontForms() lists them).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,14 +28,14 @@ int main(int argc, char** argv) {
         } else if (a == "--shapes" && i + 1 < argc) {
             std::stringstream ss(argv[++i]);
             std::string item;
-            while (std::getline(ss, item, ',')) o.shapeFilter.push_back(item);
+            while (std::getline(ss, item, ',')) o.formFilter.push_back(item);
         } else if (a == "--diagnose-heights" && i + 1 < argc) {
             o.diagnoseHeights.clear();
             std::stringstream ss(argv[++i]);
             std::string item;
             while (std::getline(ss, item, ',')) o.diagnoseHeights.push_back(std::atoi(item.c_str()));
         } else if (a == "--no-shapes") {
-            o.shapes = false;
+            o.forms = false;
         } else if (a == "--diagnose") {
             o.diagnose = true;
         } else if (a == "--no-verify") {
@@ -41,7 +43,7 @@ int main(int argc, char** argv) {
         } else if (a == "--md" && i + 1 < argc) {
             o.markdownPath = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes e0q1,..] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes fast,general] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
             return 2;
         }
     }

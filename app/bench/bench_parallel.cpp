@@ -1,15 +1,24 @@
-// Section "parallel" (issue 3): on one image, in one run: sequential EC+RC, seed 002's trapezoid
-// blocks, our wavefront bands (every SIMD path this CPU has), and `pamditherbw -fs`; then the file
-// in / file out measurement as a user runs it (PGM in, PBM out through the project's io library);
-// then 16K / 32K runs with peak memory. Ratios are from the same run.
+// Section "parallel": on one image, in one run, every picked method (by default every registered error-diffusion
+// method) with its defaults, then once per SIMD path and once on one thread for the methods that take those
+// parameters; then file in / file out as a user runs it (PGM in, PBM out through the io library and runImage) for
+// the baseline and the fastest method (PBM out, PGM for more than two levels), against netpbm's `pamditherbw -fs` and ImageMagick's `convert`; then the
+// --big sizes, each method in a child process so that its peak memory is its own. Ratios are from the same run.
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <sstream>
 #include <thread>
 
 #include "app/bench/bench.h"
-#include "core/errordiffusion.h"
-#include "core/parallel.h"
 #include "core/threads.h"
 #include "io/imagefile.h"
+
+extern char** environ;
 
 namespace halftone::bench {
 
@@ -17,158 +26,332 @@ namespace {
 
 struct Result {
     std::string name;
-    double seconds;  // median
-    bool identical;  // same bits as sequential EC+RC
+    double seconds = -1;  // median
+    std::string exact;    // "yes", "NO", "-"
 };
 
+std::string valueText(const ParamValue& v) {
+    std::ostringstream s;
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, double>) {
+                char b[40];
+                std::snprintf(b, sizeof b, "%.17g", x);
+                s << b;
+            } else {
+                s << x;
+            }
+        },
+        v);
+    return s.str();
+}
+
+struct ChildResult {
+    double seconds = -1;
+    unsigned long long hash = 0;
+    double peakMiB = 0;
+    std::string error;
+};
+
+/// Runs `halftone-bench --memory-run ...` and reads its time, result hash and peak resident memory (counted from
+/// just before the input is made).
+ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues& params) {
+    ChildResult r;
+    std::vector<std::string> args = {"halftone-bench", "--memory-run", m.id(), "--memory-device", toString(d),
+                                     "--memory-size", std::to_string(side)};
+    for (const auto& [k, v] : params.all()) {
+        args.push_back("--memory-param");
+        args.push_back(k + "=" + valueText(v));
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        r.error = "cannot create a pipe";
+        return r;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    std::fflush(nullptr);
+    pid_t pid = 0;
+    const int err = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (err != 0) {
+        close(fds[0]);
+        r.error = "cannot start a child process";
+        return r;
+    }
+    std::string out;
+    char buf[256];
+    for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(k));
+    close(fds[0]);
+    int status = 0;
+    rusage u{};
+    wait4(pid, &status, 0, &u);
+    long long hwmKiB = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        std::sscanf(out.c_str(), "%lf %llu %lld", &r.seconds, &r.hash, &hwmKiB) < 2) {
+        r.seconds = -1;
+        r.error = out.empty() ? "the child process failed" : out;
+    }
+    // the child's own peak since its reset; the whole process's peak where the reset is not available
+    r.peakMiB = double(hwmKiB > 0 ? hwmKiB : u.ru_maxrss) / 1024.0;
+    return r;
+}
+
 }  // namespace
+
+int memoryRunChild(const std::string& id, const std::string& device, int side, const std::string& paramList) {
+    const size_t slash = id.find('/');
+    // a CPU run needs no GPU module: its memory is then the method's own plus the program's
+    const Registry& registry = device == "gpu" ? benchRegistry() : Registry::instance();
+    const MethodInfo* m = slash == std::string::npos ? nullptr : registry.find(id.substr(0, slash), id.substr(slash + 1));
+    if (!m || side < 1) {
+        std::printf("unknown method %s\n", id.c_str());
+        return 2;
+    }
+    ParamValues params;
+    std::stringstream ss(paramList);
+    for (std::string kv; std::getline(ss, kv, '\n');) {
+        const size_t eq = kv.find('=');
+        const ParamSpec* spec = eq == std::string::npos ? nullptr : m->param(kv.substr(0, eq));
+        ParamValue v;
+        if (!spec || !paramValueFromText(*spec, kv.substr(eq + 1), v)) {
+            std::printf("bad parameter %s\n", kv.c_str());
+            return 2;
+        }
+        params.set(spec->key, v);
+    }
+    // Start the peak over from what is resident now (Linux: "5" resets VmHWM), so that a passing peak of the
+    // program's start-up does not hide the method's own.
+    if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+        std::fputs("5", f);
+        std::fclose(f);
+    }
+    const Plane8 src = syntheticPlane(side, side);
+    const Timed t = timeMethod(*m, device == "gpu" ? Device::Gpu : Device::Cpu, src, params, 1, false);
+    if (t.seconds < 0) {
+        std::printf("%s\n", t.error.c_str());
+        return 1;
+    }
+    long long hwmKiB = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "VmHWM: %lld kB", &hwmKiB) == 1) break;
+        std::fclose(f);
+    }
+    std::printf("%.9f %llu %lld\n", t.seconds, static_cast<unsigned long long>(planeHash(t.out)), hwmKiB);
+    return 0;
+}
 
 int benchParallel(const BenchContext& c) {
     const int side = c.parallelSize;
     const int threads = threadsOrAll(c.threads);
-    EdParams p;
-    p.kernel = c.kernel;
-    std::printf("\n== parallel: %d x %d, kernel %s, binary, %d thread(s), median of %d runs ==\n", side, side,
-                p.kernel.c_str(), threads, c.runs);
+    const std::vector<const MethodInfo*> methods =
+        methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return m.family == "error-diffusion"; });
+    std::printf("\n== parallel: %d x %d, %d thread(s), median of %d runs (%s) ==\n", side, side, threads, c.runs,
+                utcNow().c_str());
     const Plane8 src = syntheticPlane(side, side);
-    Plane8 ref;
-    if (Status s = errorDiffuse(src, ref, p, EdVariant::CollectionRegisters); !s) {
-        std::fprintf(stderr, "halftone-bench: %s\n", s.message().c_str());
-        return 1;
-    }
-    std::vector<Result> mem;
-    Plane8 out;
-    mem.push_back({"sequential EC+RC", medianSeconds(c.runs, [&] { errorDiffuse(src, out, p, EdVariant::CollectionRegisters); }), true});
-    ParallelOptions po;
-    po.threads = threads;
-    {
-        const double t = medianSeconds(c.runs, [&] { trapezoidErrorDiffusion(src, out, p, po); });
-        mem.push_back({"seed 002 trapezoid blocks", t, out.data == ref.data});
-    }
-    for (SimdPath path : supportedSimdPaths()) {
-        ParallelOptions o = po;
-        o.simd = path;
-        const double t = medianSeconds(c.runs, [&] { wavefrontErrorDiffusion(src, out, p, o); });
-        mem.push_back({std::string("wavefront ") + toString(path), t, out.data == ref.data});
-    }
-    {
-        ParallelOptions o = po;
-        o.threads = 1;
-        const double t = medianSeconds(c.runs, [&] { wavefrontErrorDiffusion(src, out, p, o); });
-        mem.push_back({"wavefront auto, 1 thread", t, out.data == ref.data});
-    }
     const double n = double(side) * side;
-    for (const Result& r : mem)
-        std::printf("  in memory  %-28s %9.2f ms  %6.3f ns/px  identical=%s\n", r.name.c_str(), r.seconds * 1e3,
-                    r.seconds / n * 1e9, r.identical ? "yes" : "NO");
+    int rc = 0;
+    std::vector<Result> mem;
+    const MethodInfo* fastest = nullptr;
+    const MethodInfo* baseline = nullptr;
+    double fastestSeconds = -1, baseSeconds = -1;
+    auto timeRow = [&](const MethodInfo& m, Device d, const std::map<std::string, std::string>& extra,
+                       const std::string& settings, bool sweep) {
+        ParamValues params;
+        if (Status s = paramsFor(c, m, params, extra); !s) {  // a method that cannot take the given parameters
+            std::printf("  in memory  %-40s skipped: %s\n", rowName(m, d, settings).c_str(), s.message().c_str());
+            return;
+        }
+        const Timed t = timeMethod(m, d, src, params, c.runs, true, c.threads);
+        Result r{rowName(m, d, settings), t.seconds, "-"};
+        if (t.seconds < 0) {
+            // a SIMD path this processor lacks is a note, not a failure
+            std::printf("  in memory  %-40s %s\n", r.name.c_str(), t.error.c_str());
+            if (!sweep) rc = 1;
+            return;
+        }
+        r.exact = exactness(m, src, params, t.out);
+        if (r.exact == "NO") rc = 1;
+        std::printf("  in memory  %-40s %9.2f ms  %6.3f ns/px  exact %s\n", r.name.c_str(), r.seconds * 1e3,
+                    r.seconds / n * 1e9, r.exact.c_str());
+        std::fflush(stdout);
+        mem.push_back(r);
+        if (settings.empty() && d == Device::Cpu) {
+            if (m.id() == c.baseline) {
+                baseline = &m;
+                baseSeconds = t.seconds;
+            }
+            if (fastestSeconds < 0 || t.seconds < fastestSeconds) {
+                fastest = &m;
+                fastestSeconds = t.seconds;
+            }
+        }
+    };
+    for (const MethodInfo* m : methods)
+        for (Device d : devicesFor(c, *m, DeviceChoice::Cpu)) {
+            timeRow(*m, d, {}, {}, false);
+            if (d != Device::Cpu) continue;
+            if (const ParamSpec* simd = m->param("simd"); simd && simd->kind == ParamSpec::Kind::Choice)
+                for (size_t i = 0; i < simd->choices.size(); ++i)
+                    if (int(i) != int(simd->def)) timeRow(*m, d, {{"simd", simd->choices[i]}}, "simd=" + simd->choices[i], true);
+            if (m->param("threads") && threads != 1) timeRow(*m, d, {{"threads", "1"}}, "threads=1", true);
+        }
 
-    // File in, file out, as a user runs it.
+    // File in, file out, as a user runs it: the baseline and the fastest method of the table above.
     const std::string in = c.workDir + "/halftone-bench-" + std::to_string(side) + ".pgm";
-    const std::string outOurs = c.workDir + "/halftone-bench-ours.pbm";
-    const std::string outPam = c.workDir + "/halftone-bench-pam.pbm";
+    const std::string outBase = c.workDir + "/halftone-bench-result";
+    const std::string outTool = c.workDir + "/halftone-bench-tool.pbm";
     if (!writePgmRaw(in, src)) {
         std::fprintf(stderr, "halftone-bench: cannot write %s\n", in.c_str());
         return 1;
     }
-    auto fileRun = [&](bool parallel, double* readS, double* ditherS, double* writeS) {
-        const auto t0 = std::chrono::steady_clock::now();
-        Image img;
-        Status s = io::readImage(in, img);
-        const auto t1 = std::chrono::steady_clock::now();
-        Plane8 dst;
-        if (s) s = parallel ? wavefrontErrorDiffusion(img.channels.front(), dst, p, po)
-                            : errorDiffuse(img.channels.front(), dst, p, EdVariant::CollectionRegisters);
-        const auto t2 = std::chrono::steady_clock::now();
-        if (s) {
-            io::WriteOptions wo;
-            wo.levels = 2;
-            s = io::writeImage(outOurs, Image::gray(std::move(dst)), wo);
+    std::vector<Result> files;
+    std::vector<const MethodInfo*> fileMethods;
+    if (baseline) fileMethods.push_back(baseline);
+    if (fastest && fastest != baseline) fileMethods.push_back(fastest);
+    for (const MethodInfo* m : fileMethods) {
+        RunRequest request;
+        request.method = m;
+        request.device = Device::Cpu;
+        if (Status s = paramsFor(c, *m, request.params); !s) continue;
+        // a binary result goes to a PBM, more levels to a PGM
+        const int levels = m->param("levels") ? int(request.params.getInt("levels", 2)) : 2;
+        const std::string outPbm = outBase + (levels == 2 ? ".pbm" : ".pgm");
+        std::vector<double> rd, di, wr;
+        Status status;
+        int calls = 0;
+        const double total = medianSeconds(c.runs, [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            Image img;
+            Status s = io::readImage(in, img);
+            const auto t1 = std::chrono::steady_clock::now();
+            RunResult result;
+            if (s) s = runImage(img, request, result);
+            const auto t2 = std::chrono::steady_clock::now();
+            if (s) {
+                io::WriteOptions wo;
+                wo.levels = levels;
+                s = io::writeImage(outPbm, result.image, wo);
+            }
+            const auto t3 = std::chrono::steady_clock::now();
+            if (!s) status = s;
+            if (calls++ == 0) return;  // the warm-up run
+            rd.push_back(std::chrono::duration<double>(t1 - t0).count());
+            di.push_back(std::chrono::duration<double>(t2 - t1).count());
+            wr.push_back(std::chrono::duration<double>(t3 - t2).count());
+        });
+        if (!status) {
+            std::printf("  file in/out  %-38s failed: %s\n", m->id().c_str(), status.message().c_str());
+            rc = 1;
+            continue;
         }
-        const auto t3 = std::chrono::steady_clock::now();
-        if (!s) std::fprintf(stderr, "halftone-bench: %s\n", s.message().c_str());
-        if (readS) *readS = std::chrono::duration<double>(t1 - t0).count();
-        if (ditherS) *ditherS = std::chrono::duration<double>(t2 - t1).count();
-        if (writeS) *writeS = std::chrono::duration<double>(t3 - t2).count();
-    };
-    std::vector<double> rd, di, wr;
-    const double fileOurs = medianSeconds(c.runs, [&] {
-        double a, b, w;
-        fileRun(true, &a, &b, &w);
-        rd.push_back(a);
-        di.push_back(b);
-        wr.push_back(w);
-    });
-    const double fileSeq = medianSeconds(c.runs, [&] { fileRun(false, nullptr, nullptr, nullptr); });
-    auto med = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    };
-    std::printf("  file in/out wavefront (PGM -> PBM via io)  %9.2f ms  (read %.2f, dither %.2f, write %.2f ms)\n",
-                fileOurs * 1e3, med(rd) * 1e3, med(di) * 1e3, med(wr) * 1e3);
-    std::printf("  file in/out sequential EC+RC               %9.2f ms\n", fileSeq * 1e3);
-    // the PBM we wrote must hold the reference bits
-    {
-        Image back;
-        if (io::readImage(outOurs, back)) {
-            bool same = back.channels.front().data.size() == ref.data.size();
-            for (size_t i = 0; same && i < ref.data.size(); ++i) same = (back.channels.front().data[i] != 0) == (ref.data[i] != 0);
-            std::printf("  PBM written by the file run equals the reference: %s\n", same ? "yes" : "NO");
+        auto med = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v.empty() ? 0.0 : v[v.size() / 2];
+        };
+        // the PBM written must hold the method's bits
+        std::string exact = "-";
+        if (Image back; io::readImage(outPbm, back)) {
+            Plane8 bits = back.channels.front();
+            if (levels == 2)
+                for (uint8_t& v : bits.data) v = v ? 255 : 0;
+            exact = exactness(*m, src, request.params, bits);
         }
+        std::remove(outPbm.c_str());
+        if (exact == "NO") rc = 1;
+        const std::string name = m->id() + " (read " + fmt(med(rd) * 1e3, 1) + ", run " + fmt(med(di) * 1e3, 1) +
+                                 ", write " + fmt(med(wr) * 1e3, 1) + " ms)";
+        std::printf("  file in/out  %-60s %9.2f ms  file exact %s\n", name.c_str(), total * 1e3, exact.c_str());
+        files.push_back({name, total, exact});
     }
-    double pam = -1;
-    const std::string tool = c.usePamditherbw ? findPamditherbw() : std::string();
-    if (!tool.empty()) {
-        pam = timePamditherbw(tool, in, outPam, c.runs >= 3 ? 3 : c.runs);
-        std::printf("  file in/out pamditherbw -fs                %9.2f ms\n", pam * 1e3);
-    } else {
-        std::printf("  pamditherbw not found or disabled\n");
+    std::vector<std::pair<std::string, double>> toolTimes;
+    for (const ReferenceTool& tool : referenceTools(c)) {
+        if (tool.path.empty()) {
+            std::printf("  %s not installed or disabled\n", tool.name.c_str());
+            continue;
+        }
+        const double t = timeTool(tool, in, outTool, c.runs >= 3 ? 3 : c.runs);
+        std::printf("  file in/out  %-60s %9s ms\n", tool.name.c_str(), t > 0 ? fmt(t * 1e3).c_str() : "failed");
+        toolTimes.push_back({tool.name, t});
     }
     std::remove(in.c_str());
-    std::remove(outOurs.c_str());
-    std::remove(outPam.c_str());
+    std::remove(outTool.c_str());
 
-    // Big images: memory stays near input + output.
+    // Big images, each method in its own process: time, peak memory (input + output is 2 bytes a pixel).
     struct Big {
         int side;
-        double seq, trap, wave, rssMiB;
-        bool identical;
+        std::string name;
+        ChildResult r;
+        std::string same;
     };
     std::vector<Big> bigs;
+    std::vector<const MethodInfo*> bigMethods;
+    if (baseline) bigMethods.push_back(baseline);
+    for (const MethodInfo* m : methods)
+        if (m->cpu && m->param("threads") && m != baseline) bigMethods.push_back(m);
+    if (!c.bigSizes.empty() && !bigMethods.empty()) {
+        ParamValues params;
+        if (paramsFor(c, *bigMethods.front(), params))
+            if (const ChildResult own = memoryRun(*bigMethods.front(), Device::Cpu, 1, params); own.seconds >= 0)
+                std::printf("  (peak RSS below includes the program's own %.0f MiB, measured on a 1 x 1 image)\n",
+                            own.peakMiB);
+    }
     for (int b : c.bigSizes) {
-        Plane8 big = syntheticPlane(b, b);
-        Plane8 o1, o2;
-        const int r = c.runs >= 3 ? 3 : c.runs;
-        Big row{b, 0, 0, 0, 0, false};
-        row.wave = medianSeconds(r, [&] { wavefrontErrorDiffusion(big, o1, p, po); }, false);
-        const double rssWave = peakRssMiB();
-        row.seq = medianSeconds(1, [&] { errorDiffuse(big, o2, p, EdVariant::CollectionRegisters); }, false);
-        row.identical = o1.data == o2.data;
-        o2 = Plane8();
-        row.trap = medianSeconds(1, [&] { trapezoidErrorDiffusion(big, o2, p, po); }, false);
-        row.rssMiB = rssWave;
-        std::printf("  %5d x %-5d  wavefront %9.2f ms  sequential EC+RC %9.2f ms  trapezoid %9.2f ms  identical=%s  "
-                    "peak RSS after wavefront %.0f MiB (input + output = %.0f MiB)\n",
-                    b, b, row.wave * 1e3, row.seq * 1e3, row.trap * 1e3, row.identical ? "yes" : "NO", rssWave,
-                    2.0 * b * double(b) / (1 << 20));
-        bigs.push_back(row);
+        unsigned long long refHash = 0;
+        for (const MethodInfo* m : bigMethods) {
+            ParamValues params;
+            if (!paramsFor(c, *m, params)) continue;
+            Big row{b, m->id(), memoryRun(*m, Device::Cpu, b, params), "-"};
+            if (row.r.seconds < 0) {
+                std::printf("  %5d x %-5d  %-28s failed: %s\n", b, b, row.name.c_str(), row.r.error.c_str());
+                rc = 1;
+                continue;
+            }
+            if (m->exact && m->family == "error-diffusion") {
+                if (refHash == 0) refHash = row.r.hash;
+                row.same = row.r.hash == refHash ? "yes" : "NO";
+                if (row.same == "NO") rc = 1;
+            }
+            std::printf("  %5d x %-5d  %-28s %9.2f ms  %6.3f ns/px  peak RSS %.0f MiB (input + output %.0f MiB)  "
+                        "same bits as the first exact row: %s\n",
+                        b, b, row.name.c_str(), row.r.seconds * 1e3, row.r.seconds / (double(b) * b) * 1e9, row.r.peakMiB,
+                        2.0 * b * double(b) / (1 << 20), row.same.c_str());
+            std::fflush(stdout);
+            bigs.push_back(row);
+        }
     }
 
-    std::printf("\nExact %s, %d x %d, %d thread(s): medians from this run\n", p.kernel.c_str(), side, side, threads);
-    std::printf("| method | ms | ns/pixel | vs sequential EC+RC | vs pamditherbw -fs |\n| --- | --- | --- | --- | --- |\n");
-    const double seq = mem.front().seconds;
-    auto line = [&](const std::string& name, double t, double base) {
-        std::printf("| %s | %s | %s | %sx | %s |\n", name.c_str(), fmt(t * 1e3).c_str(), fmt(t / n * 1e9, 3).c_str(),
-                    fmt(base / t).c_str(), pam > 0 ? (fmt(pam / t, 1) + "x").c_str() : "-");
+    std::printf("\n%d x %d, %d thread(s): medians from this run (tools: file to file)\n", side, side, threads);
+    std::printf("| method | ms | ns/pixel | exact | vs %s |", c.baseline.c_str());
+    for (const auto& [name, t] : toolTimes) std::printf(" vs %s |", name.c_str());
+    std::printf("\n| --- | ---: | ---: | --- | ---: |");
+    for (size_t i = 0; i < toolTimes.size(); ++i) std::printf(" ---: |");
+    std::printf("\n");
+    const double fileBase = !files.empty() && baseline ? files.front().seconds : -1;
+    auto line = [&](const std::string& name, double t, const std::string& exact, double base) {
+        std::printf("| %s | %s | %s | %s | %s |", name.c_str(), fmt(t * 1e3).c_str(), fmt(t / n * 1e9, 3).c_str(),
+                    exact.c_str(), ratioText(base, t).c_str());
+        for (const auto& [tn, tt] : toolTimes) std::printf(" %s |", ratioText(tt, t).c_str());
+        std::printf("\n");
     };
-    for (const Result& r : mem) line("in memory: " + r.name, r.seconds, seq);
-    line("file in/out: sequential EC+RC", fileSeq, fileSeq);
-    line("file in/out: wavefront", fileOurs, fileSeq);
-    if (pam > 0) line("file in/out: pamditherbw -fs", pam, fileSeq);
+    for (const Result& r : mem) line("in memory: " + r.name, r.seconds, r.exact, baseSeconds);
+    for (const Result& r : files) line("file in/out: " + r.name, r.seconds, r.exact, fileBase);
+    for (const auto& [name, t] : toolTimes)
+        if (t > 0) line("file in/out: " + name, t, "-", fileBase);
     for (const Big& b : bigs)
-        std::printf("| %d x %d wavefront / EC+RC / trapezoid | %s / %s / %s | %s | %sx | peak RSS %.0f MiB |\n", b.side,
-                    b.side, fmt(b.wave * 1e3).c_str(), fmt(b.seq * 1e3).c_str(), fmt(b.trap * 1e3).c_str(),
-                    fmt(b.wave / (double(b.side) * b.side) * 1e9, 3).c_str(), fmt(b.seq / b.wave).c_str(), b.rssMiB);
-    return 0;
+        std::printf("| %d x %d: %s | %s | %s | %s | peak RSS %.0f MiB |\n", b.side, b.side, b.name.c_str(),
+                    fmt(b.r.seconds * 1e3).c_str(), fmt(b.r.seconds / (double(b.side) * b.side) * 1e9, 3).c_str(),
+                    b.same.c_str(), b.r.peakMiB);
+    return rc;
 }
 
 }  // namespace halftone::bench

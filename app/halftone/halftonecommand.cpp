@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <set>
 
 #include "app/halftone/commands.h"
+#include "core/budget.h"
 #include "core/kernel.h"
 #include "core/registry.h"
 #include "io/imagefile.h"
@@ -47,6 +50,7 @@ struct Options {
     std::string device = "auto";
     int64_t threads = 0;
     uint64_t maxPixels = kDefaultMaxPixels;
+    std::string maxMemory;  ///< empty: defaultMaxMemory()
     bool keepAlpha = false;
     bool progress = false;
     bool time = false;
@@ -81,10 +85,7 @@ int run(Options& o) {
         return fail("unknown method '" + o.method + "'; choose one of: " + joined(methods), kExitUsage);
     const std::vector<std::string> variants = registry.variants(o.method);
     std::string variant = o.variant;
-    if (variant.empty())
-        variant = std::find(variants.begin(), variants.end(), "rc") != variants.end() && (o.method == "ed" || o.method == "ec")
-                      ? "rc"
-                      : variants.front();
+    if (variant.empty()) variant = registry.defaultVariant(o.method);
     const MethodInfo* m = registry.find(o.method, variant);
     if (!m)
         return fail("method " + o.method + " has no variant '" + variant + "'; choose one of: " + joined(variants),
@@ -126,6 +127,8 @@ int run(Options& o) {
     Image input;
     io::ReadOptions ro;
     ro.maxPixels = o.maxPixels;
+    if (!o.maxMemory.empty() && !parseBytes(o.maxMemory, ro.maxMemory))
+        return fail("--max-memory '" + o.maxMemory + "' is not a byte count such as 8G or 500M", kExitUsage);
     io::ReadInfo info;
     Status read;
     {
@@ -141,7 +144,14 @@ int run(Options& o) {
     installInterruptHandler(control.stop);
 
     RunResult result;
-    const Status s = runImage(input, request, result, control);
+    Status s;
+    try {
+        s = runImage(input, request, result, control);
+    } catch (const std::bad_alloc&) {
+        s = Status::error("out of memory while halftoning (the method needs more memory than this machine could give)");
+    } catch (const std::exception& e) {
+        s = Status::error(std::string("the method failed: ") + e.what());
+    }
     if (s.isCancelled() || control.cancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!s) return fail(o.input + ": " + s.message());
     if (!result.note.empty()) note(result.note);
@@ -182,11 +192,15 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_flag("--list", o->list, "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
     app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names");
     app.add_option("--method", o->method, "method name (see --list), e.g. ed or ec");
-    app.add_option("--variant", o->variant, "method variant (default: rc for ed/ec, else the first listed)");
+    std::string defaults;
+    for (const std::string& m : Registry::instance().methodNames())
+        defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
+    app.add_option("--variant", o->variant, "method variant (default, as in the studio: " + defaults + ")");
     app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
     app.add_option("--max-pixels", o->maxPixels, "refuse larger images (default 1073741824 = 1 Gpixel)");
+    app.add_option("--max-memory", o->maxMemory, "refuse inputs whose reading needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--keep-alpha", o->keepAlpha, "copy the input's alpha channel into the output");
     app.add_flag("--progress", o->progress, "report progress on stderr");
     app.add_flag("--time", o->time, "print the method's wall time on stderr");
@@ -195,7 +209,7 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
 
     // Every parameter key of every registered method becomes one option.
     const std::set<std::string> fixed = {"list", "list-kernels", "method", "variant", "color", "device", "threads",
-                                         "max-pixels", "keep-alpha", "progress", "time", "help"};
+                                         "max-pixels", "max-memory", "keep-alpha", "progress", "time", "help"};
     std::set<std::string> seen;
     for (const MethodInfo& m : Registry::instance().methods())
         for (const ParamSpec& p : m.params) {

@@ -1,6 +1,8 @@
 // The `halftone` command-line tool: halftones one image with any registered method.
 #include <CLI/CLI.hpp>
 
+#include <exception>
+#include <new>
 #include <string>
 
 #include "app/halftone/commands.h"
@@ -27,7 +29,14 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return cli::fail(std::string(e.what()) + " (see halftone --help)", cli::kExitUsage);
     }
-    int code = cli::kExitOk;
-    if (commands.runChosen(code)) return code;
-    return runDefault();
+    // The last line of defence: a library that throws must still end in a message and exit 1.
+    try {
+        int code = cli::kExitOk;
+        if (commands.runChosen(code)) return code;
+        return runDefault();
+    } catch (const std::bad_alloc&) {
+        return cli::fail("out of memory (the input needs more memory than this machine could give)");
+    } catch (const std::exception& e) {
+        return cli::fail(std::string("unexpected error: ") + e.what());
+    }
 }

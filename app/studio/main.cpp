@@ -1,10 +1,13 @@
 // halftone-studio: the Qt 6 GUI. See the studio section of README.md.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QIcon>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -31,8 +34,22 @@ Image latencyImage(int n) {
     return Image::gray(std::move(p));
 }
 
+/// Prints "halftone-studio: MESSAGE" to stderr and gives the exit code for a bad command line.
+int usageError(const QString& message) {
+    std::fprintf(stderr, "halftone-studio: %s\n", qPrintable(message));
+    return 2;
+}
+
+const MethodInfo* findMethod(const QString& id) {
+    if (!id.contains(QLatin1Char('/'))) return nullptr;
+    return Registry::instance().find(id.section(QLatin1Char('/'), 0, 0).toStdString(), id.section(QLatin1Char('/'), 1).toStdString());
+}
+
 }  // namespace
 
+// Every startup option ends: a bad value, a bad method or a bad combination exits with 2 and a message
+// before the window opens; with --screenshot a file that cannot be read or a run that fails exits with 1
+// (after saving a screenshot that shows the error); --ui-latency exits 0 or 1.
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("HalftoneStudio"));
@@ -42,7 +59,9 @@ int main(int argc, char** argv) {
     if (QFile::exists(QStringLiteral(":/icons/halftone-studio.png"))) QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/halftone-studio.png")));
 
     QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral("Halftone Studio: compare halftoning methods, watch their schedules, time them."));
+    cli.setApplicationDescription(QStringLiteral("Halftone Studio: compare halftoning methods, watch their schedules, time them.\n"
+                                                 "Exit status: 0 on success, 1 when the image cannot be read, a run fails or the screenshot "
+                                                 "cannot be written, 2 for a bad option."));
     cli.addHelpOption();
     cli.addVersionOption();
     cli.addPositionalArgument(QStringLiteral("image"), QStringLiteral("image to open (any format OpenImageIO reads); the embedded sample when omitted"));
@@ -57,47 +76,119 @@ int main(int argc, char** argv) {
     const QCommandLineOption split(QStringLiteral("split"), QStringLiteral("start in split-slider mode"));
     const QCommandLineOption latency(QStringLiteral("ui-latency"), QStringLiteral("halftone a synthetic N x N image and print the UI thread's longest block, then quit"), QStringLiteral("N"));
     cli.addOptions({screenshot, tab, method, device, color, size, compare, perceived, split, latency});
-    cli.process(app);
+    cli.process(app);  // unknown options and missing values: a message and exit status 1
 
     gpu::registerMethods(Registry::instance());
-    MainWindow w(Registry::instance());
+    const GpuAvailability& gpuState = Registry::instance().gpuAvailability();
 
-    const QStringList wh = cli.value(size).split(QLatin1Char('x'));
-    if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
-    if (cli.isSet(method)) {
-        const QString m = cli.value(method);
-        if (!w.methodPanel()->setMethod(m.section(QLatin1Char('/'), 0, 0), m.section(QLatin1Char('/'), 1))) {
-            std::fprintf(stderr, "halftone-studio: unknown method '%s' (see halftone --list)\n", qPrintable(m));
-            return 2;
+    // ---- check every option before anything opens
+    const QStringList files = cli.positionalArguments();
+    if (files.size() > 1) return usageError(QStringLiteral("give one image to open, not %1 (%2)").arg(files.size()).arg(files.join(QStringLiteral(", "))));
+    int winW = 0, winH = 0;
+    {
+        const QStringList wh = cli.value(size).toLower().split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (wh.size() == 2) {
+            winW = wh[0].trimmed().toInt(&okW);
+            winH = wh[1].trimmed().toInt(&okH);
         }
+        if (!okW || !okH || winW < 200 || winH < 150 || winW > 16384 || winH > 16384)
+            return usageError(QStringLiteral("--size '%1': give the window size as WIDTHxHEIGHT between 200x150 and 16384x16384, e.g. 1400x900").arg(cli.value(size)));
     }
     const QString dev = cli.value(device).toLower();
+    if (dev != QLatin1String("cpu") && dev != QLatin1String("gpu") && dev != QLatin1String("auto"))
+        return usageError(QStringLiteral("unknown --device '%1'; choose cpu, gpu or auto").arg(cli.value(device)));
+    ColorMode colorMode = ColorMode::Gray;
+    if (cli.isSet(color) && !parseColorMode(cli.value(color).toLower().toStdString(), colorMode))
+        return usageError(QStringLiteral("unknown colour mode '%1'; use gray, rgb or cmyk").arg(cli.value(color)));
+    QStringList methods;  // what will run: --method, or the --compare list
+    if (cli.isSet(method)) {
+        if (cli.isSet(compare)) return usageError(QStringLiteral("--method and --compare cannot be combined: --compare names every method to run"));
+        if (!findMethod(cli.value(method)))
+            return usageError(QStringLiteral("unknown method '%1' (give method/variant, e.g. ed/plain; see halftone --list)").arg(cli.value(method)));
+        methods << cli.value(method);
+    }
+    QStringList queue;
+    if (cli.isSet(compare)) {
+        for (const QString& m : cli.value(compare).split(QLatin1Char(','))) queue << m.trimmed();
+        queue.removeAll(QString());
+        if (queue.isEmpty()) return usageError(QStringLiteral("--compare needs a list of methods, e.g. ed/plain,ordered/screen"));
+        if (queue.size() > 4) return usageError(QStringLiteral("--compare takes up to 4 methods, not %1").arg(queue.size()));
+        for (int i = 0; i < queue.size(); ++i) {
+            if (!findMethod(queue[i])) return usageError(QStringLiteral("unknown method '%1' in --compare (see halftone --list)").arg(queue[i]));
+            if (queue.indexOf(queue[i]) != i) return usageError(QStringLiteral("method '%1' is listed twice in --compare").arg(queue[i]));
+        }
+        methods = queue;
+    }
+    for (const QString& id : methods) {
+        const MethodInfo* m = findMethod(id);
+        if (dev == QLatin1String("gpu") && !m->gpu) return usageError(QStringLiteral("--device gpu: method %1 has no GPU implementation").arg(id));
+        if (dev == QLatin1String("cpu") && !m->cpu) return usageError(QStringLiteral("--device cpu: method %1 runs only on a GPU").arg(id));
+        if (!m->cpu && !gpuState.usable) {
+            // The method panel does not offer such a variant, so the run could never start: say why and stop.
+            std::fprintf(stderr, "halftone-studio: method %s runs only on a GPU, and no GPU is usable (%s)\n", qPrintable(id),
+                         gpuState.reason.c_str());
+            return 1;
+        }
+    }
+    if (dev == QLatin1String("gpu") && !gpuState.usable)
+        std::fprintf(stderr, "halftone-studio: no usable GPU (%s); methods with a CPU path run on the CPU\n", gpuState.reason.c_str());
+    int latencySide = 0;
+    if (cli.isSet(latency)) {
+        bool ok = false;
+        latencySide = cli.value(latency).toInt(&ok);
+        if (!ok || latencySide < 1 || latencySide > 32768)
+            return usageError(QStringLiteral("--ui-latency '%1': give a side between 1 and 32768").arg(cli.value(latency)));
+        if (!files.isEmpty() || cli.isSet(compare) || cli.isSet(screenshot))
+            return usageError(QStringLiteral("--ui-latency runs on its own synthetic image; it cannot be combined with an image file, --compare or --screenshot"));
+    }
+    if (cli.isSet(screenshot)) {
+        const QFileInfo shot(cli.value(screenshot));
+        if (cli.value(screenshot).isEmpty()) return usageError(QStringLiteral("--screenshot needs a file name"));
+        if (!shot.absoluteDir().exists())
+            return usageError(QStringLiteral("cannot write the screenshot %1: the folder %2 does not exist").arg(cli.value(screenshot), shot.absolutePath()));
+        if (shot.isDir()) return usageError(QStringLiteral("cannot write the screenshot %1: it is a folder").arg(cli.value(screenshot)));
+        if (!files.isEmpty() && QFileInfo(files.front()).exists() && shot.exists() &&
+            QFileInfo(files.front()).canonicalFilePath() == shot.canonicalFilePath())
+            return usageError(QStringLiteral("refusing to overwrite the image %1 with the screenshot").arg(files.front()));
+    }
+
+    MainWindow w(Registry::instance());
+    // The last method, variant and settings come back, except in scripted starts (screenshots, probes, --compare),
+    // which must not depend on what a user chose before.
+    const bool scripted = cli.isSet(screenshot) || cli.isSet(latency) || cli.isSet(compare);
+    if (!scripted) {
+        QSettings settings;
+        w.methodPanel()->restoreSettings(settings);
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, &w, [&w] {
+            QSettings s;
+            w.methodPanel()->saveSettings(s);
+        });
+    }
+    if (cli.isSet(tab)) {
+        int index = -1;
+        QStringList names;
+        for (int i = 0; i < w.tabs()->count(); ++i) {
+            names << w.tabs()->tabText(i).toLower().remove(QLatin1Char('&'));
+            if (names.back().compare(cli.value(tab), Qt::CaseInsensitive) == 0) index = i;
+        }
+        if (index < 0) return usageError(QStringLiteral("unknown --tab '%1'; choose %2").arg(cli.value(tab), names.join(QStringLiteral(", "))));
+        w.tabs()->setCurrentIndex(index);
+    }
+
+    w.resize(winW, winH);
+    if (cli.isSet(method)) w.methodPanel()->setMethod(cli.value(method).section(QLatin1Char('/'), 0, 0), cli.value(method).section(QLatin1Char('/'), 1));
     if (dev == QLatin1String("cpu")) w.methodPanel()->setDevice(Device::Cpu);
     else if (dev == QLatin1String("gpu")) w.methodPanel()->setDevice(Device::Gpu);
-    if (cli.isSet(color)) {
-        ColorMode cm;
-        if (!parseColorMode(cli.value(color).toLower().toStdString(), cm)) {
-            std::fprintf(stderr, "halftone-studio: unknown colour mode '%s'; use gray, rgb or cmyk\n", qPrintable(cli.value(color)));
-            return 2;
-        }
-        w.methodPanel()->setColorMode(cm);
-    }
-    if (cli.isSet(tab))
-        for (int i = 0; i < w.tabs()->count(); ++i)
-            if (w.tabs()->tabText(i).compare(cli.value(tab), Qt::CaseInsensitive) == 0) w.tabs()->setCurrentIndex(i);
+    if (cli.isSet(color)) w.methodPanel()->setColorMode(colorMode);
 
     if (cli.isSet(perceived)) w.setPerceivedView(true);
     if (cli.isSet(split)) w.setSplitView(true);
     // --compare: select the first method now; each finished result is pinned and the next one selected.
-    QStringList queue = cli.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts).mid(0, 4);
-    for (const QString& m : queue)
-        if (!Registry::instance().find(m.section(QLatin1Char('/'), 0, 0).toStdString(), m.section(QLatin1Char('/'), 1).toStdString())) {
-            std::fprintf(stderr, "halftone-studio: unknown method '%s' in --compare\n", qPrintable(m));
-            return 2;
-        }
     auto selectMethod = [&w](const QString& m) { w.methodPanel()->setMethod(m.section(QLatin1Char('/'), 0, 0), m.section(QLatin1Char('/'), 1)); };
     if (!queue.isEmpty()) selectMethod(queue.takeFirst());
     const bool shotNow = cli.isSet(screenshot) && queue.isEmpty();
+    bool shotArmed = false;  // the window has been given the screenshot path
 
     int exitCode = 0;
     if (!queue.isEmpty()) {
@@ -105,30 +196,39 @@ int main(int argc, char** argv) {
         QObject::connect(&w, &MainWindow::resultShown, &w, [&, selectMethod] {
             if (queue.isEmpty()) return;
             w.pinCurrent();
-            if (queue.size() == 1 && cli.isSet(screenshot)) w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+            if (queue.size() == 1 && cli.isSet(screenshot)) {
+                w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+                shotArmed = true;
+            }
             selectMethod(queue.takeFirst());  // runs through the auto-run on change
         });
     }
     if (cli.isSet(screenshot)) {
-        if (shotNow) w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+        if (shotNow) {
+            w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+            shotArmed = true;
+        }
         QObject::connect(&w, &MainWindow::screenshotSaved, &app, [&](const QString& path, bool ok) {
-            std::fprintf(ok ? stdout : stderr, ok ? "screenshot saved to %s\n" : "cannot write the screenshot %s\n", qPrintable(path));
+            std::fprintf(ok ? stdout : stderr, ok ? "screenshot saved to %s\n" : "halftone-studio: cannot write the screenshot %s\n", qPrintable(path));
             QApplication::exit(ok ? exitCode : 1);
         });
+        // An error ends a scripted run: the image cannot be read, or a run failed (also part-way through
+        // --compare). The window is told to take its screenshot now, showing the error, and then we exit 1.
         QObject::connect(&w, &MainWindow::errorShown, &app, [&](const QString& text) {
             std::fprintf(stderr, "halftone-studio: %s\n", qPrintable(text));
             exitCode = 1;
+            queue.clear();
+            if (!shotArmed) {
+                w.setScreenshotPath(cli.value(screenshot), cli.value(tab));
+                shotArmed = true;
+            }
         });
     }
 
     LatencyProbe probe(2);
     QElapsedTimer clock;
     if (cli.isSet(latency)) {
-        const int n = cli.value(latency).toInt();
-        if (n < 1 || n > 32768) {
-            std::fprintf(stderr, "halftone-studio: --ui-latency needs a side between 1 and 32768\n");
-            return 2;
-        }
+        const int n = latencySide;
         w.setAutoRun(false);
         w.show();
         auto* watcher = new QFutureWatcher<std::shared_ptr<Image>>(&w);
@@ -166,7 +266,6 @@ int main(int argc, char** argv) {
     }
 
     w.show();
-    const QStringList files = cli.positionalArguments();
     if (!files.isEmpty()) w.openFile(files.front());
     else w.openSample();
     return app.exec();

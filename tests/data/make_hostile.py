@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the hardening corpus (run from tests/data; needs /usr/bin/convert for the JPEGs).
+"""Regenerates the hardening corpus (run from tests/data; needs ImageMagick's convert for new JPEGs).
 
 hostile/  more files the loader must refuse with a clear message (beside make_testfiles.py's).
 unusual/  valid but unusual files that must be halftoned correctly, and for each one that is not
@@ -256,12 +256,15 @@ def exif_app1(orientation):
 
 
 ew, eh = 48, 20  # not square, so a rotation shows in the size
-with tempfile.TemporaryDirectory() as t:
-    src = os.path.join(t, "e.pgm")
-    put(src, pgm(ew, eh, [[(x * 5 + y * 11 + (40 if x < 8 and y < 4 else 0)) % 256 for x in range(ew)] for y in range(eh)]))
-    dst = os.path.join(t, "e.jpg")
-    subprocess.run(["/usr/bin/convert", src, "-strip", "-quality", "95", dst], check=True)
-    base = open(dst, "rb").read()
+if os.path.exists("unusual/exif-1.jpg"):  # JPEG encoders differ between versions: keep the committed bytes
+    base = open("unusual/exif-1.jpg", "rb").read()
+else:
+    with tempfile.TemporaryDirectory() as t:
+        src = os.path.join(t, "e.pgm")
+        put(src, pgm(ew, eh, [[(x * 5 + y * 11 + (40 if x < 8 and y < 4 else 0)) % 256 for x in range(ew)] for y in range(eh)]))
+        dst = os.path.join(t, "e.jpg")
+        subprocess.run(["convert", src, "-strip", "-quality", "95", dst], check=True)
+        base = open(dst, "rb").read()
 assert base[:2] == b"\xff\xd8"
 put("unusual/exif-1.jpg", base)  # no orientation tag
 for o in (3, 6, 8):
@@ -306,4 +309,300 @@ def gif(screen_w, screen_h):
 # opens the file, before the loader sees the size; a 30-byte GIF asked for gigabytes. The fuzzer's own
 # input is kept as it was found: hostile/fuzz-gif-screen-17994x17993.gif (not made by this script).
 put("hostile/huge-65535x65535.gif", gif(65535, 65535))
+
+
+
+# ---------------------------------------------------------------- round two: bombs, wrong colours, formats
+# GIF screens of 2^29..2^30 pixels: under the default pixel limit, but OpenImageIO 2.4 computes the canvas
+# as int(w * h * 4), which wraps; the loader refuses them before OpenImageIO opens the file.
+put("hostile/gif-screen-32768x24576.gif", gif(32768, 24576))
+
+
+def tiff(w, h, spp, bps, photometric, data, tags=(), tile=None, sampleformat=1, rows_per_strip=None):
+    """A little-endian TIFF, one strip (or tiles all pointing at the same data); tags: (tag, type, values)."""
+    out = bytearray(b"II*\0\0\0\0\0")
+    data_off = len(out)
+    out += data
+    while len(out) % 2:
+        out.append(0)
+    entries = [(256, 4, [w]), (257, 4, [h]), (258, 3, [bps] * spp), (259, 3, [1]), (262, 3, [photometric]),
+               (277, 3, [spp]), (284, 3, [1]), (339, 3, [sampleformat] * spp)]
+    if tile:
+        tw, th = tile
+        n = ((w + tw - 1) // tw) * ((h + th - 1) // th)
+        entries += [(322, 3, [tw]), (323, 3, [th]), (324, 4, [data_off] * n), (325, 4, [len(data)] * n)]
+    else:
+        rps = rows_per_strip or h
+        entries += [(273, 4, [data_off]), (278, 4, [rps]), (279, 4, [len(data)])]
+    entries += list(tags)
+    entries.sort(key=lambda e: e[0])
+    blobs = []
+    for tag, typ, vals in entries:
+        if typ == 2:
+            raw = vals if isinstance(vals, bytes) else bytes(vals)
+        else:
+            raw = b"".join(struct.pack("<H" if typ == 3 else "<I" if typ == 4 else "<I", v) for v in vals)
+        blobs.append(raw)
+    ext = {}
+    for i, raw in enumerate(blobs):
+        if len(raw) > 4:
+            while len(out) % 2:
+                out.append(0)
+            ext[i] = len(out)
+            out += raw
+    while len(out) % 2:
+        out.append(0)
+    ifd = len(out)
+    struct.pack_into("<I", out, 4, ifd)
+    out += struct.pack("<H", len(entries))
+    for i, (tag, typ, vals) in enumerate(entries):
+        raw = blobs[i]
+        count = len(raw) if typ == 2 else len(vals)
+        field = struct.pack("<I", ext[i]) if i in ext else raw + b"\0" * (4 - len(raw))
+        out += struct.pack("<HHI", tag, typ, count) + field
+    out += b"\0\0\0\0"
+    return bytes(out)
+
+
+# Tiled float RGB, 30000 x 30000, every tile the same 64 bytes: planes of 2.7 GB for a tiny file.
+put("hostile/bomb-tiled-float-30000x30000.tif",
+    tiff(30000, 30000, 3, 32, 2, b"\0" * 64, tile=(4096, 4096), sampleformat=3))
+# CMYK + alpha, 40000 x 30000 (1.2 Gpixel is over the pixel limit, so 30000 x 30000), no pixel data.
+put("hostile/bomb-cmyka-nodata-30000x30000.tif",
+    tiff(30000, 30000, 5, 8, 5, b"\0" * 16, tags=[(332, 3, [1]), (338, 3, [2])]))
+
+
+def png_ihdr(w, h, depth, ctype, interlace, idat):
+    ihdr = struct.pack(">IIBBBBB", w, h, depth, ctype, 0, 0, interlace)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+# 16-bit RGBA, 30000 x 30000, whose IDAT is the start of a stream of zeros (7.2 GB of samples).
+zeros = zlib.compressobj(9)
+idat = zeros.compress(b"\0" * (1 << 20)) + zeros.flush(zlib.Z_SYNC_FLUSH)
+put("hostile/bomb-png16-zeros-30000x30000.png", png_ihdr(30000, 30000, 16, 6, 0, idat))
+# Interlaced 16-bit RGBA, 32768 x 32767: decoded whole before the first row comes out (8.6 GB), 68 bytes.
+put("hostile/bomb-interlaced-32768x32767.png", png_ihdr(32768, 32767, 16, 6, 1, zlib.compress(b"\0" * 8)))
+# An ICO whose one entry is such a PNG (the directory says 256 x 256).
+inner = png_ihdr(32768, 32767, 16, 6, 0, zlib.compress(b"\0" * 8))
+put("hostile/bomb-ico-png-32768x32767.ico",
+    struct.pack("<HHH", 0, 1, 1) + struct.pack("<BBBBHHII", 0, 0, 0, 0, 1, 32, len(inner), 22) + inner)
+
+# A separated TIFF with two named spot inks: no known colour, refused (not guessed from the count).
+put("hostile/separated-spot-inks.tif",
+    tiff(8, 4, 2, 8, 5, bytes(range(64)), tags=[(332, 3, [2]), (333, 2, b"PANTONE 300 C\0Gold\0")]))
+
+# A 4 GiB file of zeros named .png is made sparse by the test itself (hostileSizes), not stored here.
+
+
+# ---------------------------------------------------------------- JPEG scan bomb
+def progressive_base():
+    if os.path.exists("unusual/progressive.jpg"):
+        return open("unusual/progressive.jpg", "rb").read()
+    with tempfile.TemporaryDirectory() as t:
+        src = os.path.join(t, "p.pgm")
+        put(src, pgm(24, 16, [[(x * 9 + y * 13) % 256 for x in range(24)] for y in range(16)]))
+        dst = os.path.join(t, "p.jpg")
+        subprocess.run(["convert", src, "-strip", "-interlace", "JPEG", "-quality", "90", dst], check=True)
+        return open(dst, "rb").read()
+
+
+prog = progressive_base()
+put("unusual/progressive.jpg", prog)  # a normal progressive JPEG: must still read
+# The smallest scan repeated: 2000 scans in a few dozen KB; each one is a pass over the whole image.
+eoi = prog.rindex(b"\xff\xd9")
+starts = [i for i in range(len(prog) - 1) if prog[i:i + 2] == b"\xff\xda"]
+scans = [prog[a:b] for a, b in zip(starts, starts[1:] + [eoi])]
+small = min(scans, key=len)
+put("hostile/jpeg-2000-scans.jpg", prog[:eoi] + small * (2000 - len(scans)) + prog[eoi:])
+
+
+# ---------------------------------------------------------------- colour meaning from tags (unusual/)
+cw2, ch2 = 21, 13
+ink = lambda x, y, c: sample(x, y, c, 8)
+# One black ink, named: gray = 255 - ink.
+put("unusual/separated-black.tif",
+    tiff(cw2, ch2, 1, 8, 5, interleave(cw2, ch2, 1, ink, lambda v: bytes([v])), tags=[(332, 3, [2]), (333, 2, b"Black\0")]))
+write_expected("separated-black", cw2, ch2, [lambda x, y: 255 - ink(x, y, 0)])
+# One ink, no name: printed as black.
+put("unusual/separated-1ink.tif", tiff(cw2, ch2, 1, 8, 5, interleave(cw2, ch2, 1, ink, lambda v: bytes([v]))))
+write_expected("separated-1ink", cw2, ch2, [lambda x, y: 255 - ink(x, y, 0)])
+# Two inks, cyan and black: CMYK with no magenta or yellow.
+put("unusual/separated-cyan-black.tif",
+    tiff(cw2, ch2, 2, 8, 5, interleave(cw2, ch2, 2, ink, lambda v: bytes([v])), tags=[(332, 3, [2]), (333, 2, b"Cyan\0Black\0")]))
+write_expected("separated-cyan-black", cw2, ch2,
+               [lambda x, y: ink(x, y, 0), lambda x, y: 0, lambda x, y: 0, lambda x, y: ink(x, y, 1)])
+
+
+def psd_cmyk(w, h, planes):
+    """Photoshop, CMYK colour mode (4), 8 bit, raw image data; Photoshop stores CMYK inverted (255 = no ink)."""
+    hdr = b"8BPS" + struct.pack(">H", 1) + b"\0" * 6 + struct.pack(">HIIHH", 4, h, w, 8, 4)
+    body = b"".join(bytes(255 - planes[c](x, y) for y in range(h) for x in range(w)) for c in range(4))
+    return hdr + struct.pack(">I", 0) + struct.pack(">I", 0) + struct.pack(">I", 0) + struct.pack(">H", 0) + body
+
+
+def psd_cmyk_rle(w, h, planes):
+    """As psd_cmyk with PackBits rows: a run packet where two samples repeat, literal packets elsewhere."""
+    hdr = b"8BPS" + struct.pack(">H", 1) + b"\0" * 6 + struct.pack(">HIIHH", 4, h, w, 8, 4)
+    rows = []
+    for c in range(4):
+        for y in range(h):
+            v = [255 - planes[c](x, y) for x in range(w)]
+            v[2] = v[3] = v[4]  # a run of three
+            enc = bytes([1]) + bytes(v[:2]) + bytes([256 - 2, v[2]]) + bytes([w - 6]) + bytes(v[5:])
+            rows.append(enc)
+    table = b"".join(struct.pack(">H", len(r)) for r in rows)
+    return hdr + struct.pack(">III", 0, 0, 0) + struct.pack(">H", 1) + table + b"".join(rows)
+
+
+pw2, ph2 = 19, 11
+put("unusual/cmyk-psd.psd", psd_cmyk(pw2, ph2, [lambda x, y, c=c: ink(x, y, c) for c in range(4)]))
+write_expected("cmyk-psd", pw2, ph2, [lambda x, y, c=c: ink(x, y, c) for c in range(4)])
+runs = lambda x, y, c: ink(4 if 2 <= x <= 4 else x, y, c)
+put("unusual/cmyk-psd-rle.psd", psd_cmyk_rle(pw2, ph2, [lambda x, y, c=c: ink(x, y, c) for c in range(4)]))
+write_expected("cmyk-psd-rle", pw2, ph2, [lambda x, y, c=c: runs(x, y, c) for c in range(4)])
+
+
+def exr(w, h, channels, value, sampling=None):
+    """Uncompressed scanline OpenEXR, FLOAT channels; value(name, x, y) -> float; sampling: name -> (xs, ys)."""
+    sampling = sampling or {}
+    names = sorted(channels)
+
+    def attr(name, typ, data):
+        return name.encode() + b"\0" + typ.encode() + b"\0" + struct.pack("<i", len(data)) + data
+
+    chl = b"".join(n.encode() + b"\0" + struct.pack("<iB3xii", 2, 0, *sampling.get(n, (1, 1))) for n in names) + b"\0"
+    box = struct.pack("<iiii", 0, 0, w - 1, h - 1)
+    header = (attr("channels", "chlist", chl) + attr("compression", "compression", b"\0") + attr("dataWindow", "box2i", box) +
+              attr("displayWindow", "box2i", box) + attr("lineOrder", "lineOrder", b"\0") +
+              attr("pixelAspectRatio", "float", struct.pack("<f", 1.0)) +
+              attr("screenWindowCenter", "v2f", struct.pack("<ff", 0, 0)) + attr("screenWindowWidth", "float", struct.pack("<f", 1.0)) +
+              b"\0")
+    start = 8 + len(header) + 8 * h
+    blocks = []
+    for y in range(h):
+        px = b""
+        for n in names:
+            xs, ys = sampling.get(n, (1, 1))
+            if y % ys == 0:
+                px += b"".join(struct.pack("<f", value(n, x, y)) for x in range(0, w, xs))
+        blocks.append(struct.pack("<ii", y, len(px)) + px)
+    offsets, pos = [], start
+    for b in blocks:
+        offsets.append(pos)
+        pos += len(b)
+    return b"\x76\x2f\x31\x01" + struct.pack("<I", 2) + header + b"".join(struct.pack("<Q", o) for o in offsets) + b"".join(blocks)
+
+
+# Luminance/chroma (OpenEXR's Y, RY, BY): RY = R/Y - 1, BY = B/Y - 1 with Rec. 709 weights.
+lw, lh = 12, 6
+def rgb_of(x, y):
+    return [((x * 20 + y * 7) % 256) / 255.0, ((x * 5 + y * 31) % 256) / 255.0, ((x * 13 + y * 3 + 40) % 256) / 255.0]
+def yc(n, x, y):
+    r, g, b = rgb_of(x, y)
+    Y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return {"Y": Y, "RY": (r - Y) / Y if Y else 0.0, "BY": (b - Y) / Y if Y else 0.0}[n]
+put("unusual/luma-chroma.exr", exr(lw, lh, ["Y", "RY", "BY"], yc))
+# Expected: the file's floats decoded as OpenEXR does, in float32, then round(clamp(v) * 255).
+def f32(v):
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+def decode(x, y):
+    Y, RY, BY = (f32(yc(n, x, y)) for n in ("Y", "RY", "BY"))
+    R = f32((RY + 1) * Y); B = f32((BY + 1) * Y)
+    G = f32((Y - R * f32(0.2126) - B * f32(0.0722)) / f32(0.7152))
+    return R, G, B
+write_expected("luma-chroma", lw, lh, [lambda x, y, c=c: to8_from_float(decode(x, y)[c]) for c in range(3)])
+# An all-white luminance/chroma EXR (the case that came out gray).
+put("unusual/white-luma-chroma.exr", exr(8, 4, ["Y", "RY", "BY"], lambda n, x, y: 1.0 if n == "Y" else 0.0))
+write_expected("white-luma-chroma", 8, 4, [lambda x, y: 255] * 3)
+
+
+def exr_tiled(w, h, channels, value, tw, th, same_tile=False):
+    """Uncompressed one-level tiled OpenEXR, FLOAT channels; same_tile: every offset points at tile (0, 0)."""
+    names = sorted(channels)
+
+    def attr(name, typ, data):
+        return name.encode() + b"\0" + typ.encode() + b"\0" + struct.pack("<i", len(data)) + data
+
+    chl = b"".join(n.encode() + b"\0" + struct.pack("<iB3xii", 2, 0, 1, 1) for n in names) + b"\0"
+    box = struct.pack("<iiii", 0, 0, w - 1, h - 1)
+    header = (attr("channels", "chlist", chl) + attr("compression", "compression", b"\0") + attr("dataWindow", "box2i", box) +
+              attr("displayWindow", "box2i", box) + attr("lineOrder", "lineOrder", b"\0") +
+              attr("pixelAspectRatio", "float", struct.pack("<f", 1.0)) +
+              attr("screenWindowCenter", "v2f", struct.pack("<ff", 0, 0)) + attr("screenWindowWidth", "float", struct.pack("<f", 1.0)) +
+              attr("tiles", "tiledesc", struct.pack("<IIB", tw, th, 0)) + b"\0")
+    nx, ny = (w + tw - 1) // tw, (h + th - 1) // th
+    start = 8 + len(header) + 8 * nx * ny
+    chunks = []
+    for ty in range(1 if same_tile else ny):
+        for tx in range(1 if same_tile else nx):
+            if same_tile:  # one chunk that claims a whole tile but holds 64 bytes
+                chunks.append(struct.pack("<iiiii", 0, 0, 0, 0, tw * th * 4 * len(names)) + b"\0" * 64)
+                continue
+            px = b""
+            for y in range(ty * th, min(h, (ty + 1) * th)):
+                for n in names:
+                    px += b"".join(struct.pack("<f", value(n, x, y)) for x in range(tx * tw, min(w, (tx + 1) * tw)))
+            chunks.append(struct.pack("<iiiii", tx, ty, 0, 0, len(px)) + px)
+    offsets, pos = [], start
+    for c in chunks:
+        offsets.append(pos)
+        pos += len(c)
+    if same_tile:
+        offsets = offsets * (nx * ny)
+    return b"\x76\x2f\x31\x01" + struct.pack("<I", 2 | 0x200) + header + b"".join(struct.pack("<Q", o) for o in offsets) + b"".join(chunks)
+
+
+# Tiled EXR, 13 x 9 in 4 x 4 tiles (partial tiles at the right and bottom edges): read one tile at a time.
+tv = lambda n, x, y: {"R": x / 12.0, "G": y / 8.0, "B": ((x * 5 + y * 3) % 7) / 6.0}[n]
+put("unusual/tiled.exr", exr_tiled(13, 9, ["R", "G", "B"], tv, 4, 4))
+write_expected("tiled", 13, 9, [lambda x, y, c=c: to8_from_float(f32(tv("RGB"[c], x, y))) for c in range(3)])
+# Tiled EXR claiming 30000 x 30000 (planes of 2.7 GB), every tile the same 4 x 4 of data.
+put("hostile/bomb-tiled-exr-30000x30000.exr", exr_tiled(30000, 30000, ["R", "G", "B"], lambda n, x, y: 0.5, 4096, 4096, same_tile=True))
+# EXR channels that name no colour encoding the loader knows: refused.
+put("hostile/exr-lab-channels.exr", exr(4, 2, ["L", "a", "b"], lambda n, x, y: 0.5))
+
+# YCbCr and CIELab TIFF, uncompressed, one colour per column block (converted by libtiff: compared with a tolerance).
+yw_, yh_ = 16, 2
+ycc = [(255, 128, 128), (0, 128, 128), (128, 128, 128), (76, 85, 255)]  # white, black, gray, red (BT.601)
+put("unusual/ycbcr.tif", tiff(yw_, yh_, 3, 8, 6, bytes(v for y in range(yh_) for x in range(yw_) for v in ycc[x // 4]),
+                              tags=[(530, 3, [1, 1])]))
+lab = [(255, 0, 0), (0, 0, 0), (119, 0, 0), (136, 80, 67)]  # L* 100, 0, ~46.7 gray, red; a*, b* signed bytes
+put("unusual/cielab.tif", tiff(yw_, yh_, 3, 8, 8, bytes(v for y in range(yh_) for x in range(yw_) for v in lab[x // 4])))
+
+
+# ---------------------------------------------------------------- formats OpenImageIO 2.4 refuses
+def bmp_rle8(w, h, pal, rle):
+    palb = b"".join(bytes([b, g, r, 0]) for r, g, b in pal)
+    hdr = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 8, 1, len(rle), 2835, 2835, len(pal), 0)
+    off = 14 + 40 + len(palb)
+    return b"BM" + struct.pack("<IHHI", off + len(rle), 0, 0, off) + hdr + palb + rle
+
+
+# 6 x 4, colour palette; runs, a literal run, a delta, and an end-of-line on the last row (as encoders write).
+PAL8 = [(0, 0, 0), (255, 0, 0), (0, 200, 0), (10, 20, 250), (255, 255, 255)]
+rle = bytes([6, 1, 0, 0,                 # row 0 (bottom): 6 x red
+             2, 2, 0, 3, 3, 4, 1, 0, 1, 4, 0, 0,  # row 1: 2 x green, literal [3, 4, 1] (padded), 1 x white
+             0, 2, 2, 0,                 # delta: 2 right: row 2 starts at column 2, columns 0-1 stay 0
+             4, 3, 0, 0,                 # row 2: 4 x blue from column 2
+             3, 4, 3, 2, 0, 0,           # row 3: 3 x white, 3 x green, end of line
+             0, 1])                      # end of bitmap
+bw, bh = 6, 4
+rows_bottom_up = [[1] * 6, [2, 2, 3, 4, 1, 4], [0, 0, 3, 3, 3, 3], [4, 4, 4, 2, 2, 2]]
+put("unusual/rle8.bmp", bmp_rle8(bw, bh, PAL8, rle))
+write_expected("rle8", bw, bh, [lambda x, y, c=c: PAL8[rows_bottom_up[bh - 1 - y][x]][c] for c in range(3)])
+
+
+def ico_bmp32(w, h, px):
+    """ICO with one 32-bit BGRA entry (a 0 in the directory means 256) and an all-opaque AND mask."""
+    pix = b"".join(bytes([px(x, y)[2], px(x, y)[1], px(x, y)[0], px(x, y)[3]]) for y in range(h - 1, -1, -1) for x in range(w))
+    mask = b"\0" * (((w + 31) // 32) * 4 * h)
+    bih = struct.pack("<IiiHHIIiiII", 40, w, 2 * h, 1, 32, 0, len(pix) + len(mask), 0, 0, 0, 0)
+    data = bih + pix + mask
+    return struct.pack("<HHH", 0, 1, 1) + struct.pack("<BBBBHHII", w % 256, h % 256, 0, 0, 1, 32, len(data), 22) + data
+
+
+icon = lambda x, y: ((x * 3) % 256, (y * 5) % 256, (x + y) % 256, 255 if (x // 32 + y // 32) % 2 else (x * 7 + y) % 256)
+put("unusual/icon-256.ico", ico_bmp32(256, 256, icon))
+write_expected("icon-256", 256, 256, [lambda x, y, c=c: icon(x, y)[c] for c in range(3)], lambda x, y: icon(x, y)[3])
 print("ok")

@@ -1,6 +1,6 @@
 // GPU error diffusion against the SPEC reference, bit for bit (plain C++: the GPU machine has no Qt).
-// Every GPU method on fresh random planes of awkward sizes and on real images; ours over every
-// kernel, level count and gamma/linear, every tuning shape, cancellation and live progress;
+// Every GPU method on fresh random planes of awkward sizes and on real images; the wavefront kernel over every
+// kernel, level count and gamma/linear, both of its forms, cancellation and live progress;
 // one 16K x 16K image per method unless --small. No usable device: prints why and exits 77 (skipped).
 #include <cstdio>
 #include <cstdlib>
@@ -8,51 +8,33 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/errordiffusion.h"
 #include "core/kernel.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
+#include "tests/gpu/gputest.h"
 #include "tests/testutil.h"
 
 using namespace halftone;
 
 namespace {
 
-int passed = 0, failed = 0, skipped = 0;
+using gputest::check;
+using gputest::firstDiff;
 
-void check(bool ok, const std::string& what) {
-    if (ok) {
-        ++passed;
-    } else {
-        ++failed;
-        std::printf("FAIL: %s\n", what.c_str());
-        std::fflush(stdout);
-    }
-}
-
-std::string describe(const std::string& variant, int w, int h, const EdParams& p, const std::string& shape = {}) {
-    return variant + (shape.empty() ? "" : "[" + shape + "]") + " " + std::to_string(w) + "x" + std::to_string(h) +
+std::string describe(const std::string& variant, int w, int h, const EdParams& p, const std::string& form = {}) {
+    return variant + (form.empty() ? "" : "[" + form + "]") + " " + std::to_string(w) + "x" + std::to_string(h) +
            " " + p.kernel + " L=" + std::to_string(p.levels) + (p.linear ? " linear" : " gamma");
 }
 
-/// First differing pixel, for the failure message.
-std::string firstDiff(const Plane8& a, const Plane8& b) {
-    if (!a.sameSize(b)) return "size differs";
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            if (a.at(y, x) != b.at(y, x))
-                return "first difference at (row " + std::to_string(y) + ", col " + std::to_string(x) + "): gpu " +
-                       std::to_string(a.at(y, x)) + " vs reference " + std::to_string(b.at(y, x));
-    return "equal";
-}
-
 void exact(const std::string& variant, const Plane8& src, const EdParams& p, const Plane8& ref,
-           const std::string& shape = {}) {
+           const std::string& form = {}) {
     Plane8 out;
-    const Status s = gpu::runPlane(variant, src, out, p, {}, shape);
-    const std::string what = describe(variant, src.width, src.height, p, shape);
+    const Status s = gpu::runPlane(variant, src, out, p, {}, form);
+    const std::string what = describe(variant, src.width, src.height, p, form);
     if (!s) {
         check(false, what + ": " + s.message());
         return;
@@ -75,10 +57,6 @@ struct Size {
     int w, h;
 };
 
-// the fast binary-FS shapes of ours (f<extra>, h0 with two columns per step, p<extra> with two rows per lane, b<extra>
-// with the block hand-off, w<extra> with two columns per step and rows 4 columns apart)
-const char* const kFastShapes[] = {"h0", "w0", "w1", "f0", "f1", "f2", "p0", "p1", "b0", "b1"};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,11 +72,7 @@ int main(int argc, char** argv) {
         }
     }
     const GpuAvailability avail = gpu::probe();
-    if (!avail.usable) {
-        std::printf("SKIP: no usable GPU: %s\n", avail.reason.c_str());
-        std::printf("0 passed, 0 failed, 1 skipped\n");
-        return 77;
-    }
+    if (!avail.usable) return gputest::skipAll("no usable GPU: " + avail.reason);
     std::printf("device: %s\n", avail.deviceName.c_str());
 
     // awkward sizes: single pixel, single row/column, primes, not multiples of 32, smaller than a block
@@ -134,7 +108,7 @@ int main(int argc, char** argv) {
         }
     }
 
-    // ours: every kernel x levels x gamma/linear on awkward sizes
+    // the wavefront kernel: every kernel x levels x gamma/linear on awkward sizes
     if (only.empty() || only == "wavefront") {
         for (const Kernel& k : kernels())
             for (int levels : {2, 3, 5, 17, 256})
@@ -149,16 +123,10 @@ int main(int argc, char** argv) {
                         exact("wavefront", src, p, referenceErrorDiffusion(src, p));
                     }
                 }
-        // every tuning shape (Floyd-Steinberg, binary)
-        for (const std::string& shape : gpu::tuningShapes())
-            for (const Size& sz : std::vector<Size>{{1, 1}, {33, 31}, {300, 129}, {17, 260}}) {
-                const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront shapes"));
-                exact("wavefront", src, fs, referenceErrorDiffusion(src, fs), shape);
-            }
-        // the fast binary-FS forms (f<extra>, p<extra> with two rows per lane, b<extra> with the block hand-off,
-        // w<extra> with two columns per step): widths and heights around their 32- and 64-column blocks, 32- and
-        // 64-row strips and the masked first/last chunks (K rho up to 189 columns), gamma and linear input
-        for (const std::string shape : kFastShapes)
+        // both forms on binary Floyd-Steinberg (the fast one is the default there): widths and heights around their
+        // 32-column blocks, 32- and 64-row strips and the masked first/last chunks (K rho up to 189 columns), gamma and
+        // linear input
+        for (const std::string& form : gpu::wavefrontForms())
             for (bool linear : {false, true}) {
                 if (sanitize && linear) continue;
                 EdParams p = fs;
@@ -169,16 +137,37 @@ int main(int argc, char** argv) {
                                          {40, 128}, {33, 129}, {200, 191}, {301, 193}, {45, 700}, {1100, 300}};
                 if (sanitize) fsz = {{1, 1}, {33, 31}, {97, 40}, {130, 65}, {70, 200}};
                 for (const Size& sz : fsz) {
-                    const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront fast"));
-                    exact("wavefront", src, p, referenceErrorDiffusion(src, p), shape);
+                    const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront forms"));
+                    exact("wavefront", src, p, referenceErrorDiffusion(src, p), form);
                 }
                 // extremes: all black / all white rows keep errors at their bounds
                 for (int v : {0, 255, 128}) {
                     Plane8 flat(173, 70);
                     std::fill(flat.data.begin(), flat.data.end(), uint8_t(v));
-                    exact("wavefront", flat, p, referenceErrorDiffusion(flat, p), shape);
+                    exact("wavefront", flat, p, referenceErrorDiffusion(flat, p), form);
                 }
             }
+        // the general form for every kernel is what runs without a form; naming it must give the same bits
+        {
+            EdParams p;
+            p.kernel = "jarvis";
+            p.levels = 3;
+            const Plane8 src = test::randomPlane(97, 70, test::freshSeed("general form"));
+            exact("wavefront", src, p, referenceErrorDiffusion(src, p), "general");
+        }
+        // a form that does not fit the request, or is unknown, is an error naming the problem (not unavailable: the
+        // CPU fallback would hide it)
+        for (const auto& [kernel, levels, form] : std::vector<std::tuple<std::string, int, std::string>>{
+                 {"jarvis", 2, "fast"}, {"floyd-steinberg", 4, "fast"}, {"floyd-steinberg", 2, "f0"}}) {
+            EdParams p;
+            p.kernel = kernel;
+            p.levels = levels;
+            Plane8 out;
+            const Status s = gpu::runPlane("wavefront", test::randomPlane(9, 9, 4), out, p, {}, form);
+            check(!s && !s.isUnavailable() && gputest::contains(s.message(), "form"),
+                  "the wavefront refuses form '" + form + "' for " + kernel + " with " + std::to_string(levels) +
+                      " levels: " + s.message());
+        }
         // 1-bit packed output (PBM P4 bits, 1 = black) of the fast form against the reference packed here
         for (bool linear : {false, true}) {
             if (sanitize && linear) continue;
@@ -254,14 +243,14 @@ int main(int argc, char** argv) {
             check(c.isCancelled(), "a stop request cancels the running kernel (got: " +
                                        (c.isOk() ? std::string("ok") : c.message()) + ")");
         }
-        // the registry: the sequential entries run ours on the GPU; serpentine falls back with a note
+        // the registry: the sequential entries run the wavefront kernel on the GPU; serpentine falls back with a note
         {
             Registry& r = Registry::instance();
             gpu::registerMethods(r);
             const MethodInfo* m = r.find("ed", "plain");
             check(m && m->devicesString() == "cpu,gpu", "ed/plain lists cpu,gpu");
-            const MethodInfo* ours = r.find("ec", "wavefront");
-            check(ours && ours->gpu, "ec/wavefront has our GPU path (beside core's CPU wavefront when present)");
+            const MethodInfo* wave = r.find("ec", "wavefront");
+            check(wave && wave->gpu, "ec/wavefront has the GPU path (beside core's CPU wavefront when present)");
             const MethodInfo* bw = r.find("ec", "bwec-rc");
             check(bw && bw->gpu && !bw->cpu, "ec/bwec-rc is a GPU-only registry entry");
             if (m) {
@@ -293,20 +282,20 @@ int main(int argc, char** argv) {
         const Plane8 ref = referenceErrorDiffusion(img, fs);
         for (const gpu::MethodSpec& m : gpu::methods())
             if (only.empty() || m.variant == only) exact(m.variant, img, fs, ref);
-        // every fast binary-FS shape of ours on the real image too (smooth areas, long runs of one level)
+        // both wavefront forms on the real image too (smooth areas, long runs of one level)
         if (only.empty() || only == "wavefront")
-            for (const char* shape : kFastShapes) exact("wavefront", img, fs, ref, shape);
+            for (const std::string& form : gpu::wavefrontForms()) exact("wavefront", img, fs, ref, form);
     }
 #endif
-    // every fast binary-FS shape of ours on a noisy gradient (the benchmark's kind of image: dark left edge, bright right
-    // edge), square and awkward
+    // both wavefront forms on a noisy gradient (the benchmark's kind of image: dark left edge, bright right edge),
+    // square and awkward
     if (!sanitize && (only.empty() || only == "wavefront")) {
         std::vector<Size> gsz = {{300, 200}, {257, 97}};
         if (!small) gsz.push_back({1024, 1024});
         for (const Size& sz : gsz) {
             const Plane8 g = noisyGradient(test::randomPlane(sz.w, sz.h, test::freshSeed("gradient")));
             const Plane8 ref = referenceErrorDiffusion(g, fs);
-            for (const char* shape : kFastShapes) exact("wavefront", g, fs, ref, shape);
+            for (const std::string& form : gpu::wavefrontForms()) exact("wavefront", g, fs, ref, form);
         }
     }
 
@@ -318,10 +307,7 @@ int main(int argc, char** argv) {
         for (const gpu::MethodSpec& m : gpu::methods())
             if (only.empty() || m.variant == only) exact(m.variant, src, fs, ref);
     } else {
-        ++skipped;
-        std::printf("skipped: 16K x 16K (--small)\n");
+        gputest::skip("16K x 16K (--small)");
     }
-
-    std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
-    return failed ? 1 : 0;
+    return gputest::finish();
 }

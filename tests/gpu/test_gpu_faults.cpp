@@ -1,4 +1,4 @@
-// Real GPU faults (issue 7): each must make runImage fall back to the CPU with a note naming the reason,
+// Real GPU faults: each must make runImage fall back to the CPU with a note naming the reason,
 // with output equal to the SPEC reference bit for bit. Plain C++ (the GPU machine has no Qt).
 //   test_gpu_faults oom           cudaMalloc most free device memory (leaves 256 MiB), run ed/plain on the GPU
 //                                 on an image whose device buffers do not fit; a small image still runs on
@@ -26,30 +26,19 @@
 #include "core/errordiffusion.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
+#include "tests/gpu/gputest.h"
 #include "tests/testutil.h"
 
 using namespace halftone;
 
 namespace {
 
-int passed = 0, failed = 0;
-
-void check(bool ok, const std::string& what) {
-    if (ok) {
-        ++passed;
-        std::printf("ok: %s\n", what.c_str());
-    } else {
-        ++failed;
-        std::printf("FAIL: %s\n", what.c_str());
-    }
-    std::fflush(stdout);
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using gputest::check;
+using gputest::contains;
 
 constexpr size_t kMiB = size_t(1) << 20;
 
-/// Most of the free device memory, held until release(): what a full card looks like to our code.
+/// Most of the free device memory, held until release(): what a full card looks like to the GPU methods.
 class Hog {
 public:
     /// Allocates until about `leave` bytes are free (chunks of 1 GiB, then the rest).
@@ -166,10 +155,8 @@ int oom() {
 int huge() {
     const uint64_t ram = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
     if (ram < (uint64_t(24) << 30)) {
-        std::printf("SKIP: 65536 x 65536 needs about 20 GiB of host memory (4 GiB per plane: input, its copies, "
-                    "output, reference); this machine has %llu MiB\n",
-                    (unsigned long long)(ram >> 20));
-        return 77;
+        return gputest::skipAll("65536 x 65536 needs about 20 GiB of host memory (4 GiB per plane: input, its copies, "
+                                "output, reference); this machine has " + std::to_string(ram >> 20) + " MiB");
     }
     const EdParams fs;
     const int n = 65536;
@@ -218,10 +205,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     const GpuAvailability avail = gpu::probe();
-    if (!avail.usable) {
-        std::printf("SKIP: no usable GPU: %s\n", avail.reason.c_str());
-        return 77;
-    }
+    if (!avail.usable) return gputest::skipAll("no usable GPU: " + avail.reason);
+    gputest::counts().verbose = true;
     std::printf("device: %s; mode: %s\n", avail.deviceName.c_str(), mode.c_str());
     gpu::registerMethods(Registry::instance());
     int rc = 0;
@@ -230,7 +215,6 @@ int main(int argc, char** argv) {
     else if (mode == "launch") rc = injected("launch", false);
     else if (mode == "trap") rc = injected("trap", false);
     else rc = injected("trap", true);
-    if (rc == 77) return 77;
-    std::printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    if (rc == gputest::kSkipped) return rc;
+    return gputest::finish();
 }

@@ -1,9 +1,12 @@
-// The seeds' GPU methods for Floyd-Steinberg, bit-exact with the SPEC (any level count, gamma or linear):
-//  - seed 000, section IV: k-delay PED/PEC on global memory, one launch per step, with and without the
-//    data permutation (row-wise shift + transpose: pixel (i, j) stored at (j + k i) H + i);
-//  - seed 002: pixel-per-thread in knight order with knight-order storage; the CPU-GPU hybrid's GPU part;
-//  - seed 000, section V / seed 001: 32 x 32 parallelogram blocks (row r shifted 2 left per row) in
-//    shared memory, one launch per block label 3 y + x, boundary arrays C (columns) and R (rows).
+// The published GPU methods for Floyd-Steinberg that the wavefront kernel is compared with, bit-exact with the SPEC
+// (any level count, gamma or linear):
+//  - Kasagi, Nakano and Ito, section IV: k-delay PED/PEC on global memory, one launch per step, with and without
+//    the data permutation (row-wise shift + transpose: pixel (i, j) stored at (j + k i) H + i);
+//  - Deshpande, Misra and Narayanan (2011): pixel-per-thread in knight order with knight-order storage; the CPU-GPU
+//    hybrid's GPU part;
+//  - Kasagi, Nakano and Ito, section V (and their preliminary version's BWED/BWEC): 32 x 32 parallelogram blocks
+//    (row r shifted 2 left per row) in shared memory, one launch per block label 3 y + x, boundary arrays C
+//    (columns) and R (rows).
 #include <cuda_runtime.h>
 
 #include "gpu/devicecommon.cuh"
@@ -26,7 +29,7 @@ __device__ __forceinline__ size_t gidx(int i, int j, int W, int H, int k) {
     return size_t(i) * size_t(W) + size_t(j);
 }
 
-// ---------------------------------------------------------------- seed 000 section IV
+// ---------------------------------------------------------------- Kasagi, Nakano and Ito, section IV
 /// PEC, 2-delay: thread for row i gathers its four sources from the error plane.
 template <bool PERM>
 __global__ void pecStep(GlobalArgs a, int t, int iLo, int iHi) {
@@ -131,7 +134,7 @@ cudaError_t globalStepsT(GlobalVariant v, const GlobalArgs& a, int t0, int t1, c
     return cudaGetLastError();
 }
 
-// ---------------------------------------------------------------- seed 002: knight order
+// ---------------------------------------------------------------- Deshpande, Misra and Narayanan: knight order
 __device__ __forceinline__ int knightLo(int t, int W) { return t - W + 1 <= 0 ? 0 : (t - W + 2) / 2; }
 
 __global__ void knightStep(KnightArgs a, int t, int n, int64_t o0, int64_t o1, int64_t o2, int64_t o3, int lo0,
@@ -166,7 +169,7 @@ __global__ void knightPermuteKernel(const uint8_t* src, uint8_t* dst, int W, int
     }
 }
 
-// ---------------------------------------------------------------- seed 002: CPU-GPU hybrid, GPU part
+// ---------------------------------------------------------------- Deshpande, Misra and Narayanan: CPU-GPU hybrid, GPU part
 __global__ void hybridStep(HybridArgs a, int t, int iLo, int iHi) {
     const int i = iLo + blockIdx.x * blockDim.x + threadIdx.x;
     if (i > iHi) return;
@@ -198,7 +201,7 @@ __global__ void hybridStep(HybridArgs a, int t, int iLo, int iHi) {
     }
 }
 
-// ---------------------------------------------------------------- seed 000 section V / seed 001
+// ---------------------------------------------------------------- Kasagi, Nakano and Ito, section V: parallelogram blocks
 // Block (y, x): pixel (r, m) is image pixel (32 y + r, 32 x - 2 r + m). With this shift, pixel (r, m)
 // needs only (r, m-1) and (r-1, m-3..m-1), so the 32 rows advance together, one column per step.
 // Shared error tile Es[r+1][m+3]: row 0 = image row 32y-1 (from C), columns 0..2 = m -3..-1 (from R).

@@ -1,7 +1,7 @@
-// GPU DBS against CPU block-parallel DBS, bit for bit, for both GPU layouts (ours and seed 003's), with and without the
-// warm start (plain C++: the GPU machine has no Qt). Exit code 77 = no usable GPU (ctest reports the test as skipped
-// and prints the reason). --small: sizes up to 200 x 131; --sanitize: tiny sizes only, so compute-sanitizer's memcheck
-// and racecheck finish in well under two minutes.
+// GPU DBS against CPU block-parallel DBS, bit for bit, for both GPU layouts (the warp scan and Koge, Ito and
+// Nakano's), with and without the warm start (plain C++: the GPU machine has no Qt). Exit code 77 = no usable GPU
+// (ctest reports the test as skipped and prints the reason). --small: sizes up to 200 x 131; --sanitize: tiny sizes
+// only, so compute-sanitizer's memcheck and racecheck finish in well under two minutes.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -10,19 +10,12 @@
 
 #include "core/dbs.h"
 #include "gpu/dbs_gpu.h"
+#include "tests/gpu/gputest.h"
 #include "tests/testutil.h"
 
 using namespace halftone;
 
-namespace {
-int failures = 0;
-void check(bool ok, const std::string& what) {
-    if (!ok) {
-        ++failures;
-        std::printf("FAIL: %s\n", what.c_str());
-    }
-}
-}  // namespace
+using gputest::check;
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
@@ -30,10 +23,7 @@ int main(int argc, char** argv) {
     {
         Plane8 probe(1, 1, 128), out;
         const Status s = gpu::dbsHalftoneGpu(probe, out, DbsParams{});
-        if (s.isUnavailable()) {
-            std::printf("SKIP: %s\n", s.message().c_str());
-            return 77;
-        }
+        if (s.isUnavailable()) return gputest::skipAll(s.message());
         check(s.isOk(), "1x1: " + s.message());
     }
     std::vector<std::pair<int, int>> sizes = {{1, 1}, {1, 37}, {41, 1}, {67, 53}, {200, 131}, {513, 257}, {1024, 768}};
@@ -58,11 +48,11 @@ int main(int argc, char** argv) {
                         Plane8 cpu;
                         DbsStats sc;
                         const Status a = dbsHalftone(src, cpu, p, {}, &sc);
-                        for (gpu::DbsGpuLayout layout : {gpu::DbsGpuLayout::Ours, gpu::DbsGpuLayout::Seed003}) {
+                        for (gpu::DbsGpuLayout layout : {gpu::DbsGpuLayout::WarpScan, gpu::DbsGpuLayout::Koge}) {
                             const std::string tag = std::to_string(w) + "x" + std::to_string(h) +
                                                     (hvs ? " nasanen" : " gaussian") + (cf ? " clip-free" : "") +
                                                     " block " + std::to_string(bs) + (warm > 0 ? " warm start" : "") +
-                                                    (layout == gpu::DbsGpuLayout::Ours ? " ours" : " seed003");
+                                                    (layout == gpu::DbsGpuLayout::WarpScan ? " warp scan" : " koge");
                             Plane8 gpuOut;
                             DbsStats sg;
                             const Status b = gpu::dbsHalftoneGpu(src, gpuOut, p, {}, &sg, nullptr, layout);
@@ -113,6 +103,6 @@ int main(int argc, char** argv) {
         check(!big.isOk() && !big.isUnavailable() && big.message().find("shared memory") != std::string::npos,
               "block 1024 refused: " + big.message());
     }
-    std::printf("%d GPU/CPU cases compared, %d failures\n", cases, failures);
-    return failures ? 1 : 0;
+    std::printf("%d GPU/CPU cases compared\n", cases);
+    return gputest::finish();
 }

@@ -1,0 +1,73 @@
+#include "io/png1bit.h"
+
+#include <png.h>
+
+#include <cerrno>
+#include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace halftone::io::detail {
+
+namespace {
+
+struct ErrorSink {
+    std::string message;
+};
+
+void onError(png_structp png, png_const_charp msg) {
+    static_cast<ErrorSink*>(png_get_error_ptr(png))->message = msg ? msg : "libpng error";
+    std::longjmp(png_jmpbuf(png), 1);
+}
+
+void onWarning(png_structp, png_const_charp) {}
+
+}  // namespace
+
+Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return Status::error(std::strerror(errno));
+    ErrorSink sink;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, onError, onWarning);
+    png_infop info = png ? png_create_info_struct(png) : nullptr;
+    if (!png || !info) {
+        png_destroy_write_struct(&png, nullptr);
+        std::fclose(f);
+        return Status::error("out of memory");
+    }
+    const int w = plane.width, h = plane.height;
+    std::vector<png_byte> row(size_t(w + 7) / 8);
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        std::fclose(f);
+        return Status::error("write failed: " + sink.message);
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    if (dpi > 0) {
+        const auto ppm = png_uint_32(std::lround(dpi / 0.0254));
+        png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);
+    }
+    png_write_info(png, info);
+    for (int y = 0; y < h; ++y) {
+        std::fill(row.begin(), row.end(), png_byte(0));
+        const uint8_t* s = plane.row(y);
+        for (int x = 0; x < w; ++x)
+            if (s[x]) row[size_t(x) >> 3] |= png_byte(0x80 >> (x & 7));
+        png_write_row(png, row.data());
+    }
+    png_write_end(png, nullptr);
+    png_destroy_write_struct(&png, &info);
+    if (std::fflush(f) != 0 || std::ferror(f)) {
+        const int err = errno;
+        std::fclose(f);
+        return Status::error(std::string("write failed: ") + std::strerror(err));
+    }
+    if (std::fclose(f) != 0) return Status::error(std::string("write failed: ") + std::strerror(errno));
+    return Status::ok();
+}
+
+}  // namespace halftone::io::detail
