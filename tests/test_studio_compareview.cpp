@@ -43,7 +43,7 @@ void TestStudioCompareView::wheelZoomSyncsAllPanes() {
     view.resize(800, 600);
     const QImage img = binaryImage(101, 67, test::freshSeed("compare wheel"));
     view.setOriginal(img, "original");
-    view.setResults({{img, {}, "a", {}, {}}, {img, {}, "b", {}, {}}, {img, {}, "c", {}, {}}});
+    view.setResults({{img, {}, "a"}, {img, {}, "b"}, {img, {}, "c"}});
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QTest::qWait(50);
@@ -71,7 +71,7 @@ void TestStudioCompareView::dragPanSyncsAllPanes() {
     view.resize(600, 400);
     const QImage img = binaryImage(300, 200, test::freshSeed("compare pan"));
     view.setOriginal(img, "original");
-    view.setResults({{img, {}, "a", {}, {}}});
+    view.setResults({{img, {}, "a"}});
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.viewState()->setZoom(4);
@@ -105,7 +105,7 @@ void TestStudioCompareView::integerZoomIsPixelExact() {
     view.resize(2 * (w * zoom + 40), h * zoom + 40);
     const QImage img = binaryImage(w, h, test::freshSeed("pixel exact"));
     view.setOriginal(img, {});
-    view.setResults({{img, {}, {}, {}, {}}});
+    view.setResults({{img, {}, {}}});
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QTest::qWait(20);
@@ -203,7 +203,7 @@ void TestStudioCompareView::splitMode() {
     black.fill(0);
     white.fill(255);
     view.setOriginal(black, {});
-    view.setResults({{white, {}, {}, {}, {}}});
+    view.setResults({{white, {}, {}}});
     view.setSplit(true);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
