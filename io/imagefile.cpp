@@ -1,7 +1,8 @@
-// Image file entry points: format dispatch, orientation, atomic writes, same-file checks.
+// Image file entry points: format dispatch, orientation, complete-or-nothing writes, same-file checks.
 #include "io/imagefile.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "io/atomicwrite.h"
 #include "io/pnm.h"
 #ifdef HALFTONE_HAVE_OIIO
 #include "io/formats.h"
@@ -191,37 +193,96 @@ bool samePath(const std::string& a, const std::string& b) {
 
 namespace {
 
-mode_t newFileMode(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    return 0666 & ~mask;
+/// Pseudo-formats of OpenImageIO that have a writer but write no image file.
+bool pseudoFormat(const std::string& ext) { return ext == ".null" || ext == ".term"; }
+
+/// Writers that pick their codec from the extension of the name they open (OpenImageIO's JPEG 2000
+/// writer writes nothing, and leaks, for a name without ".jp2" or ".j2k"): they get a hidden named
+/// temporary file with the extension instead of an unnamed one.
+bool writerNeedsExtension(const std::string& ext) { return ext == ".jp2" || ext == ".j2k"; }
+
+/// Largest side each format can store, where it is smaller than the planes allow.
+int maxSide(const std::string& ext) {
+    if (ext == ".ico" || ext == ".cur") return 256;
+    if (ext == ".webp") return 16383;
+    if (ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".jfif" || ext == ".jif") return 65500;
+    if (ext == ".gif" || ext == ".tga" || ext == ".tpic") return 65535;
+    return 0;
 }
+
+const char* spaceName(ColorSpace s) { return s == ColorSpace::Gray ? "gray" : s == ColorSpace::RGB ? "RGB" : "CMYK"; }
+
+#ifdef HALFTONE_HAVE_OIIO
+/// Writes a tiny image of `layout` in the format of `path` into memory (a memfd): the writer's own
+/// refusals (channel counts, alpha, CMYK) come out before any real work. Skipped without memfd or /proc.
+Status probeWriter(const std::string& path, const OutputLayout& layout) {
+    Image im;
+    im.space = layout.space;
+    const int n = layout.space == ColorSpace::Gray ? 1 : layout.space == ColorSpace::RGB ? 3 : 4;
+    Plane8 p(4, 4, 0);
+    for (size_t i = 0; i < p.data.size(); i += 2) p.data[i] = 255;
+    im.channels.assign(size_t(n), p);
+    if (layout.alpha) {
+        im.hasAlpha = true;
+        im.alpha = Plane8(4, 4, 255);
+    }
+    const int fd = ::memfd_create("halftone-format-check", MFD_CLOEXEC);
+    if (fd < 0) return Status::ok();
+    const std::string where = "/proc/self/fd/" + std::to_string(fd);
+    Status s = Status::ok();
+    if (::access(where.c_str(), W_OK) == 0) {
+        WriteOptions wo;
+        wo.levels = 2;
+        s = detail::writeOiio(path, where, im, wo);
+    }
+    ::close(fd);
+    return s;
+}
+#endif
 
 }  // namespace
 
-Status checkOutputPath(const std::string& path) {
+bool isLossyFormat(const std::string& path) {
+    const std::string ext = lowerExtension(path);
+    for (const char* e : {".jpg", ".jpeg", ".jpe", ".jfif", ".jif", ".webp", ".heic", ".heif", ".hif", ".avif"})
+        if (ext == e) return true;
+    return false;
+}
+
+Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
     const std::string ctx = "cannot write '" + path + "'";
     const std::string ext = lowerExtension(path);
     const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
     if (ext.empty()) return Status::error(ctx + ": no file extension; use .png, .tif, .pgm, .ppm or .pbm");
-    if (!pnm) {
+    if (pseudoFormat(ext))
+        return Status::error(ctx + ": '" + ext + "' names no image file format; use .png, .tif, .pgm, .ppm or .pbm");
+    if (pnm) {
+        const int n = layout.space == ColorSpace::Gray ? 1 : layout.space == ColorSpace::RGB ? 3 : 4;
+        if (ext == ".ppm" && layout.space == ColorSpace::CMYK)
+            return Status::error(ctx + ": PPM cannot hold CMYK; write .tif instead");
+        if (ext != ".ppm" && n != 1)
+            return Status::error(ctx + ": " + (ext == ".pbm" ? "PBM" : "PGM") + " holds one gray channel but the image has " +
+                                 std::to_string(n) + " channels; write .ppm, .png or .tif instead");
+    } else {
 #ifdef HALFTONE_HAVE_OIIO
         std::string why;
         if (!detail::oiioCanWrite(path, why)) return Status::error(ctx + ": " + why);
+        if (Status s = writerNeedsExtension(ext) ? Status::ok() : probeWriter(path, layout); !s)
+            return Status::error(ctx + ": " + s.message() + " (the output is a " + spaceName(layout.space) +
+                                 (layout.alpha ? " + alpha" : "") + " image; " +
+                                 (layout.space == ColorSpace::CMYK ? ".tif holds it"
+                                  : layout.alpha                   ? ".png and .tif hold it"
+                                  : layout.space == ColorSpace::RGB ? ".png, .tif and .ppm hold it"
+                                                                    : ".png, .tif and .pgm hold it") +
+                                 ")");
 #else
         return Status::error(ctx + ": this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
 #endif
     }
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) return Status::error(ctx + ": is a directory");
-    fs::path dir = fs::path(path).parent_path();
-    if (dir.empty()) dir = ".";
-    if (!fs::exists(dir, ec)) return Status::error(ctx + ": the directory '" + dir.string() + "' does not exist");
-    if (!fs::is_directory(dir, ec)) return Status::error(ctx + ": '" + dir.string() + "' is not a directory");
-    if (::access(dir.c_str(), W_OK) != 0)
-        return Status::error(ctx + ": the directory '" + dir.string() + "' is not writable (" + std::strerror(errno) + ")");
+    if (const int side = maxSide(ext); side > 0 && std::max(layout.width, layout.height) > side)
+        return Status::error(ctx + ": the image is " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
+                             ", and '" + ext + "' files hold at most " + std::to_string(side) + " x " + std::to_string(side));
+    if (Status s = checkWritableTarget(path); !s) return Status::error(ctx + ": " + s.message());
     return Status::ok();
 }
 
@@ -235,33 +296,32 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
     if (image.hasAlpha && !image.alpha.sameSize(image.channels[0]))
         return Status::error(ctx + ": the alpha plane differs in size from the image");
 
-    if (Status s = checkOutputPath(path); !s) return s;
+    OutputLayout layout;
+    layout.space = image.space;
+    layout.alpha = image.hasAlpha;
+    layout.width = image.width();
+    layout.height = image.height();
     const std::string ext = lowerExtension(path);
     const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
-    fs::path dir = fs::path(path).parent_path();
-    if (dir.empty()) dir = ".";
+    if (Status s = checkOutputPath(path, layout); !s) return s;
 
-    // Temporary file beside the target, keeping the extension so writers pick the same format.
-    // (The stem is shortened so that a long but valid file name still leaves room for the suffix.)
-    const std::string stem = fs::path(path).stem().string().substr(0, 120);
-    std::string tmpl = (dir / ("." + stem + ".halftone-tmp-XXXXXX" + ext)).string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    const int fd = ::mkstemps(buf.data(), int(ext.size()));
-    if (fd < 0) return Status::error(ctx + ": " + std::strerror(errno));
-    const std::string tmp(buf.data());
-    ::fchmod(fd, newFileMode(path));
-
+    AtomicFile file;
+    auto open = [&](bool named) {
+        const Status s = file.open(path, named);
+        return s ? s : s.isCancelled() ? Status::cancelled() : Status::error(ctx + ": " + s.message());
+    };
+    if (Status s = open(writerNeedsExtension(ext)); !s) return s;
     auto fail = [&](const std::string& msg) {
-        ::unlink(tmp.c_str());
+        file.discard();
         return Status::error(ctx + ": " + msg);
     };
 
     if (pnm) {
-        std::FILE* f = ::fdopen(fd, "wb");
+        const int fd = ::dup(file.fd());
+        std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
         if (!f) {
             const int err = errno;
-            ::close(fd);
+            if (fd >= 0) ::close(fd);
             return fail(std::strerror(err));
         }
         const detail::PnmKind kind = ext == ".pbm" ? detail::PnmKind::Pbm
@@ -269,25 +329,31 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
                                                      : detail::PnmKind::Ppm;
         Status s = detail::writePnm(f, image, kind);
         if (s && std::fflush(f) != 0) s = Status::error(std::string("write failed: ") + std::strerror(errno));
-        if (s && ::fsync(fileno(f)) != 0) s = Status::error(std::string("write failed: ") + std::strerror(errno));
         if (std::fclose(f) != 0 && s) s = Status::error(std::string("write failed: ") + std::strerror(errno));
         if (!s) return fail(s.message());
     } else {
-        ::close(fd);
 #ifdef HALFTONE_HAVE_OIIO
-        if (Status s = detail::writeOiio(path, tmp, image, options); !s) return fail(s.message());
+        if (Status s = detail::writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
+        struct stat st {};
+        if (file.unnamed() && ::fstat(file.fd(), &st) == 0 && st.st_size == 0) {
+            // Another writer that needs the extension in the name it opens: again through a named file.
+            if (Status s = open(true); !s) return s;
+            if (Status s = detail::writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
+        }
+        if (::fstat(file.fd(), &st) == 0 && st.st_size == 0)
+            return fail("the writer for '" + ext + "' wrote nothing; use .png, .tif, .pgm, .ppm or .pbm");
         // OpenImageIO's PNG and TIFF writers can lose the error of a failed write (full disk, file size
-        // limit) and report success: read the file back before it replaces anything.
-        Image back;
-        ReadOptions everything;
-        everything.maxPixels = std::numeric_limits<uint64_t>::max();
-        if (!detail::readOiio(tmp, back, everything, nullptr) || back.width() != image.width() ||
-            back.height() != image.height())
-            return fail("write failed: the file written does not read back complete (is the disk full?)");
+        // limit) and report success, and some formats change values: read the file back before it
+        // replaces anything.
+        if (Status s = detail::verifyWrittenOiio(path, file.writePath(), image, !isLossyFormat(path)); !s)
+            return fail(s.message());
+#else
+        (void)options;
+        return fail("this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
 #endif
     }
-    (void)options;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(std::strerror(errno));
+    if (Status s = file.commit(); !s)
+        return s.isCancelled() ? Status::cancelled() : Status::error(ctx + ": " + s.message());
     return Status::ok();
 }
 

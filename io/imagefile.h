@@ -57,12 +57,31 @@ struct WriteOptions {
 /// \brief Writes by extension: .png and .tif/.tiff (1 bit per sample when `levels` is 2 and the image is gray
 /// with only 0 and 255; TIFFs then carry XResolution/YResolution/ResolutionUnit), .pgm/.ppm/.pbm; others as
 /// OpenImageIO allows.
-/// Writes to a temporary file in the same directory and renames it into place; never leaves a partial file.
+///
+/// The file appears complete or not at all (see AtomicFile in io/atomicwrite.h: written unnamed and
+/// linked into place, so no interruption leaves a partial or temporary file); new files get
+/// `0666 & ~umask`. Devices, FIFOs and other non-regular targets are refused. A file written through
+/// OpenImageIO is read back before it replaces anything: when it does not hold the image's pixels
+/// exactly (a full disk the codec did not report, or a format that changes values) the write fails,
+/// except for the lossy formats of isLossyFormat(), whose values are expected to change.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
-/// \brief Checks before any work that `path` can be written: known extension, not a directory,
-/// existing writable directory. writeImage checks again; this only fails early.
-Status checkOutputPath(const std::string& path);
+/// \brief The layout an output will have, as far as it is known before the image exists.
+struct OutputLayout {
+    ColorSpace space = ColorSpace::Gray;
+    bool alpha = false;
+    int width = 0, height = 0;  ///< 0 = not known yet
+};
+
+/// \brief Checks before any work that `path` can be written: a format with a writer for the
+/// extension that accepts `layout` (tried on a tiny image in memory), not a directory, device or
+/// other non-regular file (also through symbolic links), an existing writable directory. writeImage
+/// checks again; this only fails early. Messages start with "cannot write 'PATH': ".
+Status checkOutputPath(const std::string& path, const OutputLayout& layout = {});
+
+/// \brief True when the extension of `path` names a format that changes pixel values (JPEG, WebP
+/// as this build writes it, HEIF/AVIF): a halftone written there loses its dots.
+bool isLossyFormat(const std::string& path);
 
 /// \brief True when both paths name the same existing file (or the same path), used to refuse overwriting input.
 bool samePath(const std::string& a, const std::string& b);

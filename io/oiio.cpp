@@ -30,7 +30,9 @@ std::string oneLine(const std::string& raw, const std::string& path) {
         size_t end = raw.find_first_of("\r\n", start);
         if (end == std::string::npos) end = raw.size();
         std::string line = raw.substr(start, end - start);
-        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", path + ": ", path, std::string(" (\"\")"), std::string(" \"\"")})
+        // A quoted name goes with its quotes (and the space before them), so no "" is left behind.
+        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", " \"" + path + "\"", "\"" + path + "\"",
+                                     path + ": ", path, std::string(" (\"\")"), std::string(" \"\"")})
             for (size_t p; (p = line.find(q)) != std::string::npos;) line.erase(p, q.size());
         while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
         while (!line.empty() && line.front() == ' ') line.erase(line.begin());
@@ -542,6 +544,67 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
         }
     }
     if (!out->close()) return Status::error(oneLine(out->geterror(), tmpPath));
+    return Status::ok();
+}
+
+Status verifyWrittenOiio(const std::string& finalPath, const std::string& writtenPath, const Image& image, bool exact) {
+    const Status incomplete = Status::error("write failed: the file written does not read back complete (is the disk full?)");
+    // The reader is chosen by the final name's extension (the written file's name may have none);
+    // create() takes a bare extension as a format name and opens nothing.
+    const std::string ext = lowerExt(finalPath);
+    auto in = OIIO::ImageInput::create(ext.empty() ? ext : ext.substr(1));
+    if (!in) {
+        OIIO::geterror();
+        return incomplete;
+    }
+    OIIO::ImageSpec spec, config;
+    config.attribute("oiio:UnassociatedAlpha", 1);  // alpha as stored
+    config.attribute("oiio:RawColor", 1);           // CMYK as CMYK
+    if (!in->open(writtenPath, spec, config)) {
+        in->geterror();
+        return incomplete;
+    }
+    const int w = image.width(), h = image.height(), n = image.channelCount();
+    if (spec.width != w || spec.height != h || spec.nchannels < 1) return incomplete;
+    const int nch = spec.nchannels;
+    // Which source plane each channel read back must equal: the colour planes (gray may be stored as
+    // RGB), then alpha when the format kept it.
+    std::vector<const Plane8*> source;
+    if (nch == n || nch == n + 1) {
+        for (int c = 0; c < n; ++c) source.push_back(&image.channels[size_t(c)]);
+    } else if (n == 1 && (nch == 3 || nch == 4)) {
+        source.assign(3, &image.channels[0]);
+    } else if (exact) {
+        return Status::error("the file holds " + std::to_string(nch) + " channels, not " + std::to_string(n));
+    }
+    if (int(source.size()) < nch && image.hasAlpha) source.push_back(&image.alpha);
+    const int compared = int(source.size());
+    const size_t rowBytes = size_t(w) * size_t(nch);
+    const bool tiled = spec.tile_width > 0;
+    const int chunk = tiled ? h : int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
+    std::vector<unsigned char> buf(rowBytes * size_t(chunk));
+    bool same = true;
+    for (int y0 = 0; y0 < h; y0 += chunk) {
+        const int y1 = std::min(h, y0 + chunk);
+        const bool ok = tiled ? in->read_image(0, 0, 0, nch, OIIO::TypeDesc::UINT8, buf.data())
+                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, OIIO::TypeDesc::UINT8, buf.data());
+        if (!ok || in->has_error()) {
+            in->geterror();
+            return incomplete;
+        }
+        for (int y = y0; y < y1 && exact && same; ++y) {
+            const unsigned char* r = buf.data() + size_t(y - y0) * rowBytes;
+            for (int c = 0; c < compared && same; ++c) {
+                const uint8_t* src = source[size_t(c)]->row(y);
+                for (int x = 0; x < w; ++x)
+                    if (r[size_t(x) * nch + c] != src[x]) {
+                        same = false;
+                        break;
+                    }
+            }
+        }
+    }
+    if (!same) return Status::error("the format changed pixel values: the file would not hold the halftone's dots exactly");
     return Status::ok();
 }
 

@@ -29,4 +29,8 @@ bool oiioCanWrite(const std::string& path, std::string& why);
 /// \brief Writes `image` to `tmpPath` in the format chosen by the extension of `finalPath`.
 Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const Image& image, const WriteOptions& options);
 
+/// \brief Reads `writtenPath` back with the reader of `finalPath`'s format: it must be complete and,
+/// when `exact`, hold the values of `image` (a gray image may come back as RGB).
+Status verifyWrittenOiio(const std::string& finalPath, const std::string& writtenPath, const Image& image, bool exact);
+
 }  // namespace halftone::io::detail

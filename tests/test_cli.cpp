@@ -1,9 +1,13 @@
-// The `halftone` CLI as a process: output bits against the SPEC reference, --list formats, every bad input.
+// The `halftone` CLI as a process: output bits against the SPEC reference, --list formats, every bad input,
+// signals at any moment, output paths and formats checked before any work.
 #include <QtTest>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <functional>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +17,7 @@
 #include "core/kernel.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
+#include "io/atomicwrite.h"
 #include "io/imagefile.h"
 #include "tests/testutil.h"
 
@@ -27,8 +32,9 @@ struct Run {
     QString err;
 };
 
-Run runCli(const QStringList& args, int timeoutMs = 120000) {
+Run runCli(const QStringList& args, int timeoutMs = 120000, std::function<void()> inChild = {}) {
     QProcess p;
+    if (inChild) p.setChildProcessModifier(inChild);
     p.start(HALFTONE_CLI_PATH, args);
     Run r;
     if (!p.waitForFinished(timeoutMs)) {
@@ -48,6 +54,28 @@ std::vector<std::string> dirEntries(const std::string& dir) {
     for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+/// True when process `pid` has open, in `dir`, an output being written: an unnamed O_TMPFILE file
+/// (shown as "DIR/#INODE (deleted)") or a hidden ".NAME.halftone-tmp-XXXXXX.EXT".
+bool hasOpen(qint64 pid, const std::string& file) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+        std::error_code ec2;
+        if (fs::read_symlink(e.path(), ec2).string() == file) return true;
+    }
+    return false;
+}
+
+bool writingInto(qint64 pid, const std::string& dir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+        std::error_code ec2;
+        const std::string target = fs::read_symlink(e.path(), ec2).string();
+        if (ec2 || target.rfind(dir + "/", 0) != 0) continue;
+        if (target.find(" (deleted)") != std::string::npos || target.find(".halftone-tmp-") != std::string::npos) return true;
+    }
+    return false;
 }
 
 std::string readBytes(const std::string& path) {
@@ -75,6 +103,20 @@ private slots:
     void inputNeverOverwritten();
     void readOnlyOutputDirectory();
     void interruptLeavesNoOutput();
+    void signalDuringWrite_data();
+    void signalDuringWrite();
+    void signalWhileReading_data();
+    void signalWhileReading();
+    void newFilesFollowUmask();
+    void nonRegularOutputRefused();
+    void symlinkToFileIsFollowed();
+    void outputFormatCheckedBeforeReading_data();
+    void outputFormatCheckedBeforeReading();
+    void lossyFormatNeedsForce();
+    void defaultMethodIsExactFloydSteinberg();
+    void version();
+    void atomicFile();
+    void writeErrorNamesNoEmptyFile();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;
@@ -234,7 +276,7 @@ void TestCli::badInput_data() {
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");  // must appear in the single stderr line; @ expands as above
     const QString m = "--method", ed = "ed";
-    QTest::newRow("no arguments") << QStringList{} << 2 << "--method is required";
+    QTest::newRow("no arguments") << QStringList{} << 2 << "no INPUT and OUTPUT files given";
     QTest::newRow("no output") << QStringList{m, ed, "@IN"} << 2 << "INPUT and OUTPUT";
     QTest::newRow("unknown method") << QStringList{m, "nosuch", "@IN", "@OUT"} << 2 << "unknown method 'nosuch'";
     QTest::newRow("unknown variant") << QStringList{m, ed, "--variant", "zz", "@IN", "@OUT"} << 2 << "no variant 'zz'";
@@ -248,6 +290,17 @@ void TestCli::badInput_data() {
     QTest::newRow("bad device") << QStringList{m, ed, "--device", "tpu", "@IN", "@OUT"} << 2 << "unknown --device 'tpu'";
     QTest::newRow("negative threads") << QStringList{m, ed, "--threads", "-2", "@IN", "@OUT"} << 2 << "--threads";
     QTest::newRow("zero max pixels") << QStringList{m, ed, "--max-pixels", "0", "@IN", "@OUT"} << 2 << "--max-pixels";
+    QTest::newRow("negative max pixels") << QStringList{m, ed, "--max-pixels", "-1", "@IN", "@OUT"} << 2
+                                         << "--max-pixels must be a positive number of pixels, got -1";
+    QTest::newRow("jpeg without --force") << QStringList{"@IN", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': JPEG is a lossy format";
+    QTest::newRow("webp without --force") << QStringList{"@IN", "@DIR/o.webp"} << 1 << "cannot write '@DIR/o.webp': WEBP is a lossy format";
+    QTest::newRow("gif cannot hold gray") << QStringList{"@IN", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support 1-channel";
+    QTest::newRow("ico too small for the image") << QStringList{"@IN", "@DIR/o.ico"} << 1 << "'.ico' files hold at most 256 x 256";
+    QTest::newRow("null is no file format") << QStringList{"@IN", "@DIR/o.null"} << 1 << "'.null' names no image file format";
+    QTest::newRow("screen to jpeg") << QStringList{"screen", "--method", "bayer", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': a lossy format";
+    QTest::newRow("screen to gif") << QStringList{"screen", "--method", "bayer", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support";
+    QTest::newRow("analyze csv onto a directory") << QStringList{"analyze", "--csv", "@DIR/sub.png", "@IN", "@IN"} << 1
+                                                  << "analyze: cannot write '@DIR/sub.png': is a directory, not a regular file";
     QTest::newRow("cmyk to png") << QStringList{m, ed, "--color", "cmyk", "@IN", "@OUT"} << 2 << "only TIFF output holds CMYK";
     QTest::newRow("over max pixels") << QStringList{m, ed, "--max-pixels", "1000", "@IN", "@OUT"} << 1 << "over the limit";
     QTest::newRow("missing input") << QStringList{m, ed, "@DIR/none.png", "@OUT"} << 1 << "cannot read '@DIR/none.png': no such file";
@@ -371,8 +424,304 @@ void TestCli::interruptLeavesNoOutput() {
     err += p.readAllStandardError();
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 130);
-    QVERIFY2(err.contains("halftone: interrupted; no output written\n"), err.constData());
+    QVERIFY2(err.contains("halftone: interrupted by SIGINT; no output written\n"), err.constData());
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{"big.pgm"});
+}
+
+void TestCli::signalDuringWrite_data() {
+    QTest::addColumn<int>("sig");
+    QTest::addColumn<QString>("out");
+    QTest::newRow("SIGINT png") << int(SIGINT) << "o.png";
+    QTest::newRow("SIGTERM png") << int(SIGTERM) << "o.png";
+    QTest::newRow("SIGHUP tif") << int(SIGHUP) << "o.tif";
+    QTest::newRow("SIGQUIT tif") << int(SIGQUIT) << "o.tif";
+    QTest::newRow("SIGKILL png") << int(SIGKILL) << "o.png";
+    // JPEG 2000's writer needs a name with the extension: a hidden named temporary file is used.
+    QTest::newRow("SIGTERM jp2 (named temporary)") << int(SIGTERM) << "o.jp2";
+    QTest::newRow("SIGHUP jp2 (named temporary)") << int(SIGHUP) << "o.jp2";
+}
+
+void TestCli::signalDuringWrite() {
+    QFETCH(int, sig);
+    QFETCH(QString, out);
+    // A quick method on a large image: the output file takes a while to encode. The signal goes out
+    // once the process holds the output being written (unnamed or hidden) in the directory.
+    const int n = 6000;
+    QVERIFY(io::writeImage(path("big.pgm"), Image::gray(test::randomPlane(n, n, test::freshSeed("signal during write")))).isOk());
+    const std::string old = "the previous output: it must survive\n";
+    {
+        std::ofstream f(path(out.toStdString()), std::ios::binary);
+        f << old;
+    }
+    QProcess p;
+    p.start(HALFTONE_CLI_PATH, {"--method", "ed", "--variant", "plain", QString::fromStdString(path("big.pgm")),
+                                QString::fromStdString(path(out.toStdString()))});
+    QVERIFY(p.waitForStarted());
+    bool seen = false;
+    while (!seen && p.state() == QProcess::Running) {
+        seen = writingInto(p.processId(), dir());
+        if (!seen) p.waitForFinished(5);
+    }
+    QVERIFY2(seen, qPrintable("the output was never seen being written: " + QString::fromUtf8(p.readAllStandardError())));
+    ::kill(pid_t(p.processId()), sig);
+    QVERIFY(p.waitForFinished(60000));
+    const QByteArray err = p.readAllStandardError();
+    if (sig == SIGKILL) {
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+    } else {
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 128 + sig);
+        const QByteArray name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGQUIT";
+        QVERIFY2(err.endsWith("halftone: interrupted by " + name + "; no output written\n"), err.constData());
+    }
+    // No new output, no temporary file; the old output is untouched.
+    QCOMPARE(dirEntries(dir()), (std::vector<std::string>{"big.pgm", out.toStdString()}));
+    QCOMPARE(readBytes(path(out.toStdString())), old);
+}
+
+void TestCli::signalWhileReading_data() {
+    QTest::addColumn<int>("sig");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGHUP") << int(SIGHUP);
+    QTest::newRow("SIGQUIT") << int(SIGQUIT);
+}
+
+void TestCli::signalWhileReading() {
+    // The signal goes out while the process holds the (large, slow to decode) input open; whether it
+    // lands in the decoder or just after, the run ends with 128 + N and leaves nothing.
+    QFETCH(int, sig);
+    fs::create_directory(path("in"));
+    const std::string in = path("in/big.png");
+    QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(5000, 5000, test::freshSeed("signal while reading")))).isOk());
+    QProcess p;
+    p.start(HALFTONE_CLI_PATH, {"--method", "ed", QString::fromStdString(in), QString::fromStdString(path("o.png"))});
+    QVERIFY(p.waitForStarted());
+    bool seen = false;
+    while (!seen && p.state() == QProcess::Running) {
+        seen = hasOpen(p.processId(), in);
+        if (!seen) p.waitForFinished(2);
+    }
+    QVERIFY2(seen, "the input was never seen open");
+    ::kill(pid_t(p.processId()), sig);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 128 + sig);
+    QVERIFY2(p.readAllStandardError().contains("; no output written\n"), "the message says nothing was written");
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"in"});
+}
+
+void TestCli::newFilesFollowUmask() {
+    const QString in = QString::fromStdString(test::dataPath("page.png"));
+    for (mode_t mask : {mode_t(022), mode_t(027), mode_t(077), mode_t(002)})
+        for (const char* ext : {"png", "pgm", "jp2"}) {
+            const std::string out = path("u" + std::to_string(mask) + "." + ext);
+            const Run r = runCli({"--method", "ed", in, QString::fromStdString(out)}, 120000, [mask] { ::umask(mask); });
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            struct stat st {};
+            QCOMPARE(::stat(out.c_str(), &st), 0);
+            QCOMPARE(int(st.st_mode & 07777), int(0666 & ~mask));
+        }
+    // A replaced file keeps its own mode, whatever the umask.
+    const std::string kept = path("kept.png");
+    { std::ofstream(kept) << "old"; }
+    fs::permissions(kept, fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+    const Run r = runCli({"--method", "ed", in, QString::fromStdString(kept)}, 120000, [] { ::umask(077); });
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    struct stat st {};
+    QCOMPARE(::stat(kept.c_str(), &st), 0);
+    QCOMPARE(int(st.st_mode & 07777), 0604);
+}
+
+void TestCli::nonRegularOutputRefused() {
+    const QString in = QString::fromStdString(test::dataPath("page.png"));
+    fs::create_symlink("/dev/null", path("null.png"));
+    fs::create_symlink(path("null.png"), path("chain.pgm"));
+    fs::create_symlink(path("nowhere.png"), path("dangling.png"));
+    QCOMPARE(::mkfifo(path("fifo.png").c_str(), 0644), 0);
+    struct stat devBefore {};
+    QCOMPARE(::stat("/dev/null", &devBefore), 0);
+    const auto before = dirEntries(dir());
+    const std::pair<const char*, const char*> cases[] = {
+        {"null.png", "is a symbolic link to a character device, not to a regular file"},
+        {"chain.pgm", "is a symbolic link to a character device"},
+        {"dangling.png", "is a symbolic link to a missing file"},
+        {"fifo.png", "is a FIFO (named pipe), not a regular file"},
+    };
+    for (const auto& [name, message] : cases) {
+        const QString out = QString::fromStdString(path(name));
+        const Run r = runCli({"--method", "ed", in, out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.startsWith("halftone: cannot write '" + out + "': " + message) && r.err.count('\n') == 1,
+                 qPrintable(r.err));
+    }
+    // A device path given directly.
+    const Run r = runCli({"--method", "ed", in, "/dev/null"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.startsWith("halftone: cannot write '/dev/null': "), qPrintable(r.err));
+    QCOMPARE(dirEntries(dir()), before);
+    QVERIFY(fs::is_symlink(path("null.png")));
+    struct stat devAfter {};
+    QCOMPARE(::stat("/dev/null", &devAfter), 0);
+    QVERIFY(S_ISCHR(devAfter.st_mode));
+    QCOMPARE(devAfter.st_mode, devBefore.st_mode);
+    QCOMPARE(devAfter.st_rdev, devBefore.st_rdev);
+}
+
+void TestCli::symlinkToFileIsFollowed() {
+    // The link stays a link; the file it names gets the halftone and keeps its mode.
+    fs::create_directory(path("real"));
+    { std::ofstream(path("real/o.png")) << "old"; }
+    fs::permissions(path("real/o.png"), fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_symlink("real/o.png", path("link.png"));
+    const Run r = runCli({"--method", "ed", QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(path("link.png"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(fs::is_symlink(path("link.png")));
+    QCOMPARE(dirEntries(path("real")), std::vector<std::string>{"o.png"});
+    Image back;
+    QVERIFY(io::readImage(path("real/o.png"), back).isOk());
+    Image src;
+    QVERIFY(io::readImage(test::dataPath("page.png"), src).isOk());
+    QVERIFY(back.channels[0] == referenceErrorDiffusion(convertColor(src, ColorMode::Gray).channels[0], EdParams{}));
+    QCOMPARE(int(fs::status(path("real/o.png")).permissions() & fs::perms::all), 0600);
+}
+
+void TestCli::outputFormatCheckedBeforeReading_data() {
+    QTest::addColumn<QStringList>("args");  // @OUT: in the temp dir
+    QTest::addColumn<QString>("out");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown extension") << QStringList{} << "o.xyz" << "no image format is known for the extension '.xyz'";
+    QTest::newRow("gif cannot hold gray") << QStringList{} << "o.gif" << "gif does not support 1-channel images";
+    QTest::newRow("hdr cannot hold gray") << QStringList{} << "o.hdr" << "(the output is a gray image; .png, .tif and .pgm hold it)";
+    QTest::newRow("jpeg without --force") << QStringList{} << "o.jpg" << "JPEG is a lossy format";
+    QTest::newRow("pgm cannot hold rgb") << QStringList{"--color", "rgb"} << "o.pgm" << "PGM holds one gray channel";
+    QTest::newRow("png cannot hold cmyk") << QStringList{"--color", "cmyk"} << "o.png" << "only TIFF output holds CMYK";
+    QTest::newRow("pbm cannot hold 4 levels") << QStringList{"--levels", "4"} << "o.pbm" << "PBM holds only black and white";
+    QTest::newRow("pseudo format") << QStringList{} << "o.term" << "names no image file format";
+}
+
+void TestCli::outputFormatCheckedBeforeReading() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, out);
+    QFETCH(QString, message);
+    // A valid 30000 x 30000 PGM (900 Mpixel, sparse on disk) under an address-space limit far below
+    // what reading it takes: only a refusal before reading ends with the output's message (and
+    // reading first would end in an input or memory message).
+    const int n = 30000;
+    const std::string huge = path("huge.pgm");
+    {
+        std::ofstream f(huge, std::ios::binary);
+        f << "P5\n" << n << " " << n << "\n255\n";
+    }
+    fs::resize_file(huge, fs::file_size(huge) + uint64_t(n) * uint64_t(n));
+    const QString output = QString::fromStdString(path(out.toStdString()));
+    const Run r = runCli(QStringList{"--method", "ed"} << args << QString::fromStdString(huge) << output, 120000, [] {
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's shadow memory needs far more address space
+        const rlimit as{rlim_t(600) << 20, rlim_t(600) << 20};
+        ::setrlimit(RLIMIT_AS, &as);
+#endif
+    });
+    QVERIFY2(r.exitCode == 1 || r.exitCode == 2, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("halftone: cannot write '" + output + "': ") && r.err.count('\n') == 1, qPrintable(r.err));
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"huge.pgm"});
+}
+
+void TestCli::lossyFormatNeedsForce() {
+    const QString in = QString::fromStdString(test::dataPath("page.png"));
+    const QString out = QString::fromStdString(path("o.jpg"));
+    Run r = runCli({"--method", "ed", in, out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("lossy") && r.err.contains("--force"), qPrintable(r.err));
+    QVERIFY(dirEntries(dir()).empty());
+    r = runCli({"--method", "ed", "--force", in, out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("halftone: note: writing a halftone to JPEG, a lossy format") && r.err.count('\n') == 1,
+             qPrintable(r.err));
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{"o.jpg"});
+    Image back;
+    QVERIFY(io::readImage(path("o.jpg"), back).isOk());
+    // The warning is true: JPEG did not keep the dots pure black and white.
+    QVERIFY(std::any_of(back.channels[0].data.begin(), back.channels[0].data.end(), [](uint8_t v) { return v != 0 && v != 255; }));
+}
+
+void TestCli::defaultMethodIsExactFloydSteinberg() {
+    const QString in = QString::fromStdString(test::dataPath("chelsea.png"));
+    const Run r = runCli({in, QString::fromStdString(path("d.pgm"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    Image src, got;
+    QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
+    QVERIFY(io::readImage(path("d.pgm"), got).isOk());
+    EdParams fs;
+    fs.kernel = "floyd-steinberg";
+    fs.levels = 2;
+    QVERIFY(got.channels[0] == referenceErrorDiffusion(convertColor(src, ColorMode::Gray).channels[0], fs));
+    // The same bytes as the method named in full.
+    const Run named = runCli({"--method", "ed", in, QString::fromStdString(path("n.pgm"))});
+    QCOMPARE(named.exitCode, 0);
+    QCOMPARE(readBytes(path("d.pgm")), readBytes(path("n.pgm")));
+}
+
+void TestCli::version() {
+    const Run r = runCli({"--version"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QString("halftone (Halftone Studio) " HALFTONE_VERSION "\n"));
+    QVERIFY(QString(HALFTONE_VERSION).contains(QRegularExpression("^\\d+\\.\\d+\\.\\d+$")));
+    QVERIFY(runCli({"--help"}).out.contains("--version"));
+}
+
+void TestCli::atomicFile() {
+    // The writer the CLI's outputs go through: unnamed while written, in place only on commit.
+    for (bool named : {false, true}) {
+        const std::string target = path(named ? "named.txt" : "unnamed.txt");
+        {
+            io::AtomicFile f;
+            QVERIFY(f.open(target, named).isOk());
+            QCOMPARE(f.unnamed(), !named);
+            QCOMPARE(::write(f.fd(), "abc", 3), ssize_t(3));
+            // Unnamed: nothing in the directory at all; named: only the hidden temporary.
+            const auto during = dirEntries(dir());
+            if (!named) QVERIFY(during.empty());
+            else QVERIFY(during.size() == 1 && during[0].find(".halftone-tmp-") != std::string::npos);
+        }  // destroyed without commit: dropped
+        QVERIFY(dirEntries(dir()).empty());
+        io::AtomicFile f;
+        QVERIFY(f.open(target, named).isOk());
+        QCOMPARE(::write(f.fd(), "new", 3), ssize_t(3));
+        QVERIFY(f.commit().isOk());
+        QCOMPARE(readBytes(target), std::string("new"));
+        // Replacing keeps the old file's mode; the old contents stay until the commit.
+        fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+        io::AtomicFile g;
+        QVERIFY(g.open(target, named).isOk());
+        QCOMPARE(::write(g.fd(), "newer", 5), ssize_t(5));
+        QCOMPARE(readBytes(target), std::string("new"));
+        QVERIFY(g.commit().isOk());
+        QCOMPARE(readBytes(target), std::string("newer"));
+        QCOMPARE(int(fs::status(target).permissions() & fs::perms::all), 0640);
+        fs::remove(target);
+        QVERIFY(dirEntries(dir()).empty());
+    }
+    // Non-regular targets are refused before anything is created.
+    io::AtomicFile f;
+    QVERIFY(!f.open(dir()).isOk());
+    QVERIFY(!f.open("/dev/null").isOk());
+    QVERIFY(io::checkWritableTarget("/dev/null").message().find("character device") != std::string::npos);
+}
+
+void TestCli::writeErrorNamesNoEmptyFile() {
+    // A write that fails inside the OpenEXR codec (file size limit): the message names the output, never "".
+    const QString out = QString::fromStdString(path("o.exr"));
+    const Run r = runCli({"--method", "ed", "--color", "rgb", QString::fromStdString(test::dataPath("chelsea.png")), out}, 120000, [] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit fsize{10000, 10000};
+        ::setrlimit(RLIMIT_FSIZE, &fsize);
+    });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.startsWith("halftone: cannot write '" + out + "': ") && r.err.count('\n') == 1, qPrintable(r.err));
+    QVERIFY2(!r.err.contains("\"\"") && !r.err.contains("''"), qPrintable(r.err));
+    QVERIFY(dirEntries(dir()).empty());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -1,11 +1,12 @@
 // `halftone analyze ORIGINAL HALFTONE`: the quality measures of SPEC section 3 (core/metrics.h).
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "app/halftone/commands.h"
 #include "core/metrics.h"
+#include "io/atomicwrite.h"
 #include "io/imagefile.h"
 
 namespace halftone::cli {
@@ -19,6 +20,9 @@ void addAnalyzeCommand(Commands& commands) {
     };
     auto o = std::make_shared<Options>();
     CLI::App* sub = commands.add("analyze", "quality measures of a halftone against its original (SPEC section 3)", [o]() {
+        for (const std::string& csv : {o->csv, o->toneCsv})
+            if (!csv.empty())
+                if (Status s = io::checkWritableTarget(csv); !s) return fail("analyze: cannot write '" + csv + "': " + s.message());
         Image a, b;
         if (Status s = io::readImage(o->original, a); !s) return fail(s.message());
         if (Status s = io::readImage(o->halftone, b); !s) return fail(s.message());
@@ -42,11 +46,11 @@ void addAnalyzeCommand(Commands& commands) {
         std::printf("mean gray in / out       %.3f / %.3f\n", mf / double(f.size()), mg / double(g.size()));
         std::printf("tone curve max |out-in|  %.3f (over the gray levels present)\n", tc.maxDeviation);
         if (!o->toneCsv.empty()) {
-            std::ofstream t(o->toneCsv);
+            std::ostringstream t;
             t << "input,mean_output,count\n";
             for (int v = 0; v < 256; ++v)
                 if (tc.count[size_t(v)]) t << v << ',' << tc.meanOut[size_t(v)] << ',' << tc.count[size_t(v)] << '\n';
-            if (!t) return fail("analyze: cannot write " + o->toneCsv);
+            if (Status s = writeTextFile(o->toneCsv, t.str()); !s) return fail("analyze: " + s.message());
         }
         // Spectrum of a patch of the halftone (default: the centred square of at most 256 x 256).
         int px, py, pw, ph;
@@ -81,11 +85,11 @@ void addAnalyzeCommand(Commands& commands) {
             }
         std::printf("mean anisotropy          %.2f dB (rings above 0.1 cycles/pixel)\n", na ? anis / na : 0.0);
         if (!o->csv.empty()) {
-            std::ofstream c(o->csv);
+            std::ostringstream c;
             c << "frequency,power,anisotropy_db,samples\n";
             for (size_t i = 0; i < sp.frequency.size(); ++i)
                 c << sp.frequency[i] << ',' << sp.power[i] << ',' << sp.anisotropy[i] << ',' << sp.samples[i] << '\n';
-            if (!c) return fail("analyze: cannot write " + o->csv);
+            if (Status s = writeTextFile(o->csv, c.str()); !s) return fail("analyze: " + s.message());
         }
         return int(kExitOk);
     });

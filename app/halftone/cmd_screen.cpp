@@ -1,5 +1,5 @@
-// `halftone screen`: makes threshold arrays (void-and-cluster blue noise, the DBS screen of seed 003, Bayer,
-// clustered dot) and writes them as 8-bit gray images. Also lets `--screen FILE` read any image format.
+// `halftone screen`: makes threshold arrays (void-and-cluster blue noise, a DBS screen built level by level,
+// Bayer, clustered dot) and writes them as 8-bit gray images. Also lets `--screen FILE` read any image format.
 #include <string>
 
 #include "app/halftone/commands.h"
@@ -34,12 +34,17 @@ void addScreenCommand(Commands& commands) {
         std::string spec;
         std::string output;
         bool quiet = false;
+        bool force = false;
     };
     auto o = std::make_shared<Options>();
     CLI::App* sub = commands.add("screen", "make a threshold array (screen) for ordered dither and clip-free DBS", [o]() {
         if (o->output.empty()) return fail("screen: no OUTPUT file given", kExitUsage);
+        // The output is checked before the (possibly long) generation: format, path, lossy formats.
+        if (io::isLossyFormat(o->output) && !o->force)
+            return fail("cannot write '" + o->output + "': a lossy format would change the thresholds; write .png, .tif "
+                        "or .pgm, or add --force to write it anyway");
+        if (Status s = io::checkOutputPath(o->output); !s) return fail(s.message());
         RunControl rc;
-        installInterruptHandler(rc.stop);
         if (!o->quiet) rc.onProgress = stderrProgress();
         ThresholdArray t;
         Status s;
@@ -61,10 +66,12 @@ void addScreenCommand(Commands& commands) {
         if (s.isCancelled()) return fail("screen: interrupted", kExitCancelled);
         if (!s) return fail("screen: " + s.message());
         io::WriteOptions wo;
-        if (Status w = io::writeImage(o->output, Image::gray(t), wo); !w) return fail(w.message());
+        const Status w = io::writeImage(o->output, Image::gray(t), wo);
+        if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o->output, bool(w));
+        if (!w) return fail(w.message());
         return int(kExitOk);
     });
-    sub->add_option("--method", o->method, "generator: dbs (seed 003, level by level), void-and-cluster (Ulichney), bayer, cluster")
+    sub->add_option("--method", o->method, "generator: dbs (direct binary search, level by level), void-and-cluster (Ulichney), bayer, cluster")
         ->check(CLI::IsMember({"dbs", "void-and-cluster", "bayer", "cluster"}))
         ->capture_default_str();
     sub->add_option("--size", o->size, "array side (default: dbs 512, void-and-cluster 64, bayer 8)")->check(CLI::Range(2, 4096));
@@ -74,6 +81,7 @@ void addScreenCommand(Commands& commands) {
     sub->add_option("--passes", o->passes, "dbs: swap passes per level at most")->check(CLI::Range(0, 1000))->capture_default_str();
     sub->add_option("--cluster", o->spec, "cluster: cell=C,angle=A,dot=round|elliptic");
     sub->add_flag("--quiet", o->quiet, "no progress on stderr");
+    sub->add_flag("--force", o->force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway");
     sub->add_option("OUTPUT", o->output, "output image (.pgm, .png, .tif, ...): thresholds as 8-bit gray")->required();
 }
 

@@ -1,12 +1,17 @@
-// Shared pieces of the CLI: command table, one-line errors, interrupt handling, progress.
+// Shared pieces of the CLI: command table, one-line errors, signal handling, progress.
 #include "app/halftone/commands.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
+
+#include "io/atomicwrite.h"
 
 namespace halftone::cli {
 
@@ -35,12 +40,62 @@ int fail(const std::string& message, int code) {
 
 void note(const std::string& message) { std::fprintf(stderr, "halftone: note: %s\n", message.c_str()); }
 
+namespace {
+/// Where the signal handler writes: the real stderr, also while QuietStderr points fd 2 at /dev/null.
+std::atomic<int> g_stderrFd{2};
+std::atomic<int> g_deferredSignal{0};
+bool g_stderrIsTty = false;  // a progress line ending in '\r' may be open: start a new line
+
+const char* signalName(int sig) {
+    switch (sig) {
+        case SIGINT: return "SIGINT";
+        case SIGTERM: return "SIGTERM";
+        case SIGHUP: return "SIGHUP";
+        case SIGQUIT: return "SIGQUIT";
+        default: return "a signal";
+    }
+}
+
+void writeAll(int fd, const char* s) {
+    size_t n = std::strlen(s);
+    while (n > 0) {
+        const ssize_t w = ::write(fd, s, n);
+        if (w <= 0) {
+            if (w < 0 && errno == EINTR) continue;
+            return;
+        }
+        s += w;
+        n -= size_t(w);
+    }
+}
+
+extern "C" void onSignal(int sig) {
+    const int savedErrno = errno;
+    if (io::abandonWritesForSignal()) {
+        // A finished output is being linked into place (microseconds): let that step end, then exit.
+        int expect = 0;
+        g_deferredSignal.compare_exchange_strong(expect, sig);
+        errno = savedErrno;
+        return;
+    }
+    const int fd = g_stderrFd.load();
+    if (g_stderrIsTty) writeAll(fd, "\n");
+    writeAll(fd, "halftone: interrupted by ");
+    writeAll(fd, signalName(sig));
+    writeAll(fd, "; no output written\n");
+    ::_exit(128 + sig);
+}
+}  // namespace
+
 QuietStderr::QuietStderr() {
     std::fflush(stderr);
     const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null < 0) return;
-    saved_ = ::dup(2);
-    if (saved_ >= 0) ::dup2(null, 2);
+    saved_ = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved_ >= 0) {
+        g_stderrFd.store(saved_);
+        ::dup2(null, 2);
+    }
     ::close(null);
 }
 
@@ -48,24 +103,45 @@ QuietStderr::~QuietStderr() {
     if (saved_ < 0) return;
     std::fflush(stderr);
     ::dup2(saved_, 2);
+    g_stderrFd.store(2);
     ::close(saved_);
 }
 
-namespace {
-StopToken* g_interruptToken = nullptr;
-
-extern "C" void onInterrupt(int sig) {
-    if (g_interruptToken) g_interruptToken->requestStop();
-    std::signal(sig, SIG_DFL);
+void installSignalHandlers() {
+    g_stderrIsTty = ::isatty(2);
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigfillset(&sa.sa_mask);  // one handler at a time
+    sa.sa_flags = SA_RESTART;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
 }
-}  // namespace
 
-void installInterruptHandler(const StopToken& token) {
-    static StopToken held;
-    held = token;
-    g_interruptToken = &held;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+int takeDeferredSignal() { return g_deferredSignal.exchange(0); }
+
+void exitForDeferredSignal(int sig, const std::string& output, bool written) {
+    std::fflush(stdout);
+    if (written)
+        std::fprintf(stderr, "halftone: interrupted by %s after '%s' was written complete\n", signalName(sig), output.c_str());
+    else
+        std::fprintf(stderr, "halftone: interrupted by %s; no output written\n", signalName(sig));
+    std::fflush(stderr);
+    ::_exit(128 + sig);
+}
+
+Status writeTextFile(const std::string& path, const std::string& text) {
+    const std::string ctx = "cannot write '" + path + "'";
+    io::AtomicFile file;
+    if (Status s = file.open(path); !s) return s.isCancelled() ? s : s.withContext(ctx);
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t w = ::write(file.fd(), text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return Status::error(ctx + ": write failed: " + std::strerror(errno));
+        done += size_t(w);
+    }
+    const Status committed = file.commit();
+    if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, path, bool(committed));
+    if (!committed) return committed.isCancelled() ? committed : committed.withContext(ctx);
+    return Status::ok();
 }
 
 std::function<void(const Progress&)> stderrProgress() {

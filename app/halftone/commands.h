@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "core/runcontrol.h"
+#include "core/status.h"
 
 namespace halftone::cli {
 
-/// \brief Process exit codes of every command.
+/// \brief Process exit codes of every command; a signal ends the program with 128 + its number
+/// (SIGHUP 129, SIGINT 130, SIGQUIT 131, SIGTERM 143).
 enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitCancelled = 130 };
 
 /// \brief The subcommands of the `halftone` program and their bodies.
@@ -49,10 +51,24 @@ private:
     int saved_ = -1;
 };
 
-/// \brief Installs SIGINT/SIGTERM handlers that request a stop on `token` (a second signal kills).
-void installInterruptHandler(const StopToken& token);
+/// \brief Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT end the program at once, whatever it is doing
+/// (reading, computing, writing): the file being written is dropped (it has no name until complete),
+/// one line goes to stderr and the exit code is 128 + the signal's number. A signal that arrives
+/// while a finished output is being linked into place waits for that step; see takeDeferredSignal().
+void installSignalHandlers();
+/// \brief The signal that arrived while an output was being put in place, or 0; clears it.
+int takeDeferredSignal();
+/// \brief Ends the program for a signal taken by takeDeferredSignal(), saying whether `output` was
+/// written complete (`written`) or not at all.
+[[noreturn]] void exitForDeferredSignal(int sig, const std::string& output, bool written);
+/// \brief Writes `text` to `path` complete or not at all (io::AtomicFile); the message names the file.
+Status writeTextFile(const std::string& path, const std::string& text);
 /// \brief Progress callback that prints whole percents on stderr.
 std::function<void(const Progress&)> stderrProgress();
+
+/// \brief The method `halftone IN OUT` runs without --method: exact error diffusion ("ed"), in the
+/// registry's default variant (Registry::defaultVariant, the studio's default too).
+std::string defaultMethod();
 
 /// \brief The default command: `halftone [options] INPUT OUTPUT`, `--list`, `--list-kernels`.
 std::function<int()> addHalftoneOptions(CLI::App& app);

@@ -1,11 +1,10 @@
-// The default command: `halftone --method M [--variant V] [method options] INPUT OUTPUT`.
+// The default command: `halftone [--method M] [--variant V] [method options] INPUT OUTPUT`.
 // Method options are generated from the registry's ParamSpecs, so new methods need no change here.
-#include <signal.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -49,8 +48,9 @@ struct Options {
     std::string color = "gray";
     std::string device = "auto";
     int64_t threads = 0;
-    uint64_t maxPixels = kDefaultMaxPixels;
+    int64_t maxPixels = int64_t(kDefaultMaxPixels);
     std::string maxMemory;  ///< empty: defaultMaxMemory()
+    bool force = false;
     bool keepAlpha = false;
     bool progress = false;
     bool time = false;
@@ -65,6 +65,18 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
+ColorSpace spaceOf(ColorMode mode) {
+    return mode == ColorMode::RGB ? ColorSpace::RGB : mode == ColorMode::CMYK ? ColorSpace::CMYK : ColorSpace::Gray;
+}
+
+/// The output's format as people name it, from the extension: "PNG", "JPEG", "TIF".
+std::string formatName(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    if (!ext.empty()) ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    return ext == "JPG" || ext == "JPE" || ext == "JFIF" || ext == "JIF" ? "JPEG" : ext;
+}
+
 int run(Options& o) {
     const Registry& registry = Registry::instance();
     if (o.list) {
@@ -77,18 +89,19 @@ int run(Options& o) {
         for (const Kernel& k : kernels()) std::printf("%s\n", k.name.c_str());
         return kExitOk;
     }
-    if (o.method.empty()) return fail("--method is required (halftone --list shows the methods)", kExitUsage);
+    if (o.input.empty() && o.output.empty())
+        return fail("no INPUT and OUTPUT files given (halftone IN OUT; halftone --help shows every option)", kExitUsage);
     if (o.input.empty() || o.output.empty()) return fail("INPUT and OUTPUT files are required", kExitUsage);
 
+    const std::string method = o.method.empty() ? defaultMethod() : o.method;
     const std::vector<std::string> methods = registry.methodNames();
-    if (std::find(methods.begin(), methods.end(), o.method) == methods.end())
-        return fail("unknown method '" + o.method + "'; choose one of: " + joined(methods), kExitUsage);
-    const std::vector<std::string> variants = registry.variants(o.method);
-    std::string variant = o.variant;
-    if (variant.empty()) variant = registry.defaultVariant(o.method);
-    const MethodInfo* m = registry.find(o.method, variant);
+    if (std::find(methods.begin(), methods.end(), method) == methods.end())
+        return fail("unknown method '" + method + "'; choose one of: " + joined(methods), kExitUsage);
+    const std::vector<std::string> variants = registry.variants(method);
+    const std::string variant = o.variant.empty() ? registry.defaultVariant(method) : o.variant;
+    const MethodInfo* m = registry.find(method, variant);
     if (!m)
-        return fail("method " + o.method + " has no variant '" + variant + "'; choose one of: " + joined(variants),
+        return fail("method " + method + " has no variant '" + variant + "'; choose one of: " + joined(variants),
                     kExitUsage);
 
     ParamValues params;
@@ -111,22 +124,40 @@ int run(Options& o) {
     if (o.device == "cpu") request.device = Device::Cpu;
     else if (o.device == "gpu") request.device = Device::Gpu;
     else if (o.device != "auto") return fail("unknown --device '" + o.device + "'; choose cpu, gpu or auto", kExitUsage);
+    if (o.maxPixels < 0)
+        return fail("--max-pixels must be a positive number of pixels, got " + std::to_string(o.maxPixels) +
+                        " (there is no unlimited setting: give a larger number)",
+                    kExitUsage);
+    if (o.maxPixels == 0) return fail("--max-pixels must be at least 1", kExitUsage);
+
+    // Everything about the output is checked before the input is read: nothing is computed for an
+    // output that cannot be written.
+    if (io::samePath(o.input, o.output))
+        return fail("refusing to overwrite the input: '" + o.input + "' and '" + o.output + "' are the same file");
     if (request.color == ColorMode::CMYK) {
-        std::string ext = o.output.size() >= 5 ? o.output.substr(o.output.rfind('.') == std::string::npos ? 0 : o.output.rfind('.')) : "";
-        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        if (ext != ".tif" && ext != ".tiff")
+        const std::string ext = formatName(o.output);
+        if (ext != "TIF" && ext != "TIFF")
             return fail("cannot write '" + o.output + "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)",
                         kExitUsage);
     }
-    if (o.maxPixels == 0) return fail("--max-pixels must be at least 1", kExitUsage);
-
-    if (io::samePath(o.input, o.output))
-        return fail("refusing to overwrite the input: '" + o.input + "' and '" + o.output + "' are the same file");
-    if (Status s = io::checkOutputPath(o.output); !s) return fail(s.message());
+    const bool lossy = io::isLossyFormat(o.output);
+    if (lossy && !o.force)
+        return fail("cannot write '" + o.output + "': " + formatName(o.output) +
+                    " is a lossy format and would blur the halftone's dots into gray; write .png, .tif or .pbm, "
+                    "or add --force to write it anyway");
+    const int64_t levels = m->param("levels") ? resolved.getInt("levels", 256) : 2;
+    if (formatName(o.output) == "PBM" && m->param("levels") && levels > 2)
+        return fail("cannot write '" + o.output + "': PBM holds only black and white but --levels is " +
+                    std::to_string(levels) + "; write .pgm instead");
+    io::OutputLayout layout;
+    layout.space = spaceOf(request.color);
+    if (Status s = io::checkOutputPath(o.output, layout); !s) return fail(s.message());
+    if (lossy) note("writing a halftone to " + formatName(o.output) + ", a lossy format: the dots of '" + o.output +
+                    "' will not be exactly black and white (--force)");
 
     Image input;
     io::ReadOptions ro;
-    ro.maxPixels = o.maxPixels;
+    ro.maxPixels = uint64_t(o.maxPixels);
     if (!o.maxMemory.empty() && !parseBytes(o.maxMemory, ro.maxMemory))
         return fail("--max-memory '" + o.maxMemory + "' is not a byte count such as 8G or 500M", kExitUsage);
     io::ReadInfo info;
@@ -137,11 +168,15 @@ int run(Options& o) {
     }
     if (!read) return fail(read.message());
     if (!info.notes.empty()) note(o.input + ": " + info.notes);
+    // Now that the size and alpha are known: formats with size limits, writers refusing alpha.
+    layout.alpha = o.keepAlpha && input.hasAlpha;
+    layout.width = input.width();
+    layout.height = input.height();
+    if (Status s = io::checkOutputPath(o.output, layout); !s) return fail(s.message());
 
     RunControl control;
     control.threads = int(o.threads);
     if (o.progress) control.onProgress = stderrProgress();
-    installInterruptHandler(control.stop);
 
     RunResult result;
     Status s;
@@ -159,39 +194,36 @@ int run(Options& o) {
 
     io::WriteOptions wo;
     if (m->param("levels")) {
-        wo.levels = int(resolved.getInt("levels", 256));
+        wo.levels = int(levels);
     } else {
         bool binary = true;
         for (const Plane8& p : result.image.channels)
             binary = binary && std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
         wo.levels = binary ? 2 : 256;
     }
-    // SIGINT/SIGTERM wait until the file is complete (a second Ctrl-C would otherwise kill the
-    // process mid-write and leave the temporary file behind).
+    // A signal during the write ends the program at once (see installSignalHandlers): the file has no
+    // name until it is complete, so nothing is left behind.
+    if (o.progress) note("writing '" + o.output + "'");
     Status written;
     {
-        sigset_t block, old;
-        sigemptyset(&block);
-        sigaddset(&block, SIGINT);
-        sigaddset(&block, SIGTERM);
-        ::sigprocmask(SIG_BLOCK, &block, &old);
-        {
-            QuietStderr quiet;
-            written = io::writeImage(o.output, result.image, wo);
-        }
-        ::sigprocmask(SIG_SETMASK, &old, nullptr);
+        QuietStderr quiet;
+        written = io::writeImage(o.output, result.image, wo);
     }
+    if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o.output, bool(written));
+    if (written.isCancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!written) return fail(written.message());
     return kExitOk;
 }
 
 }  // namespace
 
+std::string defaultMethod() { return "ed"; }
+
 std::function<int()> addHalftoneOptions(CLI::App& app) {
     auto o = std::make_shared<Options>();
     app.add_flag("--list", o->list, "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
     app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names");
-    app.add_option("--method", o->method, "method name (see --list), e.g. ed or ec");
+    app.add_option("--method", o->method, "method name (see --list); default ed, exact error diffusion (Floyd-Steinberg unless --kernel)");
     std::string defaults;
     for (const std::string& m : Registry::instance().methodNames())
         defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
@@ -199,8 +231,9 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
-    app.add_option("--max-pixels", o->maxPixels, "refuse larger images (default 1073741824 = 1 Gpixel)");
+    app.add_option("--max-pixels", o->maxPixels, "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)");
     app.add_option("--max-memory", o->maxMemory, "refuse inputs whose reading needs more bytes, e.g. 8G (default: half the physical memory)");
+    app.add_flag("--force", o->force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--keep-alpha", o->keepAlpha, "copy the input's alpha channel into the output");
     app.add_flag("--progress", o->progress, "report progress on stderr");
     app.add_flag("--time", o->time, "print the method's wall time on stderr");
@@ -209,7 +242,8 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
 
     // Every parameter key of every registered method becomes one option.
     const std::set<std::string> fixed = {"list", "list-kernels", "method", "variant", "color", "device", "threads",
-                                         "max-pixels", "max-memory", "keep-alpha", "progress", "time", "help"};
+                                         "max-pixels", "max-memory", "force", "keep-alpha", "progress", "time", "help",
+                                         "version"};
     std::set<std::string> seen;
     for (const MethodInfo& m : Registry::instance().methods())
         for (const ParamSpec& p : m.params) {
