@@ -630,7 +630,7 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
     Plane8 binary, freeMask;
     if (Status s = dbsStart(src, params, binary, freeMask); !s) return s;
     if (control.cancelled()) return Status::cancelled();
-    // The warm-start phase takes a little more than half of the iterations on photographs (docs/perf/dbs.md).
+    // The warm-start phase takes a little more than half of the iterations on photographs (docs/performance.md).
     const double warmShare = warm ? 0.6 : 0.0;
     PhaseResult warmRes, res;
     double initialE = 0;

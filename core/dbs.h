@@ -1,7 +1,6 @@
 #pragma once
-// \brief Direct Binary Search (../shared/SPEC.md section 2): HVS filters, the c_pp / c_pe bookkeeping of
-// Zhang and Allebach (equations 13-16), sequential and block-parallel DBS, and clipping-free DBS (Koge, Ito and
-// Nakano).
+// \brief Direct Binary Search (docs/spec.md section 2): HVS filters, the c_pp / c_pe bookkeeping of Zhang and
+// Allebach (equations 13-16), sequential and block-parallel DBS, and clipping-free DBS (Koge, Ito and Nakano).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,10 +76,11 @@ struct DbsParams {
     /// Warm start: when > 0, DBS first runs to convergence with the HVS filter narrowed by this factor (Gaussian sigma,
     /// Nasanen viewing distance), then from that halftone with the requested filter. 0 = off, the SPEC reference.
     /// The block schedule's registry default is kDbsWarmStart: plain block DBS ends in a local minimum whose E differs
-    /// from sequential DBS's by +-1-2% per seed (docs/perf/dbs.md); the warm start lowers E by about 15-20%.
+    /// from sequential DBS's by +-1-2% per seed (docs/performance.md); the warm start lowers E by about 15-20%.
     double warmStart = 0.0;
     /// Block side for DbsSchedule::Blocks, at least the c_pp support 4w+1. 128 keeps the final error within
-    /// 1% of sequential DBS on the test images (Koge, Ito and Nakano's k = 32 is about 0.5% worse on average: docs/perf/dbs.md).
+    /// 1% of sequential DBS on the test images (32, Koge, Ito and Nakano's block side, is about 0.5% worse on
+    /// average: docs/performance.md).
     int blockSize = 128;
 };
 
@@ -184,7 +184,7 @@ private:
 Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control = {},
                    DbsStats* stats = nullptr);
 
-/// \brief E / N of any binary halftone (0 / 255 or 0 / 1) against src with the given filter (SPEC section 3).
+/// \brief E / N of any binary halftone (0 / 255 or 0 / 1) against src with the given filter (docs/spec.md section 3).
 double dbsError(const Plane8& src, const Plane8& halftone, const HvsFilter& filter);
 
 class Registry;

@@ -1,5 +1,5 @@
 #pragma once
-// \brief Sequential error diffusion and error collection (Kasagi, Nakano and Ito, section III; ../shared/SPEC.md section 1).
+// \brief Sequential error diffusion and error collection (Kasagi, Nakano and Ito, section III; docs/spec.md section 1).
 #include <string>
 
 #include "core/image.h"

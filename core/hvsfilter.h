@@ -1,5 +1,5 @@
 #pragma once
-// \brief The Gaussian HVS filter of ../shared/SPEC.md section 2 (sigma 1.2 px, truncated to (2w+1)^2, w = 4),
+// \brief The Gaussian HVS filter of docs/spec.md section 2 (sigma 1.2 px, truncated to (2w+1)^2, w = 4),
 // used to show a halftone "as perceived" at a viewing distance. Quality numbers (PSNR, HVS error) are
 // core/metrics.h; this filter only makes the 8-bit picture the studio displays.
 #include <vector>

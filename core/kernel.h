@@ -1,5 +1,5 @@
 #pragma once
-// \brief Error-diffusion kernels exactly as ../shared/SPEC.md section 1 lists them.
+// \brief Error-diffusion kernels exactly as docs/spec.md section 1 lists them.
 #include <span>
 #include <string>
 #include <string_view>

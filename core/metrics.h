@@ -1,5 +1,5 @@
 #pragma once
-// \brief Quality measures of ../shared/SPEC.md section 3: HVS-weighted error, PSNR between the filtered halftone
+// \brief Quality measures of docs/spec.md section 3: HVS-weighted error, PSNR between the filtered halftone
 // and the filtered original, tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
 #include <string>
 #include <vector>

@@ -16,6 +16,7 @@
 #include "core/registry.h"
 #include "core/schedule.h"
 #include "core/simd_wavefront.h"
+#include "core/threads.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -30,11 +31,6 @@ inline void cpuRelax() {
 #ifdef HALFTONE_X86
     _mm_pause();
 #endif
-}
-
-int hardwareThreads() {
-    const unsigned n = std::thread::hardware_concurrency();
-    return n == 0 ? 1 : int(n);
 }
 
 /// Index of `k` in the compile-time kernel tables, checked tap by tap; -1 when it does not match.
@@ -135,7 +131,7 @@ constexpr SegmentFn kSegment[par::kKernelCount] = {collectSegment<0>, collectSeg
                                                     collectSegment<6>, collectSegment<7>};
 
 Status sequentialFallback(const Plane8& src, Plane8& dst, const EdParams& params, const RunControl& control) {
-    // Serpentine: every row waits for the whole previous row (SPEC section 1), so there is no
+    // Serpentine: every row waits for the whole previous row (docs/spec.md section 1), so there is no
     // wavefront to run in parallel; the sequential error collection with register caching runs.
     return errorDiffuse(src, dst, params, EdVariant::CollectionRegisters, control);
 }

@@ -1,6 +1,6 @@
 #pragma once
-// \brief Parallel exact error collection on the CPU: Deshpande, Misra and Narayanan's trapezoid blocks and the wavefront
-// bands. Both are bit-identical to referenceErrorDiffusion (../shared/SPEC.md section 1).
+// \brief Parallel exact error collection on the CPU: the trapezoid blocks of Deshpande, Misra and Narayanan and
+// the wavefront bands. Both are bit-identical to referenceErrorDiffusion (docs/spec.md section 1).
 #include <string>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// \brief Input scaling and the L-level quantizer of ../shared/SPEC.md section 1.
+// \brief Input scaling and the L-level quantizer of docs/spec.md section 1.
 #include <array>
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "core/schedule.h"
 
 #include "core/parallel.h"
+#include "core/threads.h"
 
 #include <algorithm>
 #include <thread>
@@ -15,11 +16,6 @@ int64_t floorDiv64(int64_t a, int64_t b) {
 }
 int64_t ceilDiv64(int64_t a, int64_t b) { return -floorDiv64(-a, b); }
 
-int hardwareThreads() {
-    const unsigned n = std::thread::hardware_concurrency();
-    return n == 0 ? 1 : int(n);
-}
-
 /// Smallest skew that keeps every same-strip source at a block column <= the receiver's:
 /// s*di + dj >= 0 for every tap with di > 0 (the trapezoid edge of Deshpande, Misra and Narayanan leans
 /// one column per row for FS).
@@ -31,7 +27,7 @@ int minimalSkew(const Kernel& k) {
 }
 
 std::string tapText(const Tap& t) {
-    return "(" + std::to_string(t.di) + "," + std::to_string(t.dj) + "," + std::to_string(t.w) + ")";
+    return std::string("(") + std::to_string(t.di) + "," + std::to_string(t.dj) + "," + std::to_string(t.w) + ")";
 }
 
 Status checkDelay(const Kernel& k, int delay) {
@@ -268,7 +264,7 @@ Status makeSchedule(const std::string& name, int width, int height, const Kernel
 
 Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) {
     const int w = s.width, h = s.height;
-    auto where = [](int i, int j) { return "(" + std::to_string(i) + ", " + std::to_string(j) + ")"; };
+    auto where = [](int i, int j) { return '(' + std::to_string(i) + ", " + std::to_string(j) + ')'; };
     if (s.pixelStep.width != w || s.pixelStep.height != h || s.pixelUnit.width != w || s.pixelUnit.height != h)
         return Status::error("schedule planes do not match the image size");
     if (int64_t(s.parallelism.size()) != s.steps) return Status::error("parallelism has the wrong number of steps");

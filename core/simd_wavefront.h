@@ -19,7 +19,7 @@ struct BandJob {
     ptrdiff_t dstStride = 0;
     const int32_t* prevErr[2] = {nullptr, nullptr};  ///< errors of image rows i0-1 and i0-2 (null: outside)
     int32_t* nextErr[2] = {nullptr, nullptr};        ///< receives errors of band rows bandRows-1, bandRows-2
-    // quantizer (SPEC section 1)
+    // quantizer (docs/spec.md section 1)
     bool binary = true;
     bool gammaInput = true;             ///< A = 16 a (else inputTable)
     const int32_t* inputTable = nullptr;  ///< 256 entries

@@ -235,7 +235,7 @@ Status AtomicFile::commit() {
                 std::string hidden;
                 int rc = -1;
                 for (int attempt = 0; attempt < 100 && rc != 0; ++attempt) {
-                    hidden = (fs::path(dir_) / ("." + t.stem().string().substr(0, 120) + ".halftone-tmp-" +
+                    hidden = (fs::path(dir_) / ('.' + t.stem().string().substr(0, 120) + ".halftone-tmp-" +
                                                 randomSuffix() + t.extension().string().substr(0, 16)))
                                  .string();
                     rc = ::linkat(AT_FDCWD, writePath_.c_str(), AT_FDCWD, hidden.c_str(), AT_SYMLINK_FOLLOW);

@@ -138,7 +138,7 @@ Status readImageUnguarded(const std::string& path, Image& image, const ReadOptio
             for (size_t i = 0; i < std::min<size_t>(n, 8); ++i) {
                 char hex[4];
                 std::snprintf(hex, sizeof hex, "%02x", head[i]);
-                shown += (i ? " " : "") + std::string(hex);
+                shown.append(i ? " " : "").append(hex);
             }
             return Status::error(ctx + ": not an image file of any supported format (it starts with bytes " + shown + ")");
         }

@@ -174,12 +174,6 @@ Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, cons
         return -1;
     };
     const bool cmykNames = nch >= 4 && name(0) == "C" && name(1) == "M" && name(2) == "Y" && name(3) == "K";
-    // OpenImageIO guesses an alpha channel from the channel count (the K of CMYK included): an alpha
-    // channel is one it also names alpha.
-    const int alpha = spec.alpha_channel >= 0 && spec.alpha_channel < nch &&
-                              (name(spec.alpha_channel) == "A" || name(spec.alpha_channel) == "Alpha")
-                          ? spec.alpha_channel
-                          : -1;
     auto simple = [&](ColorSpace space, int colors, int alphaCh) {
         L.space = space;
         L.colorChannels = colors;

@@ -38,7 +38,8 @@ Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
         return Status::error("out of memory");
     }
     const int w = plane.width, h = plane.height;
-    std::vector<png_byte> row(size_t(w + 7) / 8);
+    std::vector<png_byte> row;  // sized by resize: GCC 12 takes the sizing constructor's loop for one setjmp clobbers
+    row.resize(size_t(w + 7) / 8);
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         std::fclose(f);

@@ -515,7 +515,7 @@ void TestCli::newFilesFollowUmask() {
     const QString in = QString::fromStdString(test::dataPath("page.png"));
     for (mode_t mask : {mode_t(022), mode_t(027), mode_t(077), mode_t(002)})
         for (const char* ext : {"png", "pgm", "jp2"}) {
-            const std::string out = path("u" + std::to_string(mask) + "." + ext);
+            const std::string out = path('u' + std::to_string(mask) + "." + ext);
             const Run r = runCli({"--method", "ed", in, QString::fromStdString(out)}, 120000, [mask] { ::umask(mask); });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             struct stat st {};

@@ -340,10 +340,10 @@ void TestDbs::blocksWithinOnePercent() {
     qInfo("%s%s %s seed %llu: sequential E/N %.7f (%d it), blocks k = %d E/N %.7f (%d it, %d warm-start), ratio %.4f",
           qPrintable(image), clipFree ? " clip-free" : "", qPrintable(variant), (unsigned long long)seed, ss.error,
           ss.iterations, pb.blockSize, sb.error, sb.iterations, sb.warmIterations, r);
-    // SPEC section 2: the final E of block-parallel DBS is within 1% of sequential DBS on the same input
+    // docs/spec.md section 2: the final E of block-parallel DBS is within 1% of sequential DBS on the same input
     // and seed. The bound is one-sided: E is what DBS minimises, so a lower E than the reference is a better halftone,
     // not a deviation (the default warm start makes it about 20% lower). Plain block DBS without the warm start ends
-    // in a different local minimum whose E is +-1-2% from sequential's per seed (docs/perf/dbs.md): it would fail
+    // in a different local minimum whose E is +-1-2% from sequential's per seed (docs/performance.md): it would fail
     // this bound on about one seed in ten, which is why the block variants default to the warm start.
     QVERIFY2(sb.error <= 1.01 * ss.error,
              qPrintable(QString("seed %1: blocks E/N %2 vs sequential %3 (ratio %4)").arg(seed).arg(sb.error).arg(ss.error).arg(r)));

@@ -1,4 +1,4 @@
-// Quality measures (SPEC section 3): HVS-weighted error, filtered PSNR, tone curve, radial spectrum.
+// Quality measures (docs/spec.md section 3): HVS-weighted error, filtered PSNR, tone curve, radial spectrum.
 #include <QtTest>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The Gaussian HVS filter behind the studio's "perceived" view (SPEC section 2: sigma 1.2, w = 4).
+// The Gaussian HVS filter behind the studio's "perceived" view (docs/spec.md section 2: sigma 1.2, w = 4).
 #include <QtTest>
 #include <cmath>
 

@@ -16,8 +16,8 @@ struct ComparePane {
     QImage display;
     QImage perceived;
     QString label;
-    QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() of each, for zooms below 1
-    QString toolTip;       ///< everything about the result (all parameters), shown on hover
+    QVector<QImage> displayLevels{}, perceivedLevels{};  ///< reductions() of each, for zooms below 1
+    QString toolTip{};     ///< everything about the result (all parameters), shown on hover
     bool current = false;  ///< the latest result (drawn with an accent frame), as opposed to a pin
 };
 

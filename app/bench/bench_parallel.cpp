@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "app/bench/bench.h"
+#include "core/threads.h"
 #include "io/imagefile.h"
 
 extern char** environ;
@@ -151,7 +152,7 @@ int memoryRunChild(const std::string& id, const std::string& device, int side, c
 
 int benchParallel(const BenchContext& c) {
     const int side = c.parallelSize;
-    const int threads = c.threads > 0 ? c.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = threadsOrAll(c.threads);
     const std::vector<const MethodInfo*> methods =
         methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return m.family == "error-diffusion"; });
     std::printf("\n== parallel: %d x %d, %d thread(s), median of %d runs (%s) ==\n", side, side, threads, c.runs,
