@@ -92,7 +92,7 @@ struct Shape {
     }
 };
 
-/// Calls f(K{}) with the compile-time kernel matching `k` (SPEC table), keeps the runtime kernel otherwise.
+/// Calls f(K{}) with the compile-time kernel matching `k` (docs/spec.md section 1), keeps the runtime kernel otherwise.
 template <class F>
 Status withKernel(const Kernel& k, F&& f) {
     if (k.name == "floyd-steinberg") return f(KFloyd{});

@@ -1,4 +1,4 @@
-// Quality measures (SPEC section 3). The spectrum uses FFTW3 when the build found it (HALFTONE_HAVE_FFTW),
+// Quality measures (docs/spec.md section 3). The spectrum uses FFTW3 when the build found it (HALFTONE_HAVE_FFTW),
 // otherwise a separable DFT that is exact but O(N (W + H)), fine for the patch sizes used here.
 #include "core/metrics.h"
 

@@ -13,7 +13,7 @@ namespace halftone {
 /// \brief E / N of a halftone (values /255, any number of levels) against the original, with DBS's filter.
 double hvsWeightedError(const Plane8& original, const Plane8& halftone, const HvsParams& hvs = {});
 
-/// \brief PSNR in dB between the HVS-filtered halftone and the HVS-filtered original (SPEC section 3): both
+/// \brief PSNR in dB between the HVS-filtered halftone and the HVS-filtered original (docs/spec.md section 3): both
 /// through the same truncated Gaussian (taps outside the image dropped, the rest renormalised), in gamma
 /// values or, with `linear`, in linear light (sRGB decoded, 0..255). A copy of the original gives +inf;
 /// NaN when the sizes differ or a plane is empty.

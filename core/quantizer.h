@@ -45,7 +45,7 @@ public:
         return lo;
     }
 
-    /// \brief 8-bit output level value v_k for level index k (SPEC formula).
+    /// \brief 8-bit output level value v_k for level index k (docs/spec.md section 1).
     static uint8_t levelValue(int k, int levels);
     static Status checkLevels(int levels);
 

@@ -26,7 +26,7 @@ struct MethodSpec {
 /// \brief Every GPU method, the wavefront kernel ("wavefront") first, then the published methods it is compared with.
 const std::vector<MethodSpec>& methods();
 
-/// \brief Halftones one plane with the GPU method `variant`; dst is resized. Exact (SPEC) for every
+/// \brief Halftones one plane with the GPU method `variant`; dst is resized. Exact (docs/spec.md) for every
 /// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
 /// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
 /// `form` picks the wavefront kernel's form (see wavefrontForms()); empty = the fastest one compiled for the request

@@ -87,7 +87,7 @@ void TestMetrics::psnrCopyAboveHalftones() {
     Plane8 src(97, 61);
     for (int y = 0; y < src.height; ++y)
         for (int x = 0; x < src.width; ++x) src.at(y, x) = uint8_t((x * 200) / 96 + noise.at(y, x) / 8 + 10);
-    // SPEC section 3: both images are filtered, so a copy of the original is perfect.
+    // docs/spec.md section 3: both images are filtered, so a copy of the original is perfect.
     QVERIFY(std::isinf(filteredPsnr(src, src, 1.2, 4, linear)));
     Plane8 nearCopy = src;
     for (uint8_t& v : nearCopy.data) v = uint8_t(std::min(255, v + 1));

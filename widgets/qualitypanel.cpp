@@ -73,7 +73,7 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     row.psnrDb = p / std::max(1, n);
     if (stop) return row;
 
-    // Tone reproduction on a ramp (SPEC section 3).
+    // Tone reproduction on a ramp (docs/spec.md section 3).
     const Plane8 ramp = grayRamp(512, 256);  // 512 samples per gray level
     Plane8 rampOut;
     if (Status s = runOn(r, ramp, rampOut); !s) {

@@ -27,8 +27,8 @@ struct QualityRow {
     bool linear = false;  ///< measured in linear light (the method diffused in linear light)
     QString device;
     double seconds = 0;
-    double hvsError = qQNaN();  ///< E / N (SPEC section 3), lower is better
-    double psnrDb = qQNaN();    ///< PSNR of the filtered halftone against the filtered original (SPEC section 3)
+    double hvsError = qQNaN();  ///< E / N (docs/spec.md section 3), lower is better
+    double psnrDb = qQNaN();    ///< PSNR of the filtered halftone against the filtered original (docs/spec.md section 3)
     QString region;             ///< "whole image" or the crop measured
     QVector<double> toneIn, toneOut;
     double toneMaxDeviation = qQNaN();

@@ -119,7 +119,7 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
         p.drawRect(cellRect(hj, hi).adjusted(1, 1, -1, -1));
         for (const Tap& t : kernel_->taps) {
             const int si = hi - t.di;
-            // Serpentine: odd rows run right to left with mirrored taps (SPEC section 1).
+            // Serpentine: odd rows run right to left with mirrored taps (docs/spec.md section 1).
             const int dj = serpentine_ && (si & 1) ? -t.dj : t.dj;
             const int sj = hj - dj;
             if (si < 0 || si >= s.height || sj < 0 || sj >= s.width) continue;

@@ -152,7 +152,7 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         }
         if (o.verify) {
             std::ostringstream line;
-            line << "| " << n << " | CPU reference (SPEC transcription, 1 thread) | " << fmtMs(cpuMs) << " | | | | | 1 | | |\n";
+            line << "| " << n << " | CPU reference (sequential reference, 1 thread) | " << fmtMs(cpuMs) << " | | | | | 1 | | |\n";
             md << line.str();
             out << line.str();
         }

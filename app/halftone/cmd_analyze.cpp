@@ -1,4 +1,4 @@
-// `halftone analyze ORIGINAL HALFTONE`: the quality measures of SPEC section 3 (core/metrics.h).
+// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/metrics.h).
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -19,7 +19,7 @@ void addAnalyzeCommand(Commands& commands) {
         double sigma = 1.2;
     };
     auto o = std::make_shared<Options>();
-    CLI::App* sub = commands.add("analyze", "quality measures of a halftone against its original (SPEC section 3)", [o]() {
+    CLI::App* sub = commands.add("analyze", "quality measures of a halftone against its original: HVS error, filtered PSNR, tone, spectrum", [o]() {
         for (const std::string& csv : {o->csv, o->toneCsv})
             if (!csv.empty())
                 if (Status s = io::checkWritableTarget(csv); !s) return fail("analyze: cannot write '" + csv + "': " + s.message());
