@@ -8,10 +8,11 @@
 #include <limits>
 #include <numbers>
 #include <sstream>
-#include <thread>
 
 #include "core/errordiffusion.h"
 #include "core/screen.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
 
 namespace halftone {
 
@@ -102,11 +103,6 @@ std::vector<double> cppSeparableTaps(const HvsFilter& f) {
 
 namespace {
 
-int threadCount(const RunControl& rc) {
-    const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
-    return rc.threads > 0 ? rc.threads : hw;
-}
-
 /// Runs body(lo, hi) on [0, n) split into `threads` contiguous chunks.
 template <class F>
 void parallelChunks(int n, int threads, F&& body) {
@@ -115,12 +111,9 @@ void parallelChunks(int n, int threads, F&& body) {
         body(0, n);
         return;
     }
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-        const int lo = int(int64_t(n) * t / threads), hi = int(int64_t(n) * (t + 1) / threads);
-        pool.emplace_back([&, lo, hi] { body(lo, hi); });
-    }
-    for (auto& th : pool) th.join();
+    WorkerPool::shared().run(threads, [&](int t) {
+        body(int(int64_t(n) * t / threads), int(int64_t(n) * (t + 1) / threads));
+    });
 }
 
 /// c_pe = c_pp * e on the image (e zero outside), in double. Separable filters use two 1-D passes of the
@@ -193,7 +186,7 @@ Status DbsState::init(const Plane8& src, const HvsFilter& filter, const Plane8& 
     std::vector<double> e(size_t(w_) * h_);
     for (int y = 0; y < h_; ++y)
         for (int x = 0; x < w_; ++x) e[size_t(y) * w_ + x] = double(g_[idxG(y, x)]) - src.at(y, x) / 255.0;
-    const std::vector<double> c = computeCpe(e, w_, h_, filter, int(std::max(1u, std::thread::hardware_concurrency())));
+    const std::vector<double> c = computeCpe(e, w_, h_, filter, hardwareThreads());
     cpe_.assign(size_t(strideC()) * size_t(h_ + 2 * padC_), 0.f);
     for (int y = 0; y < h_; ++y)
         for (int x = 0; x < w_; ++x) cpe_[idxC(y, x)] = float(c[size_t(y) * w_ + x]);
@@ -406,7 +399,7 @@ double dbsError(const Plane8& src, const Plane8& halftone, const HvsFilter& filt
     if (!src.sameSize(halftone) || src.empty()) return std::numeric_limits<double>::quiet_NaN();
     std::vector<double> e(src.size());
     for (size_t i = 0; i < e.size(); ++i) e[i] = (halftone.data[i] ? 1.0 : 0.0) - src.data[i] / 255.0;
-    const std::vector<double> c = computeCpe(e, src.width, src.height, filter, int(std::max(1u, std::thread::hardware_concurrency())));
+    const std::vector<double> c = computeCpe(e, src.width, src.height, filter, hardwareThreads());
     double E = 0;
     for (size_t i = 0; i < e.size(); ++i) E += e[i] * c[i];
     return E / double(e.size());
@@ -538,7 +531,7 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
         for (int by = 0; by < bh; ++by)
             for (int bx = 0; bx < bw; ++bx) groups[size_t((by & 1) * 2 + (bx & 1))].push_back({by * bs, bx * bs});
         const int nGroups = int(groups.size());
-        const int threads = threadCount(control);
+        const int threads = threadsOrAll(control.threads);
         Visitor v(st, params.swaps);
         for (it = 1; it <= params.maxIterations; ++it) {
             std::atomic<int64_t> moves{0};
@@ -576,10 +569,7 @@ Status runDbsPhase(DbsState& st, const DbsParams& params, int bs, const RunContr
                 if (threads <= 1 || blocks.size() <= 1) {
                     worker(0);
                 } else {
-                    std::vector<std::thread> pool;
-                    const int nt = int(std::min<size_t>(size_t(threads), blocks.size()));
-                    for (int t = 0; t < nt; ++t) pool.emplace_back(worker, t);
-                    for (auto& th : pool) th.join();
+                    WorkerPool::shared().run(int(std::min<size_t>(size_t(threads), blocks.size())), worker);
                 }
                 for (double g : gains) gain += g;
                 if (control.cancelled()) return Status::cancelled();
