@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QtTest>
+#include <QTemporaryDir>
 #include <QSet>
 #include <thread>
 
@@ -36,6 +37,7 @@ private slots:
     void sampleOpensAndRuns();
     void realImageRunsExact();
     void cancelKeepsWindowUsable();
+    void cancelStopsOpening();
     void switchingBackIsCached();
     void saveResult();
     void pasteImage();
@@ -161,6 +163,36 @@ void TestStudioMainWindow::cancelKeepsWindowUsable() {
     w.runCurrent();
     QVERIFY(shown.wait(20000));
     QCOMPARE(w.currentResult()->methodId, QString("ed/plain"));
+}
+
+void TestStudioMainWindow::cancelStopsOpening() {
+    // A large file is being decoded when the user presses Cancel (Esc): the decoder stops between strips,
+    // no error dialog opens, the image open before stays, and the next open works.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string big = dir.path().toStdString() + "/big.png";
+    QVERIFY(io::writeImage(big, Image::gray(test::randomPlane(6000, 6000, test::freshSeed("open cancel")))).isOk());
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::imageLoaded);
+    QSignalSpy cancelled(&w, &MainWindow::loadCancelled);
+    w.openFile(QString::fromStdString(test::dataPath("moon.png")));
+    QVERIFY(loaded.wait(20000));
+    auto* cancel = w.findChild<QPushButton*>("cancel");
+    QVERIFY(cancel);
+    w.openFile(QString::fromStdString(big));
+    QVERIFY(cancel->isEnabled());  // Cancel is offered while the file decodes
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(cancelled.wait(20000));
+    QCOMPARE(cancelled.at(0).at(0).toString(), QStringLiteral("big.png"));
+    QCOMPARE(loaded.count(), 1);
+    QVERIFY(!w.errorBox());
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("moon.png")));
+    QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("cancelled")));
+    QVERIFY(!cancel->isEnabled());
+    w.openFile(QString::fromStdString(test::dataPath("moon.png")));
+    QVERIFY(loaded.wait(20000));
 }
 
 void TestStudioMainWindow::switchingBackIsCached() {

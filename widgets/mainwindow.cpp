@@ -266,27 +266,40 @@ void MainWindow::updateRecentMenu() {
     recentMenu_->setEnabled(!list.isEmpty());
 }
 
-void MainWindow::loadAsync(std::function<Status(Image&, QString&)> producer, const QString& name, const QString& path) {
+void MainWindow::loadAsync(std::function<Status(Image&, QString&, const StopToken&)> producer, const QString& name,
+                           const QString& path) {
     const quint64 gen = ++loadGeneration_;
-    setStatus(StatusTopic::Image, tr("Loading %1...").arg(name));
+    loadStop_.requestStop();  // a newer open supersedes the one still decoding
+    loadStop_ = StopToken();
+    const StopToken stop = loadStop_;
+    loading_ = true;
+    cancelAction_->setEnabled(true);
+    setStatus(StatusTopic::Image, tr("Loading %1... (Esc cancels)").arg(name));
     auto* watcher = new QFutureWatcher<Loaded>(this);
     connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, gen, name, path] {
         const Loaded loaded = watcher->result();
         watcher->deleteLater();
         if (gen != loadGeneration_) return;  // a newer open superseded this one
+        loading_ = false;
+        cancelAction_->setEnabled(jobs_->busy());
         imageReady(loaded, name, path);
     });
-    watcher->setFuture(QtConcurrent::run([producer]() {
+    watcher->setFuture(QtConcurrent::run([producer, stop, name]() {
         Loaded l;
-        Image im;
-        QString notes;
-        l.status = producer(im, notes);
-        if (l.status) {
-            auto shared = std::make_shared<const Image>(std::move(im));
-            l.display = toDisplayImage(shared);
-            l.levels = reductions(l.display);
-            l.image = shared;
-            l.notes = notes;
+        try {
+            Image im;
+            QString notes;
+            l.status = producer(im, notes, stop);
+            if (l.status) {
+                auto shared = std::make_shared<const Image>(std::move(im));
+                l.display = toDisplayImage(shared);
+                l.levels = reductions(l.display);
+                l.image = shared;
+                l.notes = notes;
+            }
+        } catch (const std::exception&) {  // out of memory for the image or its display copies
+            l = Loaded{};
+            l.status = Status::error(name.toStdString() + ": not enough memory to open and show this image");
         }
         return l;
     }));
@@ -295,9 +308,11 @@ void MainWindow::loadAsync(std::function<Status(Image&, QString&)> producer, con
 void MainWindow::openFile(const QString& path) {
     const std::string file = QFile::encodeName(path).toStdString();
     loadAsync(
-        [file](Image& im, QString& notes) {
+        [file](Image& im, QString& notes, const StopToken& stop) {
             io::ReadInfo info;
-            Status s = io::readImage(file, im, {}, &info);
+            io::ReadOptions options;
+            options.stop = stop;  // Cancel (Esc) stops the decoder between strips
+            Status s = io::readImage(file, im, options, &info);
             notes = QString::fromStdString(info.notes);
             return s;
         },
@@ -318,7 +333,7 @@ void MainWindow::openSample() {
     }
     const QString res = QStringLiteral(":/samples/") + pick;
     loadAsync(
-        [res](Image& im, QString&) {
+        [res](Image& im, QString&, const StopToken&) {
             const QImage q(res);
             if (q.isNull()) return Status::error(res.toStdString() + ": the embedded sample cannot be decoded");
             im = fromQImage(q);
@@ -329,7 +344,8 @@ void MainWindow::openSample() {
 
 void MainWindow::setImage(Image image, const QString& name) {
     auto holder = std::make_shared<Image>(std::move(image));
-    loadAsync([holder](Image& im, QString&) { im = std::move(*holder); return Status::ok(); }, name, QString());
+    loadAsync([holder](Image& im, QString&, const StopToken&) { im = std::move(*holder); return Status::ok(); }, name,
+              QString());
 }
 
 void MainWindow::paste() {
@@ -342,6 +358,13 @@ void MainWindow::paste() {
 }
 
 void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QString& path) {
+    if (loaded.status.isCancelled()) {
+        setStatus(StatusTopic::Image, image_ ? tr("Opening %1 cancelled; %2 stays open").arg(name, imageName_)
+                                             : tr("Opening %1 cancelled").arg(name));
+        emit loadCancelled(name);
+        if (screenshotPending_) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);
+        return;
+    }
     if (!loaded.status) {
         showError(tr("Cannot open image"), QString::fromStdString(loaded.status.message()), StatusTopic::Image);
         if (screenshotPending_) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);  // show the error
@@ -383,13 +406,17 @@ void MainWindow::runCurrent() {
     r.threads = panel_->threads();
     r.perceived = perceivedAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
     currentGen_ = jobs_->submit(r);
-    cancelAction_->setEnabled(jobs_->busy());
+    cancelAction_->setEnabled(jobs_->busy() || loading_);
     clearStatus(StatusTopic::Run);
     progress_->setValue(0);
     stageLabel_->setText(tr("Running %1...").arg(QString::fromStdString(m->id())));
 }
 
 void MainWindow::cancelRun() {
+    if (loading_) {
+        loadStop_.requestStop();
+        setStatus(StatusTopic::Image, tr("Cancelling the open..."));
+    }
     if (!jobs_->busy()) return;  // nothing to stop: the finished run's stage text stays true
     jobs_->cancel();
     stageLabel_->setText(tr("Cancelling..."));
@@ -406,7 +433,7 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     if (gen != currentGen_) return;
     current_ = result;
     currentStale_ = false;
-    cancelAction_->setEnabled(false);
+    cancelAction_->setEnabled(loading_);
     progress_->setValue(1000);
     compare_->clearWavefront();
     stageLabel_->setText(fromCache ? tr("%1 (from cache)").arg(result->methodId) : tr("%1 done in %2 ms").arg(result->methodId).arg(result->seconds * 1000, 0, 'f', 1));
@@ -422,7 +449,7 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
 
 void MainWindow::onFailed(quint64 gen, const QString& message, bool cancelled) {
     if (gen != currentGen_) return;
-    cancelAction_->setEnabled(false);
+    cancelAction_->setEnabled(loading_);
     compare_->clearWavefront();
     progress_->setValue(0);
     if (current_) currentStale_ = true;

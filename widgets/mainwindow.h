@@ -96,6 +96,8 @@ public:
 
 signals:
     void imageLoaded(const QString& name);
+    /// \brief Opening `name` was cancelled; the image open before stays.
+    void loadCancelled(const QString& name);
     void resultShown(halftone::JobResultPtr result);
     void runFailed(const QString& message, bool cancelled);
     void errorShown(const QString& text);
@@ -118,7 +120,8 @@ private:
     };
     void buildUi();
     void buildMenus();
-    void loadAsync(std::function<Status(Image&, QString&)> producer, const QString& name, const QString& path);
+    void loadAsync(std::function<Status(Image&, QString&, const StopToken&)> producer, const QString& name,
+                   const QString& path);
     void imageReady(const Loaded& loaded, const QString& name, const QString& path);
     /// \brief What a status bar message is about; a message is replaced or cleared when its state changes.
     enum class StatusTopic { Image, ColourHint, Run, Save, Pins };
@@ -165,6 +168,8 @@ private:
     std::shared_ptr<const Image> image_;
     quint64 imageId_ = 0;
     quint64 loadGeneration_ = 0;
+    StopToken loadStop_;    // stops the decoder of the image being opened
+    bool loading_ = false;  // an open is decoding: Cancel stops it
     QString imageName_, imagePath_;
     QImage originalDisplay_;
     QVector<QImage> originalLevels_;
