@@ -2,6 +2,7 @@
 // default), `dbs/blocks` (four block groups from random dither, warm start; CPU and GPU), `dbs/reference` (the SPEC
 // reference: raster order, random start, no warm start) and `dbs/blocks-koge` (block side 32, the anchor of the
 // GPU comparison).
+#include "core/budget.h"
 #include "core/dbs.h"
 #include "core/ordered.h"
 #include "core/registry.h"
@@ -125,6 +126,11 @@ void registerDbsMethods(Registry& r) {
     m.method = "dbs";
     m.family = "dbs";
     m.exact = false;
+    // Peak while c_pe is computed: the error plane, c_pe and the separable filter's intermediate (doubles), plus
+    // the binary, free-mask and output planes.
+    m.workingBytes = [](int width, int height, const ParamValues&) {
+        return mulBytes(mulBytes(uint64_t(width), uint64_t(height)), 3 * sizeof(double) + 3);
+    };
 
     // The best halftone by E/N on every shipped image, and the fastest on the CPU (docs/dbs.md): raster order from
     // Floyd-Steinberg error diffusion, with the warm start.

@@ -1,5 +1,7 @@
 #include "core/registry.h"
 
+#include "core/budget.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -254,6 +256,18 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         if (device == Device::Gpu && !gpu.usable) return Status::unavailable("no usable GPU: " + gpu.reason);
     }
 
+    if (request.maxMemory > 0) {
+        // The converted planes, the output planes and the method's working memory for one plane (the planes
+        // run one after another), before any of it is allocated.
+        const uint64_t pixels = mulBytes(uint64_t(input.width()), uint64_t(input.height()));
+        const uint64_t channels = request.color == ColorMode::Gray ? 1 : request.color == ColorMode::RGB ? 3 : 4;
+        uint64_t bytes = mulBytes(mulBytes(pixels, channels + (input.hasAlpha ? 1 : 0)), 2);
+        if (device == Device::Cpu && m.workingBytes) bytes = addBytes(bytes, m.workingBytes(input.width(), input.height(), params));
+        if (Status s = checkMemory(bytes, request.maxMemory,
+                                   m.id() + " on " + std::to_string(input.width()) + " x " + std::to_string(input.height()));
+            !s)
+            return s;
+    }
     const Image planes = convertColor(input, request.color);
     Image out;
     out.space = planes.space;

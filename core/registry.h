@@ -111,6 +111,9 @@ struct MethodInfo {
     PlaneFunction cpu;        ///< may be empty for GPU-only methods
     PlaneFunction gpu;        ///< empty when no GPU implementation exists
     std::string schedule;     ///< name in the schedule model, empty if none
+    /// \brief Bytes the CPU implementation allocates for one plane of width x height beyond its input and
+    /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
+    std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
     bool exact = true;        ///< bit-identical to the sequential SPEC reference
 
     std::vector<Device> devices() const;
@@ -171,6 +174,7 @@ struct RunRequest {
     std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
     ColorMode color = ColorMode::Gray;
     bool keepAlpha = true;
+    uint64_t maxMemory = 0;  ///< bytes the run may allocate (planes + working memory), checked first; 0 = no limit
 };
 
 /// \brief Result of runImage: the halftone and what actually ran.

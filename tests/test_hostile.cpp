@@ -157,6 +157,7 @@ private slots:
     void sparseZeros();
     void validPngOverBudget();
     void outOfMemoryInMethod();
+    void methodMemoryBudget();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;
@@ -614,6 +615,31 @@ void TestHostile::outOfMemoryInMethod() {
     QVERIFY2(oneLine(err), qPrintable(err));
     QVERIFY2(err.contains(q(input)) && (err.contains("out of memory") || err.contains("memory limit")), qPrintable(err));
     QVERIFY(!fs::exists(path("o.png")));
+}
+
+void TestHostile::methodMemoryBudget() {
+    // DBS keeps double-precision planes: its working memory counts against --max-memory before the run starts,
+    // so a run that cannot fit is refused at once with the numbers; a light method on the same image still runs.
+    const int side = 1500;
+    Plane8 p(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) p.at(y, x) = uint8_t((x + y) & 255);
+    const std::string input = path("mid.png");
+    QVERIFY(io::writeImage(input, Image::gray(std::move(p))).isOk());
+    QProcess proc;
+    proc.start(HALFTONE_CLI_PATH, {"--method", "dbs", "--max-memory", "50M", q(input), q(path("dbs.png"))});
+    QVERIFY(proc.waitForFinished(60000));
+    QString err = QString::fromUtf8(proc.readAllStandardError());
+    QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 1, qPrintable(err));
+    QVERIFY2(oneLine(err), qPrintable(err));
+    QVERIFY2(err.contains(q(input)) && err.contains("dbs/sequential on 1500 x 1500 needs") && err.contains("--max-memory"),
+             qPrintable(err));
+    QVERIFY(!fs::exists(path("dbs.png")));
+    proc.start(HALFTONE_CLI_PATH, {"--method", "ed", "--max-memory", "50M", q(input), q(path("ed.png"))});
+    QVERIFY(proc.waitForFinished(60000));
+    err = QString::fromUtf8(proc.readAllStandardError());
+    QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0, qPrintable(err));
+    QVERIFY(fs::exists(path("ed.png")));
 }
 
 namespace {

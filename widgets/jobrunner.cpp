@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "core/budget.h"
 #include "core/hvsfilter.h"
 #include "core/metrics.h"
 #include "widgets/imageconvert.h"
@@ -168,6 +169,7 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     rr.params = request.params;
     rr.device = request.device;
     rr.color = request.color;
+    rr.maxMemory = defaultMaxMemory();  // refuse a run that cannot fit before it allocates
     if (Status s = Registry::instance().resolveParams(*request.method, rr.params); !s) return s;
     RunControl rc = control.scaled(0.0, request.perceived ? 0.8 : 1.0);
     rc.threads = request.threads;

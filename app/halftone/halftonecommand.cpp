@@ -174,6 +174,7 @@ int run(Options& o) {
     layout.height = input.height();
     if (Status s = io::checkOutputPath(o.output, layout); !s) return fail(s.message());
 
+    request.maxMemory = ro.maxMemory;  // the method's planes and working memory count against the same limit
     RunControl control;
     control.threads = int(o.threads);
     if (o.progress) control.onProgress = stderrProgress();
@@ -232,7 +233,7 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
     app.add_option("--max-pixels", o->maxPixels, "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)");
-    app.add_option("--max-memory", o->maxMemory, "refuse inputs whose reading needs more bytes, e.g. 8G (default: half the physical memory)");
+    app.add_option("--max-memory", o->maxMemory, "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--force", o->force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--keep-alpha", o->keepAlpha, "copy the input's alpha channel into the output");
     app.add_flag("--progress", o->progress, "report progress on stderr");
