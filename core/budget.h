@@ -26,11 +26,16 @@ inline uint64_t mulBytes(uint64_t a, uint64_t b) {
 /// \brief "1.5 GB", "300 MB", "12 KB", "17 bytes" (decimal units, as a person reads them).
 inline std::string formatBytes(uint64_t bytes) {
     char buf[64];
-    if (bytes >= 1000ull * 1000 * 1000 * 1000) std::snprintf(buf, sizeof buf, "%.1f TB", double(bytes) / 1e12);
-    else if (bytes >= 1000ull * 1000 * 1000) std::snprintf(buf, sizeof buf, "%.1f GB", double(bytes) / 1e9);
-    else if (bytes >= 1000ull * 1000) std::snprintf(buf, sizeof buf, "%.0f MB", double(bytes) / 1e6);
-    else if (bytes >= 1000) std::snprintf(buf, sizeof buf, "%.0f KB", double(bytes) / 1e3);
-    else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+    if (bytes >= 1000ull * 1000 * 1000 * 1000)
+        std::snprintf(buf, sizeof buf, "%.1f TB", double(bytes) / 1e12);
+    else if (bytes >= 1000ull * 1000 * 1000)
+        std::snprintf(buf, sizeof buf, "%.1f GB", double(bytes) / 1e9);
+    else if (bytes >= 1000ull * 1000)
+        std::snprintf(buf, sizeof buf, "%.0f MB", double(bytes) / 1e6);
+    else if (bytes >= 1000)
+        std::snprintf(buf, sizeof buf, "%.0f KB", double(bytes) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
     return buf;
 }
 
@@ -41,7 +46,8 @@ inline uint64_t defaultMaxMemory() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && pageSize > 0) limit = mulBytes(uint64_t(pages), uint64_t(pageSize)) / 2;
     struct rlimit rl {};
-    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) limit = std::min<uint64_t>(limit, uint64_t(rl.rlim_cur) / 2);
+    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        limit = std::min<uint64_t>(limit, uint64_t(rl.rlim_cur) / 2);
     return limit == std::numeric_limits<uint64_t>::max() ? (uint64_t(4) << 30) : limit;
 }
 
@@ -59,11 +65,16 @@ inline bool parseBytes(const std::string& text, uint64_t& out) {
     for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
     if (unit.size() == 2 && unit[1] == 'B') unit.pop_back();
     double scale = 1;
-    if (unit == "K") scale = 1e3;
-    else if (unit == "M") scale = 1e6;
-    else if (unit == "G") scale = 1e9;
-    else if (unit == "T") scale = 1e12;
-    else if (!unit.empty() && unit != "B") return false;
+    if (unit == "K")
+        scale = 1e3;
+    else if (unit == "M")
+        scale = 1e6;
+    else if (unit == "G")
+        scale = 1e9;
+    else if (unit == "T")
+        scale = 1e12;
+    else if (!unit.empty() && unit != "B")
+        return false;
     const double bytes = v * scale;
     if (!(bytes >= 1) || bytes >= 1.8e19) return false;
     out = uint64_t(bytes);

@@ -44,7 +44,8 @@ Status makeHvsFilter(const HvsParams& hp, HvsFilter& out) {
         for (int i = -w; i <= w; ++i)
             for (int j = -w; j <= w; ++j) {
                 const double r2 = double(i * i + j * j) / (hp.dpi * hp.dpi);
-                const double v = 2 * std::numbers::pi * k / std::pow(k * k + 4 * std::numbers::pi * std::numbers::pi * r2, 1.5);
+                const double v =
+                    2 * std::numbers::pi * k / std::pow(k * k + 4 * std::numbers::pi * std::numbers::pi * r2, 1.5);
                 f.p[size_t(i + w) * n + size_t(j + w)] = v;
                 s += v;
             }
@@ -111,9 +112,8 @@ void parallelChunks(int n, int threads, F&& body) {
         body(0, n);
         return;
     }
-    WorkerPool::shared().run(threads, [&](int t) {
-        body(int(int64_t(n) * t / threads), int(int64_t(n) * (t + 1) / threads));
-    });
+    WorkerPool::shared().run(threads,
+                             [&](int t) { body(int(int64_t(n) * t / threads), int(int64_t(n) * (t + 1) / threads)); });
 }
 
 /// c_pe = c_pp * e on the image (e zero outside), in double. Separable filters use two 1-D passes of the
@@ -169,7 +169,8 @@ constexpr int kNb[8][2] = {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1},
 }  // namespace
 
 Status DbsState::init(const Plane8& src, const HvsFilter& filter, const Plane8& binary, const Plane8& freeMask) {
-    if (!src.sameSize(binary) || !src.sameSize(freeMask)) return Status::error("DBS: start image and mask differ in size from the input");
+    if (!src.sameSize(binary) || !src.sameSize(freeMask))
+        return Status::error("DBS: start image and mask differ in size from the input");
     if (src.empty()) return Status::error("DBS: empty image");
     w_ = src.width;
     h_ = src.height;
@@ -318,7 +319,8 @@ struct UpdateMap {
         activeUntil.assign(size_t(tw) * th, 1);
     }
     bool active(int y, int x, int it) const {
-        return std::atomic_ref<const int>(activeUntil[size_t(y / TS) * tw + size_t(x / TS)]).load(std::memory_order_relaxed) >= it;
+        return std::atomic_ref<const int>(activeUntil[size_t(y / TS) * tw + size_t(x / TS)])
+                   .load(std::memory_order_relaxed) >= it;
     }
     void mark(int y, int x, int it) {
         const int ty = y / TS, tx = x / TS;
@@ -366,7 +368,8 @@ Status dbsStart(const Plane8& src, const DbsParams& params, Plane8& binary, Plan
     freeMask = Plane8(src.width, src.height, 1);
     const PlaneT<uint8_t>* screen = params.screen;
     if (params.clipFree) {
-        if (!(params.margin >= 0 && params.margin <= 0.5)) return Status::error("clip-free margin must be between 0 and 0.5 (0..127 gray levels)");
+        if (!(params.margin >= 0 && params.margin <= 0.5))
+            return Status::error("clip-free margin must be between 0 and 0.5 (0..127 gray levels)");
         if (!screen) screen = &defaultDbsScreen();
         if (screen->empty()) return Status::error("clip-free DBS: the threshold array is empty");
     }
@@ -407,8 +410,10 @@ double dbsError(const Plane8& src, const Plane8& halftone, const HvsFilter& filt
 
 HvsParams dbsWarmStartHvs(const HvsParams& hvs, double scale) {
     HvsParams h = hvs;
-    if (h.model == HvsModel::Gaussian) h.sigma *= scale;
-    else h.distance *= scale;
+    if (h.model == HvsModel::Gaussian)
+        h.sigma *= scale;
+    else
+        h.distance *= scale;
     return h;
 }
 
@@ -606,7 +611,8 @@ Status dbsPrepareFilters(const Plane8& src, const DbsParams& params, HvsFilter& 
     return Status::ok();
 }
 
-Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats) {
+Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control,
+                   DbsStats* stats) {
     HvsFilter filter, warmFilter;
     if (Status s = dbsPrepareFilters(src, params, filter, warmFilter); !s) return s;
     const bool warm = params.warmStart > 0;
@@ -628,7 +634,8 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
         // Phase 1: the narrower filter from the random start; its halftone is the start of phase 2.
         DbsState st;
         if (Status s = st.init(src, warmFilter, binary, freeMask); !s) return s;
-        if (Status s = runDbsPhase(st, params, bs, control, {0.0, warmShare, 0, 0, "warm start, "}, warmRes); !s) return s;
+        if (Status s = runDbsPhase(st, params, bs, control, {0.0, warmShare, 0, 0, "warm start, "}, warmRes); !s)
+            return s;
         if (stats) initialE = dbsError(src, binary, filter);
         for (int y = 0; y < src.height; ++y)
             for (int x = 0; x < src.width; ++x) binary.at(y, x) = st.bit(y, x);
@@ -636,7 +643,9 @@ Status dbsHalftone(const Plane8& src, Plane8& dst, const DbsParams& params, cons
     DbsState st;
     if (Status s = st.init(src, filter, binary, freeMask); !s) return s;
     if (!warm) initialE = st.bookkeptError() / (double(src.width) * src.height);
-    if (Status s = runDbsPhase(st, params, bs, control, {warmShare, 1.0, warmRes.iterations, warmRes.moves, ""}, res); !s) return s;
+    if (Status s = runDbsPhase(st, params, bs, control, {warmShare, 1.0, warmRes.iterations, warmRes.moves, ""}, res);
+        !s)
+        return s;
     if (stats) {
         stats->iterations = warmRes.iterations + res.iterations;
         stats->warmIterations = warmRes.iterations;

@@ -27,11 +27,11 @@ struct HvsParams {
 
 /// \brief A sampled, normalised HVS filter p and its autocorrelation c_pp.
 struct HvsFilter {
-    int radius = 0;                ///< w
-    std::vector<double> p;         ///< (2w+1)^2, row-major, sum 1, symmetric
-    std::vector<double> p1d;       ///< 2w+1 taps when p is the outer product p1d x p1d (Gaussian), else empty
-    int cppRadius = 0;             ///< 2w
-    std::vector<float> cpp;        ///< (4w+1)^2, row-major, c_pp[m] = sum_n p[n] p[n+m]
+    int radius = 0;           ///< w
+    std::vector<double> p;    ///< (2w+1)^2, row-major, sum 1, symmetric
+    std::vector<double> p1d;  ///< 2w+1 taps when p is the outer product p1d x p1d (Gaussian), else empty
+    int cppRadius = 0;        ///< 2w
+    std::vector<float> cpp;   ///< (4w+1)^2, row-major, c_pp[m] = sum_n p[n] p[n+m]
     float cpp0() const { return cpp[size_t(cppRadius) * size_t(2 * cppRadius + 1) + size_t(cppRadius)]; }
     float cppAt(int dy, int dx) const {
         return cpp[size_t(dy + cppRadius) * size_t(2 * cppRadius + 1) + size_t(dx + cppRadius)];
@@ -64,14 +64,15 @@ enum class DbsStart {
 /// \brief Everything that controls one DBS run.
 struct DbsParams {
     HvsParams hvs;
-    bool clipFree = false;           ///< Koge, Ito and Nakano: screen the shadows/highlights, fix their minority dots
-    double margin = 9.0 / 255.0;     ///< Dm of clipping-free DBS
+    bool clipFree = false;        ///< Koge, Ito and Nakano: screen the shadows/highlights, fix their minority dots
+    double margin = 9.0 / 255.0;  ///< Dm of clipping-free DBS
     const PlaneT<uint8_t>* screen = nullptr;  ///< threshold array for clip-free (nullptr = the default DBS screen)
-    int maxIterations = 100;         ///< stop after this many iterations even if moves are still accepted
-    uint64_t seed = 1;               ///< random-dither start (reproducible)
-    DbsStart start = DbsStart::Random;  ///< start image of the free pixels (CPU only; the GPU starts from random dither)
-    bool swaps = true;               ///< try swaps with the 8 neighbours besides toggles
-    bool updateMap = true;           ///< Koge, Ito and Nakano's update map: skip unchanged areas (same result)
+    int maxIterations = 100;                  ///< stop after this many iterations even if moves are still accepted
+    uint64_t seed = 1;                        ///< random-dither start (reproducible)
+    DbsStart start =
+        DbsStart::Random;   ///< start image of the free pixels (CPU only; the GPU starts from random dither)
+    bool swaps = true;      ///< try swaps with the 8 neighbours besides toggles
+    bool updateMap = true;  ///< Koge, Ito and Nakano's update map: skip unchanged areas (same result)
     DbsSchedule schedule = DbsSchedule::Sequential;
     /// Warm start: when > 0, DBS first runs to convergence with the HVS filter narrowed by this factor (Gaussian sigma,
     /// Nasanen viewing distance), then from that halftone with the requested filter. 0 = off, the SPEC reference.
@@ -96,13 +97,13 @@ Status dbsPrepareFilters(const Plane8& src, const DbsParams& params, HvsFilter& 
 
 /// \brief What a DBS run did.
 struct DbsStats {
-    int iterations = 0;        ///< iterations run, warm-start phase included (the last one accepted no move when converged)
-    int warmIterations = 0;    ///< of which in the warm-start phase
-    int64_t moves = 0;         ///< accepted toggles + swaps
-    int64_t freePixels = 0;    ///< pixels DBS may change (all of them unless clip-free)
-    double initialError = 0;   ///< E / N of the random start (with the requested filter)
-    double error = 0;          ///< E / N of the result, recomputed from scratch
-    bool converged = false;    ///< an iteration with the requested filter accepted no move
+    int iterations = 0;  ///< iterations run, warm-start phase included (the last one accepted no move when converged)
+    int warmIterations = 0;   ///< of which in the warm-start phase
+    int64_t moves = 0;        ///< accepted toggles + swaps
+    int64_t freePixels = 0;   ///< pixels DBS may change (all of them unless clip-free)
+    double initialError = 0;  ///< E / N of the random start (with the requested filter)
+    double error = 0;         ///< E / N of the result, recomputed from scratch
+    bool converged = false;   ///< an iteration with the requested filter accepted no move
 };
 
 /// \brief Initial binary image (0/1) and free mask (1 = DBS may change it) for DBS (Kasagi, Nakano and Ito, step 1):
@@ -173,9 +174,9 @@ private:
     int w_ = 0, h_ = 0, padC_ = 0;
     const HvsFilter* filter_ = nullptr;
     const Plane8* src_ = nullptr;
-    std::vector<uint8_t> g_;     ///< (w+2) x (h+2), border 0
-    std::vector<uint8_t> free_;  ///< (w+2) x (h+2), border 0 (never free)
-    std::vector<float> cpe_;     ///< (w + 2*2w) x (h + 2*2w)
+    std::vector<uint8_t> g_;       ///< (w+2) x (h+2), border 0
+    std::vector<uint8_t> free_;    ///< (w+2) x (h+2), border 0 (never free)
+    std::vector<float> cpe_;       ///< (w + 2*2w) x (h + 2*2w)
     std::vector<int> cppOffsets_;  ///< offset in cpe_ of each c_pp tap relative to the centre, row-major
 };
 

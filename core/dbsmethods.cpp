@@ -51,7 +51,8 @@ std::vector<ParamSpec> dbsParamSpecs() {
              "hvs=nasanen"),
         when(realParam("luminance", "Luminance (cd/m^2)", 1.01, 10000, 11, "average luminance of the print"),
              "hvs=nasanen"),
-        intParam("max-iter", "Max iterations", 1, 100000, 100, "stop after this many passes even if moves are still found"),
+        intParam("max-iter", "Max iterations", 1, 100000, 100,
+                 "stop after this many passes even if moves are still found"),
         intParam("seed", "Random seed", 0, 2147483647, 1, "seed of the random start"),
         boolParam("swaps", "Swaps", true, "try swapping a pixel with each of its 8 neighbours besides toggling it"),
         realParam("warm-start", "Warm-start factor", 0, 1, 0,
@@ -135,19 +136,21 @@ void registerDbsMethods(Registry& r) {
     // The best halftone by E/N on every shipped image, and the fastest on the CPU (docs/dbs.md): raster order from
     // Floyd-Steinberg error diffusion, with the warm start.
     m.variant = "sequential";
-    m.description = "Direct binary search: improves a halftone pixel by pixel, toggling or swapping pixels while that "
-                    "lowers the error seen through a model of the eye. This variant starts from Floyd-Steinberg error "
-                    "diffusion, first searches with a narrower eye model (warm start), and visits pixels in raster "
-                    "order on one CPU thread: the lowest error of all methods here. Slow; the best quality.";
+    m.description =
+        "Direct binary search: improves a halftone pixel by pixel, toggling or swapping pixels while that "
+        "lowers the error seen through a model of the eye. This variant starts from Floyd-Steinberg error "
+        "diffusion, first searches with a narrower eye model (warm start), and visits pixels in raster "
+        "order on one CPU thread: the lowest error of all methods here. Slow; the best quality.";
     m.params = seedOnlyForRandom(withDefault(common, "warm-start", kDbsWarmStart));
     m.params.push_back(start(1));
     m.cpu = cpuFunction(DbsSchedule::Sequential);
     r.add(m);
 
     m.variant = "blocks";
-    m.description = "Direct binary search from random dither, blocks of the image searched in parallel (CPU threads or "
-                    "GPU), with the warm start. Faster on many cores or a GPU; its error is higher than the "
-                    "sequential variant's, which starts from error diffusion.";
+    m.description =
+        "Direct binary search from random dither, blocks of the image searched in parallel (CPU threads or "
+        "GPU), with the warm start. Faster on many cores or a GPU; its error is higher than the "
+        "sequential variant's, which starts from error diffusion.";
     m.params = withDefault(common, "warm-start", kDbsWarmStart);
     m.params.push_back(block);
     m.params.push_back(threads);
@@ -155,8 +158,9 @@ void registerDbsMethods(Registry& r) {
     r.add(m);
 
     m.variant = "reference";
-    m.description = "Direct binary search as the specification defines it: raster order from random dither, no warm "
-                    "start. For comparison; it stops in a worse local minimum than the other variants.";
+    m.description =
+        "Direct binary search as the specification defines it: raster order from random dither, no warm "
+        "start. For comparison; it stops in a worse local minimum than the other variants.";
     m.params = seedOnlyForRandom(common);
     m.params.push_back(start(0));
     m.cpu = cpuFunction(DbsSchedule::Sequential);
@@ -164,8 +168,9 @@ void registerDbsMethods(Registry& r) {
 
     // Block side 32, the GPU layout of Koge, Ito and Nakano (one warp per block, attached by the GPU module).
     m.variant = "blocks-koge";
-    m.description = "Direct binary search as \"blocks\", with 32-pixel blocks; on the GPU, Koge, Ito and Nakano's "
-                    "layout (one warp per block).";
+    m.description =
+        "Direct binary search as \"blocks\", with 32-pixel blocks; on the GPU, Koge, Ito and Nakano's "
+        "layout (one warp per block).";
     m.params = withDefault(common, "warm-start", kDbsWarmStart);
     m.params.push_back(block);
     m.params.back().def = 32;

@@ -10,10 +10,14 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
                                    "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
                                    "Stucki, ...)");
-    kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"}, {"jarvis", "Jarvis, Judice and Ninke"},
-                           {"stucki", "Stucki"},  {"burkes", "Burkes"},
-                           {"sierra", "Sierra"},  {"sierra2", "Sierra two-row"},
-                           {"sierra-lite", "Sierra Lite"}, {"atkinson", "Atkinson"}};
+    kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"},
+                           {"jarvis", "Jarvis, Judice and Ninke"},
+                           {"stucki", "Stucki"},
+                           {"burkes", "Burkes"},
+                           {"sierra", "Sierra"},
+                           {"sierra2", "Sierra two-row"},
+                           {"sierra-lite", "Sierra Lite"},
+                           {"atkinson", "Atkinson"}};
     std::vector<ParamSpec> specs = {
         kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),

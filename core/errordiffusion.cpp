@@ -44,10 +44,10 @@ namespace {
 
 // ---- compile-time kernels: the SPEC taps as constants so loops unroll and divisions become shifts
 
-#define HALFTONE_KERNEL(Name, D, ...)                      \
-    struct Name {                                          \
-        static constexpr int divisor = D;                  \
-        static constexpr Tap taps[] = {__VA_ARGS__};       \
+#define HALFTONE_KERNEL(Name, D, ...)                \
+    struct Name {                                    \
+        static constexpr int divisor = D;            \
+        static constexpr Tap taps[] = {__VA_ARGS__}; \
     };
 HALFTONE_KERNEL(KFloyd, 16, {0, 1, 7}, {1, -1, 3}, {1, 0, 5}, {1, 1, 1})
 HALFTONE_KERNEL(KJarvis, 48, {0, 1, 7}, {0, 2, 5}, {1, -2, 3}, {1, -1, 5}, {1, 0, 7}, {1, 1, 5}, {1, 2, 3}, {2, -2, 1},
@@ -227,8 +227,10 @@ Status diffusionRegisters(const Common& c) {
             win[fwd > 0 ? fwd - 1 : 0] = 0;
 #pragma GCC unroll 16
             for (const Tap& t : K::taps) {
-                if (t.di == 0) win[t.dj - 1] += t.w * e;
-                else ring[t.di][j + dir * t.dj] += t.w * e;
+                if (t.di == 0)
+                    win[t.dj - 1] += t.w * e;
+                else
+                    ring[t.di][j + dir * t.dj] += t.w * e;
             }
         }
         int32_t* done = ring[0];
@@ -262,8 +264,10 @@ Status collectionRegisters(const Common& c) {
             int32_t a = 0;
 #pragma GCC unroll 16
             for (const Tap& t : K::taps) {
-                if (t.di == 0) a += t.w * win[t.dj - 1];
-                else a += t.w * hist[t.di][j - dirs[t.di] * t.dj];  // rows above the image are zero
+                if (t.di == 0)
+                    a += t.w * win[t.dj - 1];
+                else
+                    a += t.w * hist[t.di][j - dirs[t.di] * t.dj];  // rows above the image are zero
             }
             const int32_t s = c.q.input(in[j]) + S::divide(a);
             const int k = c.lv.level(s);
@@ -295,10 +299,14 @@ Status errorDiffuse(const Plane8& src, Plane8& dst, const EdParams& params, EdVa
     const Status st = withKernel(*kernel, [&](auto k) {
         using K = decltype(k);
         switch (variant) {
-            case EdVariant::Diffusion: return diffusionPlain<K>(c);
-            case EdVariant::Collection: return collectionPlain<K>(c);
-            case EdVariant::DiffusionRegisters: return diffusionRegisters<K>(c);
-            case EdVariant::CollectionRegisters: return collectionRegisters<K>(c);
+            case EdVariant::Diffusion:
+                return diffusionPlain<K>(c);
+            case EdVariant::Collection:
+                return collectionPlain<K>(c);
+            case EdVariant::DiffusionRegisters:
+                return diffusionRegisters<K>(c);
+            case EdVariant::CollectionRegisters:
+                return collectionRegisters<K>(c);
         }
         return Status::error("unknown variant");
     });

@@ -19,10 +19,10 @@ struct EdParams {
 
 /// \brief The four sequential CPU variants of Kasagi, Nakano and Ito, Table V (1).
 enum class EdVariant {
-    Diffusion,              ///< ED: scatter w*E into a full int32 accumulator plane
-    Collection,             ///< EC: gather from a full int32 error plane
-    DiffusionRegisters,     ///< ED with register caching: O(width) row accumulators, same-row error in locals
-    CollectionRegisters,    ///< EC with register caching: O(width) error rows, same-row errors in locals
+    Diffusion,            ///< ED: scatter w*E into a full int32 accumulator plane
+    Collection,           ///< EC: gather from a full int32 error plane
+    DiffusionRegisters,   ///< ED with register caching: O(width) row accumulators, same-row error in locals
+    CollectionRegisters,  ///< EC with register caching: O(width) error rows, same-row errors in locals
 };
 
 /// \brief Checks kernel name, levels and sizes; fills `kernel` when ok.

@@ -12,9 +12,10 @@ namespace halftone {
 
 /// \brief Parameters of the truncated, normalised Gaussian HVS filter.
 struct HvsFilterParams {
-    double sigma = 1.2;  ///< deviation in pixels
-    int radius = 4;      ///< w: the support is (2w+1) x (2w+1)
-    bool linear = false; ///< filter in linear light (sRGB decoded, re-encoded for display), as a method that diffused in linear light
+    double sigma = 1.2;   ///< deviation in pixels
+    int radius = 4;       ///< w: the support is (2w+1) x (2w+1)
+    bool linear = false;  ///< filter in linear light (sRGB decoded, re-encoded for display), as a method that diffused
+                          ///< in linear light
 };
 
 /// \brief Normalised 1-D taps of the separable Gaussian (size 2w+1, sum 1).

@@ -12,10 +12,12 @@ Status checkImageSize(int64_t width, int64_t height, int64_t channels, uint64_t 
         s << "image has zero size (" << width << " x " << height << ")";
         return Status::error(s.str());
     }
-    if (channels <= 0 || channels > 64) return Status::error("image has an unsupported channel count " + std::to_string(channels));
+    if (channels <= 0 || channels > 64)
+        return Status::error("image has an unsupported channel count " + std::to_string(channels));
     const uint64_t w = uint64_t(width), h = uint64_t(height);
     if (w > uint64_t(std::numeric_limits<int32_t>::max()) || h > uint64_t(std::numeric_limits<int32_t>::max()))
-        return Status::error("image dimensions " + std::to_string(width) + " x " + std::to_string(height) + " are too large");
+        return Status::error("image dimensions " + std::to_string(width) + " x " + std::to_string(height) +
+                             " are too large");
     const uint64_t pixels = w * h;  // < 2^62, no overflow
     if (pixels > maxPixels) {
         std::ostringstream s;
@@ -30,18 +32,25 @@ Status checkImageSize(int64_t width, int64_t height, int64_t channels, uint64_t 
 
 const char* toString(ColorMode m) {
     switch (m) {
-        case ColorMode::Gray: return "gray";
-        case ColorMode::RGB: return "rgb";
-        case ColorMode::CMYK: return "cmyk";
+        case ColorMode::Gray:
+            return "gray";
+        case ColorMode::RGB:
+            return "rgb";
+        case ColorMode::CMYK:
+            return "cmyk";
     }
     return "gray";
 }
 
 bool parseColorMode(const std::string& s, ColorMode& out) {
-    if (s == "gray" || s == "grey") out = ColorMode::Gray;
-    else if (s == "rgb") out = ColorMode::RGB;
-    else if (s == "cmyk") out = ColorMode::CMYK;
-    else return false;
+    if (s == "gray" || s == "grey")
+        out = ColorMode::Gray;
+    else if (s == "rgb")
+        out = ColorMode::RGB;
+    else if (s == "cmyk")
+        out = ColorMode::CMYK;
+    else
+        return false;
     return true;
 }
 
@@ -61,7 +70,8 @@ Image toRgb(const Image& in) {
         out.channels.assign(3, Plane8(w, h));
         for (size_t i = 0; i < in.channels[0].size(); ++i) {
             const int k = in.channels[3].data[i];
-            for (int c = 0; c < 3; ++c) out.channels[c].data[i] = uint8_t(255 - std::min(255, in.channels[c].data[i] + k));
+            for (int c = 0; c < 3; ++c)
+                out.channels[c].data[i] = uint8_t(255 - std::min(255, in.channels[c].data[i] + k));
         }
     }
     return out;
@@ -81,7 +91,9 @@ Image convertColor(const Image& in, ColorMode mode) {
         out.alpha = in.alpha;
         Plane8 g(w, h);
         for (size_t i = 0; i < g.size(); ++i)
-            g.data[i] = uint8_t((77 * rgb.channels[0].data[i] + 150 * rgb.channels[1].data[i] + 29 * rgb.channels[2].data[i] + 128) >> 8);
+            g.data[i] = uint8_t(
+                (77 * rgb.channels[0].data[i] + 150 * rgb.channels[1].data[i] + 29 * rgb.channels[2].data[i] + 128) >>
+                8);
         out.channels.push_back(std::move(g));
         return out;
     }
@@ -110,7 +122,8 @@ Plane8 noisyGradient(const Plane8& noise) {
     Plane8 p(w, h);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            p.at(y, x) = uint8_t((((x * 255) / std::max(1, w - 1)) * 3 + (y * 255) / std::max(1, h - 1) + noise.at(y, x) % 64) / 4);
+            p.at(y, x) = uint8_t(
+                (((x * 255) / std::max(1, w - 1)) * 3 + (y * 255) / std::max(1, h - 1) + noise.at(y, x) % 64) / 4);
     return p;
 }
 

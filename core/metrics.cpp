@@ -20,7 +20,8 @@ namespace halftone {
 
 double hvsWeightedError(const Plane8& original, const Plane8& halftone, const HvsParams& hvs) {
     HvsFilter f;
-    if (!makeHvsFilter(hvs, f) || !original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
+    if (!makeHvsFilter(hvs, f) || !original.sameSize(halftone) || original.empty())
+        return std::numeric_limits<double>::quiet_NaN();
     PlaneT<double> e(original.width, original.height);
     for (size_t i = 0; i < e.size(); ++i) e.data[i] = (double(halftone.data[i]) - double(original.data[i])) / 255.0;
     const PlaneT<double> q = hvsFullConvolution(e, f);
@@ -33,7 +34,8 @@ double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma
     if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
     const int w = std::max(0, radius), W = original.width, H = original.height;
     std::vector<double> k(size_t(2 * w + 1));
-    for (int i = -w; i <= w; ++i) k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
+    for (int i = -w; i <= w; ++i)
+        k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
     // The working space: gamma values as stored, or linear light on the same 0..255 scale.
     std::array<double, 256> value{};
     for (int v = 0; v < 256; ++v) value[size_t(v)] = linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
@@ -175,7 +177,8 @@ std::vector<double> powerFftw(const std::vector<double>& x, int W, int H) {
 
 Status radialSpectrum(const Plane8& patch, RadialSpectrum& out) {
     if (patch.width < 4 || patch.height < 4) return Status::error("spectrum patch must be at least 4 x 4 pixels");
-    if (patch.width > 1024 || patch.height > 1024) return Status::error("spectrum patch must be at most 1024 x 1024 pixels (use a crop)");
+    if (patch.width > 1024 || patch.height > 1024)
+        return Status::error("spectrum patch must be at most 1024 x 1024 pixels (use a crop)");
     const int W = patch.width, H = patch.height;
     const double N = double(W) * H;
     double mean = 0;
@@ -219,7 +222,8 @@ Status radialSpectrum(const Plane8& patch, RadialSpectrum& out) {
         const double vr = cnt[size_t(r)] > 1 ? (sum2[size_t(r)] - cnt[size_t(r)] * m * m) / (cnt[size_t(r)] - 1) : 0.0;
         out.frequency.push_back(r * dr);
         out.power.push_back(m);
-        out.anisotropy.push_back(m > 0 && vr > 0 ? 10 * std::log10(vr / (m * m)) : -std::numeric_limits<double>::infinity());
+        out.anisotropy.push_back(m > 0 && vr > 0 ? 10 * std::log10(vr / (m * m))
+                                                 : -std::numeric_limits<double>::infinity());
         out.samples.push_back(cnt[size_t(r)]);
     }
     out.variance = var;

@@ -17,7 +17,8 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
 /// through the same truncated Gaussian (taps outside the image dropped, the rest renormalised), in gamma
 /// values or, with `linear`, in linear light (sRGB decoded, 0..255). A copy of the original gives +inf;
 /// NaN when the sizes differ or a plane is empty.
-double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4, bool linear = false);
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4,
+                    bool linear = false);
 
 /// \brief The central `maxWidth` x `maxHeight` part of a plane (the whole plane when it is no larger).
 Plane8 centralCrop(const Plane8& plane, int maxWidth, int maxHeight);
@@ -47,7 +48,8 @@ struct RadialSpectrum {
 };
 /// \brief Computes the spectrum of a patch up to 1024 x 1024 (larger patches: use a crop).
 Status radialSpectrum(const Plane8& patch, RadialSpectrum& out);
-/// \brief Mean power below `fmax` cycles/pixel divided by the patch variance (about 1 for white noise, small for blue noise).
+/// \brief Mean power below `fmax` cycles/pixel divided by the patch variance (about 1 for white noise, small for blue
+/// noise).
 double lowFrequencyRatio(const RadialSpectrum& s, double fmax);
 /// \brief True when this build computes spectra with FFTW3.
 bool metricsHaveFftw();

@@ -55,8 +55,9 @@ void registerOrderedMethods(Registry& r) {
     m.method = "ordered";
     m.variant = "screen";
     m.family = "ordered";
-    m.description = "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
-                    "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file.";
+    m.description =
+        "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
+        "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file.";
     m.exact = false;
     m.params.push_back(screenParamSpec(
         "Screen", "bayer:8",

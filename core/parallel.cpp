@@ -39,14 +39,30 @@ int kernelId(const Kernel& k) {
         if (k.name != par::kKernelNames[id]) continue;
         par::CKernel c{};
         switch (id) {
-            case 0: c = par::ckernel<0>(); break;
-            case 1: c = par::ckernel<1>(); break;
-            case 2: c = par::ckernel<2>(); break;
-            case 3: c = par::ckernel<3>(); break;
-            case 4: c = par::ckernel<4>(); break;
-            case 5: c = par::ckernel<5>(); break;
-            case 6: c = par::ckernel<6>(); break;
-            default: c = par::ckernel<7>(); break;
+            case 0:
+                c = par::ckernel<0>();
+                break;
+            case 1:
+                c = par::ckernel<1>();
+                break;
+            case 2:
+                c = par::ckernel<2>();
+                break;
+            case 3:
+                c = par::ckernel<3>();
+                break;
+            case 4:
+                c = par::ckernel<4>();
+                break;
+            case 5:
+                c = par::ckernel<5>();
+                break;
+            case 6:
+                c = par::ckernel<6>();
+                break;
+            default:
+                c = par::ckernel<7>();
+                break;
         }
         if (c.divisor != k.divisor || c.count != int(k.taps.size())) return -1;
         for (int i = 0; i < c.count; ++i)
@@ -109,7 +125,8 @@ void collectSegment(const Plane8& src, Plane8& dst, ErrorPlane16& err, int y, in
         int32_t acc = 0;
         [&]<int... I>(std::integer_sequence<int, I...>) {
             ((acc += K.taps[I].w * int32_t(rows[K.taps[I].di][x - K.taps[I].dj])), ...);
-        }(std::make_integer_sequence<int, K.count>());
+        }
+        (std::make_integer_sequence<int, K.count>());
         const int32_t s = q.input(in[x]) + floorDiv(acc + D / 2, D);
         int32_t e;
         if (binary) {
@@ -127,8 +144,8 @@ void collectSegment(const Plane8& src, Plane8& dst, ErrorPlane16& err, int y, in
 
 using SegmentFn = void (*)(const Plane8&, Plane8&, ErrorPlane16&, int, int, int, const Quantizer&, const int32_t*);
 constexpr SegmentFn kSegment[par::kKernelCount] = {collectSegment<0>, collectSegment<1>, collectSegment<2>,
-                                                    collectSegment<3>, collectSegment<4>, collectSegment<5>,
-                                                    collectSegment<6>, collectSegment<7>};
+                                                   collectSegment<3>, collectSegment<4>, collectSegment<5>,
+                                                   collectSegment<6>, collectSegment<7>};
 
 Status sequentialFallback(const Plane8& src, Plane8& dst, const EdParams& params, const RunControl& control) {
     // Serpentine: every row waits for the whole previous row (docs/spec.md section 1), so there is no
@@ -236,11 +253,16 @@ Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
 
 const char* toString(SimdPath p) {
     switch (p) {
-        case SimdPath::Auto: return "auto";
-        case SimdPath::Avx512: return "avx512";
-        case SimdPath::Avx2: return "avx2";
-        case SimdPath::Sse: return "sse";
-        case SimdPath::Scalar: return "scalar";
+        case SimdPath::Auto:
+            return "auto";
+        case SimdPath::Avx512:
+            return "avx512";
+        case SimdPath::Avx2:
+            return "avx2";
+        case SimdPath::Sse:
+            return "sse";
+        case SimdPath::Scalar:
+            return "scalar";
     }
     return "auto";
 }
@@ -258,10 +280,14 @@ bool simdPathSupported(SimdPath p) {
 #ifdef HALFTONE_X86
     __builtin_cpu_init();
     switch (p) {
-        case SimdPath::Avx512: return __builtin_cpu_supports("avx512f");
-        case SimdPath::Avx2: return __builtin_cpu_supports("avx2");
-        case SimdPath::Sse: return __builtin_cpu_supports("sse4.1");
-        default: return true;
+        case SimdPath::Avx512:
+            return __builtin_cpu_supports("avx512f");
+        case SimdPath::Avx2:
+            return __builtin_cpu_supports("avx2");
+        case SimdPath::Sse:
+            return __builtin_cpu_supports("sse4.1");
+        default:
+            return true;
     }
 #else
     return p == SimdPath::Auto || p == SimdPath::Scalar;
@@ -280,17 +306,17 @@ Status resolveSimdPath(SimdPath requested, SimdPath& out) {
     if (p == SimdPath::Auto) {
         if (const char* env = std::getenv("HALFTONE_SIMD"); env && *env) {
             if (!parseSimdPath(env, p))
-                return Status::error(std::string("HALFTONE_SIMD='") + env + "' is not one of avx512, avx2, sse, scalar, auto");
+                return Status::error(std::string("HALFTONE_SIMD='") + env +
+                                     "' is not one of avx512, avx2, sse, scalar, auto");
         }
     }
     if (p == SimdPath::Auto) p = supportedSimdPaths().front();
     if (!simdPathSupported(p))
-        return Status::error(std::string("this processor cannot run the ") + toString(p) + " path; supported: " +
-                             [] {
-                                 std::string s;
-                                 for (SimdPath q : supportedSimdPaths()) s += (s.empty() ? "" : ", ") + std::string(toString(q));
-                                 return s;
-                             }());
+        return Status::error(std::string("this processor cannot run the ") + toString(p) + " path; supported: " + [] {
+            std::string s;
+            for (SimdPath q : supportedSimdPaths()) s += (s.empty() ? "" : ", ") + std::string(toString(q));
+            return s;
+        }());
     out = p;
     return Status::ok();
 }
@@ -298,10 +324,14 @@ Status resolveSimdPath(SimdPath requested, SimdPath& out) {
 #ifdef HALFTONE_X86
 static const par::SimdPathInfo& pathInfo(SimdPath p) {
     switch (p) {
-        case SimdPath::Avx512: return par::simdPathAvx512();
-        case SimdPath::Avx2: return par::simdPathAvx2();
-        case SimdPath::Sse: return par::simdPathSse();
-        default: return par::simdPathScalar();
+        case SimdPath::Avx512:
+            return par::simdPathAvx512();
+        case SimdPath::Avx2:
+            return par::simdPathAvx2();
+        case SimdPath::Sse:
+            return par::simdPathSse();
+        default:
+            return par::simdPathScalar();
     }
 }
 #else
@@ -373,8 +403,10 @@ bool waveWait(void* c, int64_t t1) {
         int spins = 0;
         while (above.load(std::memory_order_acquire) < need) {
             if (sh.abort.load(std::memory_order_relaxed)) return false;
-            if (++spins < 256) cpuRelax();
-            else std::this_thread::yield();
+            if (++spins < 256)
+                cpuRelax();
+            else
+                std::this_thread::yield();
         }
     }
     sh.report();
@@ -422,7 +454,9 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
     const int maxDi = kernel->maxDi();
     const int slots = sh.threads + 1;
     std::vector<int32_t> errRows(size_t(slots) * size_t(maxDi) * size_t(W), 0);
-    auto slotRow = [&](int band, int d) { return errRows.data() + (size_t(band % slots) * maxDi + size_t(d)) * size_t(W); };
+    auto slotRow = [&](int band, int d) {
+        return errRows.data() + (size_t(band % slots) * maxDi + size_t(d)) * size_t(W);
+    };
 
     par::BandJob base;
     base.width = W;
@@ -473,7 +507,9 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
 
 namespace {
 
-ParamSpec threadsSpec() { return intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)"); }
+ParamSpec threadsSpec() {
+    return intParam("threads", "Threads", 0, 1024, 0, "worker threads (0 = all hardware threads)");
+}
 
 ParamSpec simdSpec() {
     return choiceParam("simd", "Vector instructions", {"auto", "avx512", "avx2", "sse", "scalar"}, 0,
@@ -488,9 +524,10 @@ void registerParallelMethods(Registry& r) {
     t.method = "ec";
     t.variant = "trapezoid";
     t.family = "error-diffusion";
-    t.description = "Error collection on all CPU cores: the image is cut into slanted blocks that are processed in "
-                    "waves, all threads waiting for each other between waves (Deshpande, Misra and Narayanan's "
-                    "multicore method). Serpentine scans run on one thread.";
+    t.description =
+        "Error collection on all CPU cores: the image is cut into slanted blocks that are processed in "
+        "waves, all threads waiting for each other between waves (Deshpande, Misra and Narayanan's "
+        "multicore method). Serpentine scans run on one thread.";
     t.params = edParamSpecs();
     t.params.push_back(threadsSpec());
     t.schedule = "trapezoid";
@@ -505,9 +542,10 @@ void registerParallelMethods(Registry& r) {
     w.method = "ec";
     w.variant = "wavefront";
     w.family = "error-diffusion";
-    w.description = "Error collection as a wavefront, each row a few pixels behind the row above: the fastest method. "
-                    "On the CPU each thread owns bands of rows and works several rows at once with vector "
-                    "instructions; on the GPU the whole image runs in one launch. Serpentine scans run on one thread.";
+    w.description =
+        "Error collection as a wavefront, each row a few pixels behind the row above: the fastest method. "
+        "On the CPU each thread owns bands of rows and works several rows at once with vector "
+        "instructions; on the GPU the whole image runs in one launch. Serpentine scans run on one thread.";
     w.params = edParamSpecs();
     w.params.push_back(threadsSpec());
     w.params.push_back(simdSpec());

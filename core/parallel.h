@@ -23,27 +23,28 @@ bool simdPathSupported(SimdPath p);
 std::vector<SimdPath> supportedSimdPaths();
 /// \brief Resolves Auto: HALFTONE_SIMD when set (error if unknown or unsupported), else the fastest supported.
 Status resolveSimdPath(SimdPath requested, SimdPath& out);
-/// \brief Rows per band (one row per lane) of a path (Auto: the one that would run): the wavefront schedule's block height.
+/// \brief Rows per band (one row per lane) of a path (Auto: the one that would run): the wavefront schedule's block
+/// height.
 int simdBandRows(SimdPath p);
 
 /// \brief Options of the parallel methods.
 struct ParallelOptions {
-    int threads = 0;               ///< 0 = all hardware threads
+    int threads = 0;  ///< 0 = all hardware threads
     SimdPath simd = SimdPath::Auto;
-    int blockWidth = 0;            ///< trapezoid: 0 = from the thread count (Deshpande, Misra and Narayanan)
+    int blockWidth = 0;  ///< trapezoid: 0 = from the thread count (Deshpande, Misra and Narayanan)
     int blockHeight = 0;
 };
 
 /// \brief Deshpande, Misra and Narayanan, section 3.2: trapezoid blocks in knight's-move order, one barrier per block
 /// diagonal, error collection in raster order inside a block. Serpentine runs sequentially.
-Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& params,
-                               const ParallelOptions& options, const RunControl& control = {});
+Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& params, const ParallelOptions& options,
+                               const RunControl& control = {});
 
 /// \brief The fastest exact CPU method: threads own bands of rows and run a SIMD k-delay wavefront
 /// across each band (one row per lane), each band running ahead as far as the band above allows
 /// (progress counters with acquire/release, no barriers). Memory O(width x threads).
 /// Serpentine runs sequentially (it has no wavefront parallelism).
-Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& params,
-                               const ParallelOptions& options, const RunControl& control = {});
+Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& params, const ParallelOptions& options,
+                               const RunControl& control = {});
 
 }  // namespace halftone

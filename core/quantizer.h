@@ -39,8 +39,10 @@ public:
         int lo = 0, hi = levels_ - 1;
         while (lo < hi) {
             const int mid = (lo + hi) >> 1;
-            if (s > thresholds_[size_t(mid)]) lo = mid + 1;
-            else hi = mid;
+            if (s > thresholds_[size_t(mid)])
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         return lo;
     }

@@ -61,11 +61,16 @@ std::string paramText(const ParamValue& v) {
 
 std::string ParamSpec::defaultText() const {
     switch (kind) {
-        case Kind::Int: return paramText(int64_t(std::llround(def)));
-        case Kind::Real: return paramText(def);
-        case Kind::Bool: return paramText(def != 0);
-        case Kind::Choice: return choices.empty() ? std::string() : choices[size_t(def)];
-        case Kind::Text: return textDefault;
+        case Kind::Int:
+            return paramText(int64_t(std::llround(def)));
+        case Kind::Real:
+            return paramText(def);
+        case Kind::Bool:
+            return paramText(def != 0);
+        case Kind::Choice:
+            return choices.empty() ? std::string() : choices[size_t(def)];
+        case Kind::Text:
+            return textDefault;
     }
     return {};
 }
@@ -175,7 +180,8 @@ std::vector<std::string> Registry::variants(const std::string& method) const {
 }
 
 std::string Registry::defaultVariant(const std::string& method) const {
-    if (auto it = defaultVariants_.find(method); it != defaultVariants_.end() && find(method, it->second)) return it->second;
+    if (auto it = defaultVariants_.find(method); it != defaultVariants_.end() && find(method, it->second))
+        return it->second;
     for (const MethodInfo& m : methods_)
         if (m.method == method) return m.variant;
     return {};
@@ -212,7 +218,9 @@ Status Registry::resolveParams(const MethodInfo& m, ParamValues& values) const {
                 values.set(p.key, v);
                 break;
             }
-            case ParamSpec::Kind::Bool: values.set(p.key, values.getBool(p.key, p.def != 0)); break;
+            case ParamSpec::Kind::Bool:
+                values.set(p.key, values.getBool(p.key, p.def != 0));
+                break;
             case ParamSpec::Kind::Choice: {
                 const std::string def = p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
                 const std::string v = values.getText(p.key, def);
@@ -262,9 +270,11 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         const uint64_t pixels = mulBytes(uint64_t(input.width()), uint64_t(input.height()));
         const uint64_t channels = request.color == ColorMode::Gray ? 1 : request.color == ColorMode::RGB ? 3 : 4;
         uint64_t bytes = mulBytes(mulBytes(pixels, channels + (input.hasAlpha ? 1 : 0)), 2);
-        if (device == Device::Cpu && m.workingBytes) bytes = addBytes(bytes, m.workingBytes(input.width(), input.height(), params));
-        if (Status s = checkMemory(bytes, request.maxMemory,
-                                   m.id() + " on " + std::to_string(input.width()) + " x " + std::to_string(input.height()));
+        if (device == Device::Cpu && m.workingBytes)
+            bytes = addBytes(bytes, m.workingBytes(input.width(), input.height(), params));
+        if (Status s =
+                checkMemory(bytes, request.maxMemory,
+                            m.id() + " on " + std::to_string(input.width()) + " x " + std::to_string(input.height()));
             !s)
             return s;
     }

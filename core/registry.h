@@ -20,8 +20,8 @@ const char* toString(Device d);
 /// \brief Describes one parameter of a method: key, kind, range, default, help.
 struct ParamSpec {
     enum class Kind { Int, Real, Bool, Choice, Text };
-    std::string key;       ///< CLI-style key, e.g. "levels"
-    std::string label;     ///< human label, e.g. "Output levels"
+    std::string key;    ///< CLI-style key, e.g. "levels"
+    std::string label;  ///< human label, e.g. "Output levels"
     Kind kind = Kind::Int;
     double min = 0, max = 0, def = 0;  ///< Int/Real range and default; Bool default in def (0/1)
     std::vector<std::string> choices;  ///< Choice: allowed values; default = choices[def]
@@ -36,7 +36,8 @@ struct ParamSpec {
     std::vector<std::pair<std::string, std::string>> presets;
     /// Text: the value may be a file path (the studio offers "From file...").
     bool acceptsFile = false;
-    /// Choice: what a person reads for a value (value, label), e.g. ("nasanen", "Nasanen"); values without one show as is.
+    /// Choice: what a person reads for a value (value, label), e.g. ("nasanen", "Nasanen"); values without one show as
+    /// is.
     std::vector<std::pair<std::string, std::string>> choiceLabels;
 
     /// \brief The label of a Choice value (the value itself when it has none).
@@ -108,13 +109,13 @@ struct MethodInfo {
     std::string description;  ///< one line, for --list and tooltips
     std::string family;       ///< "error-diffusion", "ordered", "dbs": groups methods in the UI
     std::vector<ParamSpec> params;
-    PlaneFunction cpu;        ///< may be empty for GPU-only methods
-    PlaneFunction gpu;        ///< empty when no GPU implementation exists
-    std::string schedule;     ///< name in the schedule model, empty if none
+    PlaneFunction cpu;     ///< may be empty for GPU-only methods
+    PlaneFunction gpu;     ///< empty when no GPU implementation exists
+    std::string schedule;  ///< name in the schedule model, empty if none
     /// \brief Bytes the CPU implementation allocates for one plane of width x height beyond its input and
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
-    bool exact = true;        ///< bit-identical to the sequential SPEC reference
+    bool exact = true;  ///< bit-identical to the sequential SPEC reference
 
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
@@ -144,12 +145,14 @@ public:
     const MethodInfo* find(const std::string& method, const std::string& variant) const;
     MethodInfo* findMutable(const std::string& method, const std::string& variant);
     const std::vector<MethodInfo>& methods() const { return methods_; }
-    std::vector<std::string> methodNames() const;                       ///< distinct methods in order
+    std::vector<std::string> methodNames() const;                        ///< distinct methods in order
     std::vector<std::string> variants(const std::string& method) const;  ///< variants of one method
     /// \brief The variant run when only the method is named (studio and CLI alike): the one set by
     /// setDefaultVariant, else the first registered.
     std::string defaultVariant(const std::string& method) const;
-    void setDefaultVariant(const std::string& method, const std::string& variant) { defaultVariants_[method] = variant; }
+    void setDefaultVariant(const std::string& method, const std::string& variant) {
+        defaultVariants_[method] = variant;
+    }
     /// \brief The full name of a method for menus and lists ("Error diffusion"); the method id when none is set.
     std::string displayName(const std::string& method) const;
     void setDisplayName(const std::string& method, const std::string& name) { displayNames_[method] = name; }

@@ -11,8 +11,8 @@ namespace halftone {
 
 /// \brief A snapshot of how far a running job is.
 struct Progress {
-    double fraction = 0.0;       ///< 0..1 over the whole job
-    std::string stage;           ///< e.g. "channel 2/3" or "iteration 4"
+    double fraction = 0.0;  ///< 0..1 over the whole job
+    std::string stage;      ///< e.g. "channel 2/3" or "iteration 4"
     /// Wavefront position for live scheduling views: rows [0, rowsDone) are finished and
     /// row `rowsDone + r` has `frontier[r]` columns done, for the rows in flight (may be empty).
     int64_t rowsDone = -1;
@@ -62,8 +62,7 @@ struct RunControl {
             c.onProgress = [parent, lo, hi, stagePrefix](const Progress& p) {
                 Progress q = p;
                 q.fraction = lo + (hi - lo) * p.fraction;
-                if (!stagePrefix.empty())
-                    q.stage = p.stage.empty() ? stagePrefix : stagePrefix + ", " + p.stage;
+                if (!stagePrefix.empty()) q.stage = p.stage.empty() ? stagePrefix : stagePrefix + ", " + p.stage;
                 parent(q);
             };
         }

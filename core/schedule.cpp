@@ -33,9 +33,9 @@ std::string tapText(const Tap& t) {
 Status checkDelay(const Kernel& k, int delay) {
     for (const Tap& t : k.taps)
         if (int64_t(delay) * t.di + t.dj <= 0)
-            return Status::error("delay k=" + std::to_string(delay) + " is too small for kernel '" + k.name +
-                                 "': tap " + tapText(t) + " would read a pixel of the same step; the smallest valid k is " +
-                                 std::to_string(k.minimalDelay()));
+            return Status::error(
+                "delay k=" + std::to_string(delay) + " is too small for kernel '" + k.name + "': tap " + tapText(t) +
+                " would read a pixel of the same step; the smallest valid k is " + std::to_string(k.minimalDelay()));
     return Status::ok();
 }
 
@@ -121,8 +121,8 @@ std::vector<std::string> scheduleNames() {
     return {"raster", "serpentine", "k-delay", "knight", "trapezoid", "parallelogram", "wavefront"};
 }
 
-Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel,
-                    const ScheduleOptions& o, SchedulePlan& p) {
+Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel, const ScheduleOptions& o,
+                    SchedulePlan& p) {
     if (Status s = checkImageSize(width, height, 1, ~0ull); !s) return s;
     p = SchedulePlan{};
     p.name = name;
@@ -158,14 +158,15 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         p.description = "parallelogram blocks (Kasagi, Nakano and Ito, section V): " + std::to_string(bw) + " x " +
                         std::to_string(bh) + " blocks, each row shifted " + std::to_string(p.delay) +
                         " columns left; strip i has labels " + std::to_string(p.geometry.stripOffset) + "i .. " +
-                        std::to_string(p.geometry.stripOffset) + "i + " + std::to_string(p.geometry.blocksPerStrip - 1) +
-                        "; a " + std::to_string(p.delay) + "-delay wavefront runs inside each block";
+                        std::to_string(p.geometry.stripOffset) + "i + " +
+                        std::to_string(p.geometry.blocksPerStrip - 1) + "; a " + std::to_string(p.delay) +
+                        "-delay wavefront runs inside each block";
         return Status::ok();
     }
     if (name == "trapezoid") {
-        // Deshpande, Misra and Narayanan, sections 3.2 and 5.1: blocks whose flow of error is that of the pixels, so the
-        // blocks run in knight's-move order; block size from the thread count so that `threads`
-        // blocks run in parallel for most diagonals: block columns ~ stripOffset * threads.
+        // Deshpande, Misra and Narayanan, sections 3.2 and 5.1: blocks whose flow of error is that of the pixels, so
+        // the blocks run in knight's-move order; block size from the thread count so that `threads` blocks run in
+        // parallel for most diagonals: block columns ~ stripOffset * threads.
         const int n = o.threads > 0 ? o.threads : hardwareThreads();
         const int skew = minimalSkew(kernel);
         int bw = o.blockWidth;
@@ -179,8 +180,8 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         if (bh <= 0) bh = std::min(bw, height);
         p.delay = kmin;
         if (Status s = blockPlan(p, kernel, bw, bh, skew); !s) return s;
-        p.description = "trapezoid blocks (Deshpande, Misra and Narayanan, section 3.2): " + std::to_string(bw) + " x " +
-                        std::to_string(bh) + " blocks leaning " + std::to_string(skew) +
+        p.description = "trapezoid blocks (Deshpande, Misra and Narayanan, section 3.2): " + std::to_string(bw) +
+                        " x " + std::to_string(bh) + " blocks leaning " + std::to_string(skew) +
                         " column(s) left per row, in knight's-move block order (label " +
                         std::to_string(p.geometry.stripOffset) + "I + J), sized for " + std::to_string(n) +
                         " thread(s); raster order inside a block; a barrier per block diagonal";
@@ -193,11 +194,11 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
         const int bh = o.blockHeight > 0 ? o.blockHeight : simdBandRows(SimdPath::Auto);
         const int bw = o.blockWidth > 0 ? o.blockWidth : 256;
         if (Status s = blockPlan(p, kernel, bw, bh, p.delay); !s) return s;
-        p.description = "wavefront bands: each thread owns bands of " + std::to_string(bh) +
-                        " rows and runs a " + std::to_string(p.delay) +
+        p.description = "wavefront bands: each thread owns bands of " + std::to_string(bh) + " rows and runs a " +
+                        std::to_string(p.delay) +
                         "-delay wavefront across them with SIMD (one row per lane); a band runs ahead as far as "
-                        "the band above allows (progress counters, no barrier). Units are " + std::to_string(bw) +
-                        "-step chunks of a band; the step shown is the earliest a chunk can run";
+                        "the band above allows (progress counters, no barrier). Units are " +
+                        std::to_string(bw) + "-step chunks of a band; the step shown is the earliest a chunk can run";
         return Status::ok();
     }
     std::string all;
@@ -278,7 +279,8 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
             if (blocks) {
                 const int32_t u = s.pixelUnit.at(i, j);
                 if (u < 0 || u >= s.units) return Status::error("pixel " + where(i, j) + " belongs to no block");
-                if (s.unitStep[size_t(u)] != st) return Status::error("pixel " + where(i, j) + " has a step other than its block's");
+                if (s.unitStep[size_t(u)] != st)
+                    return Status::error("pixel " + where(i, j) + " has a step other than its block's");
                 ++unitPixels[size_t(u)];
             } else {
                 if (s.pixelUnit.at(i, j) != -1) return Status::error("pixel schedule with block ids");
@@ -299,7 +301,8 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
         if (count[size_t(t)] != s.parallelism[size_t(t)])
             return Status::error("step " + std::to_string(t) + " lists " + std::to_string(s.parallelism[size_t(t)]) +
                                  " units but has " + std::to_string(count[size_t(t)]));
-        // Pixel wavefronts may have empty steps (Kasagi, Nakano and Ito count every t of k-D PS); block plans drop them.
+        // Pixel wavefronts may have empty steps (Kasagi, Nakano and Ito count every t of k-D PS); block plans drop
+        // them.
         if (count[size_t(t)] == 0 && blocks) return Status::error("step " + std::to_string(t) + " is empty");
     }
     // Order inside a unit (and of the sequential scans): raster, or serpentine when asked.
@@ -315,8 +318,9 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
                 bool ok = a < b;
                 if (blocks && s.pixelUnit.at(si, sj) == s.pixelUnit.at(i, j)) ok = scanKey(si, sj) < scanKey(i, j);
                 if (!ok)
-                    return Status::error("pixel " + where(i, j) + " (step " + std::to_string(b) + ") would run before its source " +
-                                         where(si, sj) + " (step " + std::to_string(a) + ") of tap " + tapText(t));
+                    return Status::error("pixel " + where(i, j) + " (step " + std::to_string(b) +
+                                         ") would run before its source " + where(si, sj) + " (step " +
+                                         std::to_string(a) + ") of tap " + tapText(t));
             }
     return Status::ok();
 }

@@ -21,7 +21,7 @@ struct ScheduleOptions {
 
 /// \brief A concrete schedule for one image size and kernel.
 struct Schedule {
-    std::string name;          ///< e.g. "raster", "serpentine", "k-delay", "knight", "parallelogram", ...
+    std::string name;  ///< e.g. "raster", "serpentine", "k-delay", "knight", "parallelogram", ...
     std::string description;
     int width = 0, height = 0;  ///< image size in pixels
     int steps = 0;              ///< number of steps
@@ -29,31 +29,34 @@ struct Schedule {
     PlaneT<int32_t> pixelStep;
     /// Unit (block) id of each pixel, -1 for pixel schedules where each pixel is its own unit.
     PlaneT<int32_t> pixelUnit;
-    int units = 0;                          ///< number of blocks (or pixels)
-    std::vector<int32_t> unitStep;          ///< step of each unit
-    std::vector<int64_t> parallelism;       ///< units processed at each step (size = steps)
+    int units = 0;                     ///< number of blocks (or pixels)
+    std::vector<int32_t> unitStep;     ///< step of each unit
+    std::vector<int64_t> parallelism;  ///< units processed at each step (size = steps)
     /// Order within a unit matters for block schedules: pixels of a unit are processed in raster
     /// order (serpentine for the serpentine schedule) after every unit of earlier steps.
 };
 
 /// \brief Geometry of a skewed-block schedule (parallelogram blocks of Kasagi, Nakano and Ito, trapezoid
-/// blocks of Deshpande, Misra and Narayanan, wavefront bands): the image is cut into strips of `blockHeight` rows; in local row
-/// r of a strip, block J covers columns [J*blockWidth - skew*r, J*blockWidth - skew*r + blockWidth)
-/// (clipped to the image, so edge blocks are trapezoids). Block (I, J) has label
-/// stripOffset*I + J; blocks with one label are independent.
+/// blocks of Deshpande, Misra and Narayanan, wavefront bands): the image is cut into strips of `blockHeight` rows; in
+/// local row r of a strip, block J covers columns [J*blockWidth - skew*r, J*blockWidth - skew*r + blockWidth) (clipped
+/// to the image, so edge blocks are trapezoids). Block (I, J) has label stripOffset*I + J; blocks with one label are
+/// independent.
 struct BlockGeometry {
     int blockWidth = 1;
     int blockHeight = 1;
-    int skew = 0;         ///< columns each row is shifted left against the row above
-    int stripOffset = 1;  ///< label distance between strips (3 for Kasagi, Nakano and Ito's FS blocks, 2 = knight order)
-    int strips = 0;       ///< ceil(height / blockHeight)
+    int skew = 0;  ///< columns each row is shifted left against the row above
+    int stripOffset =
+        1;           ///< label distance between strips (3 for Kasagi, Nakano and Ito's FS blocks, 2 = knight order)
+    int strips = 0;  ///< ceil(height / blockHeight)
     int blocksPerStrip = 0;  ///< block columns J = 0 .. blocksPerStrip-1 (some may be empty at the edges)
 
     int label(int strip, int block) const { return stripOffset * strip + block; }
     /// \brief Block column J of pixel (row, col).
     int blockOf(int row, int col) const;
     /// \brief First column (unclipped) of block J in local row r of its strip.
-    int64_t columnBegin(int block, int localRow) const { return int64_t(block) * blockWidth - int64_t(skew) * localRow; }
+    int64_t columnBegin(int block, int localRow) const {
+        return int64_t(block) * blockWidth - int64_t(skew) * localRow;
+    }
 };
 
 /// \brief What a schedule is without per-pixel planes: cheap for any image size (32K x 32K included).
@@ -62,10 +65,10 @@ struct SchedulePlan {
     std::string name;
     std::string description;
     int width = 0, height = 0;
-    bool blocks = false;         ///< block schedule (geometry valid) or pixel schedule
-    bool sequentialRows = false; ///< raster / serpentine: one pixel per step
-    int delay = 0;               ///< k of the pixel wavefront (k-delay, knight) and of in-block wavefronts
-    BlockGeometry geometry;      ///< valid when blocks
+    bool blocks = false;          ///< block schedule (geometry valid) or pixel schedule
+    bool sequentialRows = false;  ///< raster / serpentine: one pixel per step
+    int delay = 0;                ///< k of the pixel wavefront (k-delay, knight) and of in-block wavefronts
+    BlockGeometry geometry;       ///< valid when blocks
     int64_t steps = 0;
     /// For block schedules: non-empty labels in order; step s runs the blocks of label stepLabel[s].
     std::vector<int32_t> stepLabel;

@@ -19,7 +19,8 @@ namespace halftone {
 ThresholdArray thresholdsFromRanks(const PlaneT<int32_t>& rank) {
     ThresholdArray t(rank.width, rank.height);
     const int64_t n = int64_t(rank.size());
-    for (size_t i = 0; i < rank.size(); ++i) t.data[i] = uint8_t(std::min<int64_t>(254, 255 * int64_t(rank.data[i]) / n));
+    for (size_t i = 0; i < rank.size(); ++i)
+        t.data[i] = uint8_t(std::min<int64_t>(254, 255 * int64_t(rank.data[i]) / n));
     return t;
 }
 
@@ -53,7 +54,9 @@ Status clusteredDotScreen(const ClusterParams& p, ThresholdArray& out) {
     const int g = std::gcd(std::abs(a), std::abs(b));
     const int n2 = a * a + b * b;
     const int side = n2 / g;
-    if (side > 1024) return Status::error("cluster screen would be " + std::to_string(side) + " pixels wide; choose a simpler angle");
+    if (side > 1024)
+        return Status::error("cluster screen would be " + std::to_string(side) +
+                             " pixels wide; choose a simpler angle");
     // Lattice coordinates (u, v) in cell units; the spot function is small at the cell centre, where the
     // black dot sits longest (highest thresholds), and grows towards the cell corners.
     std::vector<std::pair<double, int32_t>> spot;
@@ -114,7 +117,8 @@ struct Energy {
 }  // namespace
 
 Status voidAndClusterScreen(int n, uint64_t seed, ThresholdArray& out, const RunControl& control) {
-    if (n < 8 || n > 1024) return Status::error("void-and-cluster size must be between 8 and 1024, got " + std::to_string(n));
+    if (n < 8 || n > 1024)
+        return Status::error("void-and-cluster size must be between 8 and 1024, got " + std::to_string(n));
     const int N = n * n;
     std::mt19937_64 rng(seed);
     std::vector<uint8_t> b(size_t(N), 0);
@@ -173,8 +177,8 @@ Status dbsScreen(const DbsScreenParams& sp, ThresholdArray& out, const RunContro
     const int R = f.cppRadius, m = 2 * R + 1;
     const int n = sp.size;
     if (n < m || n > 4096)
-        return Status::error("DBS screen size must be between " + std::to_string(m) + " (the c_pp support) and 4096, got " +
-                             std::to_string(n));
+        return Status::error("DBS screen size must be between " + std::to_string(m) +
+                             " (the c_pp support) and 4096, got " + std::to_string(n));
     const int N = n * n;
     std::vector<uint8_t> b(size_t(N), 0);
     std::vector<uint8_t> isNew(size_t(N), 0);
@@ -301,7 +305,8 @@ Status parsePgm(const uint8_t* data, size_t size, ThresholdArray& out) {
     if (pos >= size || !std::isspace(data[pos])) return Status::error("PGM header is malformed");
     ++pos;
     if (size - pos < size_t(w) * size_t(h))
-        return Status::error("PGM data is truncated: " + std::to_string(size - pos) + " of " + std::to_string(w * h) + " bytes");
+        return Status::error("PGM data is truncated: " + std::to_string(size - pos) + " of " + std::to_string(w * h) +
+                             " bytes");
     out = ThresholdArray(int(w), int(h));
     std::copy(data + pos, data + pos + size_t(w) * size_t(h), out.data.begin());
     return Status::ok();
@@ -376,7 +381,8 @@ Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunCon
     const std::string rest = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
     if (head == "bayer") {
         double n = 8;
-        if (!rest.empty() && !number(rest, n)) return Status::error("screen 'bayer:N' needs a number N, got '" + rest + "'");
+        if (!rest.empty() && !number(rest, n))
+            return Status::error("screen 'bayer:N' needs a number N, got '" + rest + "'");
         return bayerScreen(int(n), out);
     }
     if (head == "cluster") {
@@ -388,8 +394,10 @@ Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunCon
             const size_t eq = item.find('=');
             const std::string k = item.substr(0, eq), v = eq == std::string::npos ? std::string() : item.substr(eq + 1);
             double d = 0;
-            if (k == "cell" && number(v, d)) p.cell = d;
-            else if (k == "angle" && number(v, d)) p.angle = d;
+            if (k == "cell" && number(v, d))
+                p.cell = d;
+            else if (k == "angle" && number(v, d))
+                p.angle = d;
             else if (k == "dot" && (v == "round" || v == "elliptic"))
                 p.dot = v == "round" ? ClusterParams::Dot::Round : ClusterParams::Dot::Elliptic;
             else

@@ -38,11 +38,11 @@ Status voidAndClusterScreen(int n, uint64_t seed, ThresholdArray& out, const Run
 
 /// \brief Parameters of the DBS screen generator (Koge, Ito and Nakano, section 2.2, periodic, level by level).
 struct DbsScreenParams {
-    int size = 512;        ///< side of the (square, periodic) array; at least 4w+1 of the filter
-    double sigma = 1.2;    ///< Gaussian HVS deviation in pixels
-    int radius = 4;        ///< filter truncation w
-    int maxPasses = 50;    ///< swap passes per level at most
-    uint64_t seed = 1;     ///< tie-breaking between equally good positions
+    int size = 512;      ///< side of the (square, periodic) array; at least 4w+1 of the filter
+    double sigma = 1.2;  ///< Gaussian HVS deviation in pixels
+    int radius = 4;      ///< filter truncation w
+    int maxPasses = 50;  ///< swap passes per level at most
+    uint64_t seed = 1;   ///< tie-breaking between equally good positions
 };
 /// \brief Designs a periodic threshold array level by level: for g = 1..255 the dots of level g - 1 stay
 /// (stacking), round(g N / 255) - round((g-1) N / 255) dots are added greedily into the largest voids of

@@ -21,10 +21,20 @@ struct V256 {
     static T sub(T a, T b) { return _mm256_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm256_and_si256(a, b); }
     static T mullo(T a, T b) { return _mm256_mullo_epi32(a, b); }
-    template <int N> static T shl(T a) { return _mm256_slli_epi32(a, N); }
-    template <int N> static T sar(T a) { return _mm256_srai_epi32(a, N); }
-    template <int N> static T srl(T a) { return _mm256_srli_epi32(a, N); }
-    template <int D> static T shiftUp(T cur, T prev) {
+    template <int N>
+    static T shl(T a) {
+        return _mm256_slli_epi32(a, N);
+    }
+    template <int N>
+    static T sar(T a) {
+        return _mm256_srai_epi32(a, N);
+    }
+    template <int N>
+    static T srl(T a) {
+        return _mm256_srli_epi32(a, N);
+    }
+    template <int D>
+    static T shiftUp(T cur, T prev) {
         const __m256i t = _mm256_permute2x128_si256(prev, cur, 0x21);  // [prev.hi, cur.lo]
         return _mm256_alignr_epi8(cur, t, 16 - 4 * D);
     }
@@ -34,7 +44,9 @@ struct V256 {
         std::memcpy(&x, p, 8);
         return _mm256_set1_epi64x(x);
     }
-    static T loadBytes(const uint8_t* p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))); }
+    static T loadBytes(const uint8_t* p) {
+        return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
     static void storeBytes(uint8_t* p, T v) {
         const __m256i sh = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
                                             -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -44,7 +56,8 @@ struct V256 {
     }
     static T gather(const int32_t* base, T idx) { return _mm256_i32gather_epi32(base, idx, 4); }
     static T clamp(T x, int lo, int hi) { return _mm256_min_epi32(_mm256_max_epi32(x, set1(lo)), set1(hi)); }
-    template <int D> static T floorDiv(T x) {
+    template <int D>
+    static T floorDiv(T x) {
         const __m256 q = _mm256_div_ps(_mm256_cvtepi32_ps(x), _mm256_set1_ps(float(D)));
         return _mm256_cvtps_epi32(_mm256_floor_ps(q));
     }

@@ -21,23 +21,40 @@ struct V512 {
     static T sub(T a, T b) { return _mm512_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm512_and_si512(a, b); }
     static T mullo(T a, T b) { return _mm512_mullo_epi32(a, b); }
-    template <int N> static T shl(T a) { return _mm512_slli_epi32(a, N); }
-    template <int N> static T sar(T a) { return _mm512_srai_epi32(a, N); }
-    template <int N> static T srl(T a) { return _mm512_srli_epi32(a, N); }
+    template <int N>
+    static T shl(T a) {
+        return _mm512_slli_epi32(a, N);
+    }
+    template <int N>
+    static T sar(T a) {
+        return _mm512_srai_epi32(a, N);
+    }
+    template <int N>
+    static T srl(T a) {
+        return _mm512_srli_epi32(a, N);
+    }
     /// lane r of the result = lane r - D of the pair (prev, cur)
-    template <int D> static T shiftUp(T cur, T prev) { return _mm512_alignr_epi32(cur, prev, 16 - D); }
+    template <int D>
+    static T shiftUp(T cur, T prev) {
+        return _mm512_alignr_epi32(cur, prev, 16 - D);
+    }
     static T bcast1(const int32_t* p) { return _mm512_set1_epi32(*p); }
     static T bcast2(const int32_t* p) {
         long long x;
         std::memcpy(&x, p, 8);
         return _mm512_set1_epi64(x);
     }
-    static T loadBytes(const uint8_t* p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-    static void storeBytes(uint8_t* p, T v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v)); }
+    static T loadBytes(const uint8_t* p) {
+        return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static void storeBytes(uint8_t* p, T v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
+    }
     static T gather(const int32_t* base, T idx) { return _mm512_i32gather_epi32(idx, base, 4); }
     static T clamp(T x, int lo, int hi) { return _mm512_min_epi32(_mm512_max_epi32(x, set1(lo)), set1(hi)); }
     /// floor(x / D), exact for |x| < D * 2^19 (see core/parallel.cpp; |x| stays below 48 * 2041)
-    template <int D> static T floorDiv(T x) {
+    template <int D>
+    static T floorDiv(T x) {
         const __m512 q = _mm512_div_ps(_mm512_cvtepi32_ps(x), _mm512_set1_ps(float(D)));
         return _mm512_cvt_roundps_epi32(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     }

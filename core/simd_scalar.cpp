@@ -8,8 +8,8 @@ namespace halftone::par {
 namespace {
 
 #define HT_AI [[gnu::always_inline]] static inline
-#define HT_LOOP(expr)            \
-    T r;                         \
+#define HT_LOOP(expr)                            \
+    T r;                                         \
     for (int i = 0; i < 4; ++i) r.v[i] = (expr); \
     return r
 
@@ -27,10 +27,22 @@ struct VS {
     HT_AI T sub(T a, T b) { HT_LOOP(a.v[i] - b.v[i]); }
     HT_AI T andv(T a, T b) { HT_LOOP(a.v[i] & b.v[i]); }
     HT_AI T mullo(T a, T b) { HT_LOOP(a.v[i] * b.v[i]); }
-    template <int N> HT_AI T shl(T a) { HT_LOOP(int32_t(uint32_t(a.v[i]) << N)); }
-    template <int N> HT_AI T sar(T a) { HT_LOOP(a.v[i] >> N); }
-    template <int N> HT_AI T srl(T a) { HT_LOOP(int32_t(uint32_t(a.v[i]) >> N)); }
-    template <int D> HT_AI T shiftUp(T cur, T prev) { HT_LOOP(i < D ? prev.v[4 - D + i] : cur.v[i - D]); }
+    template <int N>
+    HT_AI T shl(T a) {
+        HT_LOOP(int32_t(uint32_t(a.v[i]) << N));
+    }
+    template <int N>
+    HT_AI T sar(T a) {
+        HT_LOOP(a.v[i] >> N);
+    }
+    template <int N>
+    HT_AI T srl(T a) {
+        HT_LOOP(int32_t(uint32_t(a.v[i]) >> N));
+    }
+    template <int D>
+    HT_AI T shiftUp(T cur, T prev) {
+        HT_LOOP(i < D ? prev.v[4 - D + i] : cur.v[i - D]);
+    }
     HT_AI T bcast1(const int32_t* p) { return set1(*p); }
     HT_AI T bcast2(const int32_t* p) { return T{{p[0], p[1], p[0], p[1]}}; }
     HT_AI T loadBytes(const uint8_t* p) { HT_LOOP(int32_t(p[i])); }
@@ -40,7 +52,10 @@ struct VS {
     HT_AI T gather(const int32_t* base, T idx) { HT_LOOP(base[idx.v[i]]); }
     HT_AI T clamp(T x, int lo, int hi) { HT_LOOP(x.v[i] < lo ? lo : (x.v[i] > hi ? hi : x.v[i])); }
     /// exact integer floor division (no float)
-    template <int D> HT_AI T floorDiv(T x) { HT_LOOP(x.v[i] / D - ((x.v[i] % D != 0 && x.v[i] < 0) ? 1 : 0)); }
+    template <int D>
+    HT_AI T floorDiv(T x) {
+        HT_LOOP(x.v[i] / D - ((x.v[i] % D != 0 && x.v[i] < 0) ? 1 : 0));
+    }
     HT_AI M gt(T a, T b) { HT_LOOP(a.v[i] > b.v[i] ? -1 : 0); }
     HT_AI M validCol(T j, T w) { HT_LOOP((j.v[i] >= 0 && j.v[i] < w.v[i]) ? -1 : 0); }
     HT_AI T subIf(M m, T a, T b) { HT_LOOP(a.v[i] - (m.v[i] & b.v[i])); }

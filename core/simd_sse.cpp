@@ -21,10 +21,22 @@ struct V128 {
     static T sub(T a, T b) { return _mm_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm_and_si128(a, b); }
     static T mullo(T a, T b) { return _mm_mullo_epi32(a, b); }
-    template <int N> static T shl(T a) { return _mm_slli_epi32(a, N); }
-    template <int N> static T sar(T a) { return _mm_srai_epi32(a, N); }
-    template <int N> static T srl(T a) { return _mm_srli_epi32(a, N); }
-    template <int D> static T shiftUp(T cur, T prev) { return _mm_alignr_epi8(cur, prev, 16 - 4 * D); }
+    template <int N>
+    static T shl(T a) {
+        return _mm_slli_epi32(a, N);
+    }
+    template <int N>
+    static T sar(T a) {
+        return _mm_srai_epi32(a, N);
+    }
+    template <int N>
+    static T srl(T a) {
+        return _mm_srli_epi32(a, N);
+    }
+    template <int D>
+    static T shiftUp(T cur, T prev) {
+        return _mm_alignr_epi8(cur, prev, 16 - 4 * D);
+    }
     static T bcast1(const int32_t* p) { return _mm_set1_epi32(*p); }
     static T bcast2(const int32_t* p) {
         long long x;
@@ -37,7 +49,8 @@ struct V128 {
         return _mm_cvtepu8_epi32(_mm_cvtsi32_si128(x));
     }
     static void storeBytes(uint8_t* p, T v) {
-        const __m128i b = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        const __m128i b =
+            _mm_shuffle_epi8(v, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
         const int32_t x = _mm_cvtsi128_si32(b);
         std::memcpy(p, &x, 4);
     }
@@ -47,7 +60,8 @@ struct V128 {
         return _mm_setr_epi32(base[i[0]], base[i[1]], base[i[2]], base[i[3]]);
     }
     static T clamp(T x, int lo, int hi) { return _mm_min_epi32(_mm_max_epi32(x, set1(lo)), set1(hi)); }
-    template <int D> static T floorDiv(T x) {
+    template <int D>
+    static T floorDiv(T x) {
         const __m128 q = _mm_div_ps(_mm_cvtepi32_ps(x), _mm_set1_ps(float(D)));
         return _mm_cvtps_epi32(_mm_floor_ps(q));
     }

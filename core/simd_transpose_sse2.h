@@ -36,8 +36,10 @@ inline void transposeOut(const uint8_t* in, int inStride, uint8_t* const* rows) 
 inline void transposeInAt(const uint8_t* const* base, int64_t off, uint8_t* out, int outStride) {
     __m128i x[16];
     for (int r = 0; r < 16; ++r) x[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base[r] + off));
-    if (HALFTONE_PREFETCH_BYTES > 0 && (off & 63) == 0)  // 64 rows are too many streams for the hardware prefetcher: fetch ahead by hand
-        for (int r = 0; r < 16; ++r) _mm_prefetch(reinterpret_cast<const char*>(base[r] + off + HALFTONE_PREFETCH_BYTES), _MM_HINT_T0);
+    if (HALFTONE_PREFETCH_BYTES > 0 &&
+        (off & 63) == 0)  // 64 rows are too many streams for the hardware prefetcher: fetch ahead by hand
+        for (int r = 0; r < 16; ++r)
+            _mm_prefetch(reinterpret_cast<const char*>(base[r] + off + HALFTONE_PREFETCH_BYTES), _MM_HINT_T0);
     transpose16(x);
     for (int s = 0; s < 16; ++s) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + s * outStride), x[s]);
 }
@@ -49,5 +51,6 @@ inline void transposeOutAt(const uint8_t* in, int inStride, uint8_t* const* base
     transpose16(x);
     for (int r = 0; r < 16; ++r) _mm_storeu_si128(reinterpret_cast<__m128i*>(base[r] + off), x[r]);
     if (HALFTONE_PREFETCH_BYTES > 0 && (off & 63) == 0)
-        for (int r = 0; r < 16; ++r) _mm_prefetch(reinterpret_cast<const char*>(base[r] + off + HALFTONE_PREFETCH_BYTES), _MM_HINT_T0);
+        for (int r = 0; r < 16; ++r)
+            _mm_prefetch(reinterpret_cast<const char*>(base[r] + off + HALFTONE_PREFETCH_BYTES), _MM_HINT_T0);
 }

@@ -21,10 +21,10 @@ struct BandJob {
     int32_t* nextErr[2] = {nullptr, nullptr};        ///< receives errors of band rows bandRows-1, bandRows-2
     // quantizer (docs/spec.md section 1)
     bool binary = true;
-    bool gammaInput = true;             ///< A = 16 a (else inputTable)
+    bool gammaInput = true;               ///< A = 16 a (else inputTable)
     const int32_t* inputTable = nullptr;  ///< 256 entries
-    int32_t threshold0 = 2040;          ///< binary: level 1 iff S > threshold0
-    int32_t binaryTarget1 = 4080;       ///< binary: Q_1
+    int32_t threshold0 = 2040;            ///< binary: level 1 iff S > threshold0
+    int32_t binaryTarget1 = 4080;         ///< binary: Q_1
     uint8_t binaryValue1 = 255;
     const int32_t* levelLut = nullptr;  ///< multi-level: lut[clamp(S,0,4080)] = Q_k | (v_k << 16)
     // synchronisation with the band above (driver callbacks)

@@ -22,11 +22,16 @@ using MakeSeq = typename MakeSeqImpl<N>::type;
 
 template <class V, int Wt>
 [[gnu::always_inline]] inline typename V::T mulConst(typename V::T x) {
-    if constexpr (Wt == 1) return x;
-    else if constexpr (isPow2(Wt)) return V::template shl<log2i(Wt)>(x);
-    else if constexpr (isPow2(Wt - 1)) return V::add(V::template shl<log2i(Wt - 1)>(x), x);
-    else if constexpr (isPow2(Wt + 1)) return V::sub(V::template shl<log2i(Wt + 1)>(x), x);
-    else return V::mullo(x, V::set1(Wt));
+    if constexpr (Wt == 1)
+        return x;
+    else if constexpr (isPow2(Wt))
+        return V::template shl<log2i(Wt)>(x);
+    else if constexpr (isPow2(Wt - 1))
+        return V::add(V::template shl<log2i(Wt - 1)>(x), x);
+    else if constexpr (isPow2(Wt + 1))
+        return V::sub(V::template shl<log2i(Wt + 1)>(x), x);
+    else
+        return V::mullo(x, V::set1(Wt));
 }
 
 template <int KID, int NV, class V>
@@ -75,8 +80,9 @@ struct Band {
     }
 
     template <int HU>
-    [[gnu::always_inline]] static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u, const uint8_t* inRow,
-                            uint8_t* outRow, int32_t* lastE, const int32_t* b1, const int32_t* b2, const BandJob& job) {
+    [[gnu::always_inline]] static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u,
+                                                   const uint8_t* inRow, uint8_t* outRow, int32_t* lastE,
+                                                   const int32_t* b1, const int32_t* b2, const BandJob& job) {
         T s1[NV], s2[NV], s0[NV];
         for (int v = 0; v < NV; ++v) {
             bool any = false;
@@ -94,14 +100,18 @@ struct Band {
         const T tv = V::set1(t);
         for (int v = 0; v < NV; ++v) {
             T rest = V::set1(D / 2);
-            if constexpr (hasRow<1>()) rest = V::add(rest, V::template shiftUp<1>(s1[v], v ? s1[v - 1] : V::bcast1(b1)));
-            if constexpr (hasRow<2>()) rest = V::add(rest, V::template shiftUp<2>(s2[v], v ? s2[v - 1] : V::bcast2(b2)));
+            if constexpr (hasRow<1>())
+                rest = V::add(rest, V::template shiftUp<1>(s1[v], v ? s1[v - 1] : V::bcast1(b1)));
+            if constexpr (hasRow<2>())
+                rest = V::add(rest, V::template shiftUp<2>(s2[v], v ? s2[v - 1] : V::bcast2(b2)));
             const T bytes = V::loadBytes(inRow + v * L);
             const T a = job.gammaInput ? V::template shl<4>(bytes) : V::gather(job.inputTable, bytes);
             const T acc = V::add(s0[v], rest);
             T q;
-            if constexpr (isPow2(D)) q = V::template sar<log2i(D)>(acc);
-            else q = V::template floorDiv<D>(acc);
+            if constexpr (isPow2(D))
+                q = V::template sar<log2i(D)>(acc);
+            else
+                q = V::template floorDiv<D>(acc);
             const T s = V::add(a, q);
             T e, o;
             if (job.binary) {
@@ -123,9 +133,9 @@ struct Band {
     }
 
     template <int U0, int... Us>
-    [[gnu::always_inline]] static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb, const uint8_t (*in)[G],
-                               uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1, const int32_t* b2,
-                               const BandJob& job) {
+    [[gnu::always_inline]] static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb,
+                                                      const uint8_t (*in)[G], uint8_t (*out)[G], int32_t (*lastE)[L],
+                                                      const int32_t* b1, const int32_t* b2, const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
         step<U0 % HS>(hist, kr, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, job);
         if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, wv, sb, in, out, lastE, b1, b2, job);
@@ -183,7 +193,8 @@ struct Band {
                                                a21 += K.taps[I].w * e1[t - k - K.taps[I].dj])
                                             : 0),
                          ...);
-                    }(MakeSeq<K.count>{});
+                    }
+                    (MakeSeq<K.count>{});
                     b1[t - t0] = a1;
                     b2[2 * (t - t0)] = a20;
                     b2[2 * (t - t0) + 1] = a21;

@@ -11,7 +11,8 @@
 
 namespace halftone::gpu {
 
-/// \brief Turns a CUDA error into Status::unavailable naming the call, file and line (the caller falls back to the CPU).
+/// \brief Turns a CUDA error into Status::unavailable naming the call, file and line (the caller falls back to the
+/// CPU).
 inline Status cudaStatus(cudaError_t e, const char* what, const char* file, int line) {
     if (e == cudaSuccess) return Status::ok();
     std::string f = file;
@@ -20,21 +21,22 @@ inline Status cudaStatus(cudaError_t e, const char* what, const char* file, int 
                                "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
-/// \brief Evaluates a CUDA runtime call; on failure returns Status::unavailable with file and line from the enclosing function.
-#define HT_CUDA(call)                                                                                  \
-    do {                                                                                               \
-        const cudaError_t ht_cuda_err_ = (call);                                                       \
-        if (ht_cuda_err_ != cudaSuccess) {                                                             \
-            (void)cudaGetLastError(); /* clear sticky-free errors so later calls are not poisoned */    \
-            return ::halftone::gpu::cudaStatus(ht_cuda_err_, #call, __FILE__, __LINE__);               \
-        }                                                                                              \
+/// \brief Evaluates a CUDA runtime call; on failure returns Status::unavailable with file and line from the enclosing
+/// function.
+#define HT_CUDA(call)                                                                                \
+    do {                                                                                             \
+        const cudaError_t ht_cuda_err_ = (call);                                                     \
+        if (ht_cuda_err_ != cudaSuccess) {                                                           \
+            (void)cudaGetLastError(); /* clear sticky-free errors so later calls are not poisoned */ \
+            return ::halftone::gpu::cudaStatus(ht_cuda_err_, #call, __FILE__, __LINE__);             \
+        }                                                                                            \
     } while (0)
 
 /// \brief Like HT_CUDA for a Status-returning expression: returns it when not ok.
-#define HT_TRY(expr)                                  \
-    do {                                              \
-        ::halftone::Status ht_try_s_ = (expr);        \
-        if (!ht_try_s_) return ht_try_s_;             \
+#define HT_TRY(expr)                           \
+    do {                                       \
+        ::halftone::Status ht_try_s_ = (expr); \
+        if (!ht_try_s_) return ht_try_s_;      \
     } while (0)
 
 /// \brief Owns a device allocation of n elements of T.

@@ -13,8 +13,8 @@
 
 namespace halftone::gpu {
 
-Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control, DbsStats* stats,
-                      DbsGpuTiming* timing, DbsGpuLayout layout) {
+Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, const RunControl& control,
+                      DbsStats* stats, DbsGpuTiming* timing, DbsGpuLayout layout) {
     const auto t0 = std::chrono::steady_clock::now();
     HvsFilter filter, warmFilter;
     if (Status s = dbsPrepareFilters(src, params, filter, warmFilter); !s) return s;
@@ -49,8 +49,8 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
             while (maxBs > minBlock && sharedBytes(maxBs) > size_t(optin)) maxBs -= 8;
             return Status::error("GPU DBS block size " + std::to_string(params.blockSize) + " needs " +
                                  std::to_string(sharedBytes(bs) / 1024) + " KiB of shared memory; this GPU has " +
-                                 std::to_string(optin / 1024) + " KiB per block (largest block side here: " +
-                                 std::to_string(maxBs) + ")");
+                                 std::to_string(optin / 1024) +
+                                 " KiB per block (largest block side here: " + std::to_string(maxBs) + ")");
         }
         (void)cudaGetLastError();
     }
@@ -91,7 +91,8 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
     cudaStream_t const st = stream.get();
 
     HT_CUDA(cudaMemcpyAsync(dSrc.get(), src.data.data(), n, cudaMemcpyHostToDevice, st));
-    if (screen) HT_CUDA(cudaMemcpyAsync(dScreen.get(), screen->data.data(), screen->size(), cudaMemcpyHostToDevice, st));
+    if (screen)
+        HT_CUDA(cudaMemcpyAsync(dScreen.get(), screen->data.data(), screen->size(), cudaMemcpyHostToDevice, st));
     {
         // Every update-map tile active in a phase's iteration 1 (core's UpdateMap starts at 1): a device copy of ones.
         const std::vector<int> ones(size_t(tilesX) * tilesY, 1);
@@ -117,7 +118,7 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
     s.reach = (8 - 1 + R + 2) / 8;
     s.moves = dMoves.get();
     HT_CUDA(dbsdev::launchStart(s, params.seed, params.clipFree, params.margin, dScreen.get(),
-                                 screen ? screen->width : 1, screen ? screen->height : 1, st));
+                                screen ? screen->width : 1, screen ? screen->height : 1, st));
 
     const double npx = double(n);
     const int itTotal = params.maxIterations * int(phases.size());
@@ -130,7 +131,8 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
         const HvsFilter& f = *phases[ph];
         HT_CUDA(cudaMemcpyAsync(dCpp.get(), f.cpp.data(), f.cpp.size() * sizeof(float), cudaMemcpyHostToDevice, st));
         if (!a1d[ph].empty())
-            HT_CUDA(cudaMemcpyAsync(dA.get(), a1d[ph].data(), a1d[ph].size() * sizeof(double), cudaMemcpyHostToDevice, st));
+            HT_CUDA(
+                cudaMemcpyAsync(dA.get(), a1d[ph].data(), a1d[ph].size() * sizeof(double), cudaMemcpyHostToDevice, st));
         HT_CUDA(cudaMemcpyAsync(dActive.get(), dOnes.get(), nTiles * sizeof(int), cudaMemcpyDeviceToDevice, st));
         HT_CUDA(cudaMemsetAsync(dCpe.get(), 0, nC * sizeof(float), st));
         HT_CUDA(dbsdev::launchCpe(s, a1d[ph].empty() ? nullptr : dA.get(), dE.get(), dT.get(), st));
@@ -148,10 +150,10 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
                 }
                 if (layout == DbsGpuLayout::Koge)
                     HT_CUDA(dbsdev::launchGroup(s, bs, gi >> 1, gi & 1, it, params.swaps, params.updateMap, eps,
-                                                 dGain.get(), st));
+                                                dGain.get(), st));
                 else
                     HT_CUDA(dbsdev::launchScanGroup(s, bs, gi >> 1, gi & 1, it, params.swaps, params.updateMap, eps,
-                                                     dGain.get(), st));
+                                                    dGain.get(), st));
             }
             unsigned long long moves = 0;
             double gain = 0;
@@ -209,17 +211,18 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
 void registerDbsGpu(Registry& registry) {
     const auto attach = [&registry](const char* variant, DbsGpuLayout layout) {
         if (!registry.find("dbs", variant)) return;
-        registry.attachGpu("dbs", variant, [layout](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
-            DbsParams p = dbsParamsFrom(v);
-            p.schedule = DbsSchedule::Blocks;
-            ThresholdArray screen;
-            const std::string spec = v.getText("screen", "dbs");
-            if (p.clipFree && spec != "dbs") {
-                if (Status s = screenFromSpec(spec, screen, rc); !s) return s;
-                p.screen = &screen;
-            }
-            return dbsHalftoneGpu(src, dst, p, rc, nullptr, nullptr, layout);
-        });
+        registry.attachGpu("dbs", variant,
+                           [layout](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
+                               DbsParams p = dbsParamsFrom(v);
+                               p.schedule = DbsSchedule::Blocks;
+                               ThresholdArray screen;
+                               const std::string spec = v.getText("screen", "dbs");
+                               if (p.clipFree && spec != "dbs") {
+                                   if (Status s = screenFromSpec(spec, screen, rc); !s) return s;
+                                   p.screen = &screen;
+                               }
+                               return dbsHalftoneGpu(src, dst, p, rc, nullptr, nullptr, layout);
+                           });
     };
     attach("blocks", DbsGpuLayout::WarpScan);
     attach("blocks-koge", DbsGpuLayout::Koge);

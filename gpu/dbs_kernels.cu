@@ -1,6 +1,7 @@
 // DBS on the GPU: Koge, Ito and Nakano (2014), section 4 (four block groups, one CUDA block per image block, the
-// block's error matrix in shared memory) with the c_pp / c_pe updates of Zhang and Allebach (eq. 12-16). The arithmetic and the visiting
-// order are those of core's DbsSchedule::Blocks, so the result is bit-identical to the CPU for the same block side.
+// block's error matrix in shared memory) with the c_pp / c_pe updates of Zhang and Allebach (eq. 12-16). The arithmetic
+// and the visiting order are those of core's DbsSchedule::Blocks, so the result is bit-identical to the CPU for the
+// same block side.
 #include <cuda_runtime.h>
 
 #include <cfloat>
@@ -48,7 +49,8 @@ __global__ void startKernel(DbsDeviceState s, uint64_t seed, int clipFree, doubl
 __global__ void errorKernel(DbsDeviceState s, double* e) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= s.width) return;
-    e[size_t(y) * s.width + x] = double(s.g[size_t(y + 1) * (s.width + 2) + size_t(x + 1)]) - s.src[size_t(y) * s.width + x] / 255.0;
+    e[size_t(y) * s.width + x] =
+        double(s.g[size_t(y + 1) * (s.width + 2) + size_t(x + 1)]) - s.src[size_t(y) * s.width + x] / 255.0;
 }
 
 // Row pass of the separable c_pp: t(y, x) = sum_j a[j] e(y, x - j), j ascending (as core's computeCpe).
@@ -199,14 +201,15 @@ __global__ void __launch_bounds__(32) groupKernel(DbsDeviceState s, int bs, int 
     }
 }
 
-// The warp-scan layout: one CTA per image block of the group. All threads move the block's state between global and shared memory:
-// c_pe of the block and its margin, g and the free mask of the block and its one-pixel ring (one byte each: bit 0 g,
-// bit 1 free) and the block's update-map tiles. Warp 0 then scans the block in raster order 32 pixels at a time: every
-// lane evaluates the toggle and the eight swaps of its own pixel from the current state (shared memory only, all loads
-// issued before the comparisons), a ballot finds the FIRST lane whose best move is accepted, that move is applied
-// (c_pe, g, update map) and the scan resumes right after it. Pixels before the accepted one were evaluated on exactly
-// the state the sequential in-block scan sees, so the result is bit-identical to core's DbsSchedule::Blocks, while a
-// rejected pixel costs 1/32 of a step. Blocks whose update-map tiles are all settled are skipped without any copy.
+// The warp-scan layout: one CTA per image block of the group. All threads move the block's state between global and
+// shared memory: c_pe of the block and its margin, g and the free mask of the block and its one-pixel ring (one byte
+// each: bit 0 g, bit 1 free) and the block's update-map tiles. Warp 0 then scans the block in raster order 32 pixels at
+// a time: every lane evaluates the toggle and the eight swaps of its own pixel from the current state (shared memory
+// only, all loads issued before the comparisons), a ballot finds the FIRST lane whose best move is accepted, that move
+// is applied (c_pe, g, update map) and the scan resumes right after it. Pixels before the accepted one were evaluated
+// on exactly the state the sequential in-block scan sees, so the result is bit-identical to core's DbsSchedule::Blocks,
+// while a rejected pixel costs 1/32 of a step. Blocks whose update-map tiles are all settled are skipped without any
+// copy.
 constexpr int kScanThreads = 256;
 constexpr int kTapsPerLane = 10;  // c_pp taps per lane kept in registers: (4w+1)^2 <= 320, i.e. w <= 4 (the default)
 
@@ -219,8 +222,9 @@ __host__ __device__ inline size_t scanSharedLayout(int bs, int R, size_t* offAct
     return gf + size_t(bs + 2) * (bs + 2);
 }
 
-__global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s, int bs, int py, int px, int nbx, int it,
-                                                                int swaps, int updateMap, float eps, double* gainOut) {
+__global__ void __launch_bounds__(kScanThreads)
+    scanGroupKernel(DbsDeviceState s, int bs, int py, int px, int nbx, int it, int swaps, int updateMap, float eps,
+                    double* gainOut) {
     extern __shared__ float sh[];
     const int R = s.cppRadius, m = 2 * R + 1, P = R + 1;
     const int side = bs + 2 * P;
@@ -239,7 +243,8 @@ __global__ void __launch_bounds__(kScanThreads) scanGroupKernel(DbsDeviceState s
     if (x0 >= W || y0 >= H) return;  // uniform over the CTA
     const int x1 = min(W, x0 + bs), y1 = min(H, y0 + bs);
     // bs is a multiple of the tile side, so the block covers whole tiles.
-    const int tx0 = x0 / kTile, ty0 = y0 / kTile, ntx = (x1 - x0 + kTile - 1) / kTile, nty = (y1 - y0 + kTile - 1) / kTile;
+    const int tx0 = x0 / kTile, ty0 = y0 / kTile, ntx = (x1 - x0 + kTile - 1) / kTile,
+              nty = (y1 - y0 + kTile - 1) / kTile;
     const int tstride = (bs + kTile - 1) / kTile;
     int* active = s.activeUntil;
     if (updateMap) {
@@ -436,7 +441,8 @@ cudaError_t launchStart(const DbsDeviceState& s, uint64_t seed, bool clipFree, d
     return cudaGetLastError();
 }
 
-cudaError_t launchCpe(const DbsDeviceState& s, const double* a1d, double* scratchE, double* scratchT, cudaStream_t stream) {
+cudaError_t launchCpe(const DbsDeviceState& s, const double* a1d, double* scratchE, double* scratchT,
+                      cudaStream_t stream) {
     errorKernel<<<pixelGrid(s), 128, 0, stream>>>(s, scratchE);
     if (a1d) {
         rowPass<<<pixelGrid(s), 128, 0, stream>>>(s, a1d, scratchE, scratchT);
@@ -456,9 +462,9 @@ using GroupKernel = void (*)(DbsDeviceState, int, int, int, int, int, int, int, 
 
 // One launch of a block-group kernel: one CTA per block (by, bx) with by % 2 == py and bx % 2 == px. `configured`
 // remembers the dynamic shared memory already allowed for this kernel.
-cudaError_t launchGroupKernel(GroupKernel kernel, size_t& configured, size_t shmem, int threads, const DbsDeviceState& s,
-                              int bs, int py, int px, int iteration, bool swaps, bool updateMap, float eps, double* gain,
-                              cudaStream_t stream) {
+cudaError_t launchGroupKernel(GroupKernel kernel, size_t& configured, size_t shmem, int threads,
+                              const DbsDeviceState& s, int bs, int py, int px, int iteration, bool swaps,
+                              bool updateMap, float eps, double* gain, cudaStream_t stream) {
     const int nbxAll = (s.width + bs - 1) / bs, nbyAll = (s.height + bs - 1) / bs;
     const int nbx = (nbxAll - px + 1) / 2, nby = (nbyAll - py + 1) / 2;
     if (nbx <= 0 || nby <= 0) return cudaSuccess;

@@ -16,11 +16,11 @@ void registerMethods(Registry& registry);
 
 /// \brief One GPU error-diffusion method as the registry, the tests and the benchmark name it.
 struct MethodSpec {
-    std::string method;       ///< "ed" or "ec"
-    std::string variant;      ///< e.g. "wavefront", "bwec-rc", "ped2-atomic-perm"
-    std::string description;  ///< one line, naming the paper and section it follows
-    bool allKernels = false;  ///< false: Floyd-Steinberg only
-    bool cpuAssisted = false; ///< handover/hybrid: part of the work runs on the CPU
+    std::string method;        ///< "ed" or "ec"
+    std::string variant;       ///< e.g. "wavefront", "bwec-rc", "ped2-atomic-perm"
+    std::string description;   ///< one line, naming the paper and section it follows
+    bool allKernels = false;   ///< false: Floyd-Steinberg only
+    bool cpuAssisted = false;  ///< handover/hybrid: part of the work runs on the CPU
 };
 
 /// \brief Every GPU method, the wavefront kernel ("wavefront") first, then the published methods it is compared with.
@@ -43,13 +43,13 @@ Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdPar
 
 /// \brief Timings of one method on one plane (milliseconds, medians over `runs` warm runs).
 struct Timing {
-    double h2dMs = 0;        ///< host (pinned) -> device copy of the 8-bit input
-    double deviceMs = 0;     ///< device-resident: input already on the device to output on the device (CUDA events)
-    double d2hMs = 0;        ///< device -> host (pinned) copy of the output
-    double endToEndMs = 0;   ///< host 8-bit in -> host out (pinned), host clock
-    double overlappedMs = 0; ///< wavefront only: end to end with chunked, overlapped transfers (0 = not measured)
-    double packedEndToEndMs = 0; ///< wavefront, binary FS: host 8-bit in -> host 1-bit rows out (0 = not measured)
-    double packedD2hMs = 0;      ///< the 1-bit rows' device -> host copy
+    double h2dMs = 0;         ///< host (pinned) -> device copy of the 8-bit input
+    double deviceMs = 0;      ///< device-resident: input already on the device to output on the device (CUDA events)
+    double d2hMs = 0;         ///< device -> host (pinned) copy of the output
+    double endToEndMs = 0;    ///< host 8-bit in -> host out (pinned), host clock
+    double overlappedMs = 0;  ///< wavefront only: end to end with chunked, overlapped transfers (0 = not measured)
+    double packedEndToEndMs = 0;  ///< wavefront, binary FS: host 8-bit in -> host 1-bit rows out (0 = not measured)
+    double packedD2hMs = 0;       ///< the 1-bit rows' device -> host copy
     int runs = 0;
     bool cpuAssisted = false;  ///< deviceMs includes CPU work (handover/hybrid), measured with the host clock
 };

@@ -101,8 +101,9 @@ public:
         H = height;
         kernelIndex_ = kernelIndexOf(p.kernel);
         if (!wavefrontHasForm(kernelIndex_, form_, p.levels == 2))
-            return Status::error(std::string("the wavefront's ") + formName(form_) + " form is not compiled for kernel " +
-                                 p.kernel + " with " + std::to_string(p.levels) + " levels (the fast form is binary "
+            return Status::error(std::string("the wavefront's ") + formName(form_) +
+                                 " form is not compiled for kernel " + p.kernel + " with " + std::to_string(p.levels) +
+                                 " levels (the fast form is binary "
                                  "Floyd-Steinberg only)");
         HT_TRY(tables.make(p));
         pitch_ = (W + 31) / 32 * 32;
@@ -148,7 +149,8 @@ public:
                     // the kernel polls a device flag: set it with a copy on a second stream
                     static const int one = 1;
                     HT_CUDA(cancelStream_.get() ? cudaSuccess : cancelStream_.create());
-                    HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, cancelStream_.get()));
+                    HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice,
+                                            cancelStream_.get()));
                     cancelSent = true;
                 }
                 const int done = hostFlags[1];
@@ -179,7 +181,8 @@ public:
 
     bool hasPacked() const override { return form_ == WavefrontForm::Fast; }
     Status setPacked(bool on) override {
-        if (on && form_ != WavefrontForm::Fast) return Status::error("packed output needs the fast form (binary Floyd-Steinberg)");
+        if (on && form_ != WavefrontForm::Fast)
+            return Status::error("packed output needs the fast form (binary Floyd-Steinberg)");
         if (on && !packed_.get()) HT_CUDA(packed_.allocate(size_t(pitch_ / 8) * H));
         packedMode_ = on;
         return Status::ok();
@@ -244,7 +247,8 @@ public:
                 std::atomic_thread_fence(std::memory_order_seq_cst);
                 bool all = true;
                 for (int st = s0; st < s1; ++st) all = all && done[st] == epoch_;
-                if (!all) return Status::error("wavefront: kernel ended before band " + std::to_string(b) + " was done");
+                if (!all)
+                    return Status::error("wavefront: kernel ended before band " + std::to_string(b) + " was done");
             }
         }
         HT_CUDA(cudaStreamSynchronize(sIn_.get()));
@@ -377,8 +381,8 @@ struct KnightLayout {
 };
 
 /// The sequential gather on the CPU over knight-ordered errors (handover's start and end stages).
-inline void cpuPixel(const KnightLayout& L, const Tables&, const Quantizer& q, const uint8_t* in, std::vector<int32_t>& err,
-                     uint8_t* out, int i, int j) {
+inline void cpuPixel(const KnightLayout& L, const Tables&, const Quantizer& q, const uint8_t* in,
+                     std::vector<int32_t>& err, uint8_t* out, int i, int j) {
     int acc = 0;
     if (j > 0) acc += 7 * err[L.index(i, j - 1)];
     if (i > 0) {
@@ -411,10 +415,11 @@ public:
         HT_CUDA(outK_.allocate(n));
         HT_CUDA(errK_.allocate(n));
         HT_CUDA(offsets_.allocate(L_.offsets.size()));
-        HT_CUDA(cudaMemcpy(offsets_.get(), L_.offsets.data(), L_.offsets.size() * sizeof(int64_t),
-                           cudaMemcpyHostToDevice));
+        HT_CUDA(
+            cudaMemcpy(offsets_.get(), L_.offsets.data(), L_.offsets.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
         if (handover_) {
-            // CPU takes the steps whose parallelism is below the threshold (Deshpande, Misra and Narayanan, section 4.1)
+            // CPU takes the steps whose parallelism is below the threshold (Deshpande, Misra and Narayanan,
+            // section 4.1)
             int maxPar = 0;
             for (int t = 0; t < L_.steps; ++t) maxPar = std::max(maxPar, L_.count(t));
             const int thr = std::min(kHandoverParallelism, maxPar);
@@ -572,7 +577,8 @@ public:
                                 up = prev[size_t(j + 1)];
                             } else {  // the GPU's column: wait for it in mapped memory
                                 std::atomic_ref<int32_t> g(gpuEdge_.get()[i - 1]);
-                                while ((up = g.load(std::memory_order_acquire)) == kEdgeSentinel) std::this_thread::yield();
+                                while ((up = g.load(std::memory_order_acquire)) == kEdgeSentinel)
+                                    std::this_thread::yield();
                             }
                             acc += 3 * up;
                         }
@@ -617,7 +623,8 @@ private:
     std::vector<uint8_t> hostIn_, hostOut_;
 };
 
-// ------------------------------------------------------------------ Kasagi, Nakano and Ito, section V: parallelogram blocks
+// ------------------------------------------------------------------ Kasagi, Nakano and Ito, section V: parallelogram
+// blocks
 class BlockRunner : public Runner {
 public:
     BlockRunner(bool diffusion, bool registers) : diffusion_(diffusion), registers_(registers) {}
@@ -680,21 +687,51 @@ const std::vector<MethodSpec>& specs() {
          "Error collection as a wavefront on the GPU in one launch, each row a few pixels behind the row "
          "above: the fastest GPU method; every kernel, 2 to 256 levels, linear light",
          true, false},
-        {"ed", "ped3-global", "GPU error diffusion, each row 3 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)", false, false},
-        {"ed", "ped3-global-perm", "As ped3-global, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ed", "ped2-atomic", "GPU error diffusion, each row 2 pixels behind the row above; pixels that receive error from two senders at once add it atomically", false, false},
-        {"ed", "ped2-atomic-perm", "As ped2-atomic, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ed", "ped2-double", "GPU error diffusion, each row 2 pixels behind the row above, two launches per step (own row, then the row below)", false, false},
-        {"ed", "ped2-double-perm", "As ped2-double, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ec", "pec2-global", "GPU error collection, each row 2 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)", false, false},
-        {"ec", "pec2-global-perm", "As pec2-global, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ed", "bwed", "GPU error diffusion on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's block-wise method)", false, false},
+        {"ed", "ped3-global",
+         "GPU error diffusion, each row 3 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)",
+         false, false},
+        {"ed", "ped3-global-perm",
+         "As ped3-global, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "ped2-atomic",
+         "GPU error diffusion, each row 2 pixels behind the row above; pixels that receive error from two senders at "
+         "once add it atomically",
+         false, false},
+        {"ed", "ped2-atomic-perm",
+         "As ped2-atomic, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "ped2-double",
+         "GPU error diffusion, each row 2 pixels behind the row above, two launches per step (own row, then the row "
+         "below)",
+         false, false},
+        {"ed", "ped2-double-perm",
+         "As ped2-double, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ec", "pec2-global",
+         "GPU error collection, each row 2 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)",
+         false, false},
+        {"ec", "pec2-global-perm",
+         "As pec2-global, with the image rearranged so that each step reads contiguous memory", false, false},
+        {"ed", "bwed",
+         "GPU error diffusion on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's "
+         "block-wise method)",
+         false, false},
         {"ed", "bwed-rc", "As bwed, keeping the errors in reach in registers", false, false},
-        {"ec", "bwec", "GPU error collection on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's block-wise method)", false, false},
-        {"ec", "bwec-rc", "As bwec, keeping the errors in reach in registers (the fastest in Kasagi, Nakano and Ito's study)", false, false},
-        {"ec", "knight", "GPU error collection, one thread per pixel in knight's-move order, the image stored in that order (Deshpande, Misra and Narayanan)", false, false},
-        {"ec", "handover", "Knight's-move error collection; the CPU does the start and end where few pixels are ready, the GPU the middle", false, true},
-        {"ec", "hybrid", "Knight's-move error collection; the CPU takes a band of columns at the same time as the GPU does the rest", false, true},
+        {"ec", "bwec",
+         "GPU error collection on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's "
+         "block-wise method)",
+         false, false},
+        {"ec", "bwec-rc",
+         "As bwec, keeping the errors in reach in registers (the fastest in Kasagi, Nakano and Ito's study)", false,
+         false},
+        {"ec", "knight",
+         "GPU error collection, one thread per pixel in knight's-move order, the image stored in that order "
+         "(Deshpande, Misra and Narayanan)",
+         false, false},
+        {"ec", "handover",
+         "Knight's-move error collection; the CPU does the start and end where few pixels are ready, the GPU the "
+         "middle",
+         false, true},
+        {"ec", "hybrid",
+         "Knight's-move error collection; the CPU takes a band of columns at the same time as the GPU does the rest",
+         false, true},
     };
     return all;
 }
@@ -737,10 +774,10 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
     }
     const Kernel* kernel = nullptr;
     HT_TRY(validateEdParams(p, kernel));
-    if (p.serpentine)
-        return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
+    if (p.serpentine) return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
     if (!spec->allKernels && kernel->name != "floyd-steinberg")
-        return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " + kernel->name + ")");
+        return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " +
+                             kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
         WavefrontForm form = WavefrontForm::General;
@@ -795,8 +832,9 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, form, r));
     if (packed && !r->hasPacked())
-        return Status::error("1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
-                             params.kernel + " with " + std::to_string(params.levels) + " levels");
+        return Status::error(
+            "1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
+            params.kernel + " with " + std::to_string(params.levels) + " levels");
     HT_TRY(r->prepare(src.width, src.height, params));
     if (packed) HT_TRY(r->setPacked(true));
     Stream s;
@@ -828,7 +866,8 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
     });
 }
 
-Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params, const RunControl& control) {
+Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params,
+                      const RunControl& control) {
     return runOnce("wavefront", src, params, control, {}, true, [&](Runner& r, cudaStream_t s) {
         rows.assign(size_t((src.width + 7) / 8) * size_t(src.height), 0);
         return r.downloadPacked(rows.data(), s);
@@ -920,8 +959,8 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
             for (int x = 0; x < src.width; ++x) {
                 const bool black = (hpk.get()[size_t(y) * rowBytes + size_t(x / 8)] >> (7 - x % 8)) & 1;
                 if (black != (hout.get()[size_t(y) * src.width + size_t(x)] == 0))
-                    return Status::error("the packed 1-bit output differs from the 8-bit output at (" + std::to_string(x) +
-                                         ", " + std::to_string(y) + ")");
+                    return Status::error("the packed 1-bit output differs from the 8-bit output at (" +
+                                         std::to_string(x) + ", " + std::to_string(y) + ")");
             }
         t.packedEndToEndMs = medianOf(pe2e);
         t.packedD2hMs = medianOf(pd2h);

@@ -24,10 +24,10 @@ struct WavefrontArgs {
     int width = 0, height = 0;
     uint32_t* boundary = nullptr;  ///< [strips][2][boundaryStride] words (epoch << 16 | uint16 error)
     int boundaryStride = 0;
-    uint32_t epoch = 1;           ///< 1..65535, new per launch; tags boundary words of this launch
-    int* stripCounter = nullptr;  ///< zeroed before the launch: work-stealing strip index
-    int* abortFlag = nullptr;     ///< device flag: set when a cancel was seen
-    volatile int* rowsDone = nullptr;      ///< mapped host progress counter (may be null)
+    uint32_t epoch = 1;                ///< 1..65535, new per launch; tags boundary words of this launch
+    int* stripCounter = nullptr;       ///< zeroed before the launch: work-stealing strip index
+    int* abortFlag = nullptr;          ///< device flag: set when a cancel was seen
+    volatile int* rowsDone = nullptr;  ///< mapped host progress counter (may be null)
     /// Overlapped end-to-end path: a strip waits until bandReady[row / bandRows] == epoch (its input
     /// arrived) and, once its output is stored, sets stripDone[strip] = epoch in mapped host memory.
     const int* bandReady = nullptr;
@@ -69,8 +69,8 @@ enum class GlobalVariant { Ped3, Ped2Atomic, Ped2Double, Pec2 };
 struct GlobalArgs {
     const uint8_t* in = nullptr;
     uint8_t* out = nullptr;
-    int32_t* work = nullptr;   ///< accumulators (PED) or errors (PEC), zeroed
-    int32_t* rowErr = nullptr; ///< PED2 double: error of each row at the current step
+    int32_t* work = nullptr;    ///< accumulators (PED) or errors (PEC), zeroed
+    int32_t* rowErr = nullptr;  ///< PED2 double: error of each row at the current step
     int width = 0, height = 0;
     int delay = 2;
     bool permuted = false;
@@ -78,11 +78,13 @@ struct GlobalArgs {
 };
 /// \brief Enqueues steps [t0, t1) of one variant (one launch per step; two for Ped2Double).
 cudaError_t launchGlobalSteps(GlobalVariant v, const GlobalArgs& a, int t0, int t1, cudaStream_t stream);
-/// \brief Kasagi, Nakano and Ito's data permutation, a row-wise shift + transpose (forward: plain -> permuted, else back).
+/// \brief Kasagi, Nakano and Ito's data permutation, a row-wise shift + transpose (forward: plain -> permuted, else
+/// back).
 cudaError_t launchPermute(const uint8_t* src, uint8_t* dst, int width, int height, int delay, bool forward,
                           cudaStream_t stream);
 
-/// \brief Knight-order storage of Deshpande, Misra and Narayanan (2011): offsets[t] = first index of step t (t = j + 2 i).
+/// \brief Knight-order storage of Deshpande, Misra and Narayanan (2011): offsets[t] = first index of step t (t = j + 2
+/// i).
 struct KnightArgs {
     const uint8_t* in = nullptr;  ///< knight order
     uint8_t* out = nullptr;       ///< knight order
@@ -97,7 +99,8 @@ cudaError_t launchKnightSteps(const KnightArgs& a, int t0, int t1, cudaStream_t 
 cudaError_t launchKnightPermute(const uint8_t* src, uint8_t* dst, int width, int height, const int64_t* devOffsets,
                                 bool forward, cudaStream_t stream);
 
-/// \brief CPU-GPU hybrid of Deshpande, Misra and Narayanan (2011): the GPU takes columns [cpuCols, W); edges through mapped host memory.
+/// \brief CPU-GPU hybrid of Deshpande, Misra and Narayanan (2011): the GPU takes columns [cpuCols, W); edges through
+/// mapped host memory.
 struct HybridArgs {
     const uint8_t* in = nullptr;  ///< plain device input
     uint8_t* out = nullptr;       ///< plain device output
@@ -124,7 +127,7 @@ struct BlockArgs {
     bool registers = false;  ///< register caching
     QuantTables q;
 };
-inline constexpr int kBlock = 32;   ///< parallelogram block: 32 rows x 32 pixels, shifted 2 per row
+inline constexpr int kBlock = 32;  ///< parallelogram block: 32 rows x 32 pixels, shifted 2 per row
 inline constexpr int kBlockSkew = 2;
 /// \brief Block columns of the parallelogram tiling (x = (j + 2 (i mod 32)) / 32).
 inline int blockCols(int width) { return (width - 1 + kBlockSkew * (kBlock - 1)) / kBlock + 1; }

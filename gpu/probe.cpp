@@ -15,8 +15,7 @@ const DeviceInfo& deviceInfo() {
         const cudaError_t e = cudaGetDeviceCount(&count);
         if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
             (void)cudaGetLastError();
-            d.reason = e == cudaErrorNoDevice ? "no CUDA device found"
-                                              : "no CUDA driver (or no GPU) on this machine";
+            d.reason = e == cudaErrorNoDevice ? "no CUDA device found" : "no CUDA driver (or no GPU) on this machine";
             return d;
         }
         if (e != cudaSuccess) {
@@ -89,7 +88,8 @@ void registerMethods(Registry& registry) {
             for (ParamSpec& ps : info.params)
                 if (ps.key == "kernel") ps.choices = {"floyd-steinberg"};
         info.gpu = fnFor(m.variant);
-        info.schedule = m.variant == "wavefront" ? "k-delay" : m.variant.rfind("bw", 0) == 0 ? "parallelogram"
+        info.schedule = m.variant == "wavefront"                                                    ? "k-delay"
+                        : m.variant.rfind("bw", 0) == 0                                             ? "parallelogram"
                         : m.variant == "knight" || m.variant == "handover" || m.variant == "hybrid" ? "knight"
                                                                                                     : "k-delay";
         info.exact = true;

@@ -103,8 +103,10 @@ __global__ void permuteKernel(const uint8_t* src, uint8_t* dst, int W, int H, in
     for (size_t p = blockIdx.x * size_t(blockDim.x) + threadIdx.x; p < n; p += size_t(gridDim.x) * blockDim.x) {
         const int i = int(p / W), j = int(p % W);
         const size_t q = size_t(j + k * i) * H + i;
-        if (forward) dst[q] = src[p];
-        else dst[p] = src[q];
+        if (forward)
+            dst[q] = src[p];
+        else
+            dst[p] = src[q];
     }
 }
 
@@ -120,9 +122,15 @@ cudaError_t globalStepsT(GlobalVariant v, const GlobalArgs& a, int t0, int t1, c
         if (iLo > iHi) continue;
         const int blocks = (iHi - iLo + 1 + kThreads - 1) / kThreads;
         switch (v) {
-            case GlobalVariant::Pec2: pecStep<PERM><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi); break;
-            case GlobalVariant::Ped3: pedStep<PERM, 0><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi); break;
-            case GlobalVariant::Ped2Atomic: pedStep<PERM, 1><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi); break;
+            case GlobalVariant::Pec2:
+                pecStep<PERM><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi);
+                break;
+            case GlobalVariant::Ped3:
+                pedStep<PERM, 0><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi);
+                break;
+            case GlobalVariant::Ped2Atomic:
+                pedStep<PERM, 1><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi);
+                break;
             case GlobalVariant::Ped2Double:
                 pedStep<PERM, 2><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi);
                 pedBelow<PERM><<<blocks, kThreads, 0, stream>>>(a, t, iLo, iHi);
@@ -137,8 +145,8 @@ cudaError_t globalStepsT(GlobalVariant v, const GlobalArgs& a, int t0, int t1, c
 // ---------------------------------------------------------------- Deshpande, Misra and Narayanan: knight order
 __device__ __forceinline__ int knightLo(int t, int W) { return t - W + 1 <= 0 ? 0 : (t - W + 2) / 2; }
 
-__global__ void knightStep(KnightArgs a, int t, int n, int64_t o0, int64_t o1, int64_t o2, int64_t o3, int lo0,
-                           int lo1, int lo2, int lo3) {
+__global__ void knightStep(KnightArgs a, int t, int n, int64_t o0, int64_t o1, int64_t o2, int64_t o3, int lo0, int lo1,
+                           int lo2, int lo3) {
     const int idx = blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= n) return;
     const int W = a.width;
@@ -164,12 +172,15 @@ __global__ void knightPermuteKernel(const uint8_t* src, uint8_t* dst, int W, int
         const int i = int(p / W), j = int(p % W);
         const int t = j + 2 * i;
         const int64_t q = off[t] + (i - knightLo(t, W));
-        if (forward) dst[q] = src[p];
-        else dst[p] = src[q];
+        if (forward)
+            dst[q] = src[p];
+        else
+            dst[p] = src[q];
     }
 }
 
-// ---------------------------------------------------------------- Deshpande, Misra and Narayanan: CPU-GPU hybrid, GPU part
+// ---------------------------------------------------------------- Deshpande, Misra and Narayanan: CPU-GPU hybrid, GPU
+// part
 __global__ void hybridStep(HybridArgs a, int t, int iLo, int iHi) {
     const int i = iLo + blockIdx.x * blockDim.x + threadIdx.x;
     if (i > iHi) return;
@@ -201,10 +212,10 @@ __global__ void hybridStep(HybridArgs a, int t, int iLo, int iHi) {
     }
 }
 
-// ---------------------------------------------------------------- Kasagi, Nakano and Ito, section V: parallelogram blocks
-// Block (y, x): pixel (r, m) is image pixel (32 y + r, 32 x - 2 r + m). With this shift, pixel (r, m)
-// needs only (r, m-1) and (r-1, m-3..m-1), so the 32 rows advance together, one column per step.
-// Shared error tile Es[r+1][m+3]: row 0 = image row 32y-1 (from C), columns 0..2 = m -3..-1 (from R).
+// ---------------------------------------------------------------- Kasagi, Nakano and Ito, section V: parallelogram
+// blocks Block (y, x): pixel (r, m) is image pixel (32 y + r, 32 x - 2 r + m). With this shift, pixel (r, m) needs only
+// (r, m-1) and (r-1, m-3..m-1), so the 32 rows advance together, one column per step. Shared error tile Es[r+1][m+3]:
+// row 0 = image row 32y-1 (from C), columns 0..2 = m -3..-1 (from R).
 constexpr int kTileW = kBlock + 3;
 
 template <bool DIFF, bool RC>
@@ -358,11 +369,15 @@ cudaError_t launchBlockLabels(const BlockArgs& a, const int32_t* labels, int cou
         if (yLo > yHi) continue;
         const int n = yHi - yLo + 1;
         if (a.diffusion) {
-            if (a.registers) blockLabel<true, true><<<n, kBlock, 0, stream>>>(a, k, yLo);
-            else blockLabel<true, false><<<n, kBlock, 0, stream>>>(a, k, yLo);
+            if (a.registers)
+                blockLabel<true, true><<<n, kBlock, 0, stream>>>(a, k, yLo);
+            else
+                blockLabel<true, false><<<n, kBlock, 0, stream>>>(a, k, yLo);
         } else {
-            if (a.registers) blockLabel<false, true><<<n, kBlock, 0, stream>>>(a, k, yLo);
-            else blockLabel<false, false><<<n, kBlock, 0, stream>>>(a, k, yLo);
+            if (a.registers)
+                blockLabel<false, true><<<n, kBlock, 0, stream>>>(a, k, yLo);
+            else
+                blockLabel<false, false><<<n, kBlock, 0, stream>>>(a, k, yLo);
         }
         if ((li & 255) == 0)
             if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;

@@ -29,7 +29,8 @@ struct GeneralPolicy {
     static constexpr int kRowSets = 2;     ///< row sets per lane: a strip has 32 kRowSets rows
     static constexpr int kChunk = 32;      ///< steps per chunk: input refill and output flush granularity
     static constexpr int kGroup = 8;       ///< steps per boundary-fetch group
-    static constexpr int kRingStride = 68; ///< bytes per row of the per-row rings (2 chunks + 4 bytes: no bank conflicts)
+    static constexpr int kRingStride =
+        68;  ///< bytes per row of the per-row rings (2 chunks + 4 bytes: no bank conflicts)
 };
 
 constexpr unsigned kFull = strip::kFull;
@@ -173,7 +174,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 #pragma unroll
                 for (int m = 1; m <= M2; ++m) {
                     const int col2 = 2 * K - 1 - m;
-                    const int v2 = col2 >= 0 ? int(short(__shfl_sync(kFull, w, 8 + (col2 >= 0 ? col2 : 0)) & 0xffffu)) : 0;
+                    const int v2 =
+                        col2 >= 0 ? int(short(__shfl_sync(kFull, w, 8 + (col2 >= 0 ? col2 : 0)) & 0xffffu)) : 0;
                     const int col1 = K - 1 - m;
                     const int v1 = col1 >= 0 ? int(short(__shfl_sync(kFull, w, col1 >= 0 ? col1 : 0) & 0xffffu)) : 0;
                     if (lane == 0) H2[0][m] = v2;
@@ -193,8 +195,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 const int rho = 32 * q + lane;
                 const int cn = floorDivChunk(T + kChunk - 1 - K * rho);
                 uint32_t* dst = reinterpret_cast<uint32_t*>(inRing + rho * kRingStride + (cn & 1) * kChunk);
-                dst[0] = pf[q][0].x; dst[1] = pf[q][0].y; dst[2] = pf[q][0].z; dst[3] = pf[q][0].w;
-                dst[4] = pf[q][1].x; dst[5] = pf[q][1].y; dst[6] = pf[q][1].z; dst[7] = pf[q][1].w;
+                dst[0] = pf[q][0].x;
+                dst[1] = pf[q][0].y;
+                dst[2] = pf[q][0].z;
+                dst[3] = pf[q][0].w;
+                dst[4] = pf[q][1].x;
+                dst[5] = pf[q][1].y;
+                dst[6] = pf[q][1].z;
+                dst[7] = pf[q][1].w;
                 const int cnext = cn + 1;
                 pf[q][0] = pf[q][1] = make_uint4(0, 0, 0, 0);
                 if (rowOk[q] && cnext >= 0 && cnext * kChunk < W) {
@@ -278,9 +286,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 #pragma unroll
                         for (int k = 0; k < KD.n; ++k) {
                             const TapC tp = KD.t[k];
-                            if (tp.di == 0) acc += tp.w * G[q][tp.dj];
-                            else if (tp.di == 1) acc += tp.w * H1[q][K + tp.dj];
-                            else acc += tp.w * H2[q][2 * K + tp.dj];
+                            if (tp.di == 0)
+                                acc += tp.w * G[q][tp.dj];
+                            else if (tp.di == 1)
+                                acc += tp.w * H1[q][K + tp.dj];
+                            else
+                                acc += tp.w * H2[q][2 * K + tp.dj];
                         }
                         const int A = Ain[q][u];
                         const int S = A + roundedShare<D>(acc);
@@ -320,7 +331,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 const int rho = 32 * q + lane;
                 const int c = floorDivChunk(T + kChunk - K * rho) - 1;
                 if (rowOk[q] && c >= 0 && c * kChunk < W) {
-                    const uint32_t* src = reinterpret_cast<const uint32_t*>(outRing + rho * kRingStride + (c & 1) * kChunk);
+                    const uint32_t* src =
+                        reinterpret_cast<const uint32_t*>(outRing + rho * kRingStride + (c & 1) * kChunk);
                     uint4* d = reinterpret_cast<uint4*>(outRow[q] + c * kChunk);
                     d[0] = make_uint4(src[0], src[1], src[2], src[3]);
                     d[1] = make_uint4(src[4], src[5], src[6], src[7]);
@@ -341,14 +353,22 @@ using KernelFn = void (*)(WavefrontArgs);
 template <bool BIN>
 KernelFn generalKernel(int id) {
     switch (id) {
-        case 0: return &wavefrontKernel<0, BIN>;
-        case 1: return &wavefrontKernel<1, BIN>;
-        case 2: return &wavefrontKernel<2, BIN>;
-        case 3: return &wavefrontKernel<3, BIN>;
-        case 4: return &wavefrontKernel<4, BIN>;
-        case 5: return &wavefrontKernel<5, BIN>;
-        case 6: return &wavefrontKernel<6, BIN>;
-        default: return &wavefrontKernel<7, BIN>;
+        case 0:
+            return &wavefrontKernel<0, BIN>;
+        case 1:
+            return &wavefrontKernel<1, BIN>;
+        case 2:
+            return &wavefrontKernel<2, BIN>;
+        case 3:
+            return &wavefrontKernel<3, BIN>;
+        case 4:
+            return &wavefrontKernel<4, BIN>;
+        case 5:
+            return &wavefrontKernel<5, BIN>;
+        case 6:
+            return &wavefrontKernel<6, BIN>;
+        default:
+            return &wavefrontKernel<7, BIN>;
     }
 }
 
@@ -399,7 +419,8 @@ cudaError_t launchWavefront(int kernelIndex, WavefrontForm form, const Wavefront
                                            params, 0, stream);
     }
     const size_t shm = generalSharedBytes();
-    if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)); e != cudaSuccess)
+    if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm));
+        e != cudaSuccess)
         return e;
     fn<<<blocks, kWarpsPerBlock * 32, shm, stream>>>(a);
     return cudaGetLastError();

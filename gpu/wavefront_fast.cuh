@@ -56,13 +56,14 @@ namespace halftone::gpu::fastfs {
 /// values that lost and why). Steps are counted inside a chunk, 0 .. kChunk - 1.
 struct FastPolicy {
     static constexpr int kWarpsPerBlock = 4;
-    static constexpr int kDelay = 2;           ///< K: steps between a row and the row below
-    static constexpr int kChunk = 32;          ///< steps per chunk: input, output and loop granularity
-    static constexpr int kGroup = 16;          ///< steps per boundary group: one vote per group
-    static constexpr int kFlagAt = 8;          ///< the first strip loads the next chunk's cancel flag at this step
-    static constexpr int kBoundaryCopyAt = 23; ///< the next group's boundary words are copied at this step (mod kGroup)
-    static constexpr int kInputAt = 24;        ///< input blocks are copied two chunks ahead at this step
-    static constexpr int kReadAt = 25;         ///< the next chunk's input window is read from the ring at this step
+    static constexpr int kDelay = 2;   ///< K: steps between a row and the row below
+    static constexpr int kChunk = 32;  ///< steps per chunk: input, output and loop granularity
+    static constexpr int kGroup = 16;  ///< steps per boundary group: one vote per group
+    static constexpr int kFlagAt = 8;  ///< the first strip loads the next chunk's cancel flag at this step
+    static constexpr int kBoundaryCopyAt =
+        23;                              ///< the next group's boundary words are copied at this step (mod kGroup)
+    static constexpr int kInputAt = 24;  ///< input blocks are copied two chunks ahead at this step
+    static constexpr int kReadAt = 25;   ///< the next chunk's input window is read from the ring at this step
 };
 
 inline constexpr unsigned kFull = strip::kFull;
@@ -160,14 +161,15 @@ __device__ __forceinline__ uint32_t packedWord(int width, int B, uint32_t bits) 
 __device__ __forceinline__ void blockBytes(uint32_t bits, uint4& d0, uint4& d1) {
     d0 = make_uint4(expandNibble(bits & 15u), expandNibble((bits >> 4) & 15u), expandNibble((bits >> 8) & 15u),
                     expandNibble((bits >> 12) & 15u));
-    d1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u), expandNibble((bits >> 24) & 15u),
-                    expandNibble(bits >> 28));
+    d1 = make_uint4(expandNibble((bits >> 16) & 15u), expandNibble((bits >> 20) & 15u),
+                    expandNibble((bits >> 24) & 15u), expandNibble(bits >> 28));
 }
 
 /// \brief Stores the 32 output pixels of row `row` in columns [32 B, 32 B + 32) (32 B < W): 0/255 bytes (32 bytes,
 /// inside the 32-byte-aligned pitch) or, with packed output, the 4 bytes of packedWord.
 template <bool PACKED>
-__device__ __forceinline__ void storeBlock32(const WavefrontArgs& a, unsigned char* outRow, int row, int B, uint32_t bits) {
+__device__ __forceinline__ void storeBlock32(const WavefrontArgs& a, unsigned char* outRow, int row, int B,
+                                             uint32_t bits) {
     if (PACKED) {
         *reinterpret_cast<uint32_t*>(a.packed + size_t(row) * a.packedPitch + 4 * B) = packedWord(a.width, B, bits);
     } else {
@@ -253,8 +255,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fastKernel(WavefrontAr
         };
         // Boundary words are indexed by the producer's step: word t + 32 of strip s - 1 holds
         // tag | E(base - 1, t - kLastLag) (also for columns outside the image, where the error is 0), so lane 31
-        // stores 4 steps with one aligned 16-byte store. Lane l reads the word of E(base - 1, g0 + K - 1 + (l & (kG - 1)))
-        // for the group starting at step g0. The first strip has no producer: every word counts as ready and zero
+        // stores 4 steps with one aligned 16-byte store. Lane l reads the word of E(base - 1, g0 + K - 1 + (l & (kG -
+        // 1))) for the group starting at step g0. The first strip has no producer: every word counts as ready and zero
         // (column >= wlim), and its slot carries the cancel flag instead (one global load in flight per chunk).
         const int wlim = hasPrev ? W : INT_MIN;
         const int bMax = a.boundaryStride - 1;
@@ -273,7 +275,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fastKernel(WavefrontAr
         };
         auto boundaryLoad = [&](int g0) -> uint32_t {
             const int col = g0 + K - 1 + (lane & (kG - 1));
-            return __ldcg(hasPrev ? prevB + min(col + kLastLag + 32, bMax) : reinterpret_cast<const uint32_t*>(a.abortFlag));
+            return __ldcg(hasPrev ? prevB + min(col + kLastLag + 32, bMax)
+                                  : reinterpret_cast<const uint32_t*>(a.abortFlag));
         };
 
         constexpr int T0 = -kChunk;
@@ -286,7 +289,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fastKernel(WavefrontAr
 #pragma unroll
         for (int i = 0; i < kPreludeEmpty; ++i) cpAsyncCommit();
 
-        int e = zero_;  // E(row, j - 1)
+        int e = zero_;    // E(row, j - 1)
         int hist[K + 1];  // hist[m] = E(row - 1, j + K - 1) as seen at step t - m
         uint32_t obPrev = 0;
 #pragma unroll
@@ -299,8 +302,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fastKernel(WavefrontAr
         for (int g = 1; g < kSl; ++g) bq[g] = 0u;
         uint4* pub = reinterpret_cast<uint4*>(myB + T0 + 32);  // lane 31's words of the current chunk
 
-        // the 9 input words of chunk T's window (blocks B and B + 1 of the row) from the ring into win: the caller first
-        // waits until the copies of blocks up to B + 1 are complete (the groups committed after them may pend)
+        // the 9 input words of chunk T's window (blocks B and B + 1 of the row) from the ring into win: the caller
+        // first waits until the copies of blocks up to B + 1 are complete (the groups committed after them may pend)
         uint32_t win[9];
         auto readWindow = [&](int T) {
             const uint32_t* src = ring + ((T >> 5) & 3) * 8 + rw;
@@ -354,7 +357,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fastKernel(WavefrontAr
                 // stay 0)
                 if (cancelSlot && u == FastPolicy::kFlagAt) bq[0] = boundaryLoad(T + kChunk);
                 if (isBCopyStep(u)) boundaryCopy(T + u - kBPhase + kG);  // the next group's words
-                if (u == kReadAt) {  // the next chunk's input words
+                if (u == kReadAt) {                                      // the next chunk's input words
                     cpAsyncWait<kReadWait>();
                     readWindow(T + kChunk);
                 }

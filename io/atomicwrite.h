@@ -46,9 +46,9 @@ private:
     int slot_ = -1;
     bool unnamed_ = false;
     unsigned mode_ = 0;
-    std::string target_;     ///< the final path (symbolic links resolved)
-    std::string dir_;        ///< its directory
-    std::string tmpName_;    ///< hidden temporary name (fallback only)
+    std::string target_;   ///< the final path (symbolic links resolved)
+    std::string dir_;      ///< its directory
+    std::string tmpName_;  ///< hidden temporary name (fallback only)
     std::string writePath_;
 };
 

@@ -20,7 +20,9 @@ namespace halftone::io::detail {
 
 namespace {
 
-uint32_t le32(const unsigned char* p) { return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | p[0]; }
+uint32_t le32(const unsigned char* p) {
+    return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | p[0];
+}
 uint16_t le16(const unsigned char* p) { return uint16_t(p[1] << 8 | p[0]); }
 
 /// The whole file, after checking its size against the budget (these formats are decoded from memory).
@@ -36,7 +38,8 @@ Status readFile(const std::string& path, const ReadOptions& options, std::vector
     return Status::ok();
 }
 
-/// Interleaved RGBA (unassociated) to planes: RGB, or gray when every pixel is gray; alpha only when some pixel is not opaque.
+/// Interleaved RGBA (unassociated) to planes: RGB, or gray when every pixel is gray; alpha only when some pixel is not
+/// opaque.
 Image fromRgba(const unsigned char* rgba, int w, int h, size_t stride) {
     bool gray = true, opaque = true;
     for (int y = 0; y < h && (gray || opaque); ++y) {
@@ -84,7 +87,8 @@ Status readWebp(const std::string& path, Image& image, const ReadOptions& option
     WebPData data{bytes.data(), bytes.size()};
     std::unique_ptr<WebPDemuxer, DemuxDeleter> demux(WebPDemux(&data));
     if (!demux) return Status::error("corrupt or truncated WebP file");
-    const uint32_t cw = WebPDemuxGetI(demux.get(), WEBP_FF_CANVAS_WIDTH), ch = WebPDemuxGetI(demux.get(), WEBP_FF_CANVAS_HEIGHT);
+    const uint32_t cw = WebPDemuxGetI(demux.get(), WEBP_FF_CANVAS_WIDTH),
+                   ch = WebPDemuxGetI(demux.get(), WEBP_FF_CANVAS_HEIGHT);
     const uint32_t frames = WebPDemuxGetI(demux.get(), WEBP_FF_FRAME_COUNT);
     const bool animated = (WebPDemuxGetI(demux.get(), WEBP_FF_FORMAT_FLAGS) & ANIMATION_FLAG) != 0;
     if (Status s = checkImageSize(cw, ch, 4, options.maxPixels); !s) return s;
@@ -93,7 +97,9 @@ Status readWebp(const std::string& path, Image& image, const ReadOptions& option
     // Planes (at most RGB + alpha), the decoded RGBA canvas (two more for an animation: the previous
     // canvas and the frame), and the file itself.
     const uint64_t need = addBytes(addBytes(uint64_t(cw) * ch * 4, canvas * (animated ? 3 : 1)), bytes.size());
-    if (Status s = checkMemory(need, options.maxMemory, "reading this " + std::to_string(cw) + " x " + std::to_string(ch) + " WebP image"); !s)
+    if (Status s = checkMemory(need, options.maxMemory,
+                               "reading this " + std::to_string(cw) + " x " + std::to_string(ch) + " WebP image");
+        !s)
         return s;
     if (options.stop.stopRequested()) return Status::cancelled();
 
@@ -121,7 +127,8 @@ Status readWebp(const std::string& path, Image& image, const ReadOptions& option
         info->format = "webp";
         info->sourceChannels = out.hasAlpha ? 4 : 3;
         info->sourceType = "uint8";
-        if (frames > 1) info->notes = "animated WebP with " + std::to_string(frames) + " frames: only the first frame was read";
+        if (frames > 1)
+            info->notes = "animated WebP with " + std::to_string(frames) + " frames: only the first frame was read";
     }
     image = std::move(out);
     return Status::ok();
@@ -134,8 +141,10 @@ struct Bgr {
 };
 
 /// Reads `count` palette entries of `entrySize` bytes (B, G, R[, reserved]) at `offset`.
-Status readPalette(const std::vector<unsigned char>& d, size_t offset, uint32_t count, size_t entrySize, std::vector<Bgr>& pal) {
-    if (offset > d.size() || count > (d.size() - offset) / entrySize) return Status::error("corrupt BMP: the palette runs past the end of the file");
+Status readPalette(const std::vector<unsigned char>& d, size_t offset, uint32_t count, size_t entrySize,
+                   std::vector<Bgr>& pal) {
+    if (offset > d.size() || count > (d.size() - offset) / entrySize)
+        return Status::error("corrupt BMP: the palette runs past the end of the file");
     pal.resize(count);
     for (uint32_t i = 0; i < count; ++i) {
         const unsigned char* p = d.data() + offset + size_t(i) * entrySize;
@@ -179,7 +188,8 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
     const uint32_t compression = le32(&d[30]), used = le32(&d[46]);
     const bool rle8 = compression == 1, rle4 = compression == 2;
     if (!(rle8 && bpp == 8) && !(rle4 && bpp == 4))
-        return Status::error("corrupt BMP: RLE" + std::string(rle8 ? "8" : "4") + " with " + std::to_string(bpp) + " bits per pixel");
+        return Status::error("corrupt BMP: RLE" + std::string(rle8 ? "8" : "4") + " with " + std::to_string(bpp) +
+                             " bits per pixel");
     const bool topDown = hs < 0;
     const int64_t h = topDown ? -int64_t(hs) : hs;
     if (Status s = checkImageSize(w, h, 3, options.maxPixels); !s) return s;
@@ -190,12 +200,13 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
         return s;
     const uint32_t maxColors = 1u << bpp;
     std::vector<Bgr> pal;
-    if (Status s = readPalette(d, 14 + size_t(infoSize), used == 0 || used > maxColors ? maxColors : used, 4, pal); !s) return s;
+    if (Status s = readPalette(d, 14 + size_t(infoSize), used == 0 || used > maxColors ? maxColors : used, 4, pal); !s)
+        return s;
     if (dataOffset >= d.size()) return Status::error("corrupt BMP: the pixel data starts past the end of the file");
 
     if (options.stop.stopRequested()) return Status::cancelled();
     Plane8 idx(static_cast<int>(w), static_cast<int>(h));  // pixels an RLE stream skips keep colour 0
-    int64_t x = 0, y = 0;        // y counts rows in file order
+    int64_t x = 0, y = 0;                                  // y counts rows in file order
     auto put = [&](int v) {
         if (x < w && y < h) idx.at(int(topDown ? y : h - 1 - y), int(x)) = uint8_t(v);
         ++x;
@@ -206,7 +217,8 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
         if ((i & 0xFFFFF) == 0 && options.stop.stopRequested()) return Status::cancelled();
         if (i + 2 > d.size()) {
             if (y >= h - 1) break;  // ends without an end-of-bitmap code, but every row is there
-            return Status::error("truncated BMP: the RLE data ends at row " + std::to_string(y) + " of " + std::to_string(h));
+            return Status::error("truncated BMP: the RLE data ends at row " + std::to_string(y) + " of " +
+                                 std::to_string(h));
         }
         const int n = d[i], v = d[i + 1];
         i += 2;
@@ -215,17 +227,23 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
             continue;
         }
         switch (v) {
-            case 0: x = 0, ++y; break;  // end of line
-            case 1: end = true; break;  // end of bitmap
-            case 2:                     // delta
+            case 0:
+                x = 0, ++y;
+                break;  // end of line
+            case 1:
+                end = true;
+                break;  // end of bitmap
+            case 2:     // delta
                 if (i + 2 > d.size()) return Status::error("truncated BMP: RLE delta past the end of the file");
                 x += d[i], y += d[i + 1];
                 i += 2;
                 break;
             default: {  // v literal pixels, padded to 16 bits
                 const size_t bytes = rle8 ? size_t(v) : (size_t(v) + 1) / 2;
-                if (i + bytes > d.size()) return Status::error("truncated BMP: RLE literal run past the end of the file");
-                for (int k = 0; k < v; ++k) put(rle8 ? d[i + size_t(k)] : (k % 2 == 0 ? d[i + size_t(k) / 2] >> 4 : d[i + size_t(k) / 2] & 15));
+                if (i + bytes > d.size())
+                    return Status::error("truncated BMP: RLE literal run past the end of the file");
+                for (int k = 0; k < v; ++k)
+                    put(rle8 ? d[i + size_t(k)] : (k % 2 == 0 ? d[i + size_t(k) / 2] >> 4 : d[i + size_t(k) / 2] & 15));
                 i += bytes + (bytes & 1);
             }
         }
@@ -255,17 +273,20 @@ Status readIco(const std::string& path, Image& image, const ReadOptions& options
         const unsigned char* p = &d[6 + 16 * size_t(e)];
         const uint64_t ew = p[0] ? p[0] : 256, eh = p[1] ? p[1] : 256;
         const int bits = le16(p + 6);
-        if (ew * eh > bestPixels || (ew * eh == bestPixels && bits > bestBits)) best = e, bestPixels = ew * eh, bestBits = bits;
+        if (ew * eh > bestPixels || (ew * eh == bestPixels && bits > bestBits))
+            best = e, bestPixels = ew * eh, bestBits = bits;
     }
     const unsigned char* entry = &d[6 + 16 * size_t(best)];
     const uint32_t size = le32(entry + 8), offset = le32(entry + 12);
-    if (offset >= d.size() || size > d.size() - offset) return Status::error("corrupt ICO: entry " + std::to_string(best + 1) + " lies outside the file");
+    if (offset >= d.size() || size > d.size() - offset)
+        return Status::error("corrupt ICO: entry " + std::to_string(best + 1) + " lies outside the file");
     const unsigned char* e = d.data() + offset;
     if (options.stop.stopRequested()) return Status::cancelled();
     Image out;
     if (size >= 8 && std::memcmp(e, "\x89PNG\r\n\x1a\n", 8) == 0) {
         ReadInfo inner;
-        if (Status s = readOiioMemory("png", e, size, out, options, &inner); !s) return Status::error("PNG in ICO: " + s.message());
+        if (Status s = readOiioMemory("png", e, size, out, options, &inner); !s)
+            return Status::error("PNG in ICO: " + s.message());
     } else {
         if (size < 40) return Status::error("corrupt ICO: entry too small for a bitmap header");
         const uint32_t hdr = le32(e);
@@ -331,8 +352,8 @@ Status readIco(const std::string& path, Image& image, const ReadOptions& options
         info->sourceChannels = out.channelCount() + (out.hasAlpha ? 1 : 0);
         info->sourceType = "uint8";
         if (count > 1)
-            info->notes = "icon with " + std::to_string(count) + " images: the largest (" + std::to_string(out.width()) + " x " +
-                          std::to_string(out.height()) + ") was read";
+            info->notes = "icon with " + std::to_string(count) + " images: the largest (" +
+                          std::to_string(out.width()) + " x " + std::to_string(out.height()) + ") was read";
     }
     image = std::move(out);
     return Status::ok();
@@ -340,7 +361,9 @@ Status readIco(const std::string& path, Image& image, const ReadOptions& options
 
 namespace {
 
-uint32_t be32(const unsigned char* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint32_t be32(const unsigned char* p) {
+    return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
 uint16_t be16(const unsigned char* p) { return uint16_t(p[0] << 8 | p[1]); }
 
 }  // namespace
@@ -358,7 +381,9 @@ Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& opt
     const uint32_t h = be32(&d[14]), w = be32(&d[18]);
     if (version != 1 && version != 2) return Status::error("corrupt PSD: version " + std::to_string(version));
     if (channels < 4) return Status::error("corrupt PSD: CMYK with " + std::to_string(channels) + " channels");
-    if (depth != 8 && depth != 16) return Status::error("CMYK PSD with " + std::to_string(depth) + "-bit samples is not supported (8 or 16 bit only)");
+    if (depth != 8 && depth != 16)
+        return Status::error("CMYK PSD with " + std::to_string(depth) +
+                             "-bit samples is not supported (8 or 16 bit only)");
     if (Status s = checkImageSize(w, h, channels, options.maxPixels); !s) return s;
     const bool alpha = channels >= 5;  // the first channel after the inks: transparency of the merged image
     const uint64_t pixels = uint64_t(w) * h;
@@ -395,7 +420,8 @@ Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& opt
     const size_t countBytes = version == 2 ? 4 : 2;
     if (compression == 1) {
         const uint64_t table = uint64_t(channels) * h * countBytes;
-        if (table > d.size() - at) return Status::error("truncated PSD: the RLE row table runs past the end of the file");
+        if (table > d.size() - at)
+            return Status::error("truncated PSD: the RLE row table runs past the end of the file");
         at += size_t(table);
     }
     for (int c = 0; c < planes; ++c) {
@@ -429,7 +455,8 @@ Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& opt
             uint8_t* q = dst.row(int(y));
             // Photoshop stores CMYK inverted (255 = no ink); alpha as is.
             for (uint32_t x = 0; x < w; ++x) {
-                const uint8_t v = bps == 1 ? row[x] : uint8_t((uint32_t(be16(&row[size_t(x) * 2])) * 255u + 32767u) / 65535u);
+                const uint8_t v =
+                    bps == 1 ? row[x] : uint8_t((uint32_t(be16(&row[size_t(x) * 2])) * 255u + 32767u) / 65535u);
                 q[x] = c < 4 ? uint8_t(255 - v) : v;
             }
         }

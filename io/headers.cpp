@@ -17,9 +17,13 @@ namespace halftone::io::detail {
 
 namespace {
 
-uint32_t be32(const unsigned char* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint32_t be32(const unsigned char* p) {
+    return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
 uint16_t be16(const unsigned char* p) { return uint16_t(p[0] << 8 | p[1]); }
-uint32_t le32(const unsigned char* p) { return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | p[0]; }
+uint32_t le32(const unsigned char* p) {
+    return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | p[0];
+}
 uint16_t le16(const unsigned char* p) { return uint16_t(p[1] << 8 | p[0]); }
 
 /// Reads up to n bytes at `offset`; returns how many were read.
@@ -35,22 +39,37 @@ struct FileCloser {
 };
 
 /// The PNG header (after the 8-byte signature): size, bytes per pixel as decoded, interlacing.
-Status checkPngHeader(const unsigned char* p, size_t n, const ReadOptions& options, HeaderFacts& facts, const char* where) {
-    if (n < 33 || std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) != 0) return Status::error(std::string(where) + "not a PNG file (bad signature)");
+Status checkPngHeader(const unsigned char* p, size_t n, const ReadOptions& options, HeaderFacts& facts,
+                      const char* where) {
+    if (n < 33 || std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) != 0)
+        return Status::error(std::string(where) + "not a PNG file (bad signature)");
     if (be32(p + 8) != 13 || std::memcmp(p + 12, "IHDR", 4) != 0)
         return Status::error(std::string(where) + "corrupt PNG: the first chunk is not a 13-byte IHDR");
     const uint32_t w = be32(p + 16), h = be32(p + 20);
     const int depth = p[24], type = p[25], interlace = p[28];
     int channels = 0;
     switch (type) {
-        case 0: channels = 1; break;
-        case 2: channels = 3; break;
-        case 3: channels = 4; break;  // palette, expanded to RGB(A)
-        case 4: channels = 2; break;
-        case 6: channels = 4; break;
-        default: return Status::error(std::string(where) + "corrupt PNG: colour type " + std::to_string(type) + " is not defined");
+        case 0:
+            channels = 1;
+            break;
+        case 2:
+            channels = 3;
+            break;
+        case 3:
+            channels = 4;
+            break;  // palette, expanded to RGB(A)
+        case 4:
+            channels = 2;
+            break;
+        case 6:
+            channels = 4;
+            break;
+        default:
+            return Status::error(std::string(where) + "corrupt PNG: colour type " + std::to_string(type) +
+                                 " is not defined");
     }
-    if (Status s = checkImageSize(int64_t(w), int64_t(h), channels, options.maxPixels); !s) return Status::error(std::string(where) + s.message());
+    if (Status s = checkImageSize(int64_t(w), int64_t(h), channels, options.maxPixels); !s)
+        return Status::error(std::string(where) + s.message());
     const uint64_t pixelBytes = uint64_t(channels) * (depth == 16 ? 2 : 1);
     // An interlaced PNG is decoded whole before the first row comes out (all seven passes).
     if (interlace) facts.decoderBytes = addBytes(facts.decoderBytes, mulBytes(mulBytes(w, h), pixelBytes));
@@ -76,8 +95,9 @@ Status checkPngData(std::FILE* f, uint64_t start, uint64_t end, const unsigned c
         at += 12 + len;
     }
     if (raw / 1032 > idat + 64)
-        return Status::error("corrupt PNG: " + std::to_string(w) + " x " + std::to_string(h) + " needs " + formatBytes(raw) +
-                             " of image data, more than its " + formatBytes(idat) + " of compressed data can hold");
+        return Status::error("corrupt PNG: " + std::to_string(w) + " x " + std::to_string(h) + " needs " +
+                             formatBytes(raw) + " of image data, more than its " + formatBytes(idat) +
+                             " of compressed data can hold");
     return Status::ok();
 }
 
@@ -87,7 +107,8 @@ Status checkGif(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     unsigned char h[13];
     if (readAt(f, 0, h, sizeof h) != sizeof h) return Status::error("truncated GIF header");
     const uint32_t w = le16(h + 6), ht = le16(h + 8);
-    if (Status s = checkImageSize(w, ht, 4, options.maxPixels); !s) return Status::error("GIF logical screen: " + s.message());
+    if (Status s = checkImageSize(w, ht, 4, options.maxPixels); !s)
+        return Status::error("GIF logical screen: " + s.message());
     const uint64_t canvas = uint64_t(w) * ht * 4;
     if (canvas > uint64_t(std::numeric_limits<int32_t>::max()))
         return Status::error("GIF logical screen " + std::to_string(w) + " x " + std::to_string(ht) +
@@ -131,7 +152,10 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
         if (b0 < 0 || b1 < 0) break;
         if (b0 != 0xFF) return Status::error("corrupt JPEG: bad marker at byte " + std::to_string(i));
         const int m = b1;
-        if (m == 0xFF) { ++i; continue; }  // fill byte
+        if (m == 0xFF) {
+            ++i;
+            continue;
+        }  // fill byte
         i += 2;
         if (m == 0xD9) {
             if (!haveFrame) return Status::error("corrupt JPEG: no frame header before the end-of-image marker");
@@ -167,9 +191,15 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
             for (;;) {
                 const int a = byteAt(i);
                 if (a < 0) break;
-                if (a != 0xFF) { ++i; continue; }
+                if (a != 0xFF) {
+                    ++i;
+                    continue;
+                }
                 const int b = byteAt(i + 1);
-                if (b < 0) { ++i; break; }
+                if (b < 0) {
+                    ++i;
+                    break;
+                }
                 if (b != 0x00 && !(b >= 0xD0 && b <= 0xD7)) break;
                 i += 2;
             }
@@ -194,14 +224,17 @@ Status checkIco(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
         if (std::memcmp(p, "\x89PNG", 4) == 0) {
             HeaderFacts png;
             if (Status s = checkPngHeader(p, n, options, png, "ICO entry holds a PNG: "); !s) return s;
-            if (Status s = checkPngData(f, offset, uint64_t(offset) + size, p); !s) return Status::error("ICO entry holds a " + s.message());
+            if (Status s = checkPngData(f, offset, uint64_t(offset) + size, p); !s)
+                return Status::error("ICO entry holds a " + s.message());
             // PNG entries are decoded whole into one buffer of the PNG's own size.
             const uint64_t pixels = uint64_t(be32(p + 16)) * be32(p + 20);
-            facts.decoderBytes = std::max(facts.decoderBytes, addBytes(mulBytes(pixels, p[24] == 16 ? 8 : 4), png.decoderBytes));
+            facts.decoderBytes =
+                std::max(facts.decoderBytes, addBytes(mulBytes(pixels, p[24] == 16 ? 8 : 4), png.decoderBytes));
         } else {
             const int32_t w = int32_t(le32(p + 4)), hh = int32_t(le32(p + 8));
             const int64_t height = hh < 0 ? -int64_t(hh) / 2 : int64_t(hh) / 2;
-            if (Status s = checkImageSize(w, height, 4, options.maxPixels); !s) return Status::error("ICO entry: " + s.message());
+            if (Status s = checkImageSize(w, height, 4, options.maxPixels); !s)
+                return Status::error("ICO entry: " + s.message());
             facts.decoderBytes = std::max(facts.decoderBytes, mulBytes(uint64_t(w) * uint64_t(height), 4));
         }
         (void)size;
@@ -236,7 +269,8 @@ Status checkPsd(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     if (readAt(f, 0, h, sizeof h) != sizeof h) return Status::error("truncated PSD header");
     const uint32_t channels = be16(h + 12), ht = be32(h + 14), w = be32(h + 18), depth = be16(h + 22);
     if (Status s = checkImageSize(w, ht, std::max<uint32_t>(channels, 1), options.maxPixels); !s) return s;
-    facts.decoderBytes = addBytes(facts.decoderBytes, mulBytes(mulBytes(uint64_t(w) * ht, channels), std::max<uint32_t>(depth / 8, 1)));
+    facts.decoderBytes =
+        addBytes(facts.decoderBytes, mulBytes(mulBytes(uint64_t(w) * ht, channels), std::max<uint32_t>(depth / 8, 1)));
     // The colour mode data, image resources and layer sections are read whole by the decoder: each
     // must fit in the file (found by fuzzing: a 517-byte file whose length field asked for 1.1 GB).
     if (std::fseek(f, 0, SEEK_END) != 0) return Status::ok();
@@ -246,7 +280,8 @@ Status checkPsd(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     for (int section = 0; section < 3 && end > 0; ++section) {
         unsigned char l[8];
         const size_t width = section == 2 && psb ? 8 : 4;
-        if (readAt(f, at, l, width) != width) return Status::error("truncated PSD: the file ends in its section headers");
+        if (readAt(f, at, l, width) != width)
+            return Status::error("truncated PSD: the file ends in its section headers");
         const uint64_t len = width == 8 ? (uint64_t(be32(l)) << 32 | be32(l + 4)) : be32(l);
         at += width;
         if (len > uint64_t(end) - std::min<uint64_t>(at, uint64_t(end)))
@@ -278,12 +313,16 @@ Status checkTiff(std::FILE* f, HeaderFacts& facts) {
         if (tag == 332 && type == 3) facts.tiffInkSet = u16(t + 8);
         if (tag == 333 && type == 2 && count > 0 && count <= 4096) {  // InkNames: NUL-separated ASCII
             std::vector<unsigned char> v(count);
-            if (count <= 4) std::memcpy(v.data(), t + 8, count);
-            else if (readAt(f, u32(t + 8), v.data(), count) != count) continue;
+            if (count <= 4)
+                std::memcpy(v.data(), t + 8, count);
+            else if (readAt(f, u32(t + 8), v.data(), count) != count)
+                continue;
             std::string cur;
             for (unsigned char ch : v) {
-                if (ch == 0) facts.tiffInkNames.push_back(cur), cur.clear();
-                else cur += char(ch);
+                if (ch == 0)
+                    facts.tiffInkNames.push_back(cur), cur.clear();
+                else
+                    cur += char(ch);
             }
             if (!cur.empty()) facts.tiffInkNames.push_back(cur);
         }
@@ -291,8 +330,10 @@ Status checkTiff(std::FILE* f, HeaderFacts& facts) {
             facts.tiffExtraSamples = int(std::min<uint32_t>(count, 1u << 16));
             if (count == 0) continue;
             unsigned char v[2];
-            if (count <= 2) std::memcpy(v, t + 8, 2);
-            else if (readAt(f, u32(t + 8), v, 2) != 2) continue;
+            if (count <= 2)
+                std::memcpy(v, t + 8, 2);
+            else if (readAt(f, u32(t + 8), v, 2) != 2)
+                continue;
             facts.tiffFirstExtra = u16(v);
         }
     }
@@ -321,10 +362,12 @@ std::string sniffFormat(const unsigned char* d, size_t n) {
     if (starts("\x53\x80\xf6\x34", 4)) return "softimage";
     if (starts("FOR4", 4) || starts("FORM", 4)) return "iff";
     if (starts("\0\0\0\x0cjP  ", 8) || starts("\xff\x4f\xff\x51", 4)) return "jpeg2000";
-    if (starts("ftypheic", 8, 4) || starts("ftypheix", 8, 4) || starts("ftypavif", 8, 4) || starts("ftypmif1", 8, 4)) return "heif";
+    if (starts("ftypheic", 8, 4) || starts("ftypheix", 8, 4) || starts("ftypavif", 8, 4) || starts("ftypmif1", 8, 4))
+        return "heif";
     if (starts("Ptex", 4)) return "ptex";
     if (starts("\x2f\x08\x67\xab", 4) || starts("\xab\x67\x08\x2f", 4)) return "zfile";
-    if (n >= 2 && d[0] == 'P' && d[1] >= '1' && d[1] <= '3' && n >= 3 && (d[2] == ' ' || d[2] == '\n' || d[2] == '\r' || d[2] == '\t'))
+    if (n >= 2 && d[0] == 'P' && d[1] >= '1' && d[1] <= '3' && n >= 3 &&
+        (d[2] == ' ' || d[2] == '\n' || d[2] == '\r' || d[2] == '\t'))
         return "pnm";
     return {};
 }

@@ -19,11 +19,11 @@ std::string sniffFormat(const unsigned char* head, size_t n);
 
 /// \brief What the header check learned, for the memory budget and the choice of decoder.
 struct HeaderFacts {
-    uint64_t decoderBytes = 0;  ///< buffers the decoder allocates besides our planes and strips
-    bool bmpRle = false;        ///< BMP with RLE4/RLE8 compression (decoded by the built-in reader)
-    int tiffExtraSamples = -1;  ///< TIFF: ExtraSamples count of the first image (-1: not a classic TIFF)
-    int tiffFirstExtra = -1;    ///< TIFF: meaning of the first extra sample (0 unspecified, 1/2 alpha)
-    int tiffInkSet = -1;        ///< TIFF: InkSet (1 = CMYK, 2 = named inks), -1 when absent
+    uint64_t decoderBytes = 0;              ///< buffers the decoder allocates besides our planes and strips
+    bool bmpRle = false;                    ///< BMP with RLE4/RLE8 compression (decoded by the built-in reader)
+    int tiffExtraSamples = -1;              ///< TIFF: ExtraSamples count of the first image (-1: not a classic TIFF)
+    int tiffFirstExtra = -1;                ///< TIFF: meaning of the first extra sample (0 unspecified, 1/2 alpha)
+    int tiffInkSet = -1;                    ///< TIFF: InkSet (1 = CMYK, 2 = named inks), -1 when absent
     std::vector<std::string> tiffInkNames;  ///< TIFF: InkNames, one per ink (empty when absent)
 };
 

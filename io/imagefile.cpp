@@ -65,13 +65,34 @@ Image applyExifOrientation(const Image& in, int orientation) {
             for (int x = 0; x < ow; ++x) {
                 int sx = x, sy = y;
                 switch (orientation) {
-                    case 2: sx = w - 1 - x; sy = y; break;
-                    case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-                    case 4: sx = x; sy = h - 1 - y; break;
-                    case 5: sx = y; sy = x; break;
-                    case 6: sx = y; sy = h - 1 - x; break;
-                    case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-                    case 8: sx = w - 1 - y; sy = x; break;
+                    case 2:
+                        sx = w - 1 - x;
+                        sy = y;
+                        break;
+                    case 3:
+                        sx = w - 1 - x;
+                        sy = h - 1 - y;
+                        break;
+                    case 4:
+                        sx = x;
+                        sy = h - 1 - y;
+                        break;
+                    case 5:
+                        sx = y;
+                        sy = x;
+                        break;
+                    case 6:
+                        sx = y;
+                        sy = h - 1 - x;
+                        break;
+                    case 7:
+                        sx = w - 1 - y;
+                        sy = h - 1 - x;
+                        break;
+                    case 8:
+                        sx = w - 1 - y;
+                        sy = x;
+                        break;
                 }
                 dst.at(y, x) = src.at(sy, sx);
             }
@@ -91,11 +112,11 @@ namespace {
 /// (Targa, RLA, DICOM), camera raw files (most look like TIFF but need the raw decoder) and movies.
 bool readByName(const std::string& ext) {
     static const char* const names[] = {
-        ".tga", ".tpic", ".rla", ".dcm", ".pnm", ".pgm", ".ppm", ".pbm", ".pfm",
-        ".bay", ".bmq", ".cr2", ".cr3", ".crw", ".cs1", ".dc2", ".dcr", ".dng", ".erf", ".fff", ".k25", ".kdc", ".mdc",
-        ".mos", ".mrw", ".nef", ".orf", ".pef", ".pxn", ".raf", ".raw", ".rdc", ".sr2", ".srf", ".x3f", ".arw", ".3fr",
-        ".cine", ".ia", ".kc2", ".mef", ".nrw", ".qtk", ".rw2", ".sti", ".rwl", ".srw", ".drf", ".dsc", ".ptx", ".cap",
-        ".iiq", ".rwz", ".avi", ".mov", ".qt", ".mp4", ".m4v", ".mpg", ".3gp", ".mj2"};
+        ".tga", ".tpic", ".rla", ".dcm", ".pnm", ".pgm", ".ppm", ".pbm", ".pfm", ".bay", ".bmq", ".cr2",  ".cr3",
+        ".crw", ".cs1",  ".dc2", ".dcr", ".dng", ".erf", ".fff", ".k25", ".kdc", ".mdc", ".mos", ".mrw",  ".nef",
+        ".orf", ".pef",  ".pxn", ".raf", ".raw", ".rdc", ".sr2", ".srf", ".x3f", ".arw", ".3fr", ".cine", ".ia",
+        ".kc2", ".mef",  ".nrw", ".qtk", ".rw2", ".sti", ".rwl", ".srw", ".drf", ".dsc", ".ptx", ".cap",  ".iiq",
+        ".rwz", ".avi",  ".mov", ".qt",  ".mp4", ".m4v", ".mpg", ".3gp", ".mj2"};
     return std::find(std::begin(names), std::end(names), ext) != std::end(names);
 }
 
@@ -140,23 +161,30 @@ Status readImageUnguarded(const std::string& path, Image& image, const ReadOptio
                 std::snprintf(hex, sizeof hex, "%02x", head[i]);
                 shown.append(i ? " " : "").append(hex);
             }
-            return Status::error(ctx + ": not an image file of any supported format (it starts with bytes " + shown + ")");
+            return Status::error(ctx + ": not an image file of any supported format (it starts with bytes " + shown +
+                                 ")");
         }
         detail::HeaderFacts facts;
         if (Status s = detail::checkHeader(path, format, options, facts); !s) return s.withContext(ctx);
         Status s;
-        if (format == "webp") s = detail::readWebp(path, out, options, &ri);
-        else if (format == "bmp" && facts.bmpRle) s = detail::readBmp(path, out, options, &ri);
-        else if (format == "ico") s = detail::readIco(path, out, options, &ri);
-        else if (format == "psd" && detail::isPsdCmyk(head, n)) s = detail::readPsdCmyk(path, out, options, &ri);
-        else s = detail::readOiioAs(path, format, facts, out, options, &ri);
+        if (format == "webp")
+            s = detail::readWebp(path, out, options, &ri);
+        else if (format == "bmp" && facts.bmpRle)
+            s = detail::readBmp(path, out, options, &ri);
+        else if (format == "ico")
+            s = detail::readIco(path, out, options, &ri);
+        else if (format == "psd" && detail::isPsdCmyk(head, n))
+            s = detail::readPsdCmyk(path, out, options, &ri);
+        else
+            s = detail::readOiioAs(path, format, facts, out, options, &ri);
         if (!s) return s.withContext(ctx);
 #else
         if (n >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '3')
             return Status::error(ctx + ": ASCII PNM (P" + std::string(1, char(head[1])) +
                                  ") is not supported, only binary P4/P5/P6");
-        return Status::error(ctx + ": not a binary PGM/PPM/PBM file, and this build reads only those "
-                                   "(built without OpenImageIO)");
+        return Status::error(ctx +
+                             ": not a binary PGM/PPM/PBM file, and this build reads only those "
+                             "(built without OpenImageIO)");
 #endif
     }
     image = std::move(out);
@@ -172,8 +200,9 @@ Status readImage(const std::string& path, Image& image, const ReadOptions& optio
     try {
         return readImageUnguarded(path, image, options, info, ctx);
     } catch (const std::bad_alloc&) {
-        return Status::error(ctx + ": out of memory while decoding (the file asks for more memory than this machine "
-                                   "could give; lower --max-memory to refuse such files before decoding)");
+        return Status::error(ctx +
+                             ": out of memory while decoding (the file asks for more memory than this machine "
+                             "could give; lower --max-memory to refuse such files before decoding)");
     } catch (const std::length_error& e) {
         return Status::error(ctx + ": the decoder met a size it cannot hold (" + std::string(e.what()) + ")");
     } catch (const std::exception& e) {
@@ -261,8 +290,9 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
         if (ext == ".ppm" && layout.space == ColorSpace::CMYK)
             return Status::error(ctx + ": PPM cannot hold CMYK; write .tif instead");
         if (ext != ".ppm" && n != 1)
-            return Status::error(ctx + ": " + (ext == ".pbm" ? "PBM" : "PGM") + " holds one gray channel but the image has " +
-                                 std::to_string(n) + " channels; write .ppm, .png or .tif instead");
+            return Status::error(ctx + ": " + (ext == ".pbm" ? "PBM" : "PGM") +
+                                 " holds one gray channel but the image has " + std::to_string(n) +
+                                 " channels; write .ppm, .png or .tif instead");
     } else {
 #ifdef HALFTONE_HAVE_OIIO
         std::string why;
@@ -270,8 +300,8 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
         if (Status s = writerNeedsExtension(ext) ? Status::ok() : probeWriter(path, layout); !s)
             return Status::error(ctx + ": " + s.message() + " (the output is a " + spaceName(layout.space) +
                                  (layout.alpha ? " + alpha" : "") + " image; " +
-                                 (layout.space == ColorSpace::CMYK ? ".tif holds it"
-                                  : layout.alpha                   ? ".png and .tif hold it"
+                                 (layout.space == ColorSpace::CMYK  ? ".tif holds it"
+                                  : layout.alpha                    ? ".png and .tif hold it"
                                   : layout.space == ColorSpace::RGB ? ".png, .tif and .ppm hold it"
                                                                     : ".png, .tif and .pgm hold it") +
                                  ")");
@@ -280,8 +310,9 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
 #endif
     }
     if (const int side = maxSide(ext); side > 0 && std::max(layout.width, layout.height) > side)
-        return Status::error(ctx + ": the image is " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
-                             ", and '" + ext + "' files hold at most " + std::to_string(side) + " x " + std::to_string(side));
+        return Status::error(ctx + ": the image is " + std::to_string(layout.width) + " x " +
+                             std::to_string(layout.height) + ", and '" + ext + "' files hold at most " +
+                             std::to_string(side) + " x " + std::to_string(side));
     if (Status s = checkWritableTarget(path); !s) return Status::error(ctx + ": " + s.message());
     return Status::ok();
 }
@@ -324,7 +355,7 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
             if (fd >= 0) ::close(fd);
             return fail(std::strerror(err));
         }
-        const detail::PnmKind kind = ext == ".pbm" ? detail::PnmKind::Pbm
+        const detail::PnmKind kind = ext == ".pbm"   ? detail::PnmKind::Pbm
                                      : ext == ".pgm" ? detail::PnmKind::Pgm
                                                      : detail::PnmKind::Ppm;
         Status s = detail::writePnm(f, image, kind);

@@ -12,17 +12,17 @@ namespace halftone::io {
 
 /// \brief Options for reading a file into 8-bit planes.
 struct ReadOptions {
-    uint64_t maxPixels = kDefaultMaxPixels;     ///< refuse larger images before allocating
-    uint64_t maxMemory = defaultMaxMemory();   ///< bytes: planes + decoder buffers + strips, checked before allocating
-    StopToken stop;                            ///< checked between strips: a stop makes readImage return cancelled
+    uint64_t maxPixels = kDefaultMaxPixels;   ///< refuse larger images before allocating
+    uint64_t maxMemory = defaultMaxMemory();  ///< bytes: planes + decoder buffers + strips, checked before allocating
+    StopToken stop;                           ///< checked between strips: a stop makes readImage return cancelled
 };
 
 /// \brief What the reader found besides the pixels (for messages such as "multi-image TIFF: first image used").
 struct ReadInfo {
-    std::string format;       ///< e.g. "png", "tiff", "pnm"
+    std::string format;  ///< e.g. "png", "tiff", "pnm"
     int sourceChannels = 0;
-    std::string sourceType;   ///< e.g. "uint8", "uint16", "half", "float"
-    std::string notes;        ///< warnings a person should see; empty when none
+    std::string sourceType;  ///< e.g. "uint8", "uint16", "half", "float"
+    std::string notes;       ///< warnings a person should see; empty when none
 };
 
 /// \brief Reads an image file into 8-bit planes (gray, RGB or CMYK, optional alpha).

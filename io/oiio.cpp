@@ -31,8 +31,9 @@ std::string oneLine(const std::string& raw, const std::string& path) {
         if (end == std::string::npos) end = raw.size();
         std::string line = raw.substr(start, end - start);
         // A quoted name goes with its quotes (and the space before them), so no "" is left behind.
-        for (const std::string& q : {"\"" + path + "\": ", "\"" + path + "\" : ", " \"" + path + "\"", "\"" + path + "\"",
-                                     path + ": ", path, std::string(" (\"\")"), std::string(" \"\"")})
+        for (const std::string& q :
+             {"\"" + path + "\": ", "\"" + path + "\" : ", " \"" + path + "\"", "\"" + path + "\"", path + ": ", path,
+              std::string(" (\"\")"), std::string(" \"\"")})
             for (size_t p; (p = line.find(q)) != std::string::npos;) line.erase(p, q.size());
         while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
         while (!line.empty() && line.front() == ' ') line.erase(line.begin());
@@ -67,11 +68,11 @@ struct Layout {
     ColorSpace space = ColorSpace::Gray;
     int colorChannels = 0;  ///< channels that become colour planes (after conversion)
     int alphaChannel = -1;
-    bool invert = false;    ///< samples are 1 - value (PSD CMYK; one-ink separations)
-    bool lumaChroma = false;  ///< EXR Y, RY, BY (OpenEXR's luminance/chroma encoding)
-    bool cieLab = false;      ///< TIFF CIELab: L* unsigned, a* and b* signed samples
+    bool invert = false;           ///< samples are 1 - value (PSD CMYK; one-ink separations)
+    bool lumaChroma = false;       ///< EXR Y, RY, BY (OpenEXR's luminance/chroma encoding)
+    bool cieLab = false;           ///< TIFF CIELab: L* unsigned, a* and b* signed samples
     int y = -1, ry = -1, by = -1;  ///< channel indices for lumaChroma
-    std::vector<int> order;  ///< source channel of each colour plane
+    std::vector<int> order;        ///< source channel of each colour plane
 };
 
 std::string channelList(const OIIO::ImageSpec& spec) {
@@ -92,9 +93,12 @@ bool tiffNeedsConversion(int photometric) {
 /// Bradford-adapted matrix (Lindbloom) -> the sRGB transfer curve.
 void labToSrgb(double L, double a, double b, uint8_t rgb[3]) {
     const double fy = (L + 16.0) / 116.0, fx = fy + a / 500.0, fz = fy - b / 200.0;
-    auto finv = [](double t) { return t > 6.0 / 29.0 ? t * t * t : 3.0 * (6.0 / 29.0) * (6.0 / 29.0) * (t - 4.0 / 29.0); };
+    auto finv = [](double t) {
+        return t > 6.0 / 29.0 ? t * t * t : 3.0 * (6.0 / 29.0) * (6.0 / 29.0) * (t - 4.0 / 29.0);
+    };
     const double X = 0.9642 * finv(fx), Y = finv(fy), Z = 0.8249 * finv(fz);
-    const double lin[3] = {3.1338561 * X - 1.6168667 * Y - 0.4906146 * Z, -0.9787684 * X + 1.9161415 * Y + 0.0334540 * Z,
+    const double lin[3] = {3.1338561 * X - 1.6168667 * Y - 0.4906146 * Z,
+                           -0.9787684 * X + 1.9161415 * Y + 0.0334540 * Z,
                            0.0719453 * X - 0.2289914 * Y + 1.4052427 * Z};
     for (int c = 0; c < 3; ++c) {
         const double v = std::clamp(lin[c], 0.0, 1.0);
@@ -138,19 +142,23 @@ Status separatedLayout(const OIIO::ImageSpec& spec, const HeaderFacts& facts, La
     for (int c = 0; c < nch; ++c) {
         const int p = plane[size_t(c)];
         if (p == -1) {
-            if (alphaCh < 0 && (facts.tiffExtraSamples <= 0 || facts.tiffFirstExtra == 1 || facts.tiffFirstExtra == 2)) alphaCh = c;
+            if (alphaCh < 0 && (facts.tiffExtraSamples <= 0 || facts.tiffFirstExtra == 1 || facts.tiffFirstExtra == 2))
+                alphaCh = c;
             continue;
         }
         if (p == -2 || order[size_t(p)] >= 0) {
-            unknown += (unknown.empty() ? "" : ", ") + (c < int(names.size()) ? "'" + names[size_t(c)] + "'" : "ink " + std::to_string(c + 1));
+            unknown += (unknown.empty() ? "" : ", ") +
+                       (c < int(names.size()) ? "'" + names[size_t(c)] + "'" : "ink " + std::to_string(c + 1));
             continue;
         }
         order[size_t(p)] = c;
         ++inkCount;
     }
     if (!unknown.empty() || inkCount == 0)
-        return Status::error("separated TIFF with " + std::to_string(nch - extra) + " inks (" + (unknown.empty() ? "none named" : unknown) +
-                             "): only cyan, magenta, yellow and black inks have a known colour; convert it to CMYK, RGB or gray");
+        return Status::error(
+            "separated TIFF with " + std::to_string(nch - extra) + " inks (" +
+            (unknown.empty() ? "none named" : unknown) +
+            "): only cyan, magenta, yellow and black inks have a known colour; convert it to CMYK, RGB or gray");
     L.alphaChannel = alphaCh;
     if (inkCount == 1 && order[3] >= 0) {  // black alone: gray, no ink = white
         L.space = ColorSpace::Gray;
@@ -189,7 +197,8 @@ Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, cons
         if (photometric == 8) {  // CIELab: L*, a*, b*, then extra samples
             if (nch < 3) return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels");
             if (spec.format != OIIO::TypeDesc::UINT8 && spec.format != OIIO::TypeDesc::UINT16)
-                return Status::error("CIELab TIFF with " + std::string(spec.format.c_str()) + " samples is not supported (8 or 16 bit only)");
+                return Status::error("CIELab TIFF with " + std::string(spec.format.c_str()) +
+                                     " samples is not supported (8 or 16 bit only)");
             simple(ColorSpace::RGB, 3, nch == 4 && facts.tiffExtraSamples == 1 && facts.tiffFirstExtra != 0 ? 3 : -1);
             if (nch > 3 && L.alphaChannel < 0 && facts.tiffExtraSamples != nch - 3)
                 return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels is not supported");
@@ -199,17 +208,21 @@ Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, cons
         if (photometric == 4) return Status::error("TIFF transparency mask (photometric 4) holds no image");
         if (photometric >= 0 && photometric != 0 && photometric != 1 && photometric != 2 && photometric != 3 &&
             !tiffNeedsConversion(photometric))
-            return Status::error("TIFF photometric interpretation " + std::to_string(photometric) + " is not supported");
+            return Status::error("TIFF photometric interpretation " + std::to_string(photometric) +
+                                 " is not supported");
         if ((photometric == 0 || photometric == 1) && nch > 2)
-            return Status::error("gray TIFF with " + std::to_string(nch) + " channels (" + channelList(spec) + ") is not supported");
+            return Status::error("gray TIFF with " + std::to_string(nch) + " channels (" + channelList(spec) +
+                                 ") is not supported");
     }
     if (format == "openexr") {
         // OpenEXR names say what channels mean: R,G,B; Y alone; Y,RY,BY (luminance/chroma); A.
-        const int r = find("R"), g = find("G"), b = find("B"), y = find("Y"), ry = find("RY"), by = find("BY"), a = find("A");
+        const int r = find("R"), g = find("G"), b = find("B"), y = find("Y"), ry = find("RY"), by = find("BY"),
+                  a = find("A");
         const int known = (r >= 0) + (g >= 0) + (b >= 0) + (y >= 0) + (ry >= 0) + (by >= 0) + (a >= 0);
         if (known != nch)
             return Status::error("EXR channels (" + channelList(spec) +
-                                 ") are not RGB, luminance or luminance/chroma; select the layer to halftone (e.g. with oiiotool) first");
+                                 ") are not RGB, luminance or luminance/chroma; select the layer to halftone (e.g. "
+                                 "with oiiotool) first");
         L.alphaChannel = a;
         if (r >= 0 && g >= 0 && b >= 0 && y < 0 && ry < 0 && by < 0) {
             L.space = ColorSpace::RGB;
@@ -233,21 +246,26 @@ Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, cons
         return Status::error("EXR channels (" + channelList(spec) + ") mix colour encodings");
     }
     if (format == "psd" && cmykNames) {  // Photoshop stores CMYK inverted (0 = full ink)
-        if (nch > 5) return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) + " extra channels");
+        if (nch > 5)
+            return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) +
+                                 " extra channels");
         simple(ColorSpace::CMYK, 4, nch == 5 ? 4 : -1);
         L.invert = true;
         return Status::ok();
     }
     const std::string colorspace = spec.get_string_attribute("tiff:ColorSpace");
     if (cmykNames || (nch >= 4 && colorspace == "CMYK")) {
-        if (nch > 5) return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) + " extra channels");
+        if (nch > 5)
+            return Status::error("unsupported channel layout: CMYK with " + std::to_string(nch - 4) +
+                                 " extra channels");
         return simple(ColorSpace::CMYK, 4, nch == 5 ? 4 : -1);
     }
     if (nch == 1) return simple(ColorSpace::Gray, 1, -1);
     if (nch == 2) return simple(ColorSpace::Gray, 1, 1);
     if (nch == 3) return simple(ColorSpace::RGB, 3, -1);
     if (nch == 4) return simple(ColorSpace::RGB, 3, 3);
-    return Status::error("unsupported channel layout: " + std::to_string(nch) + " channels (" + channelList(spec) + ")");
+    return Status::error("unsupported channel layout: " + std::to_string(nch) + " channels (" + channelList(spec) +
+                         ")");
 }
 
 std::string spaceName(ColorSpace s, bool alpha) {
@@ -259,8 +277,9 @@ std::string spaceName(ColorSpace s, bool alpha) {
 
 namespace {
 
-Status readOiioImpl(const std::string& path, const std::string& format, const HeaderFacts& facts, const unsigned char* memory,
-                    size_t memorySize, Image& image, const ReadOptions& options, ReadInfo* info) {
+Status readOiioImpl(const std::string& path, const std::string& format, const HeaderFacts& facts,
+                    const unsigned char* memory, size_t memorySize, Image& image, const ReadOptions& options,
+                    ReadInfo* info) {
     OIIO::ImageSpec config;
     config.attribute("oiio:UnassociatedAlpha", 1);  // keep alpha as stored, colour not premultiplied
     config.attribute("oiio:RawColor", 1);           // keep CMYK as CMYK
@@ -296,7 +315,8 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
     }
     const OIIO::ImageSpec spec = in->spec();
     if (spec.deep) return Status::error("deep images are not supported");
-    if (spec.depth > 1) return Status::error("volume images (depth " + std::to_string(spec.depth) + ") are not supported");
+    if (spec.depth > 1)
+        return Status::error("volume images (depth " + std::to_string(spec.depth) + ") are not supported");
     if (Status s = checkImageSize(spec.width, spec.height, spec.nchannels, options.maxPixels); !s) return s;
 
     Layout layout;
@@ -316,7 +336,8 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
     // Strips of scanlines, or one tile at a time, keep the conversion buffer small.
     const bool tiled = spec.tile_width > 0;
     const int tw = tiled ? spec.tile_width : w, th = tiled ? std::max(1, spec.tile_height) : 1;
-    const int band = tiled ? th : int(std::clamp<uint64_t>((uint64_t(16) << 20) / std::max<uint64_t>(rowBytes, 1), 1, uint64_t(h)));
+    const int band =
+        tiled ? th : int(std::clamp<uint64_t>((uint64_t(16) << 20) / std::max<uint64_t>(rowBytes, 1), 1, uint64_t(h)));
     const uint64_t bandBytes = tiled ? mulBytes(mulBytes(uint64_t(tw) * uint64_t(th), uint64_t(nch)), sampleBytes)
                                      : mulBytes(rowBytes, std::min<uint64_t>(uint64_t(band), uint64_t(h)));
     const uint64_t bandWidth = uint64_t(tw);
@@ -330,8 +351,11 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
         // libtiff decodes one strip (or tile) at a time into a buffer of its size; the RGBA
         // conversion path works on 4 bytes a pixel for the whole image.
         const uint64_t rowsPerStrip = uint64_t(std::clamp(spec.get_int_attribute("tiff:RowsPerStrip", h), 1, h));
-        decoder = addBytes(decoder, tiled ? mulBytes(mulBytes(uint64_t(spec.tile_width) * uint64_t(std::max(1, spec.tile_height)), uint64_t(nch)), nativeSample)
-                                          : mulBytes(mulBytes(uint64_t(w) * rowsPerStrip, uint64_t(nch)), nativeSample));
+        decoder = addBytes(
+            decoder, tiled ? mulBytes(mulBytes(uint64_t(spec.tile_width) * uint64_t(std::max(1, spec.tile_height)),
+                                               uint64_t(nch)),
+                                      nativeSample)
+                           : mulBytes(mulBytes(uint64_t(w) * rowsPerStrip, uint64_t(nch)), nativeSample));
         if (cooked) decoder = addBytes(decoder, mulBytes(pixels, 4));
     }
     if (fmt == "openexr" && tiled)  // one tile in the file's own sample size
@@ -429,7 +453,8 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
         }
         if (options.stop.stopRequested()) return Status::cancelled();
         // Some codecs (libtiff on a short strip) report the error but still return true.
-        if (!in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data()) || in->has_error())
+        if (!in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, readType, buf.data()) ||
+            in->has_error())
             return Status::error(oneLine(in->geterror(), path));
         allocate();
         for (int y = y0; y < y1; ++y) convert(buf.data() + size_t(y - y0) * bufRowBytes, y, 0, w);
@@ -488,7 +513,8 @@ bool oiioCanWrite(const std::string& path, std::string& why) {
     return true;
 }
 
-Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const Image& image, const WriteOptions& options) {
+Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const Image& image,
+                 const WriteOptions& options) {
     auto out = OIIO::ImageOutput::create(finalPath);
     if (!out) return Status::error(oneLine(OIIO::geterror(), finalPath));
     const std::string ext = lowerExt(finalPath);
@@ -503,9 +529,12 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
 
     OIIO::ImageSpec spec(w, h, nch, OIIO::TypeDesc::UINT8);
     spec.channelnames.clear();
-    if (image.space == ColorSpace::Gray) spec.channelnames = {"Y"};
-    else if (image.space == ColorSpace::RGB) spec.channelnames = {"R", "G", "B"};
-    else spec.channelnames = {"C", "M", "Y", "K"};
+    if (image.space == ColorSpace::Gray)
+        spec.channelnames = {"Y"};
+    else if (image.space == ColorSpace::RGB)
+        spec.channelnames = {"R", "G", "B"};
+    else
+        spec.channelnames = {"C", "M", "Y", "K"};
     if (alpha) {
         spec.channelnames.push_back("A");
         spec.alpha_channel = colorChannels;
@@ -548,7 +577,8 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
 }
 
 Status verifyWrittenOiio(const std::string& finalPath, const std::string& writtenPath, const Image& image, bool exact) {
-    const Status incomplete = Status::error("write failed: the file written does not read back complete (is the disk full?)");
+    const Status incomplete =
+        Status::error("write failed: the file written does not read back complete (is the disk full?)");
     // The reader is chosen by the final name's extension (the written file's name may have none);
     // create() takes a bare extension as a format name and opens nothing.
     const std::string ext = lowerExt(finalPath);
@@ -581,13 +611,15 @@ Status verifyWrittenOiio(const std::string& finalPath, const std::string& writte
     const int compared = int(source.size());
     const size_t rowBytes = size_t(w) * size_t(nch);
     const bool tiled = spec.tile_width > 0;
-    const int chunk = tiled ? h : int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
+    const int chunk =
+        tiled ? h : int(std::clamp<size_t>((size_t(16) << 20) / std::max<size_t>(rowBytes, 1), 1, size_t(h)));
     std::vector<unsigned char> buf(rowBytes * size_t(chunk));
     bool same = true;
     for (int y0 = 0; y0 < h; y0 += chunk) {
         const int y1 = std::min(h, y0 + chunk);
         const bool ok = tiled ? in->read_image(0, 0, 0, nch, OIIO::TypeDesc::UINT8, buf.data())
-                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch, OIIO::TypeDesc::UINT8, buf.data());
+                              : in->read_scanlines(0, 0, spec.y + y0, spec.y + y1, spec.z, 0, nch,
+                                                   OIIO::TypeDesc::UINT8, buf.data());
         if (!ok || in->has_error()) {
             in->geterror();
             return incomplete;
@@ -604,7 +636,8 @@ Status verifyWrittenOiio(const std::string& finalPath, const std::string& writte
             }
         }
     }
-    if (!same) return Status::error("the format changed pixel values: the file would not hold the halftone's dots exactly");
+    if (!same)
+        return Status::error("the format changed pixel values: the file would not hold the halftone's dots exactly");
     return Status::ok();
 }
 

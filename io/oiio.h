@@ -27,7 +27,8 @@ Status readOiioMemory(const std::string& format, const unsigned char* data, size
 bool oiioCanWrite(const std::string& path, std::string& why);
 
 /// \brief Writes `image` to `tmpPath` in the format chosen by the extension of `finalPath`.
-Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const Image& image, const WriteOptions& options);
+Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const Image& image,
+                 const WriteOptions& options);
 
 /// \brief Reads `writtenPath` back with the reader of `finalPath`'s format: it must be complete and,
 /// when `exact`, hold the values of `image` (a gray image may come back as RGB).

@@ -46,8 +46,8 @@ Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
         return Status::error("write failed: " + sink.message);
     }
     png_init_io(png, f);
-    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (dpi > 0) {
         const auto ppm = png_uint_32(std::lround(dpi / 0.0254));
         png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);

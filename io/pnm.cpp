@@ -34,8 +34,7 @@ Status readField(std::FILE* f, const char* name, int64_t& value, bool last) {
     skipSpaceAndComments(f);
     int c = std::getc(f);
     if (c == EOF) return Status::error(std::string("truncated header: ") + name + " is missing");
-    if (c < '0' || c > '9')
-        return Status::error(std::string("bad header: ") + name + " is not a number");
+    if (c < '0' || c > '9') return Status::error(std::string("bad header: ") + name + " is not a number");
     value = 0;
     int digits = 0;
     while (c >= '0' && c <= '9') {
@@ -47,8 +46,10 @@ Status readField(std::FILE* f, const char* name, int64_t& value, bool last) {
     if (last) {
         if (!isSpace(c)) return Status::error(std::string("bad header: no whitespace after ") + name);
     } else {
-        if (c == '#') std::ungetc(c, f);
-        else if (!isSpace(c)) return Status::error(std::string("bad header: unexpected character after ") + name);
+        if (c == '#')
+            std::ungetc(c, f);
+        else if (!isSpace(c))
+            return Status::error(std::string("bad header: unexpected character after ") + name);
     }
     return Status::ok();
 }
@@ -80,8 +81,9 @@ Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo*
 
     const int bytesPerSample = maxval > 255 ? 2 : 1;
     const uint64_t rowBytes = bitmap ? (uint64_t(width) + 7) / 8 : uint64_t(width) * channels * bytesPerSample;
-    if (Status s = checkMemory(addBytes(uint64_t(width) * uint64_t(height) * uint64_t(channels), rowBytes), options.maxMemory,
-                               "reading this " + std::to_string(width) + " x " + std::to_string(height) + " image");
+    if (Status s =
+            checkMemory(addBytes(uint64_t(width) * uint64_t(height) * uint64_t(channels), rowBytes), options.maxMemory,
+                        "reading this " + std::to_string(width) + " x " + std::to_string(height) + " image");
         !s)
         return s;
     const uint64_t need = rowBytes * uint64_t(height);
@@ -110,7 +112,8 @@ Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo*
         std::vector<unsigned char> row(rowBytes);
         for (int y = 0; y < h; ++y) {
             if (std::fread(row.data(), 1, rowBytes, f) != rowBytes)
-                return Status::error("truncated: pixel data ends at row " + std::to_string(y) + " of " + std::to_string(height));
+                return Status::error("truncated: pixel data ends at row " + std::to_string(y) + " of " +
+                                     std::to_string(height));
             if (bitmap) {
                 uint8_t* d = out.channels[0].row(y);
                 for (int x = 0; x < w; ++x) d[x] = (row[size_t(x >> 3)] >> (7 - (x & 7))) & 1 ? 0 : 255;
@@ -133,7 +136,8 @@ Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo*
                     const uint32_t v = bytesPerSample == 2 ? (uint32_t(row[i]) << 8) | row[i + 1] : row[i];
                     if (v > mv)
                         return Status::error("corrupt: sample value " + std::to_string(v) + " exceeds maxval " +
-                                             std::to_string(mv) + " at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
+                                             std::to_string(mv) + " at (" + std::to_string(x) + ", " +
+                                             std::to_string(y) + ")");
                     out.channels[size_t(c)].row(y)[x] = uint8_t((v * 255 + half) / mv);
                 }
         }
@@ -161,14 +165,18 @@ Status writePnm(std::FILE* f, const Image& image, PnmKind kind) {
     if (kind == PnmKind::Ppm && image.space == ColorSpace::CMYK)
         return Status::error("PPM cannot hold CMYK; write .tif instead");
     const char magic = kind == PnmKind::Pbm ? '4' : kind == PnmKind::Pgm ? '5' : '6';
-    if (kind == PnmKind::Pbm) std::fprintf(f, "P%c\n%d %d\n", magic, w, h);
-    else std::fprintf(f, "P%c\n%d %d\n255\n", magic, w, h);
+    if (kind == PnmKind::Pbm)
+        std::fprintf(f, "P%c\n%d %d\n", magic, w, h);
+    else
+        std::fprintf(f, "P%c\n%d %d\n255\n", magic, w, h);
     auto put = [&](const void* data, size_t bytes) {
-        return std::fwrite(data, 1, bytes, f) == bytes ? Status::ok()
-                                               : Status::error(std::string("write failed: ") + std::strerror(errno));
+        return std::fwrite(data, 1, bytes, f) == bytes
+                   ? Status::ok()
+                   : Status::error(std::string("write failed: ") + std::strerror(errno));
     };
 
-    if (kind == PnmKind::Pgm) return put(image.channels[0].data.data(), image.channels[0].size());  // rows are contiguous
+    if (kind == PnmKind::Pgm)
+        return put(image.channels[0].data.data(), image.channels[0].size());  // rows are contiguous
     const int outCh = kind == PnmKind::Ppm ? 3 : 1;
     std::vector<unsigned char> row(kind == PnmKind::Pbm ? size_t(w + 7) / 8 : size_t(w) * outCh);
     for (int y = 0; y < h; ++y) {
@@ -198,7 +206,10 @@ Status writePnm(std::FILE* f, const Image& image, PnmKind kind) {
             if (bad) {
                 int v = 0;
                 for (int x = 0; x < w; ++x)
-                    if (s[x] != 0 && s[x] != 255) { v = s[x]; break; }
+                    if (s[x] != 0 && s[x] != 255) {
+                        v = s[x];
+                        break;
+                    }
                 return Status::error("PBM holds only black and white but the image has the value " + std::to_string(v) +
                                      "; write .pgm instead");
             }

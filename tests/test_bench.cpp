@@ -39,7 +39,11 @@ const QRegularExpression kNotebookWords(QStringLiteral("(session|issue) [0-9]+|s
 
 /// Small, quick settings for every run (no reference tools: they are optional on a build machine).
 QStringList tiny(QStringList args) {
-    return args << "--runs" << "1" << "--no-pamditherbw" << "--no-convert" << "--workdir" << QDir::tempPath();
+    return args << "--runs"
+                << "1"
+                << "--no-pamditherbw"
+                << "--no-convert"
+                << "--workdir" << QDir::tempPath();
 }
 
 }  // namespace
@@ -108,7 +112,8 @@ void TestBench::parallelSection() {
     QVERIFY2(r.out.contains("in memory  ec/wavefront "), qPrintable(r.out));
     QVERIFY2(r.out.contains("ec/wavefront threads=1"), qPrintable(r.out));  // the one-thread row of a threaded method
     QVERIFY2(r.out.contains(QRegularExpression("file in/out  ec/rc .*file exact yes")), qPrintable(r.out));
-    QVERIFY2(r.out.contains(QRegularExpression("128 x 128\\s+ec/wavefront .*peak RSS [0-9]+ MiB.*: yes")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression("128 x 128\\s+ec/wavefront .*peak RSS [0-9]+ MiB.*: yes")),
+             qPrintable(r.out));
     QVERIFY2(!r.out.contains(" NO"), qPrintable(r.out));
 }
 
@@ -133,7 +138,8 @@ void TestBench::dbsSection() {
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     for (const MethodInfo& m : Registry::instance().methods())
         if (m.family == "dbs" && m.cpu)
-            QVERIFY2(r.out.contains("| " + QString::fromStdString(m.id()) + " "), qPrintable(QString::fromStdString(m.id()) + " missing:\n" + r.out));
+            QVERIFY2(r.out.contains("| " + QString::fromStdString(m.id()) + " "),
+                     qPrintable(QString::fromStdString(m.id()) + " missing:\n" + r.out));
 }
 
 void TestBench::gpuSectionWithoutGpuSucceeds() {
@@ -141,7 +147,9 @@ void TestBench::gpuSectionWithoutGpuSucceeds() {
     // A build without CUDA registers no GPU method at all: then the section runs with no method picked.
     const bool hasGpuMethods = runBench({"--list"}).out.contains("ec/bwec-rc");
     QStringList args{"--sections", "gpu", "--sizes", "64", "--big", "0"};
-    if (hasGpuMethods) args << "--methods" << "ec/bwec-rc";
+    if (hasGpuMethods)
+        args << "--methods"
+             << "ec/bwec-rc";
     const Run r = runBench(tiny(args));
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.contains("ec/bwec-rc") || r.out.contains("bwec-rc") || r.out.contains("no usable GPU") ||

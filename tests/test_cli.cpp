@@ -73,7 +73,8 @@ bool writingInto(qint64 pid, const std::string& dir) {
         std::error_code ec2;
         const std::string target = fs::read_symlink(e.path(), ec2).string();
         if (ec2 || target.rfind(dir + "/", 0) != 0) continue;
-        if (target.find(" (deleted)") != std::string::npos || target.find(".halftone-tmp-") != std::string::npos) return true;
+        if (target.find(" (deleted)") != std::string::npos || target.find(".halftone-tmp-") != std::string::npos)
+            return true;
     }
     return false;
 }
@@ -174,28 +175,74 @@ void TestCli::matchesReference_data() {
     QTest::addColumn<QString>("color");
     QTest::addColumn<QString>("out");
     QTest::addColumn<QStringList>("extra");
-    QTest::newRow("moon ed rc fs 2 pgm") << "moon.png" << "ed" << "rc" << "" << 0 << false << false << "" << "o.pgm" << QStringList{};
-    QTest::newRow("moon ed plain jarvis 4 png") << "moon.png" << "ed" << "plain" << "jarvis" << 4 << false << false << "gray" << "o.png" << QStringList{};
-    QTest::newRow("page ec rc stucki 2 serp tif") << "page.png" << "ec" << "rc" << "stucki" << 2 << false << true << "gray" << "o.tif" << QStringList{};
-    QTest::newRow("page ec plain fs 3 linear pbm?") << "page.png" << "ec" << "plain" << "floyd-steinberg" << 3 << true << false << "gray" << "o.pgm" << QStringList{};
-    QTest::newRow("page ed rc 2 linear pbm") << "page.png" << "ed" << "rc" << "" << 2 << true << false << "gray" << "o.pbm" << QStringList{};
-    QTest::newRow("chelsea ed rc fs 2 rgb png") << "chelsea.png" << "ed" << "rc" << "" << 2 << false << false << "rgb" << "o.png" << QStringList{};
-    QTest::newRow("chelsea ec plain 5 serp rgb ppm") << "chelsea.png" << "ec" << "plain" << "jarvis" << 5 << false << true << "rgb" << "o.ppm" << QStringList{};
-    QTest::newRow("chelsea ed plain 2 cmyk tif") << "chelsea.png" << "ed" << "plain" << "" << 2 << false << false << "cmyk" << "o.tif" << QStringList{};
-    QTest::newRow("chelsea gray from rgb jpeg-free") << "chelsea.png" << "ec" << "rc" << "" << 16 << true << true << "gray" << "o.png" << QStringList{};
-    QTest::newRow("page jpeg input") << "page.jpg" << "ed" << "rc" << "" << 2 << false << false << "" << "o.tif" << QStringList{};
+    QTest::newRow("moon ed rc fs 2 pgm") << "moon.png"
+                                         << "ed"
+                                         << "rc"
+                                         << "" << 0 << false << false << ""
+                                         << "o.pgm" << QStringList{};
+    QTest::newRow("moon ed plain jarvis 4 png") << "moon.png"
+                                                << "ed"
+                                                << "plain"
+                                                << "jarvis" << 4 << false << false << "gray"
+                                                << "o.png" << QStringList{};
+    QTest::newRow("page ec rc stucki 2 serp tif") << "page.png"
+                                                  << "ec"
+                                                  << "rc"
+                                                  << "stucki" << 2 << false << true << "gray"
+                                                  << "o.tif" << QStringList{};
+    QTest::newRow("page ec plain fs 3 linear pbm?") << "page.png"
+                                                    << "ec"
+                                                    << "plain"
+                                                    << "floyd-steinberg" << 3 << true << false << "gray"
+                                                    << "o.pgm" << QStringList{};
+    QTest::newRow("page ed rc 2 linear pbm") << "page.png"
+                                             << "ed"
+                                             << "rc"
+                                             << "" << 2 << true << false << "gray"
+                                             << "o.pbm" << QStringList{};
+    QTest::newRow("chelsea ed rc fs 2 rgb png") << "chelsea.png"
+                                                << "ed"
+                                                << "rc"
+                                                << "" << 2 << false << false << "rgb"
+                                                << "o.png" << QStringList{};
+    QTest::newRow("chelsea ec plain 5 serp rgb ppm") << "chelsea.png"
+                                                     << "ec"
+                                                     << "plain"
+                                                     << "jarvis" << 5 << false << true << "rgb"
+                                                     << "o.ppm" << QStringList{};
+    QTest::newRow("chelsea ed plain 2 cmyk tif") << "chelsea.png"
+                                                 << "ed"
+                                                 << "plain"
+                                                 << "" << 2 << false << false << "cmyk"
+                                                 << "o.tif" << QStringList{};
+    QTest::newRow("chelsea gray from rgb jpeg-free") << "chelsea.png"
+                                                     << "ec"
+                                                     << "rc"
+                                                     << "" << 16 << true << true << "gray"
+                                                     << "o.png" << QStringList{};
+    QTest::newRow("page jpeg input") << "page.jpg"
+                                     << "ed"
+                                     << "rc"
+                                     << "" << 2 << false << false << ""
+                                     << "o.tif" << QStringList{};
     // every kernel once, through the CLI
     for (const Kernel& k : kernels())
         QTest::newRow(qPrintable("moon ec rc " + QString::fromStdString(k.name)))
-            << "moon.png" << "ec" << "rc" << QString::fromStdString(k.name) << 2 << false << false << "gray" << "o.png" << QStringList{};
+            << "moon.png"
+            << "ec"
+            << "rc" << QString::fromStdString(k.name) << 2 << false << false << "gray"
+            << "o.png" << QStringList{};
     // every exact error-diffusion method with a CPU path that the registry holds (parallel ones with 3 threads)
     for (const MethodInfo& m : Registry::instance().methods()) {
         if (m.family != "error-diffusion" || !m.exact || !m.cpu || !m.param("levels")) continue;
         QStringList extra{"--device", "cpu"};
-        if (m.param("threads")) extra << "--threads" << "3";
+        if (m.param("threads"))
+            extra << "--threads"
+                  << "3";
         QTest::newRow(qPrintable("registry " + QString::fromStdString(m.id())))
             << "chelsea.png" << QString::fromStdString(m.method) << QString::fromStdString(m.variant) << "jarvis" << 3
-            << false << false << "rgb" << "o.ppm" << extra;
+            << false << false << "rgb"
+            << "o.ppm" << extra;
     }
 }
 
@@ -240,7 +287,8 @@ void TestCli::matchesReference() {
     QCOMPARE(got.space, planes.space);
     for (int c = 0; c < planes.channelCount(); ++c) {
         const Plane8 ref = referenceErrorDiffusion(planes.channels[size_t(c)], p);
-        QVERIFY2(got.channels[size_t(c)] == ref, qPrintable(QString("channel %1 differs from the SPEC reference").arg(c)));
+        QVERIFY2(got.channels[size_t(c)] == ref,
+                 qPrintable(QString("channel %1 differs from the SPEC reference").arg(c)));
     }
 }
 
@@ -282,47 +330,73 @@ void TestCli::badInput_data() {
     QTest::newRow("unknown variant") << QStringList{m, ed, "--variant", "zz", "@IN", "@OUT"} << 2 << "no variant 'zz'";
     QTest::newRow("unknown option") << QStringList{m, ed, "--frobnicate", "@IN", "@OUT"} << 2 << "--frobnicate";
     QTest::newRow("extra positional") << QStringList{m, ed, "@IN", "@OUT", "@DIR/third.png"} << 2 << "third.png";
-    QTest::newRow("bad kernel") << QStringList{m, ed, "--kernel", "nope", "@IN", "@OUT"} << 2 << "unknown kernel 'nope'";
-    QTest::newRow("levels too low") << QStringList{m, ed, "--levels", "1", "@IN", "@OUT"} << 2 << "levels must be between";
-    QTest::newRow("levels too high") << QStringList{m, "ec", "--levels", "257", "@IN", "@OUT"} << 2 << "levels must be between";
+    QTest::newRow("bad kernel") << QStringList{m, ed, "--kernel", "nope", "@IN", "@OUT"} << 2
+                                << "unknown kernel 'nope'";
+    QTest::newRow("levels too low") << QStringList{m, ed, "--levels", "1", "@IN", "@OUT"} << 2
+                                    << "levels must be between";
+    QTest::newRow("levels too high") << QStringList{m, "ec", "--levels", "257", "@IN", "@OUT"} << 2
+                                     << "levels must be between";
     QTest::newRow("levels not a number") << QStringList{m, ed, "--levels", "many", "@IN", "@OUT"} << 2 << "many";
     QTest::newRow("bad color") << QStringList{m, ed, "--color", "lab", "@IN", "@OUT"} << 2 << "unknown --color 'lab'";
-    QTest::newRow("bad device") << QStringList{m, ed, "--device", "tpu", "@IN", "@OUT"} << 2 << "unknown --device 'tpu'";
+    QTest::newRow("bad device") << QStringList{m, ed, "--device", "tpu", "@IN", "@OUT"} << 2
+                                << "unknown --device 'tpu'";
     QTest::newRow("negative threads") << QStringList{m, ed, "--threads", "-2", "@IN", "@OUT"} << 2 << "--threads";
     QTest::newRow("zero max pixels") << QStringList{m, ed, "--max-pixels", "0", "@IN", "@OUT"} << 2 << "--max-pixels";
     QTest::newRow("negative max pixels") << QStringList{m, ed, "--max-pixels", "-1", "@IN", "@OUT"} << 2
                                          << "--max-pixels must be a positive number of pixels, got -1";
-    QTest::newRow("jpeg without --force") << QStringList{"@IN", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': JPEG is a lossy format";
-    QTest::newRow("webp without --force") << QStringList{"@IN", "@DIR/o.webp"} << 1 << "cannot write '@DIR/o.webp': WEBP is a lossy format";
-    QTest::newRow("gif cannot hold gray") << QStringList{"@IN", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support 1-channel";
-    QTest::newRow("ico too small for the image") << QStringList{"@IN", "@DIR/o.ico"} << 1 << "'.ico' files hold at most 256 x 256";
-    QTest::newRow("null is no file format") << QStringList{"@IN", "@DIR/o.null"} << 1 << "'.null' names no image file format";
-    QTest::newRow("screen to jpeg") << QStringList{"screen", "--method", "bayer", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': a lossy format";
-    QTest::newRow("screen to gif") << QStringList{"screen", "--method", "bayer", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support";
-    QTest::newRow("analyze csv onto a directory") << QStringList{"analyze", "--csv", "@DIR/sub.png", "@IN", "@IN"} << 1
-                                                  << "analyze: cannot write '@DIR/sub.png': is a directory, not a regular file";
-    QTest::newRow("cmyk to png") << QStringList{m, ed, "--color", "cmyk", "@IN", "@OUT"} << 2 << "only TIFF output holds CMYK";
-    QTest::newRow("over max pixels") << QStringList{m, ed, "--max-pixels", "1000", "@IN", "@OUT"} << 1 << "over the limit";
-    QTest::newRow("missing input") << QStringList{m, ed, "@DIR/none.png", "@OUT"} << 1 << "cannot read '@DIR/none.png': no such file";
-    QTest::newRow("input is a directory") << QStringList{m, ed, "@DIR", "@OUT"} << 1 << "cannot read '@DIR': is a directory";
-    QTest::newRow("input is a device") << QStringList{m, ed, "/dev/zero", "@OUT"} << 1 << "cannot read '/dev/zero': not a regular file";
+    QTest::newRow("jpeg without --force")
+        << QStringList{"@IN", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': JPEG is a lossy format";
+    QTest::newRow("webp without --force")
+        << QStringList{"@IN", "@DIR/o.webp"} << 1 << "cannot write '@DIR/o.webp': WEBP is a lossy format";
+    QTest::newRow("gif cannot hold gray")
+        << QStringList{"@IN", "@DIR/o.gif"} << 1 << "cannot write '@DIR/o.gif': gif does not support 1-channel";
+    QTest::newRow("ico too small for the image")
+        << QStringList{"@IN", "@DIR/o.ico"} << 1 << "'.ico' files hold at most 256 x 256";
+    QTest::newRow("null is no file format")
+        << QStringList{"@IN", "@DIR/o.null"} << 1 << "'.null' names no image file format";
+    QTest::newRow("screen to jpeg") << QStringList{"screen", "--method", "bayer", "@DIR/o.jpg"} << 1
+                                    << "cannot write '@DIR/o.jpg': a lossy format";
+    QTest::newRow("screen to gif") << QStringList{"screen", "--method", "bayer", "@DIR/o.gif"} << 1
+                                   << "cannot write '@DIR/o.gif': gif does not support";
+    QTest::newRow("analyze csv onto a directory")
+        << QStringList{"analyze", "--csv", "@DIR/sub.png", "@IN", "@IN"} << 1
+        << "analyze: cannot write '@DIR/sub.png': is a directory, not a regular file";
+    QTest::newRow("cmyk to png") << QStringList{m, ed, "--color", "cmyk", "@IN", "@OUT"} << 2
+                                 << "only TIFF output holds CMYK";
+    QTest::newRow("over max pixels") << QStringList{m, ed, "--max-pixels", "1000", "@IN", "@OUT"} << 1
+                                     << "over the limit";
+    QTest::newRow("missing input") << QStringList{m, ed, "@DIR/none.png", "@OUT"} << 1
+                                   << "cannot read '@DIR/none.png': no such file";
+    QTest::newRow("input is a directory")
+        << QStringList{m, ed, "@DIR", "@OUT"} << 1 << "cannot read '@DIR': is a directory";
+    QTest::newRow("input is a device") << QStringList{m, ed, "/dev/zero", "@OUT"} << 1
+                                       << "cannot read '/dev/zero': not a regular file";
     QTest::newRow("same path") << QStringList{m, ed, "@IN", "@IN"} << 1 << "refusing to overwrite the input";
-    QTest::newRow("output dir missing") << QStringList{m, ed, "@IN", "@DIR/no/such/o.png"} << 1 << "cannot write '@DIR/no/such/o.png': the directory";
-    QTest::newRow("output is a directory") << QStringList{m, ed, "@IN", "@DIR/sub.png"} << 1 << "cannot write '@DIR/sub.png': is a directory";
-    QTest::newRow("unknown output extension") << QStringList{m, ed, "@IN", "@DIR/o.xyz"} << 1 << "cannot write '@DIR/o.xyz'";
+    QTest::newRow("output dir missing") << QStringList{m, ed, "@IN", "@DIR/no/such/o.png"} << 1
+                                        << "cannot write '@DIR/no/such/o.png': the directory";
+    QTest::newRow("output is a directory")
+        << QStringList{m, ed, "@IN", "@DIR/sub.png"} << 1 << "cannot write '@DIR/sub.png': is a directory";
+    QTest::newRow("unknown output extension")
+        << QStringList{m, ed, "@IN", "@DIR/o.xyz"} << 1 << "cannot write '@DIR/o.xyz'";
     QTest::newRow("no output extension") << QStringList{m, ed, "@IN", "@DIR/o"} << 1 << "no file extension";
-    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 1 << "cannot write '@DIR/o.pgm': PGM holds one gray channel";
-    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 1 << "cannot write '@DIR/o.pbm': PBM holds only black and white";
+    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 1
+                                << "cannot write '@DIR/o.pgm': PGM holds one gray channel";
+    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 1
+                                   << "cannot write '@DIR/o.pbm': PBM holds only black and white";
     // An option of another registered method, if any method has one that ed/rc lacks.
     const MethodInfo* edrc = Registry::instance().find("ed", "rc");
     for (const MethodInfo& mi : Registry::instance().methods())
         for (const ParamSpec& ps : mi.params)
             if (!edrc->param(ps.key) && ps.key != "threads") {
                 QStringList a{m, ed, "--" + QString::fromStdString(ps.key)};
-                if (ps.kind == ParamSpec::Kind::Int || ps.kind == ParamSpec::Kind::Real) a << QString::number(ps.def);
-                else if (ps.kind == ParamSpec::Kind::Choice) a << QString::fromStdString(ps.choices.at(size_t(ps.def)));
-                else if (ps.kind == ParamSpec::Kind::Text) a << "x";
-                a << "@IN" << "@OUT";
+                if (ps.kind == ParamSpec::Kind::Int || ps.kind == ParamSpec::Kind::Real)
+                    a << QString::number(ps.def);
+                else if (ps.kind == ParamSpec::Kind::Choice)
+                    a << QString::fromStdString(ps.choices.at(size_t(ps.def)));
+                else if (ps.kind == ParamSpec::Kind::Text)
+                    a << "x";
+                a << "@IN"
+                  << "@OUT";
                 QTest::newRow(qPrintable("option of " + QString::fromStdString(mi.id()) + " given to ed"))
                     << a << 2 << "option --" + QString::fromStdString(ps.key) + " does not apply to method ed/rc";
                 goto done;
@@ -394,7 +468,8 @@ void TestCli::readOnlyOutputDirectory() {
     const std::string ro = path("ro");
     fs::create_directory(ro);
     fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
-    const Run r = runCli({"--method", "ed", QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(ro + "/o.png")});
+    const Run r = runCli(
+        {"--method", "ed", QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(ro + "/o.png")});
     fs::permissions(ro, fs::perms::owner_all);
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("not writable"), qPrintable(r.err));
@@ -447,7 +522,9 @@ void TestCli::signalDuringWrite() {
     // A quick method on a large image: the output file takes a while to encode. The signal goes out
     // once the process holds the output being written (unnamed or hidden) in the directory.
     const int n = 6000;
-    QVERIFY(io::writeImage(path("big.pgm"), Image::gray(test::randomPlane(n, n, test::freshSeed("signal during write")))).isOk());
+    QVERIFY(
+        io::writeImage(path("big.pgm"), Image::gray(test::randomPlane(n, n, test::freshSeed("signal during write"))))
+            .isOk());
     const std::string old = "the previous output: it must survive\n";
     {
         std::ofstream f(path(out.toStdString()), std::ios::binary);
@@ -462,7 +539,8 @@ void TestCli::signalDuringWrite() {
         seen = writingInto(p.processId(), dir());
         if (!seen) p.waitForFinished(5);
     }
-    QVERIFY2(seen, qPrintable("the output was never seen being written: " + QString::fromUtf8(p.readAllStandardError())));
+    QVERIFY2(seen,
+             qPrintable("the output was never seen being written: " + QString::fromUtf8(p.readAllStandardError())));
     ::kill(pid_t(p.processId()), sig);
     QVERIFY(p.waitForFinished(60000));
     const QByteArray err = p.readAllStandardError();
@@ -471,7 +549,10 @@ void TestCli::signalDuringWrite() {
     } else {
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 128 + sig);
-        const QByteArray name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGQUIT";
+        const QByteArray name = sig == SIGINT    ? "SIGINT"
+                                : sig == SIGTERM ? "SIGTERM"
+                                : sig == SIGHUP  ? "SIGHUP"
+                                                 : "SIGQUIT";
         QVERIFY2(err.endsWith("halftone: interrupted by " + name + "; no output written\n"), err.constData());
     }
     // No new output, no temporary file; the old output is untouched.
@@ -493,7 +574,8 @@ void TestCli::signalWhileReading() {
     QFETCH(int, sig);
     fs::create_directory(path("in"));
     const std::string in = path("in/big.png");
-    QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(5000, 5000, test::freshSeed("signal while reading")))).isOk());
+    QVERIFY(
+        io::writeImage(in, Image::gray(test::randomPlane(5000, 5000, test::freshSeed("signal while reading")))).isOk());
     QProcess p;
     p.start(HALFTONE_CLI_PATH, {"--method", "ed", QString::fromStdString(in), QString::fromStdString(path("o.png"))});
     QVERIFY(p.waitForStarted());
@@ -516,7 +598,8 @@ void TestCli::newFilesFollowUmask() {
     for (mode_t mask : {mode_t(022), mode_t(027), mode_t(077), mode_t(002)})
         for (const char* ext : {"png", "pgm", "jp2"}) {
             const std::string out = path('u' + std::to_string(mask) + "." + ext);
-            const Run r = runCli({"--method", "ed", in, QString::fromStdString(out)}, 120000, [mask] { ::umask(mask); });
+            const Run r =
+                runCli({"--method", "ed", in, QString::fromStdString(out)}, 120000, [mask] { ::umask(mask); });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             struct stat st {};
             QCOMPARE(::stat(out.c_str(), &st), 0);
@@ -574,7 +657,8 @@ void TestCli::symlinkToFileIsFollowed() {
     { std::ofstream(path("real/o.png")) << "old"; }
     fs::permissions(path("real/o.png"), fs::perms::owner_read | fs::perms::owner_write);
     fs::create_symlink("real/o.png", path("link.png"));
-    const Run r = runCli({"--method", "ed", QString::fromStdString(test::dataPath("page.png")), QString::fromStdString(path("link.png"))});
+    const Run r = runCli({"--method", "ed", QString::fromStdString(test::dataPath("page.png")),
+                          QString::fromStdString(path("link.png"))});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(fs::is_symlink(path("link.png")));
     QCOMPARE(dirEntries(path("real")), std::vector<std::string>{"o.png"});
@@ -590,14 +674,22 @@ void TestCli::outputFormatCheckedBeforeReading_data() {
     QTest::addColumn<QStringList>("args");  // @OUT: in the temp dir
     QTest::addColumn<QString>("out");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown extension") << QStringList{} << "o.xyz" << "no image format is known for the extension '.xyz'";
-    QTest::newRow("gif cannot hold gray") << QStringList{} << "o.gif" << "gif does not support 1-channel images";
-    QTest::newRow("hdr cannot hold gray") << QStringList{} << "o.hdr" << "(the output is a gray image; .png, .tif and .pgm hold it)";
-    QTest::newRow("jpeg without --force") << QStringList{} << "o.jpg" << "JPEG is a lossy format";
-    QTest::newRow("pgm cannot hold rgb") << QStringList{"--color", "rgb"} << "o.pgm" << "PGM holds one gray channel";
-    QTest::newRow("png cannot hold cmyk") << QStringList{"--color", "cmyk"} << "o.png" << "only TIFF output holds CMYK";
-    QTest::newRow("pbm cannot hold 4 levels") << QStringList{"--levels", "4"} << "o.pbm" << "PBM holds only black and white";
-    QTest::newRow("pseudo format") << QStringList{} << "o.term" << "names no image file format";
+    QTest::newRow("unknown extension") << QStringList{} << "o.xyz"
+                                       << "no image format is known for the extension '.xyz'";
+    QTest::newRow("gif cannot hold gray") << QStringList{} << "o.gif"
+                                          << "gif does not support 1-channel images";
+    QTest::newRow("hdr cannot hold gray") << QStringList{} << "o.hdr"
+                                          << "(the output is a gray image; .png, .tif and .pgm hold it)";
+    QTest::newRow("jpeg without --force") << QStringList{} << "o.jpg"
+                                          << "JPEG is a lossy format";
+    QTest::newRow("pgm cannot hold rgb") << QStringList{"--color", "rgb"} << "o.pgm"
+                                         << "PGM holds one gray channel";
+    QTest::newRow("png cannot hold cmyk") << QStringList{"--color", "cmyk"} << "o.png"
+                                          << "only TIFF output holds CMYK";
+    QTest::newRow("pbm cannot hold 4 levels") << QStringList{"--levels", "4"} << "o.pbm"
+                                              << "PBM holds only black and white";
+    QTest::newRow("pseudo format") << QStringList{} << "o.term"
+                                   << "names no image file format";
 }
 
 void TestCli::outputFormatCheckedBeforeReading() {
@@ -622,7 +714,8 @@ void TestCli::outputFormatCheckedBeforeReading() {
 #endif
     });
     QVERIFY2(r.exitCode == 1 || r.exitCode == 2, qPrintable(r.err));
-    QVERIFY2(r.err.startsWith("halftone: cannot write '" + output + "': ") && r.err.count('\n') == 1, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("halftone: cannot write '" + output + "': ") && r.err.count('\n') == 1,
+             qPrintable(r.err));
     QVERIFY2(r.err.contains(message), qPrintable(r.err));
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{"huge.pgm"});
 }
@@ -642,7 +735,8 @@ void TestCli::lossyFormatNeedsForce() {
     Image back;
     QVERIFY(io::readImage(path("o.jpg"), back).isOk());
     // The warning is true: JPEG did not keep the dots pure black and white.
-    QVERIFY(std::any_of(back.channels[0].data.begin(), back.channels[0].data.end(), [](uint8_t v) { return v != 0 && v != 255; }));
+    QVERIFY(std::any_of(back.channels[0].data.begin(), back.channels[0].data.end(),
+                        [](uint8_t v) { return v != 0 && v != 255; }));
 }
 
 void TestCli::defaultMethodIsExactFloydSteinberg() {
@@ -682,8 +776,10 @@ void TestCli::atomicFile() {
             QCOMPARE(::write(f.fd(), "abc", 3), ssize_t(3));
             // Unnamed: nothing in the directory at all; named: only the hidden temporary.
             const auto during = dirEntries(dir());
-            if (!named) QVERIFY(during.empty());
-            else QVERIFY(during.size() == 1 && during[0].find(".halftone-tmp-") != std::string::npos);
+            if (!named)
+                QVERIFY(during.empty());
+            else
+                QVERIFY(during.size() == 1 && during[0].find(".halftone-tmp-") != std::string::npos);
         }  // destroyed without commit: dropped
         QVERIFY(dirEntries(dir()).empty());
         io::AtomicFile f;
@@ -713,11 +809,12 @@ void TestCli::atomicFile() {
 void TestCli::writeErrorNamesNoEmptyFile() {
     // A write that fails inside the OpenEXR codec (file size limit): the message names the output, never "".
     const QString out = QString::fromStdString(path("o.exr"));
-    const Run r = runCli({"--method", "ed", "--color", "rgb", QString::fromStdString(test::dataPath("chelsea.png")), out}, 120000, [] {
-        ::signal(SIGXFSZ, SIG_IGN);
-        const rlimit fsize{10000, 10000};
-        ::setrlimit(RLIMIT_FSIZE, &fsize);
-    });
+    const Run r = runCli(
+        {"--method", "ed", "--color", "rgb", QString::fromStdString(test::dataPath("chelsea.png")), out}, 120000, [] {
+            ::signal(SIGXFSZ, SIG_IGN);
+            const rlimit fsize{10000, 10000};
+            ::setrlimit(RLIMIT_FSIZE, &fsize);
+        });
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.startsWith("halftone: cannot write '" + out + "': ") && r.err.count('\n') == 1, qPrintable(r.err));
     QVERIFY2(!r.err.contains("\"\"") && !r.err.contains("''"), qPrintable(r.err));

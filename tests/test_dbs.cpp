@@ -139,7 +139,8 @@ void TestDbs::bookkeepingMatchesBruteForce() {
     QVERIFY(st.init(src, f, binary, freeMask).isOk());
     double E = st.bruteForceError();
     // E = sum e c_pe equals the sum of squares of p * e (Zhang and Allebach, eq. 9).
-    QVERIFY2(std::abs(st.bookkeptError() - E) <= 1e-5 * E + 1e-9, qPrintable(QString("%1 vs %2").arg(st.bookkeptError()).arg(E)));
+    QVERIFY2(std::abs(st.bookkeptError() - E) <= 1e-5 * E + 1e-9,
+             qPrintable(QString("%1 vs %2").arg(st.bookkeptError()).arg(E)));
     std::mt19937_64 rng(seed + 2);
     static const int nb[8][2] = {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}};
     for (int k = 0; k < 60; ++k) {
@@ -151,7 +152,8 @@ void TestDbs::bookkeepingMatchesBruteForce() {
             st.applyToggle(y, x);
         } else {
             const int dy = nb[which][0], dx = nb[which][1];
-            if (y + dy < 0 || y + dy >= h || x + dx < 0 || x + dx >= w || st.bit(y, x) == st.bit(y + dy, x + dx)) continue;
+            if (y + dy < 0 || y + dy >= h || x + dx < 0 || x + dx >= w || st.bit(y, x) == st.bit(y + dy, x + dx))
+                continue;
             predicted = st.swapDelta(y, x, dy, dx);
             st.applySwap(y, x, dy, dx);
         }
@@ -161,7 +163,8 @@ void TestDbs::bookkeepingMatchesBruteForce() {
                  qPrintable(QString("move %1: predicted %2, brute force %3").arg(k).arg(predicted).arg(E2 - E)));
         E = E2;
     }
-    QVERIFY2(std::abs(st.bookkeptError() - E) <= 1e-4 * E + 1e-6, qPrintable(QString("%1 vs %2").arg(st.bookkeptError()).arg(E)));
+    QVERIFY2(std::abs(st.bookkeptError() - E) <= 1e-4 * E + 1e-6,
+             qPrintable(QString("%1 vs %2").arg(st.bookkeptError()).arg(E)));
 }
 
 void TestDbs::movesNeverIncreaseError_data() {
@@ -200,7 +203,8 @@ void TestDbs::movesNeverIncreaseError() {
         if (!st.isFree(y, x)) continue;
         st.visit(y, x, swaps);
         const double E2 = st.bruteForceError();
-        QVERIFY2(E2 <= E + 1e-6 * E + 1e-9, qPrintable(QString("visit %1 raised E from %2 to %3").arg(k).arg(E).arg(E2)));
+        QVERIFY2(E2 <= E + 1e-6 * E + 1e-9,
+                 qPrintable(QString("visit %1 raised E from %2 to %3").arg(k).arg(E).arg(E2)));
         E = E2;
     }
     for (int y = 0; y < h; ++y)
@@ -220,7 +224,8 @@ void TestDbs::movesNeverIncreaseError() {
     HvsFilter f2;
     QVERIFY(makeHvsFilter(p.hvs, f2).isOk());
     const double truth = hvsWeightedError(src, dst, p.hvs);
-    QVERIFY2(std::abs(stats.error - truth) <= 1e-4 * truth + 1e-9, qPrintable(QString("%1 vs %2").arg(stats.error).arg(truth)));
+    QVERIFY2(std::abs(stats.error - truth) <= 1e-4 * truth + 1e-9,
+             qPrintable(QString("%1 vs %2").arg(stats.error).arg(truth)));
     for (uint8_t v : dst.data) QVERIFY(v == 0 || v == 255);
 }
 
@@ -286,7 +291,8 @@ void TestDbs::clipFreeRampHasMinorityDots() {
     p.clipFree = false;
     QVERIFY(dbsHalftone(src, plain, p, {}).isOk());
     const std::vector<int> mc = minorityPerLevel(cf), mp = minorityPerLevel(plain);
-    for (int g = 1; g <= 254; ++g) QVERIFY2(mc[size_t(g)] > 0, qPrintable(QString("clip-free: no minority dot at level %1").arg(g)));
+    for (int g = 1; g <= 254; ++g)
+        QVERIFY2(mc[size_t(g)] > 0, qPrintable(QString("clip-free: no minority dot at level %1").arg(g)));
     int clipped = 0;
     for (int g = 1; g <= 254; ++g) clipped += mp[size_t(g)] == 0;
     qInfo("plain DBS: %d of 254 levels have no minority dot (clipping)", clipped);
@@ -306,7 +312,8 @@ void TestDbs::blocksWithinOnePercent_data() {
             for (const char* v : {"blocks", "blocks-koge"}) {
                 const uint64_t fresh = test::freshSeed("dbs blocks vs sequential") % 2147483647u;
                 for (uint64_t seed : {uint64_t(1), uint64_t(2), uint64_t(3), fresh})
-                    QTest::newRow(qPrintable(QString("%1%2 %3 seed %4").arg(im).arg(cf ? " clip-free" : "").arg(v).arg(seed)))
+                    QTest::newRow(
+                        qPrintable(QString("%1%2 %3 seed %4").arg(im).arg(cf ? " clip-free" : "").arg(v).arg(seed)))
                         << QString(im) << cf << QString(v) << quint64(seed);
             }
 }
@@ -345,8 +352,11 @@ void TestDbs::blocksWithinOnePercent() {
     // not a deviation (the default warm start makes it about 20% lower). Plain block DBS without the warm start ends
     // in a different local minimum whose E is +-1-2% from sequential's per seed (docs/performance.md): it would fail
     // this bound on about one seed in ten, which is why the block variants default to the warm start.
-    QVERIFY2(sb.error <= 1.01 * ss.error,
-             qPrintable(QString("seed %1: blocks E/N %2 vs sequential %3 (ratio %4)").arg(seed).arg(sb.error).arg(ss.error).arg(r)));
+    QVERIFY2(sb.error <= 1.01 * ss.error, qPrintable(QString("seed %1: blocks E/N %2 vs sequential %3 (ratio %4)")
+                                                         .arg(seed)
+                                                         .arg(sb.error)
+                                                         .arg(ss.error)
+                                                         .arg(r)));
 }
 
 void TestDbs::progressAndCancel_data() {
@@ -405,8 +415,11 @@ void TestDbs::registryAndBadParameters() {
         // The reference has no warm start and starts from random dither; the others default to the warm start;
         // sequential starts from error diffusion; Koge, Ito and Nakano's variant has k = 32.
         QCOMPARE(m->param("warm-start")->def, std::string(v) == "reference" ? 0.0 : kDbsWarmStart);
-        if (blocks) QCOMPARE(m->param("block")->def, std::string(v) == "blocks-koge" ? 32.0 : 128.0);
-        else QCOMPARE(m->param("start")->defaultText(), std::string(v) == "reference" ? std::string("random") : std::string("error-diffusion"));
+        if (blocks)
+            QCOMPARE(m->param("block")->def, std::string(v) == "blocks-koge" ? 32.0 : 128.0);
+        else
+            QCOMPARE(m->param("start")->defaultText(),
+                     std::string(v) == "reference" ? std::string("random") : std::string("error-diffusion"));
         // Applicability is data: Nasanen fields with the Nasanen model only, margin and screen with clip-free only.
         ParamValues none;
         QVERIFY(m->paramApplies(*m->param("sigma"), none));
@@ -481,8 +494,9 @@ void TestDbs::progressFollowsConvergence() {
     QVERIFY(seen.size() >= 3);
     int iterations = 0;
     for (size_t i = 1; i < seen.size(); ++i) {
-        QVERIFY2(seen[i].fraction >= seen[i - 1].fraction - 1e-12,
-                 qPrintable(QString("progress went back from %1 to %2").arg(seen[i - 1].fraction).arg(seen[i].fraction)));
+        QVERIFY2(
+            seen[i].fraction >= seen[i - 1].fraction - 1e-12,
+            qPrintable(QString("progress went back from %1 to %2").arg(seen[i - 1].fraction).arg(seen[i].fraction)));
         iterations = std::max(iterations, seen[i].iteration);
     }
     QVERIFY(iterations >= 4 && iterations < 100);
@@ -491,7 +505,9 @@ void TestDbs::progressFollowsConvergence() {
         if (p.iteration >= 0 && p.iteration <= (iterations + 1) / 2) halfWay = std::max(halfWay, p.fraction);
     qInfo("%s: %d iterations, progress %.2f after half of them", qPrintable(variant), iterations, halfWay);
     QVERIFY2(halfWay >= 0.25, qPrintable(QString("progress only %1 after %2 of %3 iterations")
-                                            .arg(halfWay).arg((iterations + 1) / 2).arg(iterations)));
+                                             .arg(halfWay)
+                                             .arg((iterations + 1) / 2)
+                                             .arg(iterations)));
     // The last DBS report (before runImage's own) says converged: the whole bar, and the moves in the stage text.
     const Progress* last = nullptr;
     for (const Progress& p : seen)
@@ -524,7 +540,8 @@ void TestDbs::defaultBeatsFloydSteinberg_data() {
     QTest::addColumn<QString>("image");
     QTest::addColumn<int>("color");
     // The test images and the studio's embedded samples (resources/samples).
-    for (const char* im : {"tests/data/moon.png", "tests/data/page.png", "tests/data/chelsea.png", "resources/samples/astronaut.png"})
+    for (const char* im :
+         {"tests/data/moon.png", "tests/data/page.png", "tests/data/chelsea.png", "resources/samples/astronaut.png"})
         QTest::newRow(im) << QString(im) << int(ColorMode::Gray);
     for (const char* im : {"tests/data/chelsea.png", "resources/samples/astronaut.png"})
         QTest::newRow(qPrintable(QString(im) + " rgb")) << QString(im) << int(ColorMode::RGB);
@@ -564,7 +581,8 @@ void TestDbs::defaultBeatsFloydSteinberg() {
         RunResult res;
         if (Status s = runImage(input, req, res); !s) return s;
         en = 0;
-        for (size_t c = 0; c < input.channels.size(); ++c) en += hvsWeightedError(input.channels[c], res.image.channels[c]);
+        for (size_t c = 0; c < input.channels.size(); ++c)
+            en += hvsWeightedError(input.channels[c], res.image.channels[c]);
         en /= double(input.channels.size());
         seconds = res.seconds;
         return Status::ok();
@@ -579,16 +597,21 @@ void TestDbs::defaultBeatsFloydSteinberg() {
     for (const std::string& v : r.variants("dbs")) {
         double en = 0;
         QVERIFY(measure("dbs", v, en, t).isOk());
-        qInfo("%s%s | dbs/%s%s | %.7f | %.3f | %.2f s", qPrintable(name), ColorMode(color) == ColorMode::RGB ? " rgb" : "",
-              v.c_str(), v == def ? " (default)" : "", en, en / fs, t);
+        qInfo("%s%s | dbs/%s%s | %.7f | %.3f | %.2f s", qPrintable(name),
+              ColorMode(color) == ColorMode::RGB ? " rgb" : "", v.c_str(), v == def ? " (default)" : "", en, en / fs,
+              t);
         best = std::min(best, en);
         if (v == def) defaultEn = en;
     }
     QVERIFY2(defaultEn < fs, qPrintable(QString("default dbs/%1 E/N %2 is not below Floyd-Steinberg's %3")
-                                            .arg(QString::fromStdString(def)).arg(defaultEn).arg(fs)));
+                                            .arg(QString::fromStdString(def))
+                                            .arg(defaultEn)
+                                            .arg(fs)));
     // The default is the best variant (ties within 1%: blocks of 128 and of 32 pixels land that close).
     QVERIFY2(defaultEn <= 1.01 * best, qPrintable(QString("default dbs/%1 E/N %2, best variant %3")
-                                                      .arg(QString::fromStdString(def)).arg(defaultEn).arg(best)));
+                                                      .arg(QString::fromStdString(def))
+                                                      .arg(defaultEn)
+                                                      .arg(best)));
 }
 
 QTEST_GUILESS_MAIN(TestDbs)

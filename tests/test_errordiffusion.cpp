@@ -43,8 +43,8 @@ void TestErrorDiffusion::handComputed4x4() {
     // (0,2) via (1,-1,3): -4575. acc = 10598, floor(10606/16) = 662, S = 2710 -> 255.
     QCOMPARE(int(ref.at(1, 1)), 255);
     // All four variants give the same 16 pixels.
-    for (EdVariant v : {EdVariant::Diffusion, EdVariant::Collection, EdVariant::DiffusionRegisters,
-                        EdVariant::CollectionRegisters}) {
+    for (EdVariant v :
+         {EdVariant::Diffusion, EdVariant::Collection, EdVariant::DiffusionRegisters, EdVariant::CollectionRegisters}) {
         Plane8 out;
         QVERIFY(errorDiffuse(src, out, p, v).isOk());
         QCOMPARE(out.data, ref.data);
@@ -85,7 +85,9 @@ void TestErrorDiffusion::quantizerTies() {
                 int best = 0;
                 for (int k = 1; k < L; ++k)
                     if (std::abs(s - q.targets()[size_t(k)]) < std::abs(s - q.targets()[size_t(best)])) best = k;
-                if (q.level(s) != best) QFAIL(qPrintable(QString("L=%1 linear=%2 S=%3: %4 != %5").arg(L).arg(linear).arg(s).arg(q.level(s)).arg(best)));
+                if (q.level(s) != best)
+                    QFAIL(qPrintable(
+                        QString("L=%1 linear=%2 S=%3: %4 != %5").arg(L).arg(linear).arg(s).arg(q.level(s)).arg(best)));
             }
         }
 }
@@ -226,7 +228,9 @@ void TestErrorDiffusion::gpuFailureFallsBackToCpu() {
     for (const Plane8& ch : res.image.channels) QCOMPARE(ch.data, ref.data);
     // A GPU error that is not "unavailable" (a real bug) is reported, not hidden.
     MethodInfo* mm = r.findMutable("ec", "fault-test");
-    mm->gpu = [](const Plane8&, Plane8&, const ParamValues&, const RunControl&) { return Status::error("kernel produced garbage"); };
+    mm->gpu = [](const Plane8&, Plane8&, const ParamValues&, const RunControl&) {
+        return Status::error("kernel produced garbage");
+    };
     r.setGpuAvailability(fake);
     const Status e = runImage(Image::gray(src), req, res);
     r.setGpuAvailability(saved);

@@ -34,7 +34,7 @@ Run runCli(const QStringList& args, rlim_t fsizeLimit = 0) {
     if (fsizeLimit > 0)
         p.setChildProcessModifier([fsizeLimit] {
             ::signal(SIGXFSZ, SIG_IGN);
-            const struct rlimit rl{fsizeLimit, fsizeLimit};
+            const struct rlimit rl { fsizeLimit, fsizeLimit };
             ::setrlimit(RLIMIT_FSIZE, &rl);
         });
     p.start(HALFTONE_CLI_PATH, args);
@@ -113,8 +113,10 @@ Plane8 rotated(const Plane8& in, int orientation) {
     Plane8 o(h, w);  // width h, height w
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
-            if (orientation == 6) o.at(x, h - 1 - y) = in.at(y, x);  // row x, column h-1-y
-            else o.at(w - 1 - x, y) = in.at(y, x);
+            if (orientation == 6)
+                o.at(x, h - 1 - y) = in.at(y, x);  // row x, column h-1-y
+            else
+                o.at(w - 1 - x, y) = in.at(y, x);
         }
     return o;
 }
@@ -190,8 +192,9 @@ void TestHostile::hostileFiles() {
     QVERIFY2(s.message().rfind("cannot read '" + f + "': ", 0) == 0, s.message().c_str());
     QVERIFY2(s.message().find('\n') == std::string::npos, s.message().c_str());
     if (file.contains("/huge-")) QVERIFY2(s.message().find("over the limit") != std::string::npos, s.message().c_str());
-    if (file.contains("/zero-")) QVERIFY2(s.message().find("zero") != std::string::npos || s.message().find("mpty") != std::string::npos,
-                                          s.message().c_str());
+    if (file.contains("/zero-"))
+        QVERIFY2(s.message().find("zero") != std::string::npos || s.message().find("mpty") != std::string::npos,
+                 s.message().c_str());
 
     // The CLI, to every output kind, with and without an old output file in the way.
     writeBytes(path("old.png"), "old output, must survive\n");
@@ -209,19 +212,30 @@ void TestHostile::hostileFiles() {
 }
 
 void TestHostile::hostilePaths_data() {
-    QTest::addColumn<QString>("input");     // @DIR = a fresh temporary directory
-    QTest::addColumn<QString>("message");   // expected in the one-line error
-    QTest::newRow("directory") << "@DIR/sub" << "is a directory";
-    QTest::newRow("directory named .png") << "@DIR/sub.png" << "is a directory";
-    QTest::newRow("/dev/null") << "/dev/null" << "not a regular file";
-    QTest::newRow("/dev/zero") << "/dev/zero" << "not a regular file";
-    QTest::newRow("/dev/urandom") << "/dev/urandom" << "not a regular file";
-    QTest::newRow("fifo (would block a reader)") << "@DIR/fifo.png" << "not a regular file";
-    QTest::newRow("symlink to /dev/zero") << "@DIR/zero.png" << "not a regular file";
-    QTest::newRow("dangling symlink") << "@DIR/dangling.png" << "no such file";
-    QTest::newRow("missing") << "@DIR/none.png" << "no such file";
-    QTest::newRow("path through a file") << "@DIR/file.png/x.png" << "";
-    QTest::newRow("empty path") << "" << "";
+    QTest::addColumn<QString>("input");    // @DIR = a fresh temporary directory
+    QTest::addColumn<QString>("message");  // expected in the one-line error
+    QTest::newRow("directory") << "@DIR/sub"
+                               << "is a directory";
+    QTest::newRow("directory named .png") << "@DIR/sub.png"
+                                          << "is a directory";
+    QTest::newRow("/dev/null") << "/dev/null"
+                               << "not a regular file";
+    QTest::newRow("/dev/zero") << "/dev/zero"
+                               << "not a regular file";
+    QTest::newRow("/dev/urandom") << "/dev/urandom"
+                                  << "not a regular file";
+    QTest::newRow("fifo (would block a reader)") << "@DIR/fifo.png"
+                                                 << "not a regular file";
+    QTest::newRow("symlink to /dev/zero") << "@DIR/zero.png"
+                                          << "not a regular file";
+    QTest::newRow("dangling symlink") << "@DIR/dangling.png"
+                                      << "no such file";
+    QTest::newRow("missing") << "@DIR/none.png"
+                             << "no such file";
+    QTest::newRow("path through a file") << "@DIR/file.png/x.png"
+                                         << "";
+    QTest::newRow("empty path") << ""
+                                << "";
 }
 
 void TestHostile::hostilePaths() {
@@ -255,16 +269,23 @@ void TestHostile::hostilePaths() {
 }
 
 void TestHostile::badOutputs_data() {
-    QTest::addColumn<QString>("output");   // @DIR = a fresh temporary directory
+    QTest::addColumn<QString>("output");  // @DIR = a fresh temporary directory
     QTest::addColumn<QString>("message");
-    QTest::newRow("missing directory") << "@DIR/no/such/o.png" << "does not exist";
-    QTest::newRow("under a regular file") << "@DIR/file.png/o.png" << "is not a directory";
-    QTest::newRow("under a regular file, pgm") << "@DIR/file.png/o.pgm" << "is not a directory";
-    QTest::newRow("output is a directory") << "@DIR/sub.png" << "is a directory";
+    QTest::newRow("missing directory") << "@DIR/no/such/o.png"
+                                       << "does not exist";
+    QTest::newRow("under a regular file") << "@DIR/file.png/o.png"
+                                          << "is not a directory";
+    QTest::newRow("under a regular file, pgm") << "@DIR/file.png/o.pgm"
+                                               << "is not a directory";
+    QTest::newRow("output is a directory") << "@DIR/sub.png"
+                                           << "is a directory";
     // Read-only for root too: /proc refuses new files whatever the permission bits say.
-    QTest::newRow("/proc (no new files, even for root)") << "/proc/halftone-hostile-test.png" << "";
-    QTest::newRow("read-only mount") << "@RO/halftone-hostile-test.png" << "";
-    QTest::newRow("non-root: mode 0555 directory") << "@DIR/ro/o.png" << "not writable";
+    QTest::newRow("/proc (no new files, even for root)") << "/proc/halftone-hostile-test.png"
+                                                         << "";
+    QTest::newRow("read-only mount") << "@RO/halftone-hostile-test.png"
+                                     << "";
+    QTest::newRow("non-root: mode 0555 directory") << "@DIR/ro/o.png"
+                                                   << "not writable";
 }
 
 void TestHostile::badOutputs() {
@@ -287,7 +308,8 @@ void TestHostile::badOutputs() {
         output.replace("@RO", ro);
     }
     if (output.startsWith("@DIR/ro/")) {
-        if (::geteuid() == 0) QSKIP("running as root: permission bits do not stop root (see the /proc and read-only mount rows)");
+        if (::geteuid() == 0)
+            QSKIP("running as root: permission bits do not stop root (see the /proc and read-only mount rows)");
         fs::create_directory(path("ro"));
         fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
     }
@@ -323,16 +345,19 @@ void TestHostile::badOutputs() {
 void TestHostile::fullDisk_data() {
     QTest::addColumn<QString>("out");
     QTest::addColumn<QString>("color");
-    QTest::addColumn<double>("fraction");   // of the output's full size the disk has room for
-    QTest::addColumn<bool>("oldFile");      // an output file exists before the run
+    QTest::addColumn<double>("fraction");  // of the output's full size the disk has room for
+    QTest::addColumn<bool>("oldFile");     // an output file exists before the run
     for (const char* ext : {"png", "tif", "pgm", "pbm"})
         for (double f : {0.0, 0.5, 0.97})
             for (bool old : {false, true})
-                QTest::newRow(qPrintable(QString("%1 at %2%%%3").arg(ext).arg(int(f * 100)).arg(old ? ", old file" : "")))
+                QTest::newRow(
+                    qPrintable(QString("%1 at %2%%%3").arg(ext).arg(int(f * 100)).arg(old ? ", old file" : "")))
                     << QString("o.%1").arg(ext) << "gray" << f << old;
     for (bool old : {false, true}) {
-        QTest::newRow(qPrintable(QString("rgb ppm at 50%%1").arg(old ? ", old file" : ""))) << "o.ppm" << "rgb" << 0.5 << old;
-        QTest::newRow(qPrintable(QString("cmyk tif at 50%%1").arg(old ? ", old file" : ""))) << "o.tif" << "cmyk" << 0.5 << old;
+        QTest::newRow(qPrintable(QString("rgb ppm at 50%%1").arg(old ? ", old file" : ""))) << "o.ppm"
+                                                                                            << "rgb" << 0.5 << old;
+        QTest::newRow(qPrintable(QString("cmyk tif at 50%%1").arg(old ? ", old file" : ""))) << "o.tif"
+                                                                                             << "cmyk" << 0.5 << old;
     }
 }
 
@@ -360,7 +385,8 @@ void TestHostile::fullDisk() {
     const std::vector<std::string> listed = listing(path("disk"));
     r = runCli({"--method", "ed", "--color", color, input, q(target)}, limit);
     QVERIFY2(!r.crashed, qPrintable(r.err));
-    QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1, limit %2 of %3 bytes: %4").arg(r.exitCode).arg(limit).arg(size).arg(r.err)));
+    QVERIFY2(r.exitCode == 1,
+             qPrintable(QString("exit %1, limit %2 of %3 bytes: %4").arg(r.exitCode).arg(limit).arg(size).arg(r.err)));
     QVERIFY2(oneLine(r.err), qPrintable(r.err));
     QVERIFY2(r.err.startsWith("halftone: cannot write '" + q(target) + "': "), qPrintable(r.err));
     QCOMPARE(listing(path("disk")), listed);  // no partial file, no temporary file
@@ -378,40 +404,66 @@ void TestHostile::fullDisk() {
 }
 
 void TestHostile::unusualFiles_data() {
-    QTest::addColumn<QString>("name");       // file in tests/data/unusual/
-    QTest::addColumn<int>("space");          // ColorSpace of the loaded image
-    QTest::addColumn<QString>("note");       // expected in ReadInfo::notes and on the CLI's stderr
-    QTest::addColumn<QString>("sourceType"); // ReadInfo::sourceType
+    QTest::addColumn<QString>("name");        // file in tests/data/unusual/
+    QTest::addColumn<int>("space");           // ColorSpace of the loaded image
+    QTest::addColumn<QString>("note");        // expected in ReadInfo::notes and on the CLI's stderr
+    QTest::addColumn<QString>("sourceType");  // ReadInfo::sourceType
     const int G = int(ColorSpace::Gray), R = int(ColorSpace::RGB), K = int(ColorSpace::CMYK);
-    QTest::newRow("16-bit gray png") << "gray16.png" << G << "" << "uint16";
-    QTest::newRow("16-bit rgb png") << "rgb16.png" << R << "" << "uint16";
-    QTest::newRow("16-bit rgba png") << "rgba16.png" << R << "" << "uint16";
-    QTest::newRow("gray+alpha png") << "gray-alpha.png" << G << "" << "uint8";
-    QTest::newRow("rgba png") << "rgba.png" << R << "" << "uint8";
-    QTest::newRow("palette + tRNS png") << "palette-trns.png" << R << "" << "uint8";
+    QTest::newRow("16-bit gray png") << "gray16.png" << G << ""
+                                     << "uint16";
+    QTest::newRow("16-bit rgb png") << "rgb16.png" << R << ""
+                                    << "uint16";
+    QTest::newRow("16-bit rgba png") << "rgba16.png" << R << ""
+                                     << "uint16";
+    QTest::newRow("gray+alpha png") << "gray-alpha.png" << G << ""
+                                    << "uint8";
+    QTest::newRow("rgba png") << "rgba.png" << R << ""
+                              << "uint8";
+    QTest::newRow("palette + tRNS png") << "palette-trns.png" << R << ""
+                                        << "uint8";
     // OpenImageIO 2.4 reports no oiio:BitsPerSample for sub-byte PNG, so the loader says uint8.
-    QTest::newRow("2-bit gray png") << "gray2bit.png" << G << "" << "uint8";
-    QTest::newRow("half gray tif") << "half-gray.tif" << G << "" << "half";
-    QTest::newRow("float rgb tif") << "float-rgb.tif" << R << "" << "float";
-    QTest::newRow("float gray+alpha tif") << "float-gray-alpha.tif" << G << "" << "float";
-    QTest::newRow("cmyk tif") << "cmyk.tif" << K << "" << "uint8";
-    QTest::newRow("16-bit cmyk tif") << "cmyk16.tif" << K << "" << "uint16";
-    QTest::newRow("multi-page tif") << "multi-page.tif" << G << "only the first image" << "uint8";
-    QTest::newRow("pgm maxval 1000") << "gray-maxval1000.pgm" << G << "" << "uint16";
-    QTest::newRow("wide 100000 x 1") << "wide-100000x1.png" << G << "" << "uint8";
-    QTest::newRow("tall 1 x 100000") << "tall-1x100000.png" << G << "" << "uint8";
+    QTest::newRow("2-bit gray png") << "gray2bit.png" << G << ""
+                                    << "uint8";
+    QTest::newRow("half gray tif") << "half-gray.tif" << G << ""
+                                   << "half";
+    QTest::newRow("float rgb tif") << "float-rgb.tif" << R << ""
+                                   << "float";
+    QTest::newRow("float gray+alpha tif") << "float-gray-alpha.tif" << G << ""
+                                          << "float";
+    QTest::newRow("cmyk tif") << "cmyk.tif" << K << ""
+                              << "uint8";
+    QTest::newRow("16-bit cmyk tif") << "cmyk16.tif" << K << ""
+                                     << "uint16";
+    QTest::newRow("multi-page tif") << "multi-page.tif" << G << "only the first image"
+                                    << "uint8";
+    QTest::newRow("pgm maxval 1000") << "gray-maxval1000.pgm" << G << ""
+                                     << "uint16";
+    QTest::newRow("wide 100000 x 1") << "wide-100000x1.png" << G << ""
+                                     << "uint8";
+    QTest::newRow("tall 1 x 100000") << "tall-1x100000.png" << G << ""
+                                     << "uint8";
     // Colour meaning from the file's tags, not the channel count.
-    QTest::newRow("separated tif, one black ink") << "separated-black.tif" << G << "" << "uint8";
-    QTest::newRow("separated tif, one unnamed ink") << "separated-1ink.tif" << G << "" << "uint8";
-    QTest::newRow("separated tif, cyan + black") << "separated-cyan-black.tif" << K << "" << "uint8";
-    QTest::newRow("cmyk psd (stored inverted)") << "cmyk-psd.psd" << K << "" << "uint8";
-    QTest::newRow("cmyk psd, rle") << "cmyk-psd-rle.psd" << K << "" << "uint8";
-    QTest::newRow("luminance/chroma exr") << "luma-chroma.exr" << R << "" << "float";
-    QTest::newRow("white luminance/chroma exr") << "white-luma-chroma.exr" << R << "" << "float";
-    QTest::newRow("tiled exr, partial edge tiles") << "tiled.exr" << R << "" << "float";
+    QTest::newRow("separated tif, one black ink") << "separated-black.tif" << G << ""
+                                                  << "uint8";
+    QTest::newRow("separated tif, one unnamed ink") << "separated-1ink.tif" << G << ""
+                                                    << "uint8";
+    QTest::newRow("separated tif, cyan + black") << "separated-cyan-black.tif" << K << ""
+                                                 << "uint8";
+    QTest::newRow("cmyk psd (stored inverted)") << "cmyk-psd.psd" << K << ""
+                                                << "uint8";
+    QTest::newRow("cmyk psd, rle") << "cmyk-psd-rle.psd" << K << ""
+                                   << "uint8";
+    QTest::newRow("luminance/chroma exr") << "luma-chroma.exr" << R << ""
+                                          << "float";
+    QTest::newRow("white luminance/chroma exr") << "white-luma-chroma.exr" << R << ""
+                                                << "float";
+    QTest::newRow("tiled exr, partial edge tiles") << "tiled.exr" << R << ""
+                                                   << "float";
     // Files OpenImageIO 2.4 refuses: an end-of-line code on the last RLE row, a 256-pixel ICO entry.
-    QTest::newRow("rle8 bmp") << "rle8.bmp" << R << "" << "uint8";
-    QTest::newRow("256 x 256 ico entry") << "icon-256.ico" << R << "" << "uint8";
+    QTest::newRow("rle8 bmp") << "rle8.bmp" << R << ""
+                              << "uint8";
+    QTest::newRow("256 x 256 ico entry") << "icon-256.ico" << R << ""
+                                         << "uint8";
 }
 
 void TestHostile::unusualFiles() {
@@ -433,23 +485,29 @@ void TestHostile::unusualFiles() {
     QCOMPARE(q(info.sourceType), sourceType);
     QCOMPARE(got.channelCount(), expected.channelCount());
     for (int c = 0; c < got.channelCount(); ++c)
-        QVERIFY2(got.channels[size_t(c)] == expected.channels[size_t(c)], qPrintable(QString("channel %1 differs").arg(c)));
+        QVERIFY2(got.channels[size_t(c)] == expected.channels[size_t(c)],
+                 qPrintable(QString("channel %1 differs").arg(c)));
     QCOMPARE(got.hasAlpha, expected.hasAlpha);
     if (expected.hasAlpha) QVERIFY2(got.alpha == expected.alpha, "alpha differs");
-    if (note.isEmpty()) QVERIFY2(info.notes.empty(), info.notes.c_str());
-    else QVERIFY2(q(info.notes).contains(note), info.notes.c_str());
+    if (note.isEmpty())
+        QVERIFY2(info.notes.empty(), info.notes.c_str());
+    else
+        QVERIFY2(q(info.notes).contains(note), info.notes.c_str());
 
     // The CLI halftones it: gray always, and the file's own colour model.
     std::vector<std::pair<ColorMode, QString>> runs{{ColorMode::Gray, "o.pgm"}, {ColorMode::Gray, "o.png"}};
     if (space == int(ColorSpace::RGB)) runs.push_back({ColorMode::RGB, "o.ppm"});
-    if (space == int(ColorSpace::CMYK)) runs.push_back({ColorMode::CMYK, "o.tif"}), runs.push_back({ColorMode::RGB, "o.png"});
+    if (space == int(ColorSpace::CMYK))
+        runs.push_back({ColorMode::CMYK, "o.tif"}), runs.push_back({ColorMode::RGB, "o.png"});
     for (const auto& [mode, out] : runs) {
         const std::string output = path(out.toStdString());
         fs::remove(output);
         const Run r = runCli({"--method", "ed", "--color", toString(mode), file, q(output)});
         QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(r.err));
-        if (note.isEmpty()) QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-        else QVERIFY2(r.err.contains(file + ": ") && r.err.contains(note) && oneLine(r.err), qPrintable(r.err));
+        if (note.isEmpty())
+            QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        else
+            QVERIFY2(r.err.contains(file + ": ") && r.err.contains(note) && oneLine(r.err), qPrintable(r.err));
         compareWithReference(output, convertColor(expected, mode));
         if (QTest::currentTestFailed()) return;
     }
@@ -489,19 +547,25 @@ void TestHostile::memoryBombs_data() {
     QTest::addColumn<QStringList>("args");  // extra CLI arguments
     QTest::addColumn<QString>("message");   // expected in the one-line error
     const QStringList oneGig{"--max-memory", "1G"};
-    QTest::newRow("gif screen 2^29..2^30 pixels") << "gif-screen-32768x24576.gif" << QStringList{} << "larger than the GIF decoder can hold";
-    QTest::newRow("same, --max-pixels raised") << "gif-screen-32768x24576.gif" << QStringList{"--max-pixels", "4000000000"}
-                                               << "larger than the GIF decoder can hold";
-    QTest::newRow("tiled float tif") << "bomb-tiled-float-30000x30000.tif" << oneGig << "over the memory limit of 1.0 GB";
+    QTest::newRow("gif screen 2^29..2^30 pixels")
+        << "gif-screen-32768x24576.gif" << QStringList{} << "larger than the GIF decoder can hold";
+    QTest::newRow("same, --max-pixels raised")
+        << "gif-screen-32768x24576.gif" << QStringList{"--max-pixels", "4000000000"}
+        << "larger than the GIF decoder can hold";
+    QTest::newRow("tiled float tif") << "bomb-tiled-float-30000x30000.tif" << oneGig
+                                     << "over the memory limit of 1.0 GB";
     QTest::newRow("tiled exr") << "bomb-tiled-exr-30000x30000.exr" << oneGig << "over the memory limit";
-    QTest::newRow("cmyk+alpha tif with no data") << "bomb-cmyka-nodata-30000x30000.tif" << oneGig << "over the memory limit";
+    QTest::newRow("cmyk+alpha tif with no data")
+        << "bomb-cmyka-nodata-30000x30000.tif" << oneGig << "over the memory limit";
     // A stream of zeros inflates at most 1032 to 1: these hold far too little data for their size.
-    QTest::newRow("16-bit png of zeros") << "bomb-png16-zeros-30000x30000.png" << QStringList{} << "compressed data can hold";
+    QTest::newRow("16-bit png of zeros") << "bomb-png16-zeros-30000x30000.png" << QStringList{}
+                                         << "compressed data can hold";
     QTest::newRow("interlaced png") << "bomb-interlaced-32768x32767.png" << QStringList{} << "compressed data can hold";
     QTest::newRow("png in ico") << "bomb-ico-png-32768x32767.ico" << QStringList{} << "compressed data can hold";
     QTest::newRow("jpeg with 2000 scans") << "jpeg-2000-scans.jpg" << QStringList{} << "more than 256 scans";
     QTest::newRow("separated tif with spot inks") << "separated-spot-inks.tif" << QStringList{} << "'PANTONE 300 C'";
-    QTest::newRow("exr channels L, a, b") << "exr-lab-channels.exr" << QStringList{} << "are not RGB, luminance or luminance/chroma";
+    QTest::newRow("exr channels L, a, b")
+        << "exr-lab-channels.exr" << QStringList{} << "are not RGB, luminance or luminance/chroma";
 }
 
 void TestHostile::memoryBombs() {
@@ -512,10 +576,14 @@ void TestHostile::memoryBombs() {
     const std::vector<std::string> listed = listing(dir());
     for (const QString& cmd : {QString("halftone"), QString("analyze"), QString("screen")}) {
         QStringList a;
-        if (cmd == "halftone") a = QStringList{"--method", "ed"} + args + QStringList{input, q(path("o.png"))};
-        else if (cmd == "analyze") a = QStringList{"analyze", input, input};
-        else a = QStringList{"--method", "ordered", "--screen", input, q(test::dataPath("moon.png")), q(path("o.png"))};
-        if (cmd != "halftone" && !args.isEmpty() && args.front() == "--max-memory") continue;  // only the main command has it
+        if (cmd == "halftone")
+            a = QStringList{"--method", "ed"} + args + QStringList{input, q(path("o.png"))};
+        else if (cmd == "analyze")
+            a = QStringList{"analyze", input, input};
+        else
+            a = QStringList{"--method", "ordered", "--screen", input, q(test::dataPath("moon.png")), q(path("o.png"))};
+        if (cmd != "halftone" && !args.isEmpty() && args.front() == "--max-memory")
+            continue;  // only the main command has it
         const Run r = runCli(a);
         QVERIFY2(!r.crashed, qPrintable(cmd + ": " + r.err));
         QVERIFY2(r.exitCode == 1, qPrintable(QString("%1: exit %2: %3").arg(cmd).arg(r.exitCode).arg(r.err)));
@@ -568,16 +636,19 @@ void TestHostile::convertedColours() {
         for (int xx = x; xx < x + 4; ++xx)
             for (int c = 0; c < 3; ++c)
                 QVERIFY2(std::abs(int(im.channels[size_t(c)].at(y, xx)) - want[c]) <= tolerance,
-                         qPrintable(QString("(%1, %2) channel %3 is %4, want %5").arg(xx).arg(y).arg(c).arg(im.channels[size_t(c)].at(y, xx)).arg(want[c])));
+                         qPrintable(QString("(%1, %2) channel %3 is %4, want %5")
+                                        .arg(xx)
+                                        .arg(y)
+                                        .arg(c)
+                                        .arg(im.channels[size_t(c)].at(y, xx))
+                                        .arg(want[c])));
 }
 
 void TestHostile::sparseZeros() {
     // 4 GiB of zeros named .png (a sparse file: no disk used): refused from its first bytes, not probed by
     // every reader OpenImageIO has.
     const std::string file = path("zeros.png");
-    {
-        std::ofstream f(file, std::ios::binary);
-    }
+    { std::ofstream f(file, std::ios::binary); }
     fs::resize_file(file, uint64_t(4) << 30);
     Image im;
     const Status s = io::readImage(file, im);
@@ -593,7 +664,8 @@ void TestHostile::outOfMemoryInMethod() {
     // The method's allocations fail (an address-space limit, as under ulimit -v): one line naming the
     // input and exit 1, never std::bad_alloc through main.
 #ifdef __SANITIZE_ADDRESS__
-    QSKIP("an address-space limit cannot be combined with AddressSanitizer's shadow memory; the release run covers this");
+    QSKIP(
+        "an address-space limit cannot be combined with AddressSanitizer's shadow memory; the release run covers this");
 #endif
     const int side = 12000;
     Plane8 p(side, side);
@@ -604,7 +676,7 @@ void TestHostile::outOfMemoryInMethod() {
     QProcess proc;
     proc.setChildProcessModifier([] {
         const rlim_t limit = rlim_t(1200) << 20;
-        const struct rlimit rl{limit, limit};
+        const struct rlimit rl { limit, limit };
         ::setrlimit(RLIMIT_AS, &rl);
     });
     proc.start(HALFTONE_CLI_PATH, {"--method", "dbs", q(input), q(path("o.png"))});
@@ -613,7 +685,8 @@ void TestHostile::outOfMemoryInMethod() {
     QVERIFY2(proc.exitStatus() == QProcess::NormalExit, qPrintable(err));
     QVERIFY2(proc.exitCode() == 1, qPrintable(QString("exit %1: %2").arg(proc.exitCode()).arg(err)));
     QVERIFY2(oneLine(err), qPrintable(err));
-    QVERIFY2(err.contains(q(input)) && (err.contains("out of memory") || err.contains("memory limit")), qPrintable(err));
+    QVERIFY2(err.contains(q(input)) && (err.contains("out of memory") || err.contains("memory limit")),
+             qPrintable(err));
     QVERIFY(!fs::exists(path("o.png")));
 }
 
@@ -632,8 +705,9 @@ void TestHostile::methodMemoryBudget() {
     QString err = QString::fromUtf8(proc.readAllStandardError());
     QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 1, qPrintable(err));
     QVERIFY2(oneLine(err), qPrintable(err));
-    QVERIFY2(err.contains(q(input)) && err.contains("dbs/sequential on 1500 x 1500 needs") && err.contains("--max-memory"),
-             qPrintable(err));
+    QVERIFY2(
+        err.contains(q(input)) && err.contains("dbs/sequential on 1500 x 1500 needs") && err.contains("--max-memory"),
+        qPrintable(err));
     QVERIFY(!fs::exists(path("dbs.png")));
     proc.start(HALFTONE_CLI_PATH, {"--method", "ed", "--max-memory", "50M", q(input), q(path("ed.png"))});
     QVERIFY(proc.waitForFinished(60000));
@@ -675,7 +749,8 @@ void TestHostile::validPngOverBudget() {
     QByteArray ihdr;
     QDataStream s(&ihdr, QIODevice::WriteOnly);
     s << quint32(w) << quint32(h) << quint8(16) << quint8(6) << quint8(0) << quint8(0) << quint8(0);
-    const QByteArray png = QByteArray("\x89PNG\r\n\x1a\n", 8) + pngChunk("IHDR", ihdr) + pngChunk("IDAT", z) + pngChunk("IEND", {});
+    const QByteArray png =
+        QByteArray("\x89PNG\r\n\x1a\n", 8) + pngChunk("IHDR", ihdr) + pngChunk("IDAT", z) + pngChunk("IEND", {});
     const std::string file = path("zeros16.png");
     writeBytes(file, png.toStdString());
     Image im;
@@ -684,7 +759,8 @@ void TestHostile::validPngOverBudget() {
     QVERIFY(im.hasAlpha);
     const Run r = runCli({"--method", "ed", "--max-memory", "40M", q(file), q(path("o.png"))});
     QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
-    QVERIFY2(r.err.contains("3000 x 3000 RGB + alpha image needs") && r.err.contains("over the memory limit of 40 MB"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("3000 x 3000 RGB + alpha image needs") && r.err.contains("over the memory limit of 40 MB"),
+             qPrintable(r.err));
     QVERIFY(!fs::exists(path("o.png")));
 }
 

@@ -91,12 +91,12 @@ void TestHostileStudio::cancelAnyMethodAnyMoment_data() {
         for (int moment : {-1, 0, 25}) {
             const QByteArray name = QString("%1/%2 %3")
                                         .arg(QString::fromStdString(m.method), QString::fromStdString(m.variant),
-                                             moment < 0 ? QString("at once")
-                                                        : moment == 0 ? QString("first progress")
-                                                                      : QString("after %1 ms").arg(moment))
+                                             moment < 0    ? QString("at once")
+                                             : moment == 0 ? QString("first progress")
+                                                           : QString("after %1 ms").arg(moment))
                                         .toUtf8();
-            QTest::newRow(name.constData()) << QString::fromStdString(m.method) << QString::fromStdString(m.variant)
-                                            << moment;
+            QTest::newRow(name.constData())
+                << QString::fromStdString(m.method) << QString::fromStdString(m.variant) << moment;
         }
     }
     // the registry really was enumerated: sequential ED/EC, parallel CPU, ordered, DBS
@@ -122,7 +122,8 @@ void TestHostileStudio::cancelAnyMethodAnyMoment() {
     const quint64 gen = runner.submit(job);
     if (moment == 0)  // may finish before any report: then the cancel hits nothing
         (void)QTest::qWaitFor([&] { return progress.count() + done.count() + failed.count() > 0; }, 3000);
-    else if (moment > 0) QTest::qWait(moment);
+    else if (moment > 0)
+        QTest::qWait(moment);
     runner.cancel();
     // it ends: either it had finished or the cancel stopped it; never an error, never a hang
     QTRY_VERIFY_WITH_TIMEOUT(done.count() + failed.count() >= 1 && !runner.busy(), 120000);
@@ -186,7 +187,8 @@ void TestHostileStudio::fullDiskSaveKeepsOldFile_data() {
     QTest::addColumn<QString>("ext");
     QTest::addColumn<double>("fraction");
     for (const char* ext : {"png", "tif", "pbm", "pgm"})
-        for (double f : {0.0, 0.5, 0.97}) QTest::newRow(qPrintable(QString("%1 at %2 %").arg(ext).arg(f * 100))) << QString(ext) << f;
+        for (double f : {0.0, 0.5, 0.97})
+            QTest::newRow(qPrintable(QString("%1 at %2 %").arg(ext).arg(f * 100))) << QString(ext) << f;
 }
 
 void TestHostileStudio::fullDiskSaveKeepsOldFile() {
@@ -246,21 +248,32 @@ void TestHostileStudio::startupOptionsEnd_data() {
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");  // part of what stderr must say
     const QString shot = "@DIR@/shot.png";
-    QTest::newRow("compare, unreadable file") << QStringList{"--compare", "ec/wavefront,dbs/blocks", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
-    QTest::newRow("compare, missing file") << QStringList{"--compare", "ed/plain,ec/rc", "--screenshot", shot, "@DIR@/missing.png"} << 1 << "missing.png";
-    QTest::newRow("method, unreadable file") << QStringList{"--method", "ed/plain", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
+    QTest::newRow("compare, unreadable file")
+        << QStringList{"--compare", "ec/wavefront,dbs/blocks", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
+    QTest::newRow("compare, missing file")
+        << QStringList{"--compare", "ed/plain,ec/rc", "--screenshot", shot, "@DIR@/missing.png"} << 1 << "missing.png";
+    QTest::newRow("method, unreadable file")
+        << QStringList{"--method", "ed/plain", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
     QTest::newRow("compare, benchmark tab, unreadable file")
-        << QStringList{"--compare", "ed/plain,ec/rc", "--tab", "benchmark", "--screenshot", shot, "@BAD@"} << 1 << "bad.png";
-    QTest::newRow("unknown method") << QStringList{"--method", "ed/nope", "--screenshot", shot, "@GOOD@"} << 2 << "ed/nope";
+        << QStringList{"--compare", "ed/plain,ec/rc", "--tab", "benchmark", "--screenshot", shot, "@BAD@"} << 1
+        << "bad.png";
+    QTest::newRow("unknown method") << QStringList{"--method", "ed/nope", "--screenshot", shot, "@GOOD@"} << 2
+                                    << "ed/nope";
     QTest::newRow("method without variant") << QStringList{"--method", "ed", "--screenshot", shot} << 2 << "'ed'";
-    QTest::newRow("unknown method in compare") << QStringList{"--compare", "ed/plain,xx/yy", "--screenshot", shot} << 2 << "xx/yy";
-    QTest::newRow("method twice in compare") << QStringList{"--compare", "ed/plain,ed/plain", "--screenshot", shot} << 2 << "twice";
+    QTest::newRow("unknown method in compare")
+        << QStringList{"--compare", "ed/plain,xx/yy", "--screenshot", shot} << 2 << "xx/yy";
+    QTest::newRow("method twice in compare")
+        << QStringList{"--compare", "ed/plain,ed/plain", "--screenshot", shot} << 2 << "twice";
     QTest::newRow("five methods in compare")
-        << QStringList{"--compare", "ed/plain,ed/rc,ec/plain,ec/rc,ordered/screen", "--screenshot", shot} << 2 << "up to 4";
+        << QStringList{"--compare", "ed/plain,ed/rc,ec/plain,ec/rc,ordered/screen", "--screenshot", shot} << 2
+        << "up to 4";
     QTest::newRow("empty compare") << QStringList{"--compare", ",", "--screenshot", shot} << 2 << "--compare";
-    QTest::newRow("method and compare") << QStringList{"--method", "ed/plain", "--compare", "ec/rc,ed/rc", "--screenshot", shot} << 2 << "--compare";
+    QTest::newRow("method and compare") << QStringList{"--method",    "ed/plain",     "--compare",
+                                                       "ec/rc,ed/rc", "--screenshot", shot}
+                                        << 2 << "--compare";
     QTest::newRow("unknown device") << QStringList{"--device", "gpx", "--screenshot", shot} << 2 << "gpx";
-    QTest::newRow("gpu for a method without one") << QStringList{"--device", "gpu", "--method", "ordered/screen", "--screenshot", shot} << 2 << "ordered/screen";
+    QTest::newRow("gpu for a method without one")
+        << QStringList{"--device", "gpu", "--method", "ordered/screen", "--screenshot", shot} << 2 << "ordered/screen";
     QTest::newRow("unknown colour") << QStringList{"--color", "purple", "--screenshot", shot} << 2 << "purple";
     for (const char* bad : {"abc", "0x100", "1400", "1400x", "-5x10", "99999x900"})
         QTest::addRow("bad size %s", bad) << QStringList{"--size", bad, "--screenshot", shot} << 2 << QString(bad);
@@ -269,21 +282,29 @@ void TestHostileStudio::startupOptionsEnd_data() {
     QTest::newRow("ui-latency zero") << QStringList{"--ui-latency", "0"} << 2 << "--ui-latency";
     QTest::newRow("ui-latency with a file") << QStringList{"--ui-latency", "64", "@GOOD@"} << 2 << "--ui-latency";
     QTest::newRow("two images") << QStringList{"--screenshot", shot, "@GOOD@", "@BAD@"} << 2 << "one image";
-    QTest::newRow("screenshot into a missing folder") << QStringList{"--screenshot", "@DIR@/no/such/folder/s.png", "@GOOD@"} << 2 << "does not exist";
-    QTest::newRow("screenshot over the image") << QStringList{"--screenshot", "@DIR@/copy.png", "@DIR@/copy.png"} << 2 << "overwrite";
+    QTest::newRow("screenshot into a missing folder")
+        << QStringList{"--screenshot", "@DIR@/no/such/folder/s.png", "@GOOD@"} << 2 << "does not exist";
+    QTest::newRow("screenshot over the image")
+        << QStringList{"--screenshot", "@DIR@/copy.png", "@DIR@/copy.png"} << 2 << "overwrite";
     QTest::newRow("unknown option") << QStringList{"--no-such-option"} << 1 << "no-such-option";
     QTest::newRow("missing value") << QStringList{"--screenshot"} << 1 << "screenshot";
     // A GPU-only variant on a machine without a usable GPU: its run fails, also part-way through --compare.
     for (const MethodInfo& m : Registry::instance().methods())
         if (!m.cpu && m.gpu && !Registry::instance().gpuAvailability().usable) {
             const QString id = QString::fromStdString(m.id());
-            QTest::newRow("compare, GPU-only variant without a GPU") << QStringList{"--compare", "ed/plain," + id, "--screenshot", shot, "@GOOD@"} << 1 << "GPU";
-            QTest::newRow("method, GPU-only variant without a GPU") << QStringList{"--method", id, "--screenshot", shot, "@GOOD@"} << 1 << "GPU";
+            QTest::newRow("compare, GPU-only variant without a GPU")
+                << QStringList{"--compare", "ed/plain," + id, "--screenshot", shot, "@GOOD@"} << 1 << "GPU";
+            QTest::newRow("method, GPU-only variant without a GPU")
+                << QStringList{"--method", id, "--screenshot", shot, "@GOOD@"} << 1 << "GPU";
             break;
         }
     // and the good cases, so that the rows above cannot pass by failing for another reason
-    QTest::newRow("good compare") << QStringList{"--compare", "ed/plain,ec/rc", "--screenshot", shot, "--size", "900x600", "@GOOD@"} << 0 << "";
-    QTest::newRow("good method and tab") << QStringList{"--method", "ec/rc", "--tab", "scheduling", "--device", "cpu", "--screenshot", shot, "@GOOD@"} << 0 << "";
+    QTest::newRow("good compare") << QStringList{"--compare", "ed/plain,ec/rc", "--screenshot", shot,
+                                                 "--size",    "900x600",        "@GOOD@"}
+                                  << 0 << "";
+    QTest::newRow("good method and tab") << QStringList{"--method", "ec/rc",        "--tab", "scheduling", "--device",
+                                                        "cpu",      "--screenshot", shot,    "@GOOD@"}
+                                         << 0 << "";
 }
 
 void TestHostileStudio::startupOptionsEnd() {
@@ -301,7 +322,8 @@ void TestHostileStudio::startupOptionsEnd() {
     const QString good = QString::fromStdString(test::dataPath("page.png"));
     QVERIFY(QFile::copy(good, dir.filePath("copy.png")));
     const QByteArray copyBefore = readAll(dir.filePath("copy.png"));
-    for (QString& a : args) a.replace("@DIR@", dir.path()).replace("@BAD@", dir.filePath("bad.png")).replace("@GOOD@", good);
+    for (QString& a : args)
+        a.replace("@DIR@", dir.path()).replace("@BAD@", dir.filePath("bad.png")).replace("@GOOD@", good);
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
@@ -316,9 +338,11 @@ void TestHostileStudio::startupOptionsEnd() {
     }
     const QString err = QString::fromLocal8Bit(p.readAllStandardError());
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(p.exitCode() == exitCode, qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    QVERIFY2(p.exitCode() == exitCode,
+             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
     QVERIFY2(err.contains(message), qPrintable("stderr: " + err));
-    if (exitCode == 2) QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");
+    if (exitCode == 2)
+        QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");
     if (exitCode == 0) QVERIFY(!QImage(dir.filePath("shot.png")).isNull());
     QCOMPARE(readAll(dir.filePath("copy.png")), copyBefore);  // the input is never overwritten
 #endif

@@ -218,7 +218,8 @@ void TestImageIo::pnmSampleConversion() {
     QVERIFY(io::readImage(writeBytes(path("s1000.pgm"), g), im).isOk());
     QCOMPARE(im.channels[0].data, (std::vector<uint8_t>{0, 1, 128, 255}));
     // maxval 15 (one byte per sample): 15 -> 255, 7 -> (1785 + 7)/15 = 119.
-    QVERIFY(io::readImage(writeBytes(path("s15.pgm"), std::string("P5\n3 1\n15\n") + char(0) + char(7) + char(15)), im).isOk());
+    QVERIFY(io::readImage(writeBytes(path("s15.pgm"), std::string("P5\n3 1\n15\n") + char(0) + char(7) + char(15)), im)
+                .isOk());
     QCOMPARE(im.channels[0].data, (std::vector<uint8_t>{0, 119, 255}));
 }
 
@@ -293,14 +294,22 @@ void TestImageIo::pnmMalformed() {
 void TestImageIo::sampleTypes_data() {
     QTest::addColumn<QString>("ext");
     QTest::addColumn<QString>("type");
-    QTest::newRow("png uint8") << "png" << "uint8";
-    QTest::newRow("png uint16") << "png" << "uint16";
-    QTest::newRow("tif uint8") << "tif" << "uint8";
-    QTest::newRow("tif uint16") << "tif" << "uint16";
-    QTest::newRow("tif half") << "tif" << "half";
-    QTest::newRow("tif float") << "tif" << "float";
-    QTest::newRow("exr half") << "exr" << "half";
-    QTest::newRow("exr float") << "exr" << "float";
+    QTest::newRow("png uint8") << "png"
+                               << "uint8";
+    QTest::newRow("png uint16") << "png"
+                                << "uint16";
+    QTest::newRow("tif uint8") << "tif"
+                               << "uint8";
+    QTest::newRow("tif uint16") << "tif"
+                                << "uint16";
+    QTest::newRow("tif half") << "tif"
+                              << "half";
+    QTest::newRow("tif float") << "tif"
+                               << "float";
+    QTest::newRow("exr half") << "exr"
+                              << "half";
+    QTest::newRow("exr float") << "exr"
+                               << "float";
 }
 
 void TestImageIo::sampleTypes() {
@@ -321,11 +330,15 @@ void TestImageIo::sampleTypes() {
     } else {
         std::vector<float> d(size_t(w) * h);
         const bool half = type == "half";
-        for (auto& v : d) v = half ? float(int(rng() % 1400) - 200) / 1024.0f : float(int(rng() % 1400) - 200) / 1000.0f;
+        for (auto& v : d)
+            v = half ? float(int(rng() % 1400) - 200) / 1024.0f : float(int(rng() % 1400) - 200) / 1000.0f;
         // Spot values: clamp below and above, exact half-way 127.5 rounds up, NaN counts as 0.
         d[0] = -3.0f, d[1] = 7.0f, d[2] = 0.5f, d[3] = 1.0f, d[4] = std::nanf("");
         if (type == "uint8")
-            for (auto& v : d) v = std::isnan(v) ? 0.0f : float(std::clamp(int(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)), 0, 255)) / 255.0f;
+            for (auto& v : d)
+                v = std::isnan(v)
+                        ? 0.0f
+                        : float(std::clamp(int(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)), 0, 255)) / 255.0f;
         for (size_t i = 0; i < d.size(); ++i) {
             const float v = d[i];
             expect[i] = std::isnan(v) ? 0 : uint8_t(std::lround(double(std::clamp(v, 0.0f, 1.0f)) * 255.0));
@@ -333,7 +346,9 @@ void TestImageIo::sampleTypes() {
         QCOMPARE(int(expect[0]), 0);
         QCOMPARE(int(expect[1]), 255);
         if (type != "uint8") QCOMPARE(int(expect[2]), 128);
-        const OIIO::TypeDesc t = type == "uint8" ? OIIO::TypeDesc::UINT8 : half ? OIIO::TypeDesc::HALF : OIIO::TypeDesc::FLOAT;
+        const OIIO::TypeDesc t = type == "uint8" ? OIIO::TypeDesc::UINT8
+                                 : half          ? OIIO::TypeDesc::HALF
+                                                 : OIIO::TypeDesc::FLOAT;
         QVERIFY2(oiioWrite(file, w, h, 1, t, d), OIIO::geterror().c_str());
     }
     Image im;
@@ -448,7 +463,8 @@ void TestImageIo::exifOrientation() {
     const int w = 5, h = 3;
     std::vector<uint8_t> d(size_t(w) * h, 100);
     const uint8_t corner[4] = {10, 20, 30, 40};
-    d[0] = corner[0], d[size_t(w - 1)] = corner[1], d[size_t((h - 1) * w)] = corner[2], d[size_t(h * w - 1)] = corner[3];
+    d[0] = corner[0], d[size_t(w - 1)] = corner[1], d[size_t((h - 1) * w)] = corner[2],
+    d[size_t(h * w - 1)] = corner[3];
     const std::string file = path("o.tif");
     QVERIFY(oiioWrite8(file, w, h, 1, d, [&](OIIO::ImageSpec& s) { s.attribute("Orientation", orientation); }));
     Image im;
@@ -577,13 +593,27 @@ void TestImageIo::writeRefusals_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("space");
     QTest::addColumn<QString>("message");
-    QTest::newRow("rgb to pgm") << "x.pgm" << "rgb" << "PGM holds one gray channel";
-    QTest::newRow("gray levels to pbm") << "x.pbm" << "gray" << "PBM holds only black and white";
-    QTest::newRow("cmyk to ppm") << "x.ppm" << "cmyk" << "PPM cannot hold CMYK";
-    QTest::newRow("cmyk to png") << "x.png" << "cmyk" << "only TIFF output holds CMYK";
-    QTest::newRow("unknown extension") << "x.nosuchformat" << "gray" << "no image format is known";
-    QTest::newRow("no extension") << "noext" << "gray" << "no file extension";
-    QTest::newRow("missing directory") << "missing/x.png" << "gray" << "does not exist";
+    QTest::newRow("rgb to pgm") << "x.pgm"
+                                << "rgb"
+                                << "PGM holds one gray channel";
+    QTest::newRow("gray levels to pbm") << "x.pbm"
+                                        << "gray"
+                                        << "PBM holds only black and white";
+    QTest::newRow("cmyk to ppm") << "x.ppm"
+                                 << "cmyk"
+                                 << "PPM cannot hold CMYK";
+    QTest::newRow("cmyk to png") << "x.png"
+                                 << "cmyk"
+                                 << "only TIFF output holds CMYK";
+    QTest::newRow("unknown extension") << "x.nosuchformat"
+                                       << "gray"
+                                       << "no image format is known";
+    QTest::newRow("no extension") << "noext"
+                                  << "gray"
+                                  << "no file extension";
+    QTest::newRow("missing directory") << "missing/x.png"
+                                       << "gray"
+                                       << "does not exist";
 }
 
 void TestImageIo::writeRefusals() {
@@ -695,10 +725,14 @@ void TestImageIo::hostileFiles_data() {
     QVERIFY(files.size() >= 15);
     for (const QString& f : files) {
         QString msg;
-        if (f.startsWith("huge-100000x100000")) msg = "over the limit";  // the pixel limit; others may fail otherwise
-        else if (f.startsWith("truncated")) msg = f.endsWith(".pgm") ? "truncated" : "";
-        else if (f.startsWith("zero-")) msg = f.endsWith(".pgm") ? "zero size" : "";
-        else if (f == "empty.png") msg = "empty";
+        if (f.startsWith("huge-100000x100000"))
+            msg = "over the limit";  // the pixel limit; others may fail otherwise
+        else if (f.startsWith("truncated"))
+            msg = f.endsWith(".pgm") ? "truncated" : "";
+        else if (f.startsWith("zero-"))
+            msg = f.endsWith(".pgm") ? "zero size" : "";
+        else if (f == "empty.png")
+            msg = "empty";
         QTest::newRow(qPrintable(f)) << dir.filePath(f) << msg;
     }
 }
@@ -713,8 +747,7 @@ void TestImageIo::hostileFiles() {
     QVERIFY2(s.message().rfind("cannot read '" + f + "': ", 0) == 0, s.message().c_str());
     QVERIFY2(s.message().size() > f.size() + 20, s.message().c_str());  // says what is wrong
     QVERIFY(oneLine(s.message()));
-    if (!message.isEmpty())
-        QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
+    if (!message.isEmpty()) QVERIFY2(s.message().find(message.toStdString()) != std::string::npos, s.message().c_str());
 }
 
 void TestImageIo::maxPixels() {
@@ -778,7 +811,8 @@ void TestImageIo::realImages() {
     std::vector<uint8_t> ref(size_t(w) * h * in->spec().nchannels);
     QVERIFY(in->read_image(0, 0, 0, in->spec().nchannels, OIIO::TypeDesc::UINT8, ref.data()));
     for (int c = 0; c < channels; ++c)
-        for (int i = 0; i < w * h; i += 7) QCOMPARE(im.channels[size_t(c)].data[size_t(i)], ref[size_t(i) * in->spec().nchannels + c]);
+        for (int i = 0; i < w * h; i += 7)
+            QCOMPARE(im.channels[size_t(c)].data[size_t(i)], ref[size_t(i) * in->spec().nchannels + c]);
     // PNM round trip of a real image is lossless.
     const std::string pnm = path(channels == 1 ? "real.pgm" : "real.ppm");
     QVERIFY(io::writeImage(pnm, im).isOk());
@@ -794,7 +828,8 @@ void TestImageIo::memoryLimit() {
     ro.maxMemory = 200000;
     Status s = io::readImage(test::dataPath("moon.png"), im, ro);
     QVERIFY(!s.isOk());
-    QVERIFY2(s.message().find("512 x 512") != std::string::npos && s.message().find("over the memory limit") != std::string::npos &&
+    QVERIFY2(s.message().find("512 x 512") != std::string::npos &&
+                 s.message().find("over the memory limit") != std::string::npos &&
                  s.message().find("--max-memory") != std::string::npos,
              s.message().c_str());
     QCOMPARE(im.width(), 0);
@@ -831,7 +866,8 @@ std::vector<uint8_t> webpRgba(int w, int h, int salt) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             uint8_t* q = &p[(size_t(y) * w + x) * 4];
-            q[0] = uint8_t(x * 11 + salt), q[1] = uint8_t(y * 17 + salt), q[2] = uint8_t(200 - x - y), q[3] = uint8_t(255 - ((x + y) % 3) * 60);
+            q[0] = uint8_t(x * 11 + salt), q[1] = uint8_t(y * 17 + salt), q[2] = uint8_t(200 - x - y),
+            q[3] = uint8_t(255 - ((x + y) % 3) * 60);
         }
     return p;
 }
@@ -936,7 +972,8 @@ void TestImageIo::icoLargestEntry() {
     std::string bmp;
     auto le32 = [](uint32_t v) { return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)}; };
     auto le16 = [](uint16_t v) { return std::string{char(v), char(v >> 8)}; };
-    bmp += le32(40) + le32(16) + le32(32) + le16(1) + le16(24) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0);
+    bmp +=
+        le32(40) + le32(16) + le32(32) + le16(1) + le16(24) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0);
     bmp += std::string(16 * 16 * 3, '\x7f') + std::string(16 * 4, '\0');
     std::string ico = le16(0) + le16(1) + le16(2);
     const uint32_t off1 = 6 + 32, off2 = off1 + uint32_t(bmp.size());

@@ -122,7 +122,8 @@ void TestMetrics::psnrLinearLight() {
     QVERIFY(errorDiffuse(src, l, lin, EdVariant::Diffusion).isOk());
     const double gInGamma = filteredPsnr(src, g), lInGamma = filteredPsnr(src, l);
     const double gInLinear = filteredPsnr(src, g, 1.2, 4, true), lInLinear = filteredPsnr(src, l, 1.2, 4, true);
-    qInfo("gamma ED: %.2f dB gamma, %.2f dB linear; linear ED: %.2f dB gamma, %.2f dB linear", gInGamma, gInLinear, lInGamma, lInLinear);
+    qInfo("gamma ED: %.2f dB gamma, %.2f dB linear; linear ED: %.2f dB gamma, %.2f dB linear", gInGamma, gInLinear,
+          lInGamma, lInLinear);
     QVERIFY(lInLinear > lInGamma + 3);
     QVERIFY(gInGamma > gInLinear);
     QVERIFY(lInLinear > gInLinear);

@@ -50,9 +50,11 @@ void TestOrdered::ruleOnRandomImages_data() {
     QTest::addColumn<int>("h");
     QTest::addColumn<int>("sw");
     QTest::addColumn<int>("sh");
-    const int sizes[][4] = {{1, 1, 1, 1}, {1, 31, 3, 5}, {37, 1, 8, 8}, {61, 47, 17, 1}, {100, 33, 64, 64}, {7, 5, 16, 16}};
+    const int sizes[][4] = {{1, 1, 1, 1},    {1, 31, 3, 5},     {37, 1, 8, 8},
+                            {61, 47, 17, 1}, {100, 33, 64, 64}, {7, 5, 16, 16}};
     for (const auto& s : sizes)
-        QTest::newRow(qPrintable(QString("%1x%2 screen %3x%4").arg(s[0]).arg(s[1]).arg(s[2]).arg(s[3]))) << s[0] << s[1] << s[2] << s[3];
+        QTest::newRow(qPrintable(QString("%1x%2 screen %3x%4").arg(s[0]).arg(s[1]).arg(s[2]).arg(s[3])))
+            << s[0] << s[1] << s[2] << s[3];
 }
 
 void TestOrdered::ruleOnRandomImages() {
@@ -96,9 +98,9 @@ void TestOrdered::clusteredDot_data() {
     QTest::addColumn<bool>("elliptic");
     QTest::addColumn<int>("side");
     QTest::newRow("8 at 0") << 8.0 << 0.0 << false << 8;
-    QTest::newRow("8 at 45") << 8.0 << 45.0 << false << 12;  // (6, 6): 72 / 6
+    QTest::newRow("8 at 45") << 8.0 << 45.0 << false << 12;         // (6, 6): 72 / 6
     QTest::newRow("6 at 45 elliptic") << 6.0 << 45.0 << true << 8;  // (4, 4): 32 / 4
-    QTest::newRow("10 at 15") << 10.0 << 15.0 << false << 109;  // (10, 3): 109 / 1
+    QTest::newRow("10 at 15") << 10.0 << 15.0 << false << 109;      // (10, 3): 109 / 1
 }
 
 void TestOrdered::clusteredDot() {
@@ -128,7 +130,8 @@ void TestOrdered::clusteredDot() {
                 clustered += !dst.at(y - 1, x) || !dst.at(y + 1, x) || !dst.at(y, x - 1) || !dst.at(y, x + 1);
             }
     QVERIFY(black > 0);
-    QVERIFY2(clustered * 10 >= black * 7, qPrintable(QString("%1 of %2 black pixels clustered").arg(clustered).arg(black)));
+    QVERIFY2(clustered * 10 >= black * 7,
+             qPrintable(QString("%1 of %2 black pixels clustered").arg(clustered).arg(black)));
 }
 
 void TestOrdered::voidAndCluster() {
@@ -249,8 +252,13 @@ void TestOrdered::specsAndBadInput() {
     QVERIFY(!s.isOk());
     QVERIFY(s.message().find("/nonexistent/screen.pgm") != std::string::npos);
     // Hostile PGMs: each refused with a message, never a crash.
-    const std::vector<std::string> bad = {"", "P5", "P2\n2 2\n255\n0 0 0 0", "P5\n2 2\n65535\n12345678",
-                                          "P5\n4 4\n255\nabc", "P5\n99999999 99999999\n255\n", "P5\n-3 2\n255\n"};
+    const std::vector<std::string> bad = {"",
+                                          "P5",
+                                          "P2\n2 2\n255\n0 0 0 0",
+                                          "P5\n2 2\n65535\n12345678",
+                                          "P5\n4 4\n255\nabc",
+                                          "P5\n99999999 99999999\n255\n",
+                                          "P5\n-3 2\n255\n"};
     for (const std::string& b : bad) {
         s = parsePgm(reinterpret_cast<const uint8_t*>(b.data()), b.size(), t);
         QVERIFY2(!s.isOk() && !s.message().empty(), qPrintable(QString::fromStdString(b)));

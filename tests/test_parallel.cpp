@@ -30,8 +30,8 @@ std::vector<Method> methods() {
     return m;
 }
 
-Status runMethod(const std::string& name, SimdPath simd, const Plane8& src, Plane8& dst, const EdParams& p,
-                 int threads, const RunControl& rc = {}, int blockWidth = 0) {
+Status runMethod(const std::string& name, SimdPath simd, const Plane8& src, Plane8& dst, const EdParams& p, int threads,
+                 const RunControl& rc = {}, int blockWidth = 0) {
     ParallelOptions o;
     o.threads = threads;
     o.simd = simd;
@@ -86,7 +86,7 @@ void TestParallel::matchesReference_data() {
     QTest::addColumn<QString>("kernel");
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("height");
-    const QList<QPair<int, int>> sizes = {{1, 1},   {1, 97},  {97, 1},  {2, 3},   {7, 13},
+    const QList<QPair<int, int>> sizes = {{1, 1},   {1, 97},  {97, 1},    {2, 3},   {7, 13},
                                           {31, 33}, {17, 70}, {257, 129}, {61, 200}};
     for (const Method& m : methods())
         for (const Kernel& k : kernels())
@@ -174,7 +174,8 @@ void TestParallel::tallImageManyBands() {
         for (const Method& m : methods()) {
             Plane8 out;
             QVERIFY(runMethod(m.name == "trapezoid" ? "trapezoid" : "wavefront", m.simd, src, out, p, 3).isOk());
-            QVERIFY2(out.data == ref.data, qPrintable(QString::fromStdString(m.name) + " " + k + ": " + firstDifference(out, ref)));
+            QVERIFY2(out.data == ref.data,
+                     qPrintable(QString::fromStdString(m.name) + " " + k + ": " + firstDifference(out, ref)));
         }
     }
 }
@@ -200,7 +201,8 @@ void TestParallel::floatFloorDivisionIsExact() {
         const int lim = d * 2041 * 16;
         for (int x = -lim; x <= lim; ++x) {
             const int f = int(std::floor(float(x) / float(d)));
-            if (f != floorDiv(x, d)) QFAIL(qPrintable(QString("x=%1 D=%2: %3 vs %4").arg(x).arg(d).arg(f).arg(floorDiv(x, d))));
+            if (f != floorDiv(x, d))
+                QFAIL(qPrintable(QString("x=%1 D=%2: %3 vs %4").arg(x).arg(d).arg(f).arg(floorDiv(x, d))));
         }
     }
 }
@@ -247,7 +249,8 @@ void TestParallel::cancellation() {
         const StopToken token = rc2.stop;
         rc2.onProgress = [token](const Progress&) { token.requestStop(); };
         const Status st = runMethod(name, m.simd, src, out, p, 2, rc2, name == "trapezoid" ? 8 : 0);
-        QVERIFY2(st.isCancelled(), qPrintable(QString::fromStdString(m.name) + ": " + QString::fromStdString(st.message())));
+        QVERIFY2(st.isCancelled(),
+                 qPrintable(QString::fromStdString(m.name) + ": " + QString::fromStdString(st.message())));
     }
 }
 
@@ -301,7 +304,8 @@ void TestParallel::registryEntries() {
         EdParams p;
         p.kernel = "burkes";
         p.levels = 3;
-        for (int c = 0; c < 3; ++c) QCOMPARE(res.image.channels[size_t(c)].data, referenceErrorDiffusion(rgb.channels[size_t(c)], p).data);
+        for (int c = 0; c < 3; ++c)
+            QCOMPARE(res.image.channels[size_t(c)].data, referenceErrorDiffusion(rgb.channels[size_t(c)], p).data);
     }
     const MethodInfo* w = r.find("ec", "wavefront");
     ParamValues bad;

@@ -78,8 +78,10 @@ void TestRegistryExact::randomAwkwardSizes_data() {
     QTest::addColumn<int>("device");
     const bool gpu = Registry::instance().gpuAvailability().usable;
     for (const MethodInfo* m : exactMethods()) {
-        if (m->cpu) QTest::newRow(qPrintable(QString::fromStdString(m->id() + " cpu"))) << QString::fromStdString(m->id()) << 0;
-        if (m->gpu && gpu) QTest::newRow(qPrintable(QString::fromStdString(m->id() + " gpu"))) << QString::fromStdString(m->id()) << 1;
+        if (m->cpu)
+            QTest::newRow(qPrintable(QString::fromStdString(m->id() + " cpu"))) << QString::fromStdString(m->id()) << 0;
+        if (m->gpu && gpu)
+            QTest::newRow(qPrintable(QString::fromStdString(m->id() + " gpu"))) << QString::fromStdString(m->id()) << 1;
     }
 }
 
@@ -112,11 +114,25 @@ void TestRegistryExact::randomAwkwardSizes() {
                             if (!m->param("threads") && threads != 1) continue;
                             Plane8 out;
                             const Status s = runPlane(*m, device ? Device::Gpu : Device::Cpu, src, p, threads, out);
-                            if (!s) QFAIL(qPrintable(QString("%1 %2x%3 %4 L%5: %6").arg(id).arg(w).arg(h).arg(QString::fromStdString(k.name)).arg(levels).arg(QString::fromStdString(s.message()))));
+                            if (!s)
+                                QFAIL(qPrintable(QString("%1 %2x%3 %4 L%5: %6")
+                                                     .arg(id)
+                                                     .arg(w)
+                                                     .arg(h)
+                                                     .arg(QString::fromStdString(k.name))
+                                                     .arg(levels)
+                                                     .arg(QString::fromStdString(s.message()))));
                             if (out.data != ref.data)
-                                QFAIL(qPrintable(QString("%1 differs from the reference: %2x%3 kernel %4 L%5 %6 %7 threads %8")
-                                                     .arg(id).arg(w).arg(h).arg(QString::fromStdString(k.name)).arg(levels)
-                                                     .arg(linear ? "linear" : "gamma").arg(serp ? "serpentine" : "raster").arg(threads)));
+                                QFAIL(qPrintable(
+                                    QString("%1 differs from the reference: %2x%3 kernel %4 L%5 %6 %7 threads %8")
+                                        .arg(id)
+                                        .arg(w)
+                                        .arg(h)
+                                        .arg(QString::fromStdString(k.name))
+                                        .arg(levels)
+                                        .arg(linear ? "linear" : "gamma")
+                                        .arg(serp ? "serpentine" : "raster")
+                                        .arg(threads)));
                             ++compared;
                         }
                     }
@@ -153,7 +169,8 @@ void TestRegistryExact::realImages() {
                         QVERIFY(runPlane(*m, device ? Device::Gpu : Device::Cpu, ch, p, 2, out).isOk());
                         if (out.data != ref.data)
                             QFAIL(qPrintable(QString("%1 on %2 (%3 L%4) differs from the reference")
-                                                 .arg(QString::fromStdString(m->id()), file, kernel).arg(levels)));
+                                                 .arg(QString::fromStdString(m->id()), file, kernel)
+                                                 .arg(levels)));
                     }
                 }
             }

@@ -40,7 +40,8 @@ void TestSchedule::everyScheduleIsValid_data() {
                 // default blocks, small odd blocks, and blocks larger than the image
                 const QList<QPair<int, int>> blocks = {{0, 0}, {5, 3}, {3, 7}, {64, 64}};
                 for (const auto& b : blocks) {
-                    if ((s == "raster" || s == "serpentine" || s == "k-delay" || s == "knight") && b.first != 0) continue;
+                    if ((s == "raster" || s == "serpentine" || s == "k-delay" || s == "knight") && b.first != 0)
+                        continue;
                     for (int threads : {1, 3}) {
                         if (s != "trapezoid" && threads != 1) continue;
                         QTest::addRow("%s/%s/%dx%d/b%dx%d/t%d", s.c_str(), k.name.c_str(), sz.first, sz.second, b.first,

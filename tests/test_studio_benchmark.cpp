@@ -128,7 +128,8 @@ void TestStudioBenchmark::gpuOnlyVariantsWithoutGpu() {
     for (const MethodInfo& m : reg.methods())
         if (!m.cpu && m.gpu) gpuOnly << QString::fromStdString(m.id());
     if (gpuOnly.isEmpty()) {  // a build without CUDA: a GPU-only variant of our own
-        reg.attachGpu("ec", "gpu-only-test", [](const Plane8&, Plane8&, const ParamValues&, const RunControl&) { return Status::ok(); });
+        reg.attachGpu("ec", "gpu-only-test",
+                      [](const Plane8&, Plane8&, const ParamValues&, const RunControl&) { return Status::ok(); });
         gpuOnly << "ec/gpu-only-test";
     }
     {
@@ -154,7 +155,8 @@ void TestStudioBenchmark::gpuOnlyVariantsWithoutGpu() {
         QCOMPARE(panel.points().size(), 1);
         QCOMPARE(panel.points().front().methodId, QString("ed/plain"));
         const QString skipped = panel.skippedText();
-        QVERIFY2(skipped.contains(gpuOnly.front()) && skipped.contains(QString::fromStdString(none.reason)), qPrintable(skipped));
+        QVERIFY2(skipped.contains(gpuOnly.front()) && skipped.contains(QString::fromStdString(none.reason)),
+                 qPrintable(skipped));
         auto* label = panel.findChild<QLabel*>("benchSkipped");
         QVERIFY(label && label->text() == skipped);
     }
@@ -172,7 +174,8 @@ void TestStudioBenchmark::legendsOutsideAndOnlyWithData() {
         QVERIFY2(!p->legend->visible(), "an empty legend before the first sweep");
         bool hint = false;
         for (int i = 0; i < p->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->visible() && t->text().contains("Run sweep")) hint = true;
+            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->visible() && t->text().contains("Run sweep"))
+                hint = true;
         QVERIFY(hint);
     }
     QSignalSpy finished(&panel, &BenchmarkPanel::sweepFinished);
@@ -186,11 +189,18 @@ void TestStudioBenchmark::legendsOutsideAndOnlyWithData() {
         const QRect data = p->axisRect()->outerRect(), legend = p->legend->outerRect();
         QVERIFY(legend.width() > 0 && legend.height() > 0);
         QVERIFY2(!data.intersects(legend), qPrintable(QString("legend %1,%2 %3x%4 over the axes %5,%6 %7x%8")
-                                                        .arg(legend.x()).arg(legend.y()).arg(legend.width()).arg(legend.height())
-                                                        .arg(data.x()).arg(data.y()).arg(data.width()).arg(data.height())));
+                                                          .arg(legend.x())
+                                                          .arg(legend.y())
+                                                          .arg(legend.width())
+                                                          .arg(legend.height())
+                                                          .arg(data.x())
+                                                          .arg(data.y())
+                                                          .arg(data.width())
+                                                          .arg(data.height())));
         QVERIFY(p->rect().contains(legend));  // and inside the chart widget
         for (int i = 0; i < p->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->text().contains("Run sweep")) QVERIFY(!t->visible());
+            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->text().contains("Run sweep"))
+                QVERIFY(!t->visible());
     }
 }
 
@@ -209,7 +219,8 @@ void TestStudioBenchmark::moreRepeatsAtSmallSizes() {
     QVERIFY(finished.wait(60000));
     QCOMPARE(panel.points().size(), 2);
     for (const BenchPoint& p : panel.points()) {
-        QVERIFY2(p.repeats >= 3 && p.repeats <= BenchmarkPanel::autoRepeats(p.size), qPrintable(QString::number(p.repeats)));
+        QVERIFY2(p.repeats >= 3 && p.repeats <= BenchmarkPanel::autoRepeats(p.size),
+                 qPrintable(QString::number(p.repeats)));
         if (p.size == 16) QCOMPARE(p.repeats, BenchmarkPanel::autoRepeats(16));  // 16 x 16 runs in microseconds
     }
     // a fixed count is kept
@@ -239,7 +250,8 @@ void TestStudioBenchmark::exportsSayWhatWasMeasured() {
     if (cpuinfo.open(QIODevice::ReadOnly))
         for (const QByteArray& l : cpuinfo.readAll().split('\n'))
             if (l.startsWith("model name")) {
-                QVERIFY2(machine.startsWith(QString::fromUtf8(l.mid(l.indexOf(':') + 1)).simplified()), qPrintable(machine));
+                QVERIFY2(machine.startsWith(QString::fromUtf8(l.mid(l.indexOf(':') + 1)).simplified()),
+                         qPrintable(machine));
                 break;
             }
     QVERIFY(!contextValue(context, "GPU").isEmpty());

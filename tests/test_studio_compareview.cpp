@@ -52,7 +52,8 @@ void TestStudioCompareView::wheelZoomSyncsAllPanes() {
     const double before = view.viewState()->zoom();
     const QPointF at(r1->width() / 3.0, r1->height() / 4.0);
     const QPointF imageUnder = r1->mapToImage(at);
-    QWheelEvent wheel(at, r1->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(at, r1->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
     QApplication::sendEvent(r1, &wheel);
     QVERIFY(view.viewState()->zoom() > before);
     // The image point under the cursor stays under the cursor (to a rounding of one screen pixel).

@@ -70,8 +70,10 @@ void TestStudioHvsFilter::matchesDirect2D() {
             double acc = 0;
             for (int i = -radius; i <= radius; ++i)
                 for (int j = -radius; j <= radius; ++j)
-                    acc += t[size_t(i + radius)] * t[size_t(j + radius)] * src.at(std::clamp(y + i, 0, h - 1), std::clamp(x + j, 0, w - 1));
-            QVERIFY2(std::abs(int(out.at(y, x)) - int(std::lround(acc))) <= 1, qPrintable(QString("(%1,%2)").arg(y).arg(x)));
+                    acc += t[size_t(i + radius)] * t[size_t(j + radius)] *
+                           src.at(std::clamp(y + i, 0, h - 1), std::clamp(x + j, 0, w - 1));
+            QVERIFY2(std::abs(int(out.at(y, x)) - int(std::lround(acc))) <= 1,
+                     qPrintable(QString("(%1,%2)").arg(y).arg(x)));
             if (sigma == 0) QCOMPARE(out.at(y, x), src.at(y, x));
         }
 }

@@ -43,7 +43,8 @@ void TestStudioJobRunner::runMatchesReference_data() {
             for (int L : {2, 3}) {
                 const QSize s = sizes[i++ % sizes.size()];
                 QTest::addRow("%s %s L%d %dx%d", m.id().c_str(), k, L, s.width(), s.height())
-                    << QString::fromStdString(m.method) << QString::fromStdString(m.variant) << k << L << s.width() << s.height();
+                    << QString::fromStdString(m.method) << QString::fromStdString(m.variant) << k << L << s.width()
+                    << s.height();
             }
     }
 }
@@ -225,7 +226,8 @@ void TestStudioJobRunner::descriptionsTellResultsApart() {
     QVERIFY(d.longText.contains("Kernel: jarvis"));
     QVERIFY(!d.longText.contains("Kernel: jarvis (default)"));
     QVERIFY(d.longText.contains("Linear light: on"));
-    QCOMPARE(describeResult(*ed, p, ColorMode::CMYK, std::nullopt).shortText, QString("ed/plain jarvis, CMYK, 4 levels, linear"));
+    QCOMPARE(describeResult(*ed, p, ColorMode::CMYK, std::nullopt).shortText,
+             QString("ed/plain jarvis, CMYK, 4 levels, linear"));
     // Parameters that change only the speed stay out of the short form.
     for (const MethodInfo& m : Registry::instance().methods())
         if (m.param("threads")) {
@@ -252,7 +254,8 @@ void TestStudioJobRunner::psnrOfCopyIsInfinite() {
     r.perceived = false;
     JobResult out;
     QVERIFY(runJob(r, {}, out).isOk());
-    QVERIFY2(out.psnrDb > 5 && out.psnrDb < 40, qPrintable(QString::number(out.psnrDb)));  // measured even without the view
+    QVERIFY2(out.psnrDb > 5 && out.psnrDb < 40,
+             qPrintable(QString::number(out.psnrDb)));  // measured even without the view
     // A CMYK halftone is measured as shown (RGB), like an RGB one: its near-empty ink planes do not flatter it.
     Image colour;
     colour.space = ColorSpace::RGB;

@@ -71,7 +71,8 @@ void TestStudioMainWindow::badFilesShowErrorDialog_data() {
     QTest::newRow("missing") << QString("/nonexistent/dir/none.png") << QString();
     QTest::newRow("text as png") << QString("TEXT") << QString();
     const QDir hostile(QStringLiteral(HALFTONE_TEST_DATA_DIR "/hostile"));
-    for (const QString& f : hostile.entryList(QDir::Files)) QTest::newRow(qPrintable("hostile/" + f)) << hostile.filePath(f) << QString();
+    for (const QString& f : hostile.entryList(QDir::Files))
+        QTest::newRow(qPrintable("hostile/" + f)) << hostile.filePath(f) << QString();
 }
 
 void TestStudioMainWindow::badFilesShowErrorDialog() {
@@ -94,7 +95,7 @@ void TestStudioMainWindow::badFilesShowErrorDialog() {
     QTRY_VERIFY_WITH_TIMEOUT(error.count() + loaded.count() > 0, 120000);
     QVERIFY2(error.count() == 1, "a broken file was accepted without an error dialog");
     const QString text = error.at(0).at(0).toString();
-    QVERIFY2(text.contains(QFileInfo(path).fileName()), qPrintable(text));  // names the file
+    QVERIFY2(text.contains(QFileInfo(path).fileName()), qPrintable(text));            // names the file
     QVERIFY2(text.size() > QFileInfo(path).fileName().size() + 5, qPrintable(text));  // and the problem
     QMessageBox* box = w.errorBox();
     QVERIFY(box);
@@ -147,7 +148,8 @@ void TestStudioMainWindow::cancelKeepsWindowUsable() {
     QSignalSpy shown(&w, &MainWindow::resultShown);
     QSignalSpy failed(&w, &MainWindow::runFailed);
     QVERIFY(w.methodPanel()->setMethod("zz-slow", "rows"));
-    w.setImage(Image::gray(test::randomPlane(16, 3000, test::freshSeed("window cancel"))), "tall");  // 9 s if not cancelled
+    w.setImage(Image::gray(test::randomPlane(16, 3000, test::freshSeed("window cancel"))),
+               "tall");  // 9 s if not cancelled
     QVERIFY(loaded.wait(10000));
     QTest::qWait(150);
     QVERIFY(w.jobs()->busy());
@@ -333,7 +335,8 @@ void TestStudioMainWindow::fourPinsHaveDistinctLabels() {
         QCOMPARE(list.size(), 4);
         QCOMPARE(QSet<QString>(list.begin(), list.end()).size(), 4);
     }
-    QVERIFY2(shortTexts[0].contains("CMYK") && shortTexts[1].contains("RGB") && shortTexts[2].contains("gray"), qPrintable(shortTexts.join(" | ")));
+    QVERIFY2(shortTexts[0].contains("CMYK") && shortTexts[1].contains("RGB") && shortTexts[2].contains("gray"),
+             qPrintable(shortTexts.join(" | ")));
     QVERIFY(shortTexts[3].contains("jarvis"));
     QVERIFY(!shortTexts[2].contains("jarvis"));
     for (const QString& t : shortTexts) QVERIFY2(t.contains("ed/plain") && t.contains("[cpu]"), qPrintable(t));
@@ -357,8 +360,9 @@ void TestStudioMainWindow::fourPinsHaveDistinctLabels() {
     QSignalSpy dropped(&w, &MainWindow::pinDropped);
     w.pinCurrent();
     QCOMPARE(dropped.count(), 1);
-    QVERIFY2(w.statusBar()->currentMessage().contains("Pin dropped") && w.statusBar()->currentMessage().contains("CMYK"),
-             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY2(
+        w.statusBar()->currentMessage().contains("Pin dropped") && w.statusBar()->currentMessage().contains("CMYK"),
+        qPrintable(w.statusBar()->currentMessage()));
     QCOMPARE(w.pinnedResults().size(), 3);
 }
 
@@ -369,9 +373,11 @@ void TestStudioMainWindow::statusColourHintFollowsMode() {
     QSignalSpy loaded(&w, &MainWindow::imageLoaded);
     w.setImage(colourPicture(20, 10), "colour");
     QVERIFY(loaded.wait(10000));
-    QVERIFY2(w.statusBar()->currentMessage().contains("Choose RGB or CMYK"), qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY2(w.statusBar()->currentMessage().contains("Choose RGB or CMYK"),
+             qPrintable(w.statusBar()->currentMessage()));
     w.methodPanel()->setColorMode(ColorMode::RGB);
-    QVERIFY2(!w.statusBar()->currentMessage().contains("Choose RGB or CMYK"), qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY2(!w.statusBar()->currentMessage().contains("Choose RGB or CMYK"),
+             qPrintable(w.statusBar()->currentMessage()));
     w.methodPanel()->setColorMode(ColorMode::Gray);
     QVERIFY(w.statusBar()->currentMessage().contains("Choose RGB or CMYK"));
 }
@@ -380,7 +386,10 @@ void TestStudioMainWindow::statusRunNoteClearedByLaterRun() {
     if (Registry::instance().gpuAvailability().usable) QSKIP("a usable GPU runs GPU requests without a note");
     const MethodInfo* both = nullptr;
     for (const MethodInfo& m : Registry::instance().methods())
-        if (m.cpu && m.gpu && m.family == "error-diffusion") { both = &m; break; }
+        if (m.cpu && m.gpu && m.family == "error-diffusion") {
+            both = &m;
+            break;
+        }
     if (!both) QSKIP("this build has no method with both a CPU and a GPU path");
     MainWindow w(Registry::instance());
     w.setAutoRun(false);
@@ -452,7 +461,8 @@ void TestStudioMainWindow::saveAdviceAndCmykPng() {
     QVERIFY(!w.saveResult(dir.filePath("x.pbm")));
     const QString advice = w.lastError();
     w.errorBox()->close();
-    QVERIFY2(advice.contains("PNG, TIFF or PGM") && !advice.contains("--") && !advice.contains("PPM"), qPrintable(advice));
+    QVERIFY2(advice.contains("PNG, TIFF or PGM") && !advice.contains("--") && !advice.contains("PPM"),
+             qPrintable(advice));
     QVERIFY(!w.saveFilters().join(";").contains("*.pbm"));
     // CMYK to PNG: converted to RGB and said so.
     w.methodPanel()->setColorMode(ColorMode::CMYK);
@@ -487,7 +497,8 @@ void TestStudioMainWindow::cancelMarksPreviousResult() {
     w.cancelAction()->trigger();
     QVERIFY(failed.wait(5000));
     QVERIFY(w.currentIsStale());
-    QVERIFY2(w.compareView()->resultPane(0)->label().contains("Previous result"), qPrintable(w.compareView()->resultPane(0)->label()));
+    QVERIFY2(w.compareView()->resultPane(0)->label().contains("Previous result"),
+             qPrintable(w.compareView()->resultPane(0)->label()));
     QVERIFY(w.statusBar()->currentMessage().contains("previous one"));
     QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
     QVERIFY(runAndWait(w));
@@ -574,7 +585,8 @@ void TestStudioMainWindow::screenshotOption() {
     env.insert("QT_QPA_PLATFORM", "offscreen");
     env.insert("XDG_CONFIG_HOME", dir.filePath("config"));
     p.setProcessEnvironment(env);
-    p.start(HALFTONE_STUDIO_EXE, {"--screenshot", path, "--size", "1200x800", "--method", "ec/rc", QString::fromStdString(test::dataPath("page.png"))});
+    p.start(HALFTONE_STUDIO_EXE, {"--screenshot", path, "--size", "1200x800", "--method", "ec/rc",
+                                  QString::fromStdString(test::dataPath("page.png"))});
     QVERIFY(p.waitForFinished(60000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QImage shot(path);

@@ -68,12 +68,14 @@ std::string shown(const MethodPanel& panel, const ParamSpec& p) {
 /// A value other than the default that the spec accepts, in the form setParam takes.
 QVariant otherValue(const ParamSpec& p) {
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return qlonglong(p.def + 1 <= p.max ? p.def + 1 : p.def - 1);
+        case ParamSpec::Kind::Int:
+            return qlonglong(p.def + 1 <= p.max ? p.def + 1 : p.def - 1);
         case ParamSpec::Kind::Real: {
             const double step = std::max(0.01, std::round((p.max - p.min) / 7.0 * 100) / 100);
             return p.def + step <= p.max ? p.def + step : p.def - step;
         }
-        case ParamSpec::Kind::Bool: return p.def == 0;
+        case ParamSpec::Kind::Bool:
+            return p.def == 0;
         case ParamSpec::Kind::Choice:
             return p.choices.size() < 2 ? QVariant() : QString::fromStdString(p.choices[p.def == 0 ? 1 : 0]);
         case ParamSpec::Kind::Text:
@@ -86,10 +88,14 @@ QVariant otherValue(const ParamSpec& p) {
 
 std::string asText(const ParamSpec& p, const QVariant& v) {
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return paramText(int64_t(v.toLongLong()));
-        case ParamSpec::Kind::Real: return paramText(v.toDouble());
-        case ParamSpec::Kind::Bool: return paramText(v.toBool());
-        default: return v.toString().toStdString();
+        case ParamSpec::Kind::Int:
+            return paramText(int64_t(v.toLongLong()));
+        case ParamSpec::Kind::Real:
+            return paramText(v.toDouble());
+        case ParamSpec::Kind::Bool:
+            return paramText(v.toBool());
+        default:
+            return v.toString().toStdString();
     }
 }
 
@@ -106,7 +112,9 @@ void addPairs() {
     const auto& all = Registry::instance().methods();
     for (const MethodInfo& a : all)
         for (const MethodInfo& b : all)
-            if (&a != &b) QTest::newRow((a.id() + " -> " + b.id()).c_str()) << QString::fromStdString(a.id()) << QString::fromStdString(b.id());
+            if (&a != &b)
+                QTest::newRow((a.id() + " -> " + b.id()).c_str())
+                    << QString::fromStdString(a.id()) << QString::fromStdString(b.id());
 }
 
 /// Makes the registry report a usable GPU for its lifetime.
@@ -124,7 +132,9 @@ private:
     GpuAvailability saved_;
 };
 
-bool select(MethodPanel& panel, const QString& id) { return panel.setMethod(id.section('/', 0, 0), id.section('/', 1)); }
+bool select(MethodPanel& panel, const QString& id) {
+    return panel.setMethod(id.section('/', 0, 0), id.section('/', 1));
+}
 
 }  // namespace
 
@@ -183,7 +193,9 @@ void TestStudioMethodPanel::widgetsMatchSpecs() {
                 QVERIFY(std::abs(d->value() - p.def) < 1e-4);
                 break;
             }
-            case ParamSpec::Kind::Bool: QVERIFY(qobject_cast<QCheckBox*>(w)); break;
+            case ParamSpec::Kind::Bool:
+                QVERIFY(qobject_cast<QCheckBox*>(w));
+                break;
             case ParamSpec::Kind::Choice: {
                 auto* c = qobject_cast<QComboBox*>(w);
                 QVERIFY(c);
@@ -321,9 +333,9 @@ void TestStudioMethodPanel::switchStartsFromDefaults() {
         if (p.key == "threads") continue;
         const std::string v = shown(panel, p);
         QVERIFY2(sameValue(p, v, p.defaultText()),
-                 qPrintable(QString("%1: %2 shows '%3', its default is '%4'").arg(to, QString::fromStdString(p.key),
-                                                                                 QString::fromStdString(v),
-                                                                                 QString::fromStdString(p.defaultText()))));
+                 qPrintable(QString("%1: %2 shows '%3', its default is '%4'")
+                                .arg(to, QString::fromStdString(p.key), QString::fromStdString(v),
+                                     QString::fromStdString(p.defaultText()))));
     }
 }
 
@@ -396,7 +408,8 @@ void TestStudioMethodPanel::onlyApplicableParamsShown() {
     MethodPanel panel(Registry::instance());
     QVERIFY(panel.setMethod("dbs", "sequential"));
     QVERIFY(panel.isParamShown("sigma"));
-    for (const char* k : {"distance", "dpi", "luminance", "margin", "screen", "seed"}) QVERIFY2(!panel.isParamShown(k), k);
+    for (const char* k : {"distance", "dpi", "luminance", "margin", "screen", "seed"})
+        QVERIFY2(!panel.isParamShown(k), k);
     QVERIFY(!panel.paramWidget("block"));  // no blocks in raster order
     QVERIFY(panel.isParamShown("start"));
     QVERIFY(panel.setParam("hvs", "nasanen"));
@@ -416,7 +429,8 @@ void TestStudioMethodPanel::onlyApplicableParamsShown() {
         const ParamValues v = panel.params();
         for (const ParamSpec& p : m->params)
             if (p.key != "threads")
-                QVERIFY2(panel.isParamShown(QString::fromStdString(p.key)) == m->paramApplies(p, v), (m->id() + " " + p.key).c_str());
+                QVERIFY2(panel.isParamShown(QString::fromStdString(p.key)) == m->paramApplies(p, v),
+                         (m->id() + " " + p.key).c_str());
     }
 }
 
@@ -471,8 +485,8 @@ void TestStudioMethodPanel::namesAndDescriptions() {
     Registry& r = Registry::instance();
     // Words a user of the studio cannot follow: internal names, file paths, section numbers, project history.
     // Regular expressions, each matched at the start of a word.
-    const QStringList banned = {"seed [01]", "c_pp", "c_pe", "CTA", "O\\(width\\)", "SPEC", "section", "\\.md",
-                                "[Oo]urs", "issue", "session"};
+    const QStringList banned = {"seed [01]", "c_pp",  "c_pe",    "CTA",   "O\\(width\\)", "SPEC",
+                                "section",   "\\.md", "[Oo]urs", "issue", "session"};
     for (const MethodInfo& m : r.methods()) {
         if (m.method.rfind("zz-", 0) == 0) continue;  // registered by this test
         QStringList texts = {QString::fromStdString(m.description)};
@@ -480,7 +494,8 @@ void TestStudioMethodPanel::namesAndDescriptions() {
         QVERIFY2(!m.description.empty(), m.id().c_str());
         for (const QString& t : texts)
             for (const QString& b : banned)
-                QVERIFY2(!t.contains(QRegularExpression("(^|\\W)" + b)), qPrintable(QString("%1: '%2' in \"%3\"").arg(QString::fromStdString(m.id()), b, t)));
+                QVERIFY2(!t.contains(QRegularExpression("(^|\\W)" + b)),
+                         qPrintable(QString("%1: '%2' in \"%3\"").arg(QString::fromStdString(m.id()), b, t)));
     }
     for (const char* m : {"ed", "ec", "ordered", "dbs"}) QVERIFY2(r.displayName(m).size() > 8, m);
     QCOMPARE(r.displayName("ed"), std::string("Error diffusion"));

@@ -124,9 +124,10 @@ void TestStudioQualityPanel::exportsSayWhatWasMeasured() {
     QFile f(dir.filePath("q.csv"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString csv = QString::fromUtf8(f.readAll());
-    for (const QString& needle : {QString("# image: colour test picture"), QString("# image size: 64 x 40"), QString("ed/plain jarvis, RGB, linear"),
-                                  QString("colour mode: RGB, linear light"), QString("Kernel: jarvis"), QString("# machine: "), QString("# date: "),
-                                  QString("table,"), QString("tone,"), QString("spectrum,")})
+    for (const QString& needle :
+         {QString("# image: colour test picture"), QString("# image size: 64 x 40"),
+          QString("ed/plain jarvis, RGB, linear"), QString("colour mode: RGB, linear light"), QString("Kernel: jarvis"),
+          QString("# machine: "), QString("# date: "), QString("table,"), QString("tone,"), QString("spectrum,")})
         QVERIFY2(csv.contains(needle), qPrintable(needle));
     QVERIFY2(panel.exportPng(dir.filePath("q.png"), &err), qPrintable(err));
     const QImage png(dir.filePath("q.png"));

@@ -54,7 +54,8 @@ void TestStudioScheduleView::stepsMatchModel() {
     ScheduleView view;
     const bool ok = view.configure(schedule, kernel, w, h);
     Schedule model;
-    const Status s = makeSchedule(schedule.toStdString(), w, h, *findKernel(kernel.toStdString()), view.options(), model);
+    const Status s =
+        makeSchedule(schedule.toStdString(), w, h, *findKernel(kernel.toStdString()), view.options(), model);
     QCOMPARE(ok, s.isOk());
     if (!s.isOk()) {
         // The view says what the model said.
@@ -79,7 +80,8 @@ void TestStudioScheduleView::stepsMatchModel() {
 
 void TestStudioScheduleView::knightRamp() {
     // Deshpande, Misra and Narayanan: the knight's-move order on Floyd-Steinberg runs 1,1,2,2,3,3,... pixels per step.
-    if (!scheduleNames().empty() && std::find(scheduleNames().begin(), scheduleNames().end(), "knight") == scheduleNames().end())
+    if (!scheduleNames().empty() &&
+        std::find(scheduleNames().begin(), scheduleNames().end(), "knight") == scheduleNames().end())
         QSKIP("the schedule model has no knight schedule");
     ScheduleView view;
     QVERIFY(view.configure("knight", "floyd-steinberg", 40, 12));
@@ -166,7 +168,8 @@ void TestStudioScheduleView::integerTicks_data() {
     QTest::addColumn<int>("h");
     for (const std::string& name : scheduleNames())
         for (QSize sz : {QSize(24, 12), QSize(1, 1), QSize(3, 2), QSize(97, 61)})
-            QTest::addRow("%s %dx%d", name.c_str(), sz.width(), sz.height()) << QString::fromStdString(name) << sz.width() << sz.height();
+            QTest::addRow("%s %dx%d", name.c_str(), sz.width(), sz.height())
+                << QString::fromStdString(name) << sz.width() << sz.height();
 }
 
 void TestStudioScheduleView::integerTicks() {
@@ -179,8 +182,20 @@ void TestStudioScheduleView::integerTicks() {
     view.plot()->replot();
     const QVector<double> x = view.plot()->xAxis->tickVector(), y = view.plot()->yAxis->tickVector();
     QVERIFY(!y.isEmpty());
-    QVERIFY2(allIntegers(x), qPrintable(QString("step ticks %1").arg(QStringList([&] { QStringList l; for (double v : x) l << QString::number(v); return l; }()).join(' '))));
-    QVERIFY2(allIntegers(y), qPrintable(QString("unit ticks %1").arg(QStringList([&] { QStringList l; for (double v : y) l << QString::number(v); return l; }()).join(' '))));
+    QVERIFY2(allIntegers(x), qPrintable(QString("step ticks %1")
+                                            .arg(QStringList([&] {
+                                                     QStringList l;
+                                                     for (double v : x) l << QString::number(v);
+                                                     return l;
+                                                 }())
+                                                     .join(' '))));
+    QVERIFY2(allIntegers(y), qPrintable(QString("unit ticks %1")
+                                            .arg(QStringList([&] {
+                                                     QStringList l;
+                                                     for (double v : y) l << QString::number(v);
+                                                     return l;
+                                                 }())
+                                                     .join(' '))));
     QVERIFY(!view.plot()->yAxis->subTicks());  // no marks between whole numbers either
 }
 
@@ -192,7 +207,9 @@ void TestStudioScheduleView::gridSizeIsLabelled() {
         QLabel* l = buddyLabel(&view, spin);
         QVERIFY2(l, name);
         const QString text = l->text().remove('&').toLower();
-        const QString want = QString(name).contains("Width") ? "width" : QString(name).contains("Height") ? "height" : "delay";
+        const QString want = QString(name).contains("Width")    ? "width"
+                             : QString(name).contains("Height") ? "height"
+                                                                : "delay";
         QVERIFY2(text.contains(want), qPrintable(name + QString(": ") + text));
     }
 }
@@ -214,8 +231,12 @@ void TestStudioScheduleView::stencilCaptionFits() {
             QVERIFY(caption->text().contains(QString::number(k.minimalDelay())));
             // the whole wrapped caption fits in the height it was given
             QVERIFY2(caption->height() >= caption->heightForWidth(caption->width()),
-                     qPrintable(QString("%1 at %2x%3: %4 < %5").arg(QString::fromStdString(k.name)).arg(size.width()).arg(size.height())
-                                    .arg(caption->height()).arg(caption->heightForWidth(caption->width()))));
+                     qPrintable(QString("%1 at %2x%3: %4 < %5")
+                                    .arg(QString::fromStdString(k.name))
+                                    .arg(size.width())
+                                    .arg(size.height())
+                                    .arg(caption->height())
+                                    .arg(caption->heightForWidth(caption->width()))));
             QVERIFY(caption->isVisible());
         }
     }

@@ -36,9 +36,12 @@ inline Plane8 randomPlane(int w, int h, uint64_t seed) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             uint8_t v;
-            if (mode == 0) v = uint8_t(rng());
-            else if (mode == 1) v = uint8_t((x * 255) / std::max(1, w - 1));
-            else v = (rng() % 4 == 0) ? uint8_t(rng()) : uint8_t(((x / 3 + y / 5) * 37) & 255);
+            if (mode == 0)
+                v = uint8_t(rng());
+            else if (mode == 1)
+                v = uint8_t((x * 255) / std::max(1, w - 1));
+            else
+                v = (rng() % 4 == 0) ? uint8_t(rng()) : uint8_t(((x / 3 + y / 5) * 37) & 255);
             p.at(y, x) = v;
         }
     return p;

@@ -36,14 +36,15 @@ Plane8 benchImage(int n) {
     std::mt19937 rng(uint32_t(n) * 2654435761u);
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x)
-            p.at(y, x) = uint8_t(std::clamp(int((int64_t(x + y) * 255) / std::max(1, 2 * n - 2)) + int(rng() % 33) - 16, 0, 255));
+            p.at(y, x) = uint8_t(
+                std::clamp(int((int64_t(x + y) * 255) / std::max(1, 2 * n - 2)) + int(rng() % 33) - 16, 0, 255));
     return p;
 }
 
 const QList<QColor>& seriesColors() {
-    static const QList<QColor> c = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
-                                    QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
-                                    QColor(188, 189, 34), QColor(23, 190, 207)};
+    static const QList<QColor> c = {
+        QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),   QColor(214, 39, 40),  QColor(148, 103, 189),
+        QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34), QColor(23, 190, 207)};
     return c;
 }
 
@@ -66,12 +67,17 @@ QString paramText(Registry& registry, const MethodInfo& m, const std::string& ke
     if (!m.param(key)) return {};
     ParamValues v;
     if (!registry.resolveParams(m, v) || !v.has(key)) return {};
-    return std::visit([](const auto& x) -> QString {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::string>) return QString::fromStdString(x);
-        else if constexpr (std::is_same_v<T, bool>) return x ? QStringLiteral("on") : QStringLiteral("off");
-        else return QString::number(x);
-    }, v.all().at(key));
+    return std::visit(
+        [](const auto& x) -> QString {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>)
+                return QString::fromStdString(x);
+            else if constexpr (std::is_same_v<T, bool>)
+                return x ? QStringLiteral("on") : QStringLiteral("off");
+            else
+                return QString::number(x);
+        },
+        v.all().at(key));
 }
 
 QString csvField(QString s) {
@@ -119,7 +125,8 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
     gpu_ = new QCheckBox(tr("GPU"));
     gpu_->setEnabled(g.usable);
     gpu_->setChecked(g.usable);
-    gpu_->setToolTip(g.usable ? QString::fromStdString(g.deviceName) : tr("no usable GPU: %1").arg(QString::fromStdString(g.reason)));
+    gpu_->setToolTip(g.usable ? QString::fromStdString(g.deviceName)
+                              : tr("no usable GPU: %1").arg(QString::fromStdString(g.reason)));
     sizes_ = new QLineEdit(QStringLiteral("256, 512, 1024, 2048"));
     sizes_->setToolTip(tr("square image sides in pixels, comma separated"));
     repeats_ = new QSpinBox;
@@ -127,9 +134,12 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
     repeats_->setRange(0, 50);
     repeats_->setSpecialValueText(tr("auto"));
     repeats_->setValue(0);
-    repeats_->setToolTip(tr("runs per measurement, the median is kept; auto: %1 at 256 x 256, %2 at 1024 x 1024, %3 from 2048 x 2048 on "
-                            "(small images run fast and their times scatter more)")
-                             .arg(autoRepeats(256)).arg(autoRepeats(1024)).arg(autoRepeats(2048)));
+    repeats_->setToolTip(
+        tr("runs per measurement, the median is kept; auto: %1 at 256 x 256, %2 at 1024 x 1024, %3 from 2048 x 2048 on "
+           "(small images run fast and their times scatter more)")
+            .arg(autoRepeats(256))
+            .arg(autoRepeats(1024))
+            .arg(autoRepeats(2048)));
     baseline_ = new QComboBox;
     baseline_->setObjectName(QStringLiteral("baseline"));
     run_ = new QPushButton(tr("Run sweep"));
@@ -143,7 +153,9 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
     skipped_->setObjectName(QStringLiteral("benchSkipped"));
     skipped_->setWordWrap(true);
     if (greyed > 0)
-        greyedNote_ = tr("%1 GPU-only variants greyed out: no usable GPU (%2).").arg(greyed).arg(QString::fromStdString(g.reason));
+        greyedNote_ = tr("%1 GPU-only variants greyed out: no usable GPU (%2).")
+                          .arg(greyed)
+                          .arg(QString::fromStdString(g.reason));
     skipped_->setText(greyedNote_);
     auto* exportPng = new QPushButton(tr("Export PNG..."));
     auto* exportCsv = new QPushButton(tr("Export CSV..."));
@@ -186,7 +198,7 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
         p->plotLayout()->setColumnStretchFactor(1, 0.001);
         side->addElement(0, 0, p->legend);
         side->addElement(1, 0, new QCPLayoutElement(p));  // takes the height the legend does not need
-        side->setMargins(QMargins(4, 12, 8, 4));  // clear of the widget's edges, level with the top of the axes
+        side->setMargins(QMargins(4, 12, 8, 4));          // clear of the widget's edges, level with the top of the axes
         side->setRowStretchFactor(0, 0.001);
         side->setRowStretchFactor(1, 1);
         p->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
@@ -219,12 +231,14 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
     connect(stop_, &QPushButton::clicked, this, &BenchmarkPanel::cancel);
     connect(baseline_, &QComboBox::currentIndexChanged, this, &BenchmarkPanel::replot);
     connect(exportPng, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("benchmark.png"), tr("PNG (*.png)"));
+        const QString f =
+            QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("benchmark.png"), tr("PNG (*.png)"));
         QString err;
         if (!f.isEmpty() && !this->exportPng(f, &err)) status_->setText(err);
     });
     connect(exportCsv, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export numbers"), QStringLiteral("benchmark.csv"), tr("CSV (*.csv)"));
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export numbers"), QStringLiteral("benchmark.csv"),
+                                                       tr("CSV (*.csv)"));
         QString err;
         if (!f.isEmpty() && !this->exportCsv(f, &err)) status_->setText(err);
     });
@@ -249,7 +263,8 @@ int BenchmarkPanel::autoRepeats(int size) {
     return int(std::clamp(std::ceil(8.0e6 / pixels), 3.0, 25.0));
 }
 
-void BenchmarkPanel::configure(const QStringList& ids, const QList<Device>& devices, const QList<int>& sizes, int repeats) {
+void BenchmarkPanel::configure(const QStringList& ids, const QList<Device>& devices, const QList<int>& sizes,
+                               int repeats) {
     unavailableRequested_.clear();
     for (int i = 0; i < methods_->count(); ++i) {
         QListWidgetItem* item = methods_->item(i);
@@ -265,8 +280,8 @@ void BenchmarkPanel::configure(const QStringList& ids, const QList<Device>& devi
     repeats_->setValue(repeats);
 }
 
-// A sweep runs from start() until its end has been reported (sweepFinished), not only while its worker thread is busy: a
-// sweep of a few tiny sizes can finish on the worker before start() returns.
+// A sweep runs from start() until its end has been reported (sweepFinished), not only while its worker thread is busy:
+// a sweep of a few tiny sizes can finish on the worker before start() returns.
 bool BenchmarkPanel::running() const { return busy_; }
 
 void BenchmarkPanel::cancel() {
@@ -308,21 +323,29 @@ void BenchmarkPanel::start() {
     for (int i = 0; i < methods_->count(); ++i) {
         if (methods_->item(i)->checkState() != Qt::Checked) continue;
         const QString id = methods_->item(i)->data(Qt::UserRole).toString();
-        const MethodInfo* m = registry_.find(id.section(QLatin1Char('/'), 0, 0).toStdString(), id.section(QLatin1Char('/'), 1).toStdString());
+        const MethodInfo* m = registry_.find(id.section(QLatin1Char('/'), 0, 0).toStdString(),
+                                             id.section(QLatin1Char('/'), 1).toStdString());
         if (!m) continue;
         const bool onCpu = cpu_->isChecked() && m->cpu, onGpu = gpu_->isChecked() && m->gpu && gpu.usable;
         if (!onCpu && !onGpu) {
-            if (m->gpu && !m->cpu && !gpu.usable) noGpu << id;
-            else if (m->cpu && !cpu_->isChecked()) noCpuChosen << id;
-            else noGpuImpl << id;
+            if (m->gpu && !m->cpu && !gpu.usable)
+                noGpu << id;
+            else if (m->cpu && !cpu_->isChecked())
+                noCpuChosen << id;
+            else
+                noGpuImpl << id;
         }
         chosen.push_back(m);
     }
     QStringList skipped;
     if (!noGpu.isEmpty()) skipped << tr("%1 (GPU only; %2)").arg(noGpu.join(QStringLiteral(", ")), gpuWhy);
-    if (!noCpuChosen.isEmpty()) skipped << tr("%1 (CPU only, and the CPU is not ticked)").arg(noCpuChosen.join(QStringLiteral(", ")));
-    if (!noGpuImpl.isEmpty()) skipped << tr("%1 (no GPU implementation, and only the GPU is ticked)").arg(noGpuImpl.join(QStringLiteral(", ")));
-    skipped_->setText(skipped.isEmpty() ? greyedNote_ : tr("Not measured: %1.").arg(skipped.join(QStringLiteral("; "))));
+    if (!noCpuChosen.isEmpty())
+        skipped << tr("%1 (CPU only, and the CPU is not ticked)").arg(noCpuChosen.join(QStringLiteral(", ")));
+    if (!noGpuImpl.isEmpty())
+        skipped
+            << tr("%1 (no GPU implementation, and only the GPU is ticked)").arg(noGpuImpl.join(QStringLiteral(", ")));
+    skipped_->setText(skipped.isEmpty() ? greyedNote_
+                                        : tr("Not measured: %1.").arg(skipped.join(QStringLiteral("; "))));
     std::vector<Job> jobs;
     for (int size : sizes)
         for (const MethodInfo* m : chosen) {
@@ -352,7 +375,9 @@ void BenchmarkPanel::start() {
         c.kernel = paramText(registry_, *m, "kernel");
         c.levels = paramText(registry_, *m, "levels").toInt();
         const QString t = paramText(registry_, *m, "threads");
-        c.threads = t.isEmpty() ? QStringLiteral("1") : t == QLatin1String("0") ? tr("all (%1)").arg(QThread::idealThreadCount()) : t;
+        c.threads = t.isEmpty()               ? QStringLiteral("1")
+                    : t == QLatin1String("0") ? tr("all (%1)").arg(QThread::idealThreadCount())
+                                              : t;
         context[m] = c;
     }
     progress_->setRange(0, int(jobs.size()));
@@ -369,7 +394,8 @@ void BenchmarkPanel::start() {
         run_->setEnabled(true);
         stop_->setEnabled(false);
         const bool cancelled = stop->load();
-        status_->setText(cancelled ? tr("Cancelled after %1 points.").arg(points_.size()) : tr("Done: %1 points.").arg(points_.size()));
+        status_->setText(cancelled ? tr("Cancelled after %1 points.").arg(points_.size())
+                                   : tr("Done: %1 points.").arg(points_.size()));
         emit sweepFinished(cancelled);
     });
     watcher_->setFuture(QtConcurrent::run([this, jobs, stop, repeats, context] {
@@ -394,7 +420,9 @@ void BenchmarkPanel::start() {
                 if (repeats == 0 && r >= 3 && spent > 3.0) break;
                 RunResult res;
                 // The stop flag is polled by a tiny progress hook so a long run stops mid-way.
-                rc.onProgress = [stop, token](const Progress&) { if (stop->load()) token.requestStop(); };
+                rc.onProgress = [stop, token](const Progress&) {
+                    if (stop->load()) token.requestStop();
+                };
                 Status s = runImage(Image::gray(current), req, res, rc);
                 if (!s) {
                     if (!s.isCancelled()) note = QString::fromStdString(s.message());
@@ -420,11 +448,16 @@ void BenchmarkPanel::start() {
                 std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
                 p.seconds = times[times.size() / 2];
             }
-            QMetaObject::invokeMethod(this, [this, p, done, failed] {
-                progress_->setValue(done);
-                if (!failed) addPoint(p);
-                else if (!p.note.isEmpty()) status_->setText(tr("%1: %2").arg(p.series(), p.note));
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, p, done, failed] {
+                    progress_->setValue(done);
+                    if (!failed)
+                        addPoint(p);
+                    else if (!p.note.isEmpty())
+                        status_->setText(tr("%1: %2").arg(p.series(), p.note));
+                },
+                Qt::QueuedConnection);
         }
     }));
 }
@@ -466,7 +499,8 @@ void BenchmarkPanel::replot() {
                 su << baseTime[p.size] / p.seconds;
             }
         }
-        const QPen pen(seriesColors()[i % seriesColors().size()], 2, series[i].endsWith(QLatin1String("@gpu")) ? Qt::DashLine : Qt::SolidLine);
+        const QPen pen(seriesColors()[i % seriesColors().size()], 2,
+                       series[i].endsWith(QLatin1String("@gpu")) ? Qt::DashLine : Qt::SolidLine);
         QCPGraph* g = timePlot_->addGraph();
         g->setName(series[i]);
         g->setPen(pen);
@@ -519,7 +553,8 @@ QStringList BenchmarkPanel::measurementContext() const {
     }
     if (threads.size() > 1) {
         threads.clear();
-        for (auto it = byThreads.cbegin(); it != byThreads.cend(); ++it) threads << it.key() + QStringLiteral(" (") + it.value().join(QStringLiteral(", ")) + QLatin1Char(')');
+        for (auto it = byThreads.cbegin(); it != byThreads.cend(); ++it)
+            threads << it.key() + QStringLiteral(" (") + it.value().join(QStringLiteral(", ")) + QLatin1Char(')');
     }
     const GpuAvailability& g = registry_.gpuAvailability();
     out << tr("measured: wall time of the method alone (no file input/output), median of the repeats");
@@ -529,10 +564,17 @@ QStringList BenchmarkPanel::measurementContext() const {
     out << tr("levels: %1").arg(levels.isEmpty() ? tr("none") : levels.join(QStringLiteral(", ")));
     out << tr("parameters: each method's defaults");
     out << tr("threads: %1").arg(threads.isEmpty() ? tr("none (GPU only)") : threads.join(QStringLiteral("; ")));
-    out << tr("repeats: %1").arg(sweepRepeats_ > 0 ? QString::number(sweepRepeats_)
-                                                    : tr("auto (%1 at 256 x 256 ... %2 from 2048 x 2048; at least 3)").arg(autoRepeats(256)).arg(autoRepeats(2048)));
-    out << tr("machine: %1, %2 logical cores, %3").arg(cpuModel()).arg(QThread::idealThreadCount()).arg(QSysInfo::prettyProductName());
-    out << tr("GPU: %1").arg(g.usable ? QString::fromStdString(g.deviceName) : tr("none (%1)").arg(QString::fromStdString(g.reason)));
+    out << tr("repeats: %1")
+               .arg(sweepRepeats_ > 0 ? QString::number(sweepRepeats_)
+                                      : tr("auto (%1 at 256 x 256 ... %2 from 2048 x 2048; at least 3)")
+                                            .arg(autoRepeats(256))
+                                            .arg(autoRepeats(2048)));
+    out << tr("machine: %1, %2 logical cores, %3")
+               .arg(cpuModel())
+               .arg(QThread::idealThreadCount())
+               .arg(QSysInfo::prettyProductName());
+    out << tr("GPU: %1").arg(g.usable ? QString::fromStdString(g.deviceName)
+                                      : tr("none (%1)").arg(QString::fromStdString(g.reason)));
     out << tr("date: %1").arg(sweepDate_.isEmpty() ? tr("no sweep yet") : sweepDate_);
     return out;
 }
@@ -547,9 +589,10 @@ QString BenchmarkPanel::csv() const {
         const qint64 px = qint64(p.size) * p.size;
         s << p.methodId.section(QLatin1Char('/'), 0, 0) << ',' << p.methodId.section(QLatin1Char('/'), 1) << ','
           << toString(p.device) << ',' << p.size << ',' << p.size << ',' << px << ','
-          << QString::number(p.seconds, 'g', 6) << ',' << QString::number(p.seconds > 0 ? px / p.seconds / 1e6 : 0.0, 'g', 6) << ','
-          << p.repeats << ',' << p.kernel << ',' << (p.levels > 0 ? QString::number(p.levels) : QString()) << ",gray,"
-          << csvField(p.threads) << ',' << csvField(p.note) << '\n';
+          << QString::number(p.seconds, 'g', 6) << ','
+          << QString::number(p.seconds > 0 ? px / p.seconds / 1e6 : 0.0, 'g', 6) << ',' << p.repeats << ',' << p.kernel
+          << ',' << (p.levels > 0 ? QString::number(p.levels) : QString()) << ",gray," << csvField(p.threads) << ','
+          << csvField(p.note) << '\n';
     }
     return out;
 }
@@ -586,7 +629,8 @@ bool BenchmarkPanel::exportPng(const QString& path, QString* error) {
         const int half = int((context.size() + 1) / 2);
         for (int i = 0; i < context.size(); ++i) {
             const QRect r((i / half) * w + 12, h + 8 + (i % half) * lineHeight, w - 24, lineHeight);
-            p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(f).elidedText(context[i], Qt::ElideRight, r.width()));
+            p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter,
+                       QFontMetrics(f).elidedText(context[i], Qt::ElideRight, r.width()));
         }
     }
     if (!img.save(path, "PNG")) {

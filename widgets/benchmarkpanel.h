@@ -26,12 +26,12 @@ namespace halftone {
 struct BenchPoint {
     QString methodId;
     Device device = Device::Cpu;
-    int size = 0;           ///< square side in pixels
-    double seconds = 0;     ///< median of the repeats
-    int repeats = 0;        ///< runs the median was taken over
-    QString kernel;         ///< the method's default kernel, empty when it has none
-    int levels = 0;         ///< output levels, 0 when the method has no such parameter
-    QString threads;        ///< CPU worker threads ("1", "all (8)", ...); empty on the GPU
+    int size = 0;        ///< square side in pixels
+    double seconds = 0;  ///< median of the repeats
+    int repeats = 0;     ///< runs the median was taken over
+    QString kernel;      ///< the method's default kernel, empty when it has none
+    int levels = 0;      ///< output levels, 0 when the method has no such parameter
+    QString threads;     ///< CPU worker threads ("1", "all (8)", ...); empty on the GPU
     QString note;
     QString series() const { return methodId + QStringLiteral(" @") + QString::fromLatin1(toString(device)); }
 };
@@ -91,7 +91,7 @@ private:
     QProgressBar* progress_;
     QLabel* status_;
     QLabel* skipped_;
-    QString greyedNote_;  // says which variants are greyed out and why, empty when none
+    QString greyedNote_;                // says which variants are greyed out and why, empty when none
     QStringList unavailableRequested_;  // ids configure() asked for that cannot run here
     QString sweepDate_;
     int sweepRepeats_ = 0;  // the repeats setting of the sweep shown (0 = automatic)

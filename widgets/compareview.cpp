@@ -47,7 +47,9 @@ void CompareView::setPerceived(bool on) {
 void CompareView::setSplit(bool on) {
     split_ = on;
     relayout();
-    QTimer::singleShot(0, this, [this] { if (view_->fitMode()) fitToWindow(); });
+    QTimer::singleShot(0, this, [this] {
+        if (view_->fitMode()) fitToWindow();
+    });
 }
 void CompareView::setSplitResult(int index) {
     splitIndex_ = index;
@@ -64,7 +66,8 @@ void CompareView::relayout() {
         const bool usePerceived = perceived_ && !r.perceived.isNull();
         QString label = r.label;
         if (perceived_) label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
-        return std::make_tuple(usePerceived ? r.perceived : r.display, label, usePerceived ? r.perceivedLevels : r.displayLevels);
+        return std::make_tuple(usePerceived ? r.perceived : r.display, label,
+                               usePerceived ? r.perceivedLevels : r.displayLevels);
     };
     auto describe = [](ImagePane* pane, const ComparePane* r) {
         pane->setToolTip(r ? r->toolTip : QString());

@@ -66,7 +66,8 @@ QImage halve(const QImage& in) {
         for (int x = 0; x < hw; ++x) {
             const int x0 = 2 * x, x1 = std::min(2 * x + 1, w - 1);
             for (int c = 0; c < bpp; ++c)
-                o[bpp * x + c] = uchar((r0[bpp * x0 + c] + r0[bpp * x1 + c] + r1[bpp * x0 + c] + r1[bpp * x1 + c] + 2) / 4);
+                o[bpp * x + c] =
+                    uchar((r0[bpp * x0 + c] + r0[bpp * x1 + c] + r1[bpp * x0 + c] + r1[bpp * x1 + c] + 2) / 4);
         }
     }
     return out;

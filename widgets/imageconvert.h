@@ -19,7 +19,8 @@ QImage toDisplayImageCopy(const Image& image);
 /// 64 pixels, so zoomed-out views average pixels instead of skipping them. Meant to run off the UI thread.
 QVector<QImage> reductions(const QImage& base);
 
-/// \brief Converts a QImage (from paste or an embedded sample) to planes: gray when the QImage is gray, else RGB (+ alpha).
+/// \brief Converts a QImage (from paste or an embedded sample) to planes: gray when the QImage is gray, else RGB (+
+/// alpha).
 Image fromQImage(const QImage& image);
 
 }  // namespace halftone

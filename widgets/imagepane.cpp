@@ -19,8 +19,10 @@ ImagePane::ImagePane(ViewState* view, QWidget* parent) : QWidget(parent), view_(
     // keys when they reach the pane as plain key presses.
     addKeyAction(tr("Zoom in"), {QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal)},
                  [this] { view_->setZoom(ViewState::stepZoom(view_->zoom(), 1)); });
-    addKeyAction(tr("Zoom out"), {QKeySequence(Qt::Key_Minus)}, [this] { view_->setZoom(ViewState::stepZoom(view_->zoom(), -1)); });
-    addKeyAction(tr("Actual pixels (1:1)"), {QKeySequence(Qt::Key_0), QKeySequence(Qt::Key_1)}, [this] { view_->setZoom(1.0); });
+    addKeyAction(tr("Zoom out"), {QKeySequence(Qt::Key_Minus)},
+                 [this] { view_->setZoom(ViewState::stepZoom(view_->zoom(), -1)); });
+    addKeyAction(tr("Actual pixels (1:1)"), {QKeySequence(Qt::Key_0), QKeySequence(Qt::Key_1)},
+                 [this] { view_->setZoom(1.0); });
     addKeyAction(tr("Pan left"), {QKeySequence(Qt::Key_Left)}, [this] { view_->panBy(QPointF(64, 0)); });
     addKeyAction(tr("Pan right"), {QKeySequence(Qt::Key_Right)}, [this] { view_->panBy(QPointF(-64, 0)); });
     addKeyAction(tr("Pan up"), {QKeySequence(Qt::Key_Up)}, [this] { view_->panBy(QPointF(0, 64)); });
@@ -73,7 +75,8 @@ void ImagePane::clearWavefront() {
 QPointF ImagePane::imageOrigin() const {
     const double z = view_->zoom();
     // Rounded to whole screen pixels so that integer zooms put every image pixel on a z x z block.
-    return QPointF(std::round(width() / 2.0 - view_->center().x() * z), std::round(height() / 2.0 - view_->center().y() * z));
+    return QPointF(std::round(width() / 2.0 - view_->center().x() * z),
+                   std::round(height() / 2.0 - view_->center().y() * z));
 }
 
 QPointF ImagePane::mapToImage(QPointF w) const { return (w - imageOrigin()) / view_->zoom(); }
@@ -95,7 +98,8 @@ void ImagePane::drawImagePart(QPainter& p, const QImage& img, const QVector<QIma
         const QRectF visible = target.intersected(QRectF(clip));
         if (visible.isEmpty()) return;
         const double s = z * f;  // screen pixels per src pixel
-        const QRectF srcRect((visible.x() - o.x()) / s, (visible.y() - o.y()) / s, visible.width() / s, visible.height() / s);
+        const QRectF srcRect((visible.x() - o.x()) / s, (visible.y() - o.y()) / s, visible.width() / s,
+                             visible.height() / s);
         p.save();
         p.setClipRect(clip);
         p.setRenderHint(QPainter::SmoothPixmapTransform, true);
@@ -122,7 +126,8 @@ void ImagePane::paintEvent(QPaintEvent*) {
     p.fillRect(rect(), QColor(48, 48, 52));
     if (image_.isNull()) {
         p.setPen(Qt::lightGray);
-        p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, label_.isEmpty() ? tr("no image") : label_);
+        p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                   label_.isEmpty() ? tr("no image") : label_);
         return;
     }
     const bool split = !splitImage_.isNull();
@@ -148,14 +153,17 @@ void ImagePane::paintEvent(QPaintEvent*) {
             p.fillRect(QRectF(o.x(), y, w, z), done);
             p.drawLine(QPointF(o.x() + w, y), QPointF(o.x() + w, y + std::max(1.0, z)));
         }
-        if (frontier_.isEmpty()) p.drawLine(QPointF(o.x(), o.y() + rowsDone_ * z), QPointF(o.x() + image_.width() * z, o.y() + rowsDone_ * z));
+        if (frontier_.isEmpty())
+            p.drawLine(QPointF(o.x(), o.y() + rowsDone_ * z),
+                       QPointF(o.x() + image_.width() * z, o.y() + rowsDone_ * z));
     }
 
     auto drawLabel = [&](const QString& text, int x, bool right) {
         if (text.isEmpty()) return;
         // Readable over any halftone at any zoom: an opaque dark box with a light edge, white text.
         const QFontMetrics fm(font());
-        const QRect br = fm.boundingRect(QRect(0, 0, std::max(60, width() / (split ? 2 : 1) - 16), 400), Qt::TextWordWrap, text);
+        const QRect br =
+            fm.boundingRect(QRect(0, 0, std::max(60, width() / (split ? 2 : 1) - 16), 400), Qt::TextWordWrap, text);
         QRect box(right ? x - br.width() - 10 : x, 4, br.width() + 8, br.height() + 4);
         p.fillRect(box, QColor(20, 20, 24, 228));
         p.setPen(QPen(accent_ ? QColor(255, 170, 0) : QColor(255, 255, 255, 90), 1));
@@ -183,7 +191,8 @@ void ImagePane::wheelEvent(QWheelEvent* e) {
     const int steps = e->angleDelta().y() / 120;
     if (steps == 0) return;
     const QPointF pos = e->position();
-    view_->zoomAt(ViewState::stepZoom(view_->zoom(), steps), mapToImage(pos), pos - QPointF(width() / 2.0, height() / 2.0));
+    view_->zoomAt(ViewState::stepZoom(view_->zoom(), steps), mapToImage(pos),
+                  pos - QPointF(width() / 2.0, height() / 2.0));
     e->accept();
 }
 
@@ -211,16 +220,34 @@ void ImagePane::mouseReleaseEvent(QMouseEvent*) {
 void ImagePane::keyPressEvent(QKeyEvent* e) {
     switch (e->key()) {
         case Qt::Key_Plus:
-        case Qt::Key_Equal: view_->setZoom(ViewState::stepZoom(view_->zoom(), 1)); break;
-        case Qt::Key_Minus: view_->setZoom(ViewState::stepZoom(view_->zoom(), -1)); break;
+        case Qt::Key_Equal:
+            view_->setZoom(ViewState::stepZoom(view_->zoom(), 1));
+            break;
+        case Qt::Key_Minus:
+            view_->setZoom(ViewState::stepZoom(view_->zoom(), -1));
+            break;
         case Qt::Key_0:
-        case Qt::Key_1: view_->setZoom(1.0); break;
-        case Qt::Key_F: emit fitRequested(); break;
-        case Qt::Key_Left: view_->panBy(QPointF(64, 0)); break;
-        case Qt::Key_Right: view_->panBy(QPointF(-64, 0)); break;
-        case Qt::Key_Up: view_->panBy(QPointF(0, 64)); break;
-        case Qt::Key_Down: view_->panBy(QPointF(0, -64)); break;
-        default: QWidget::keyPressEvent(e); return;
+        case Qt::Key_1:
+            view_->setZoom(1.0);
+            break;
+        case Qt::Key_F:
+            emit fitRequested();
+            break;
+        case Qt::Key_Left:
+            view_->panBy(QPointF(64, 0));
+            break;
+        case Qt::Key_Right:
+            view_->panBy(QPointF(-64, 0));
+            break;
+        case Qt::Key_Up:
+            view_->panBy(QPointF(0, 64));
+            break;
+        case Qt::Key_Down:
+            view_->panBy(QPointF(0, -64));
+            break;
+        default:
+            QWidget::keyPressEvent(e);
+            return;
     }
     e->accept();
 }

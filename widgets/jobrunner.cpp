@@ -23,9 +23,12 @@ bool affectsImage(const std::string& key) { return key != "threads" && key != "s
 
 QString colorModeName(ColorMode c) {
     switch (c) {
-        case ColorMode::Gray: return QStringLiteral("gray");
-        case ColorMode::RGB: return QStringLiteral("RGB");
-        case ColorMode::CMYK: return QStringLiteral("CMYK");
+        case ColorMode::Gray:
+            return QStringLiteral("gray");
+        case ColorMode::RGB:
+            return QStringLiteral("RGB");
+        case ColorMode::CMYK:
+            return QStringLiteral("CMYK");
     }
     return {};
 }
@@ -36,10 +39,15 @@ QString valueText(const ParamSpec& spec, const ParamValue& v) {
     return std::visit(
         [&](const auto& x) -> QString {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, bool>) return x ? QStringLiteral("on") : QStringLiteral("off");
-            else if constexpr (std::is_same_v<T, std::string>) return QString::fromStdString(x);
-            else if constexpr (std::is_same_v<T, double>) return QString::number(x, 'g', 6);
-            else return spec.kind == ParamSpec::Kind::Real ? QString::number(double(x), 'g', 6) : QString::number(qint64(x));
+            if constexpr (std::is_same_v<T, bool>)
+                return x ? QStringLiteral("on") : QStringLiteral("off");
+            else if constexpr (std::is_same_v<T, std::string>)
+                return QString::fromStdString(x);
+            else if constexpr (std::is_same_v<T, double>)
+                return QString::number(x, 'g', 6);
+            else
+                return spec.kind == ParamSpec::Kind::Real ? QString::number(double(x), 'g', 6)
+                                                          : QString::number(qint64(x));
         },
         v);
 }
@@ -48,7 +56,9 @@ QString valueText(const ParamSpec& spec, const ParamValue& v) {
 QString shortParam(const ParamSpec& spec, const ParamValue& v) {
     const QString key = QString::fromStdString(spec.key);
     if (spec.kind == ParamSpec::Kind::Bool) {
-        const bool on = std::holds_alternative<bool>(v) ? std::get<bool>(v) : std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) != 0;
+        const bool on = std::holds_alternative<bool>(v)
+                            ? std::get<bool>(v)
+                            : std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) != 0;
         return on ? key : QStringLiteral("no ") + key;
     }
     const QString value = valueText(spec, v);
@@ -58,22 +68,30 @@ QString shortParam(const ParamSpec& spec, const ParamValue& v) {
     return QStringLiteral("%1 %2").arg(key, value);
 }
 
-bool sameValue(const ParamSpec& spec, const ParamValue& a, const ParamValue& b) { return valueText(spec, a) == valueText(spec, b); }
+bool sameValue(const ParamSpec& spec, const ParamValue& a, const ParamValue& b) {
+    return valueText(spec, a) == valueText(spec, b);
+}
 
 ParamValue defaultValue(const ParamSpec& p) {
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return int64_t(p.def);
-        case ParamSpec::Kind::Real: return p.def;
-        case ParamSpec::Kind::Bool: return p.def != 0;
-        case ParamSpec::Kind::Choice: return p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
-        case ParamSpec::Kind::Text: return p.textDefault;
+        case ParamSpec::Kind::Int:
+            return int64_t(p.def);
+        case ParamSpec::Kind::Real:
+            return p.def;
+        case ParamSpec::Kind::Bool:
+            return p.def != 0;
+        case ParamSpec::Kind::Choice:
+            return p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
+        case ParamSpec::Kind::Text:
+            return p.textDefault;
     }
     return int64_t(0);
 }
 
 }  // namespace
 
-ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color, std::optional<Device> device) {
+ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color,
+                                 std::optional<Device> device) {
     ParamValues resolved = params;
     (void)Registry::instance().resolveParams(method, resolved);  // fills defaults; an invalid value is shown as given
     QStringList differs;
@@ -87,8 +105,9 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
         const auto it = resolved.all().find(spec.key);
         const ParamValue value = it != resolved.all().end() ? it->second : defaultValue(spec);
         const bool isDefault = sameValue(spec, value, defaultValue(spec));
-        lines << QStringLiteral("%1: %2%3").arg(QString::fromStdString(spec.label), valueText(spec, value),
-                                                isDefault ? QStringLiteral(" (default)") : QString());
+        lines << QStringLiteral("%1: %2%3")
+                     .arg(QString::fromStdString(spec.label), valueText(spec, value),
+                          isDefault ? QStringLiteral(" (default)") : QString());
         if (!isDefault && affectsImage(spec.key)) differs << shortParam(spec, value);
     }
     QString head = id;
@@ -102,7 +121,9 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
 }
 
 QString JobResult::label() const {
-    QString s = QStringLiteral("%1\n%2 ms").arg(description.shortText.isEmpty() ? methodId : description.shortText).arg(seconds * 1000.0, 0, 'f', 1);
+    QString s = QStringLiteral("%1\n%2 ms")
+                    .arg(description.shortText.isEmpty() ? methodId : description.shortText)
+                    .arg(seconds * 1000.0, 0, 'f', 1);
     if (!std::isnan(psnrDb)) {
         s += QStringLiteral(", PSNR (HVS) %1 dB").arg(psnrDb, 0, 'f', 2);
         if (!psnrRegion.isEmpty()) s += QStringLiteral(" (%1)").arg(psnrRegion);
@@ -128,7 +149,8 @@ Status perceive(const Image& halftone, bool linear, const RunControl& control, Q
     hp.linear = linear;
     for (int c = 0; c < n; ++c) {
         Plane8 f;
-        if (Status s = hvsFilter(halftone.channels[size_t(c)], f, hp, control.scaled(double(c) / n, double(c + 1) / n)); !s)
+        if (Status s = hvsFilter(halftone.channels[size_t(c)], f, hp, control.scaled(double(c) / n, double(c + 1) / n));
+            !s)
             return s;
         filtered->channels.push_back(std::move(f));
     }
@@ -141,7 +163,9 @@ Status perceive(const Image& halftone, bool linear, const RunControl& control, Q
 
 void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region) {
     // A CMYK halftone is measured as it is shown, in RGB: its near-empty ink planes would flatter it.
-    const ColorMode mode = result.space == ColorSpace::CMYK ? ColorMode::RGB : result.space == ColorSpace::RGB ? ColorMode::RGB : ColorMode::Gray;
+    const ColorMode mode = result.space == ColorSpace::CMYK  ? ColorMode::RGB
+                           : result.space == ColorSpace::RGB ? ColorMode::RGB
+                                                             : ColorMode::Gray;
     const Image halftone = result.space == ColorSpace::CMYK ? convertColor(result, ColorMode::RGB) : result;
     const Image original = convertColor(input, mode);
     const int n = std::min(halftone.channelCount(), original.channelCount());
@@ -154,12 +178,12 @@ void measurePsnr(const Image& result, const Image& input, bool linear, double& p
     region = whole ? QString() : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
     double sum = 0;
     for (int c = 0; c < n; ++c)
-        sum += filteredPsnr(centralCrop(original.channels[size_t(c)], cw, ch), centralCrop(halftone.channels[size_t(c)], cw, ch), 1.2, 4, linear);
+        sum += filteredPsnr(centralCrop(original.channels[size_t(c)], cw, ch),
+                            centralCrop(halftone.channels[size_t(c)], cw, ch), 1.2, 4, linear);
     psnrDb = sum / n;
 }
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out) {
     if (!request.image || request.image->channels.empty()) return Status::error("no image loaded");
@@ -188,7 +212,9 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.halftone = halftone;
     const bool linear = usesLinearLight(rr.params);
     if (request.perceived) {
-        if (Status s = perceive(*halftone, linear, control.scaled(0.8, 0.95, "perceived"), out.perceived, out.perceivedLevels); !s)
+        if (Status s =
+                perceive(*halftone, linear, control.scaled(0.8, 0.95, "perceived"), out.perceived, out.perceivedLevels);
+            !s)
             return s;
     }
     if (control.cancelled()) return Status::cancelled();
@@ -284,9 +310,12 @@ quint64 JobRunner::submit(const JobRequest& request) {
         cacheOrder_.push_back(key);
         emit started(gen);
         // Queued so that callers see the same asynchronous order as for a real job, but with no work.
-        QMetaObject::invokeMethod(this, [this, gen, hit] {
-            if (gen == generation_) emit finished(gen, hit, true);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, gen, hit] {
+                if (gen == generation_) emit finished(gen, hit, true);
+            },
+            Qt::QueuedConnection);
         return gen;
     }
 
@@ -313,7 +342,8 @@ quint64 JobRunner::submit(const JobRequest& request) {
         try {
             payload->status = runJob(request, control, payload->result);
         } catch (const std::bad_alloc&) {
-            payload->status = Status::error("out of memory: this method needs more memory for this image than the machine could give");
+            payload->status = Status::error(
+                "out of memory: this method needs more memory for this image than the machine could give");
         } catch (const std::exception& e) {
             payload->status = Status::error(std::string("the method failed: ") + e.what());
         }
@@ -373,9 +403,11 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
         auto copy = std::make_shared<JobResult>(*result);
         Status s;
         try {
-            s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived, copy->perceivedLevels);
+            s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived,
+                         copy->perceivedLevels);
             if (s && std::isnan(copy->psnrDb) && original)
-                measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb, copy->psnrRegion);
+                measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb,
+                            copy->psnrRegion);
         } catch (const std::exception&) {
             return {};  // out of memory for the perceived view: the result stays without it
         }

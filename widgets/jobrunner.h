@@ -44,7 +44,8 @@ QString colorModeName(ColorMode mode);
 /// \brief Describes a result of `method` run with `params` (resolved or not) in colour mode `color` on `device`
 /// (unset = not yet known). Parameters that do not change the image (threads, SIMD path) appear only in the
 /// long form.
-ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color, std::optional<Device> device);
+ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color,
+                                 std::optional<Device> device);
 
 /// \brief A finished halftone with what ran, how long it took, its display images and quality numbers.
 struct JobResult {
@@ -57,10 +58,10 @@ struct JobResult {
     ParamValues params;  ///< resolved values
     std::shared_ptr<const Image> halftone;
     QImage display;
-    QImage perceived;       ///< HVS Gaussian view (null when not computed)
+    QImage perceived;                                ///< HVS Gaussian view (null when not computed)
     QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() for zoomed-out views
-    double psnrDb = qQNaN();  ///< measurePsnr: filtered PSNR against the input, mean over channels
-    QString psnrRegion;       ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
+    double psnrDb = qQNaN();        ///< measurePsnr: filtered PSNR against the input, mean over channels
+    QString psnrRegion;             ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)
     /// \brief Label text for a compare pane: the short description, time, quality.
     QString label() const;
@@ -93,7 +94,8 @@ public:
 signals:
     void started(quint64 generation);
     /// \brief Throttled (about 25 Hz) progress of the current job, including the live wavefront.
-    void progress(quint64 generation, double fraction, const QString& stage, qint64 rowsDone, const QVector<int>& frontier);
+    void progress(quint64 generation, double fraction, const QString& stage, qint64 rowsDone,
+                  const QVector<int>& frontier);
     void finished(quint64 generation, halftone::JobResultPtr result, bool fromCache);
     void failed(quint64 generation, const QString& message, bool cancelled);
     void perceivedReady(halftone::JobResultPtr updated);

@@ -71,7 +71,8 @@ Image testPattern() {
 }
 }  // namespace
 
-MainWindow::MainWindow(Registry& registry, QWidget* parent) : QMainWindow(parent), registry_(registry), jobs_(new JobRunner(this)) {
+MainWindow::MainWindow(Registry& registry, QWidget* parent)
+    : QMainWindow(parent), registry_(registry), jobs_(new JobRunner(this)) {
     setWindowTitle(tr("Halftone Studio"));
     setAcceptDrops(true);
     buildUi();
@@ -159,25 +160,32 @@ void MainWindow::buildUi() {
     compare_ = new CompareView;
     cl->addWidget(bar);
     cl->addWidget(compare_, 1);
-    bar->addAction(tr("Fit"), QKeySequence(Qt::Key_F), compare_, &CompareView::fitToWindow)->setToolTip(tr("Fit to window (F)"));
-    bar->addAction(tr("1:1"), QKeySequence(Qt::CTRL | Qt::Key_0), compare_, &CompareView::actualSize)->setToolTip(tr("Actual pixels (Ctrl+0, or 0 in a pane)"));
-    bar->addAction(tr("Zoom in"), QKeySequence::ZoomIn, this, [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), 1)); })
+    bar->addAction(tr("Fit"), QKeySequence(Qt::Key_F), compare_, &CompareView::fitToWindow)
+        ->setToolTip(tr("Fit to window (F)"));
+    bar->addAction(tr("1:1"), QKeySequence(Qt::CTRL | Qt::Key_0), compare_, &CompareView::actualSize)
+        ->setToolTip(tr("Actual pixels (Ctrl+0, or 0 in a pane)"));
+    bar->addAction(tr("Zoom in"), QKeySequence::ZoomIn, this,
+                   [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), 1)); })
         ->setToolTip(tr("Zoom in (Ctrl++, + in a pane, or the wheel); integer zooms are pixel-exact"));
-    bar->addAction(tr("Zoom out"), QKeySequence::ZoomOut, this, [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); })
+    bar->addAction(tr("Zoom out"), QKeySequence::ZoomOut, this,
+                   [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); })
         ->setToolTip(tr("Zoom out (Ctrl+-, - in a pane, or the wheel)"));
     auto* zoomLabel = new QLabel;
     zoomLabel->setMinimumWidth(110);
-    zoomLabel->setToolTip(tr("At 1x and above every image pixel is a block of screen pixels (nearest neighbour); "
-                             "below 100% pixels are averaged, like a coarse perceived view"));
+    zoomLabel->setToolTip(
+        tr("At 1x and above every image pixel is a block of screen pixels (nearest neighbour); "
+           "below 100% pixels are averaged, like a coarse perceived view"));
     bar->addWidget(zoomLabel);
     connect(compare_->viewState(), &ViewState::changed, zoomLabel, [this, zoomLabel] {
         const double z = compare_->viewState()->zoom();
-        zoomLabel->setText(z >= 1 ? QStringLiteral(" %1x").arg(z, 0, 'g', 3) : QStringLiteral(" %1% (averaged)").arg(z * 100, 0, 'f', 1));
+        zoomLabel->setText(z >= 1 ? QStringLiteral(" %1x").arg(z, 0, 'g', 3)
+                                  : QStringLiteral(" %1% (averaged)").arg(z * 100, 0, 'f', 1));
     });
     bar->addSeparator();
     perceivedAction_ = bar->addAction(tr("Perceived"));
     perceivedAction_->setCheckable(true);
-    perceivedAction_->setToolTip(tr("Show each halftone through the HVS Gaussian filter (sigma 1.2 px), as seen from a distance"));
+    perceivedAction_->setToolTip(
+        tr("Show each halftone through the HVS Gaussian filter (sigma 1.2 px), as seen from a distance"));
     connect(perceivedAction_, &QAction::toggled, this, [this](bool on) {
         compare_->setPerceived(on);
         if (on && image_) {
@@ -196,7 +204,9 @@ void MainWindow::buildUi() {
     connect(splitChoice_, &QComboBox::currentIndexChanged, compare_, &CompareView::setSplitResult);
     bar->addSeparator();
     bar->addAction(tr("Pin"), QKeySequence(Qt::CTRL | Qt::Key_P), this, &MainWindow::pinCurrent)
-        ->setToolTip(tr("Keep the current result on screen to compare with the next runs (Ctrl+P; up to %1, then the oldest pin is dropped)").arg(kMaxPinned));
+        ->setToolTip(tr("Keep the current result on screen to compare with the next runs (Ctrl+P; up to %1, then the "
+                        "oldest pin is dropped)")
+                         .arg(kMaxPinned));
     bar->addAction(tr("Clear pins"), [this] {
         pinned_.clear();
         clearStatus(StatusTopic::Pins);
@@ -225,7 +235,8 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open image"), QFileInfo(imagePath_).absolutePath(),
-                                                       tr("Images (*.png *.tif *.tiff *.jpg *.jpeg *.pgm *.ppm *.pbm *.pnm *.bmp *.exr *.webp *.gif);;All files (*)"));
+                                                       tr("Images (*.png *.tif *.tiff *.jpg *.jpeg *.pgm *.ppm *.pbm "
+                                                          "*.pnm *.bmp *.exr *.webp *.gif);;All files (*)"));
         if (!f.isEmpty()) openFile(f);
     });
     recentMenu_ = file->addMenu(tr("Open &recent"));
@@ -320,16 +331,23 @@ void MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::openSample() {
-    QStringList samples = QDir(QStringLiteral(":/samples")).entryList({QStringLiteral("*.png"), QStringLiteral("*.jpg"), QStringLiteral("*.pgm")}, QDir::Files, QDir::Name);
+    QStringList samples = QDir(QStringLiteral(":/samples"))
+                              .entryList({QStringLiteral("*.png"), QStringLiteral("*.jpg"), QStringLiteral("*.pgm")},
+                                         QDir::Files, QDir::Name);
     if (samples.isEmpty()) {
         setImage(testPattern(), tr("test pattern (no embedded sample in this build)"));
         return;
     }
     // Prefer a picture with tones and edges (the astronaut or the cat) when the set has one.
     QString pick = samples.front();
-    for (const QString& pref : {QStringLiteral("astronaut"), QStringLiteral("chelsea"), QStringLiteral("coffee"), QStringLiteral("moon")}) {
-        const auto it = std::find_if(samples.begin(), samples.end(), [&](const QString& s) { return s.startsWith(pref); });
-        if (it != samples.end()) { pick = *it; break; }
+    for (const QString& pref :
+         {QStringLiteral("astronaut"), QStringLiteral("chelsea"), QStringLiteral("coffee"), QStringLiteral("moon")}) {
+        const auto it =
+            std::find_if(samples.begin(), samples.end(), [&](const QString& s) { return s.startsWith(pref); });
+        if (it != samples.end()) {
+            pick = *it;
+            break;
+        }
     }
     const QString res = QStringLiteral(":/samples/") + pick;
     loadAsync(
@@ -344,8 +362,12 @@ void MainWindow::openSample() {
 
 void MainWindow::setImage(Image image, const QString& name) {
     auto holder = std::make_shared<Image>(std::move(image));
-    loadAsync([holder](Image& im, QString&, const StopToken&) { im = std::move(*holder); return Status::ok(); }, name,
-              QString());
+    loadAsync(
+        [holder](Image& im, QString&, const StopToken&) {
+            im = std::move(*holder);
+            return Status::ok();
+        },
+        name, QString());
 }
 
 void MainWindow::paste() {
@@ -382,9 +404,11 @@ void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QSt
     pinned_.clear();
     if (!path.isEmpty()) addRecent(path);
     // The platform appends the application's display name unless the title already ends with it.
-    setWindowTitle(tr("%1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()) + QStringLiteral(" \u2014 ") + tr("Halftone Studio"));
+    setWindowTitle(tr("%1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()) +
+                   QStringLiteral(" \u2014 ") + tr("Halftone Studio"));
     statusMessages_.clear();
-    setStatus(StatusTopic::Image, loaded.notes.isEmpty() ? tr("Opened %1").arg(name) : tr("Opened %1: %2").arg(name, loaded.notes));
+    setStatus(StatusTopic::Image,
+              loaded.notes.isEmpty() ? tr("Opened %1").arg(name) : tr("Opened %1: %2").arg(name, loaded.notes));
     updateColourHint();
     showResults();
     emit imageLoaded(name);
@@ -422,7 +446,8 @@ void MainWindow::cancelRun() {
     stageLabel_->setText(tr("Cancelling..."));
 }
 
-void MainWindow::onProgress(quint64 gen, double fraction, const QString& stage, qint64 rowsDone, const QVector<int>& frontier) {
+void MainWindow::onProgress(quint64 gen, double fraction, const QString& stage, qint64 rowsDone,
+                            const QVector<int>& frontier) {
     if (gen != currentGen_) return;
     progress_->setValue(int(std::lround(fraction * 1000)));
     if (!stage.isEmpty()) stageLabel_->setText(stage);
@@ -436,7 +461,9 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     cancelAction_->setEnabled(loading_);
     progress_->setValue(1000);
     compare_->clearWavefront();
-    stageLabel_->setText(fromCache ? tr("%1 (from cache)").arg(result->methodId) : tr("%1 done in %2 ms").arg(result->methodId).arg(result->seconds * 1000, 0, 'f', 1));
+    stageLabel_->setText(fromCache
+                             ? tr("%1 (from cache)").arg(result->methodId)
+                             : tr("%1 done in %2 ms").arg(result->methodId).arg(result->seconds * 1000, 0, 'f', 1));
     // A note (e.g. "GPU not usable, ran on the CPU") belongs to this run; a run without one clears the last.
     setStatus(StatusTopic::Run, result->note);
     clearStatus(StatusTopic::Save);
@@ -453,10 +480,14 @@ void MainWindow::onFailed(quint64 gen, const QString& message, bool cancelled) {
     compare_->clearWavefront();
     progress_->setValue(0);
     if (current_) currentStale_ = true;
-    stageLabel_->setText(cancelled ? (current_ ? tr("Cancelled; the result on screen is the previous one.") : tr("Cancelled."))
-                                   : tr("Failed: %1").arg(message));
-    if (!cancelled) showError(tr("The run failed"), message, StatusTopic::Run);
-    else setStatus(StatusTopic::Run, current_ ? tr("Run cancelled; the result on screen is the previous one.") : tr("Run cancelled."));
+    stageLabel_->setText(
+        cancelled ? (current_ ? tr("Cancelled; the result on screen is the previous one.") : tr("Cancelled."))
+                  : tr("Failed: %1").arg(message));
+    if (!cancelled)
+        showError(tr("The run failed"), message, StatusTopic::Run);
+    else
+        setStatus(StatusTopic::Run,
+                  current_ ? tr("Run cancelled; the result on screen is the previous one.") : tr("Run cancelled."));
     showResults();
     emit runFailed(message, cancelled);
     if (screenshotPending_) QTimer::singleShot(300, this, &MainWindow::takeScreenshot);
@@ -464,7 +495,8 @@ void MainWindow::onFailed(quint64 gen, const QString& message, bool cancelled) {
 
 QVector<JobResultPtr> MainWindow::shownResults() const {
     QVector<JobResultPtr> shown = pinned_;
-    if (current_ && std::none_of(pinned_.begin(), pinned_.end(), [this](const JobResultPtr& p) { return p->key == current_->key; }))
+    if (current_ &&
+        std::none_of(pinned_.begin(), pinned_.end(), [this](const JobResultPtr& p) { return p->key == current_->key; }))
         shown.push_back(current_);
     return shown;
 }
@@ -478,8 +510,10 @@ QStringList MainWindow::resultChoices() const {
 QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
     const bool isCurrent = current_ && r->key == current_->key;
     QString head;
-    if (pinIndex >= 0) head = isCurrent ? tr("Pin %1 (current)").arg(pinIndex + 1) : tr("Pin %1").arg(pinIndex + 1);
-    else head = tr("Current");
+    if (pinIndex >= 0)
+        head = isCurrent ? tr("Pin %1 (current)").arg(pinIndex + 1) : tr("Pin %1").arg(pinIndex + 1);
+    else
+        head = tr("Current");
     QString text = head + QStringLiteral(": ") + r->label();
     if (isCurrent && currentStale_) text += tr("\nPrevious result: the last run was cancelled or failed");
     return text;
@@ -487,8 +521,9 @@ QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
 
 void MainWindow::showResults() {
     compare_->setOriginal(originalDisplay_,
-                          image_ ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height())
-                                 : tr("No image yet: File > Open (Ctrl+O), drop a file here, or paste one (Ctrl+V)"),
+                          image_
+                              ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height())
+                              : tr("No image yet: File > Open (Ctrl+O), drop a file here, or paste one (Ctrl+V)"),
                           originalLevels_);
     QVector<ComparePane> panes;
     const QVector<JobResultPtr> shown = shownResults();
@@ -574,21 +609,29 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     const Image& result = *current_->halftone;
     const bool binary = isBinaryGray(result);
     const int channels = result.channelCount();
-    const QString kinds = result.space == ColorSpace::CMYK ? tr("CMYK") : result.space == ColorSpace::RGB ? tr("RGB") : binary ? tr("black and white") : tr("gray");
+    const QString kinds = result.space == ColorSpace::CMYK  ? tr("CMYK")
+                          : result.space == ColorSpace::RGB ? tr("RGB")
+                          : binary                          ? tr("black and white")
+                                                            : tr("gray");
     // Formats that can hold this result, for advice that never suggests one that fails.
-    const QString works = result.space == ColorSpace::CMYK ? tr("TIFF (keeps CMYK) or PNG (converted to RGB)")
+    const QString works = result.space == ColorSpace::CMYK  ? tr("TIFF (keeps CMYK) or PNG (converted to RGB)")
                           : result.space == ColorSpace::RGB ? tr("PNG, TIFF or PPM")
                           : binary                          ? tr("PNG, TIFF, PBM or PGM")
                                                             : tr("PNG, TIFF or PGM");
     auto refuse = [&](const QString& why) {
-        showError(tr("Cannot save"), tr("%1\n\nThis result is %2; save it as %3.").arg(why, kinds, works), StatusTopic::Save);
+        showError(tr("Cannot save"), tr("%1\n\nThis result is %2; save it as %3.").arg(why, kinds, works),
+                  StatusTopic::Save);
         return false;
     };
     if (ext == QLatin1String("pbm") && !binary)
-        return refuse(channels > 1 ? tr("A PBM file holds one black-and-white channel, and this result has %1 channels.").arg(channels)
-                                   : tr("A PBM file holds only black and white, and this result has gray levels."));
-    if (ext == QLatin1String("pgm") && result.space != ColorSpace::Gray) return refuse(tr("A PGM file holds one gray channel."));
-    if (ext == QLatin1String("ppm") && result.space == ColorSpace::CMYK) return refuse(tr("A PPM file holds RGB, not CMYK."));
+        return refuse(
+            channels > 1
+                ? tr("A PBM file holds one black-and-white channel, and this result has %1 channels.").arg(channels)
+                : tr("A PBM file holds only black and white, and this result has gray levels."));
+    if (ext == QLatin1String("pgm") && result.space != ColorSpace::Gray)
+        return refuse(tr("A PGM file holds one gray channel."));
+    if (ext == QLatin1String("ppm") && result.space == ColorSpace::CMYK)
+        return refuse(tr("A PPM file holds RGB, not CMYK."));
 
     Image toWrite;
     const Image* image = &result;
@@ -617,22 +660,27 @@ void MainWindow::saveResultDialog() {
     const QString dir = imagePath_.isEmpty() ? QString() : QFileInfo(imagePath_).absolutePath();
     const QString suggested = dir.isEmpty() ? suggestedSaveName() : QDir(dir).filePath(suggestedSaveName());
     QString selected;
-    const QString f = QFileDialog::getSaveFileName(this, tr("Save result"), suggested, saveFilters().join(QStringLiteral(";;")), &selected);
+    const QString f = QFileDialog::getSaveFileName(this, tr("Save result"), suggested,
+                                                   saveFilters().join(QStringLiteral(";;")), &selected);
     if (!f.isEmpty()) saveResult(f, selected);
 }
 
 void MainWindow::setStatus(StatusTopic topic, const QString& text) {
-    statusMessages_.erase(std::remove_if(statusMessages_.begin(), statusMessages_.end(), [topic](const auto& m) { return m.first == topic; }),
+    statusMessages_.erase(std::remove_if(statusMessages_.begin(), statusMessages_.end(),
+                                         [topic](const auto& m) { return m.first == topic; }),
                           statusMessages_.end());
     if (!text.isEmpty()) statusMessages_.push_back({topic, text});
-    if (statusMessages_.isEmpty()) statusBar()->clearMessage();
-    else statusBar()->showMessage(statusMessages_.back().second);
+    if (statusMessages_.isEmpty())
+        statusBar()->clearMessage();
+    else
+        statusBar()->showMessage(statusMessages_.back().second);
 }
 
 void MainWindow::updateColourHint() {
     if (image_ && image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray)
         setStatus(StatusTopic::ColourHint,
-                  tr("%1 is in colour; the colour mode is Gray (luma). Choose RGB or CMYK to halftone each channel.").arg(imageName_));
+                  tr("%1 is in colour; the colour mode is Gray (luma). Choose RGB or CMYK to halftone each channel.")
+                      .arg(imageName_));
     else
         clearStatus(StatusTopic::ColourHint);
 }
@@ -662,11 +710,15 @@ QList<QStringList> MainWindow::shortcutList() const {
         for (const QKeySequence& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText);
         QString where = tr("Window");
         for (QObject* o : a->associatedObjects()) {
-            if (auto* m = qobject_cast<QMenu*>(o)) { where = tr("%1 menu").arg(m->title().remove(QLatin1Char('&'))); break; }
+            if (auto* m = qobject_cast<QMenu*>(o)) {
+                where = tr("%1 menu").arg(m->title().remove(QLatin1Char('&')));
+                break;
+            }
             if (qobject_cast<QToolBar*>(o)) where = tr("Compare toolbar");
         }
         if (a->shortcutContext() == Qt::WidgetShortcut || a->shortcutContext() == Qt::WidgetWithChildrenShortcut)
-            if (auto* w = qobject_cast<QWidget*>(a->parent())) where = w->inherits("halftone::ImagePane") ? tr("Image pane (click it first)") : w->objectName();
+            if (auto* w = qobject_cast<QWidget*>(a->parent()))
+                where = w->inherits("halftone::ImagePane") ? tr("Image pane (click it first)") : w->objectName();
         const QString id = where + QLatin1Char('|') + what + QLatin1Char('|') + keys.join(QLatin1Char(','));
         if (seen.contains(id)) continue;
         seen.insert(id);
@@ -693,7 +745,9 @@ QWidget* MainWindow::showShortcuts() {
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(table);
-    layout->addWidget(new QLabel(tr("Also: the mouse wheel zooms at the pointer, dragging pans every pane together, and the split divider drags.")));
+    layout->addWidget(
+        new QLabel(tr("Also: the mouse wheel zooms at the pointer, dragging pans every pane together, and the split "
+                      "divider drags.")));
     auto* close = new QDialogButtonBox(QDialogButtonBox::Close, dlg);
     connect(close, &QDialogButtonBox::rejected, dlg, &QDialog::close);
     layout->addWidget(close);
@@ -703,15 +757,17 @@ QWidget* MainWindow::showShortcuts() {
 }
 
 QWidget* MainWindow::showAbout() {
-    auto* box = new QMessageBox(QMessageBox::Information, tr("About Halftone Studio"),
-                                tr("<b>Halftone Studio</b> %1<br>Exact, fast halftoning: compare error diffusion, ordered dither and "
-                                   "direct binary search side by side, watch their parallel schedules, time them on the CPU and GPU, "
-                                   "and measure their quality.<br><br>GPU: %2<br>Qt %3")
-                                    .arg(QStringLiteral(HALFTONE_VERSION),
-                                         registry_.gpuAvailability().usable ? QString::fromStdString(registry_.gpuAvailability().deviceName)
-                                                                            : QString::fromStdString(registry_.gpuAvailability().reason).toHtmlEscaped(),
-                                         QString::fromLatin1(qVersion())),
-                                QMessageBox::Ok, this);
+    auto* box = new QMessageBox(
+        QMessageBox::Information, tr("About Halftone Studio"),
+        tr("<b>Halftone Studio</b> %1<br>Exact, fast halftoning: compare error diffusion, ordered dither and "
+           "direct binary search side by side, watch their parallel schedules, time them on the CPU and GPU, "
+           "and measure their quality.<br><br>GPU: %2<br>Qt %3")
+            .arg(QStringLiteral(HALFTONE_VERSION),
+                 registry_.gpuAvailability().usable
+                     ? QString::fromStdString(registry_.gpuAvailability().deviceName)
+                     : QString::fromStdString(registry_.gpuAvailability().reason).toHtmlEscaped(),
+                 QString::fromLatin1(qVersion())),
+        QMessageBox::Ok, this);
     box->setObjectName(QStringLiteral("aboutBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
@@ -728,7 +784,9 @@ void MainWindow::pinCurrent() {
     JobResultPtr dropped;
     if (pinned_.size() > kMaxPinned) dropped = pinned_.takeFirst();
     if (dropped)
-        setStatus(StatusTopic::Pins, tr("Pin dropped: %1 (at most %2 pins; the oldest makes room)").arg(dropped->description.shortText).arg(kMaxPinned));
+        setStatus(StatusTopic::Pins, tr("Pin dropped: %1 (at most %2 pins; the oldest makes room)")
+                                         .arg(dropped->description.shortText)
+                                         .arg(kMaxPinned));
     else
         clearStatus(StatusTopic::Pins);
     showResults();
@@ -748,25 +806,32 @@ void MainWindow::takeScreenshot() {
     if (!screenshotPending_) return;
     screenshotPending_ = false;
     for (int i = 0; i < tabs_->count(); ++i)
-        if (!screenshotTab_.isEmpty() && tabs_->tabText(i).compare(screenshotTab_, Qt::CaseInsensitive) == 0) tabs_->setCurrentIndex(i);
+        if (!screenshotTab_.isEmpty() && tabs_->tabText(i).compare(screenshotTab_, Qt::CaseInsensitive) == 0)
+            tabs_->setCurrentIndex(i);
     if (tabs_->currentWidget() == bench_ && bench_->points().isEmpty() && !screenshotSweepTried_) {
         // The benchmark tab: run a small sweep first so the charts have data (once: a sweep with nothing
         // to run still ends, and the screenshot then shows the panel's message instead of data).
         screenshotSweepTried_ = true;
-        connect(bench_, &BenchmarkPanel::sweepFinished, this, [this] {
-            screenshotPending_ = true;
-            screenshotTab_.clear();
-            QTimer::singleShot(200, this, &MainWindow::takeScreenshot);
-        }, Qt::SingleShotConnection);
+        connect(
+            bench_, &BenchmarkPanel::sweepFinished, this,
+            [this] {
+                screenshotPending_ = true;
+                screenshotTab_.clear();
+                QTimer::singleShot(200, this, &MainWindow::takeScreenshot);
+            },
+            Qt::SingleShotConnection);
         bench_->start();
         return;
     }
     if (tabs_->currentWidget() == quality_ && quality_->running()) {
         // The quality tab: wait for the measures of the results on screen.
-        connect(quality_, &QualityPanel::measured, this, [this] {
-            screenshotPending_ = true;
-            QTimer::singleShot(200, this, &MainWindow::takeScreenshot);
-        }, Qt::SingleShotConnection);
+        connect(
+            quality_, &QualityPanel::measured, this,
+            [this] {
+                screenshotPending_ = true;
+                QTimer::singleShot(200, this, &MainWindow::takeScreenshot);
+            },
+            Qt::SingleShotConnection);
         return;
     }
     // Let layouts, fit-to-window and queued plot replots settle before grabbing.

@@ -30,11 +30,15 @@ const QString kThreadsKey = QStringLiteral("threads");
 /// A widget value as a registry value of the spec's kind.
 ParamValue toParamValue(const ParamSpec& p, const QVariant& v) {
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return int64_t(v.toLongLong());
-        case ParamSpec::Kind::Real: return v.toDouble();
-        case ParamSpec::Kind::Bool: return v.toBool();
+        case ParamSpec::Kind::Int:
+            return int64_t(v.toLongLong());
+        case ParamSpec::Kind::Real:
+            return v.toDouble();
+        case ParamSpec::Kind::Bool:
+            return v.toBool();
         case ParamSpec::Kind::Choice:
-        case ParamSpec::Kind::Text: return v.toString().toStdString();
+        case ParamSpec::Kind::Text:
+            return v.toString().toStdString();
     }
     return std::string();
 }
@@ -42,11 +46,15 @@ ParamValue toParamValue(const ParamSpec& p, const QVariant& v) {
 /// Whether `v` is the spec's default (reals to the spin box's 4 decimals).
 bool isDefault(const ParamSpec& p, const QVariant& v) {
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return v.toLongLong() == std::llround(p.def);
-        case ParamSpec::Kind::Real: return std::abs(v.toDouble() - p.def) < 5e-5;
-        case ParamSpec::Kind::Bool: return v.toBool() == (p.def != 0);
+        case ParamSpec::Kind::Int:
+            return v.toLongLong() == std::llround(p.def);
+        case ParamSpec::Kind::Real:
+            return std::abs(v.toDouble() - p.def) < 5e-5;
+        case ParamSpec::Kind::Bool:
+            return v.toBool() == (p.def != 0);
         case ParamSpec::Kind::Choice:
-        case ParamSpec::Kind::Text: return v.toString().toStdString() == p.defaultText();
+        case ParamSpec::Kind::Text:
+            return v.toString().toStdString() == p.defaultText();
     }
     return true;
 }
@@ -54,12 +62,16 @@ bool isDefault(const ParamSpec& p, const QVariant& v) {
 /// Whether the widget for `p` can show `v` (range, choices).
 bool fits(const ParamSpec& p, const QVariant& v) {
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return v.toLongLong() >= p.min && v.toLongLong() <= p.max;
-        case ParamSpec::Kind::Real: return v.toDouble() >= p.min && v.toDouble() <= p.max;
-        case ParamSpec::Kind::Bool: return true;
+        case ParamSpec::Kind::Int:
+            return v.toLongLong() >= p.min && v.toLongLong() <= p.max;
+        case ParamSpec::Kind::Real:
+            return v.toDouble() >= p.min && v.toDouble() <= p.max;
+        case ParamSpec::Kind::Bool:
+            return true;
         case ParamSpec::Kind::Choice:
             return std::find(p.choices.begin(), p.choices.end(), v.toString().toStdString()) != p.choices.end();
-        case ParamSpec::Kind::Text: return true;
+        case ParamSpec::Kind::Text:
+            return true;
     }
     return false;
 }
@@ -124,9 +136,15 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
         updateDevices();
         emit changed();
     });
-    connect(deviceCombo_, &QComboBox::currentIndexChanged, this, [this] { if (!building_) emit changed(); });
-    connect(threads_, &QSpinBox::valueChanged, this, [this] { if (!building_) emit changed(); });
-    connect(color_, &QComboBox::currentIndexChanged, this, [this] { if (!building_) emit changed(); });
+    connect(deviceCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!building_) emit changed();
+    });
+    connect(threads_, &QSpinBox::valueChanged, this, [this] {
+        if (!building_) emit changed();
+    });
+    connect(color_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!building_) emit changed();
+    });
     refresh();
 }
 
@@ -168,7 +186,8 @@ void MethodPanel::fillVariants(const QString& prefer) {
         QString tip = m ? q(m->description) : QString();
         if (m && !m->cpu && !gpu.usable) {
             // A GPU-only variant with no usable GPU: shown, greyed out, with the reason; it cannot be chosen.
-            tip += tr("\n\nUnavailable: this variant runs only on a GPU, and there is no usable GPU (%1).").arg(q(gpu.reason));
+            tip += tr("\n\nUnavailable: this variant runs only on a GPU, and there is no usable GPU (%1).")
+                       .arg(q(gpu.reason));
             if (model) model->item(i)->setEnabled(false);
         }
         variantCombo_->setItemData(i, tip, Qt::ToolTipRole);
@@ -208,8 +227,10 @@ void MethodPanel::updateDevices() {
     auto* model = qobject_cast<QStandardItemModel*>(deviceCombo_->model());
     const bool hasCpu = m && m->cpu, hasGpu = m && m->gpu;
     QString gpuWhy;
-    if (!hasGpu) gpuWhy = tr("this method has no GPU implementation");
-    else if (!gpu.usable) gpuWhy = tr("no usable GPU: %1").arg(q(gpu.reason));
+    if (!hasGpu)
+        gpuWhy = tr("this method has no GPU implementation");
+    else if (!gpu.usable)
+        gpuWhy = tr("no usable GPU: %1").arg(q(gpu.reason));
     model->item(1)->setEnabled(hasCpu);
     model->item(2)->setEnabled(gpuWhy.isEmpty());
     model->item(2)->setToolTip(gpuWhy.isEmpty() ? tr("GPU: %1").arg(q(gpu.deviceName)) : gpuWhy);
@@ -229,8 +250,9 @@ void MethodPanel::updateDevices() {
         text = q(m->description);
         if (m->family == "error-diffusion") {
             if (m->exact)
-                text += tr(" All exact error-diffusion and error-collection variants give the same image, bit for bit; "
-                           "they differ only in speed.");
+                text +=
+                    tr(" All exact error-diffusion and error-collection variants give the same image, bit for bit; "
+                       "they differ only in speed.");
             else
                 text += tr(" (not bit-identical to the sequential reference)");
         }
@@ -309,13 +331,22 @@ void MethodPanel::rebuildParams() {
         // The method's default, unless the user set a value for a parameter of the same meaning.
         QVariant value;
         switch (p.kind) {
-            case ParamSpec::Kind::Int: value = qlonglong(std::llround(p.def)); break;
-            case ParamSpec::Kind::Real: value = p.def; break;
-            case ParamSpec::Kind::Bool: value = p.def != 0; break;
+            case ParamSpec::Kind::Int:
+                value = qlonglong(std::llround(p.def));
+                break;
+            case ParamSpec::Kind::Real:
+                value = p.def;
+                break;
+            case ParamSpec::Kind::Bool:
+                value = p.def != 0;
+                break;
             case ParamSpec::Kind::Choice:
-            case ParamSpec::Kind::Text: value = q(p.defaultText()); break;
+            case ParamSpec::Kind::Text:
+                value = q(p.defaultText());
+                break;
         }
-        if (auto it = userValues_.constFind(key); it != userValues_.cend() && it->spec.sameMeaning(p) && fits(p, it->value))
+        if (auto it = userValues_.constFind(key);
+            it != userValues_.cend() && it->spec.sameMeaning(p) && fits(p, it->value))
             value = it->value;
         QWidget* w = makeParamWidget(p, value);
         w->setObjectName(QStringLiteral("param_") + key);
@@ -376,10 +407,14 @@ QVariant MethodPanel::widgetValue(const ParamSpec& p) const {
     QWidget* w = paramWidgets_.value(q(p.key));
     if (!w) return {};
     switch (p.kind) {
-        case ParamSpec::Kind::Int: return qlonglong(static_cast<QSpinBox*>(w)->value());
-        case ParamSpec::Kind::Real: return static_cast<QDoubleSpinBox*>(w)->value();
-        case ParamSpec::Kind::Bool: return static_cast<QCheckBox*>(w)->isChecked();
-        case ParamSpec::Kind::Choice: return static_cast<QComboBox*>(w)->currentData().toString();
+        case ParamSpec::Kind::Int:
+            return qlonglong(static_cast<QSpinBox*>(w)->value());
+        case ParamSpec::Kind::Real:
+            return static_cast<QDoubleSpinBox*>(w)->value();
+        case ParamSpec::Kind::Bool:
+            return static_cast<QCheckBox*>(w)->isChecked();
+        case ParamSpec::Kind::Choice:
+            return static_cast<QComboBox*>(w)->currentData().toString();
         case ParamSpec::Kind::Text:
             if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentData().toString();
             return static_cast<QLineEdit*>(w)->text();
@@ -390,8 +425,10 @@ QVariant MethodPanel::widgetValue(const ParamSpec& p) const {
 void MethodPanel::userEdited(const ParamSpec& p) {
     const QString key = q(p.key);
     const QVariant v = widgetValue(p);
-    if (!v.isValid() || isDefault(p, v)) userValues_.remove(key);
-    else userValues_.insert(key, UserValue{v, p, method() ? q(method()->id()) : QString()});
+    if (!v.isValid() || isDefault(p, v))
+        userValues_.remove(key);
+    else
+        userValues_.insert(key, UserValue{v, p, method() ? q(method()->id()) : QString()});
 }
 
 ParamValues MethodPanel::params() const {
@@ -497,11 +534,19 @@ void MethodPanel::restoreSettings(QSettings& s) {
         const QString text = s.value(QStringLiteral("value")).toString();
         QVariant v;
         switch (p->kind) {
-            case ParamSpec::Kind::Int: v = text.toLongLong(); break;
-            case ParamSpec::Kind::Real: v = text.toDouble(); break;
-            case ParamSpec::Kind::Bool: v = text == QLatin1String("true") || text == QLatin1String("1"); break;
+            case ParamSpec::Kind::Int:
+                v = text.toLongLong();
+                break;
+            case ParamSpec::Kind::Real:
+                v = text.toDouble();
+                break;
+            case ParamSpec::Kind::Bool:
+                v = text == QLatin1String("true") || text == QLatin1String("1");
+                break;
             case ParamSpec::Kind::Choice:
-            case ParamSpec::Kind::Text: v = text; break;
+            case ParamSpec::Kind::Text:
+                v = text;
+                break;
         }
         if (fits(*p, v) && !isDefault(*p, v)) userValues_.insert(key, UserValue{v, *p, from});
     }
@@ -514,7 +559,8 @@ void MethodPanel::restoreSettings(QSettings& s) {
     s.endGroup();
 
     if (threads.isValid()) threads_->setValue(threads.toInt());
-    if (color.isValid() && color_->findData(color.toInt()) >= 0) color_->setCurrentIndex(color_->findData(color.toInt()));
+    if (color.isValid() && color_->findData(color.toInt()) >= 0)
+        color_->setCurrentIndex(color_->findData(color.toInt()));
     if (method.isEmpty() || !setMethod(method, variant)) rebuildParams();  // the restored values apply either way
     auto* model = qobject_cast<QStandardItemModel*>(deviceCombo_->model());
     const int d = deviceCombo_->findData(device);

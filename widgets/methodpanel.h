@@ -90,7 +90,7 @@ private:
     QGroupBox* paramBox_;
     QFormLayout* paramForm_;
     QMap<QString, QWidget*> paramWidgets_;
-    QMap<QString, QWidget*> rowFields_;  // the form row's field (the input or its container), by key
+    QMap<QString, QWidget*> rowFields_;    // the form row's field (the input or its container), by key
     QMap<QString, UserValue> userValues_;  // values the user set, by key
     bool building_ = false;
 };

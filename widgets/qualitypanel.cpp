@@ -60,7 +60,8 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     const Image& result = cmyk ? shownResult : *r.halftone;
     const int w = orig.width(), h = orig.height();
     const int cw = std::min(w, kMaxMeasured), ch = std::min(h, kMaxMeasured);
-    row.region = (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
+    row.region =
+        (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
     double e = 0, p = 0;
     const int n = std::min(orig.channelCount(), result.channelCount());
     for (int c = 0; c < n && !stop; ++c) {
@@ -112,7 +113,8 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
 }
 
 const QList<QColor>& colors() {
-    static const QList<QColor> c = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40), QColor(148, 103, 189)};
+    static const QList<QColor> c = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+                                    QColor(214, 39, 40), QColor(148, 103, 189)};
     return c;
 }
 
@@ -121,8 +123,8 @@ const QList<QColor>& colors() {
 QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
     table_ = new QTableWidget(0, 7);
     table_->setObjectName(QStringLiteral("qualityTable"));
-    table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"), tr("PSNR (HVS) dB"),
-                                       tr("Tone max dev."), tr("Region")});
+    table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"),
+                                       tr("PSNR (HVS) dB"), tr("Tone max dev."), tr("Region")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setMaximumHeight(170);
@@ -132,9 +134,11 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     patchLevel_->setToolTip(tr("gray level of the constant patch whose spectrum is shown"));
     measureButton_ = new QPushButton(tr("Measure"));
     exportPngButton_ = new QPushButton(tr("Export PNG..."));
-    exportPngButton_->setToolTip(tr("Both charts as one picture, headed by what was measured (image, results, parameters, machine, date)"));
+    exportPngButton_->setToolTip(
+        tr("Both charts as one picture, headed by what was measured (image, results, parameters, machine, date)"));
     exportCsvButton_ = new QPushButton(tr("Export CSV..."));
-    exportCsvButton_->setToolTip(tr("The table and the chart data, headed by what was measured (image, results, parameters, machine, date)"));
+    exportCsvButton_->setToolTip(
+        tr("The table and the chart data, headed by what was measured (image, results, parameters, machine, date)"));
     exportPngButton_->setEnabled(false);
     exportCsvButton_->setEnabled(false);
     status_ = new QLabel;
@@ -174,14 +178,20 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     layout->addWidget(plots, 1);
     connect(measureButton_, &QPushButton::clicked, this, &QualityPanel::measure);
     connect(exportPngButton_, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality charts"), QStringLiteral("quality.png"), tr("PNG (*.png)"));
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality charts"), QStringLiteral("quality.png"),
+                                                       tr("PNG (*.png)"));
         QString err;
-        if (!f.isEmpty() && !exportPng(f.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".png"), &err)) status_->setText(err);
+        if (!f.isEmpty() &&
+            !exportPng(f.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".png"), &err))
+            status_->setText(err);
     });
     connect(exportCsvButton_, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality data"), QStringLiteral("quality.csv"), tr("CSV (*.csv)"));
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality data"), QStringLiteral("quality.csv"),
+                                                       tr("CSV (*.csv)"));
         QString err;
-        if (!f.isEmpty() && !exportCsv(f.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".csv"), &err)) status_->setText(err);
+        if (!f.isEmpty() &&
+            !exportCsv(f.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".csv"), &err))
+            status_->setText(err);
     });
     connect(patchLevel_, &QSpinBox::valueChanged, this, [this] { dirty_ = true; });
     status_->setText(tr("Measures the results on the Compare tab when this tab is shown."));
@@ -194,7 +204,8 @@ QualityPanel::~QualityPanel() {
 
 bool QualityPanel::running() const { return watcher_ && watcher_->isRunning(); }
 
-void QualityPanel::setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results, const QString& imageName) {
+void QualityPanel::setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results,
+                              const QString& imageName) {
     original_ = std::move(original);
     imageName_ = imageName;
     results_ = results;
@@ -246,8 +257,13 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
     QStringList errors;
     for (int i = 0; i < rows.size(); ++i) {
         const QualityRow& r = rows[i];
-        const QStringList cells = {r.label, r.device, QString::number(r.seconds * 1000, 'f', 1), QString::number(r.hvsError, 'g', 5),
-                                   QString::number(r.psnrDb, 'f', 2), QString::number(r.toneMaxDeviation, 'f', 2), r.region};
+        const QStringList cells = {r.label,
+                                   r.device,
+                                   QString::number(r.seconds * 1000, 'f', 1),
+                                   QString::number(r.hvsError, 'g', 5),
+                                   QString::number(r.psnrDb, 'f', 2),
+                                   QString::number(r.toneMaxDeviation, 'f', 2),
+                                   r.region};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(r.details);
@@ -289,8 +305,11 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
     spectrumPlot_->xAxis->setLabel(tr("radial frequency (cycles/pixel), patch gray %1/255").arg(patchLevel_->value()));
     tonePlot_->replot(QCustomPlot::rpQueuedReplot);
     spectrumPlot_->replot(QCustomPlot::rpQueuedReplot);
-    status_->setText(errors.isEmpty() ? tr("Measured %1 result(s). Lower HVS error is better; blue noise has little power at low frequency.").arg(rows.size())
-                                      : errors.join(QLatin1Char('\n')));
+    status_->setText(
+        errors.isEmpty()
+            ? tr("Measured %1 result(s). Lower HVS error is better; blue noise has little power at low frequency.")
+                  .arg(rows.size())
+            : errors.join(QLatin1Char('\n')));
 }
 
 QStringList QualityPanel::provenance() const {
@@ -300,18 +319,26 @@ QStringList QualityPanel::provenance() const {
     for (int i = 0; i < rows_.size(); ++i) {
         const QualityRow& r = rows_[i];
         lines << QStringLiteral("result %1: %2").arg(i + 1).arg(r.label);
-        lines << QStringLiteral("result %1 colour mode: %2%3").arg(i + 1).arg(r.colorMode, r.linear ? QStringLiteral(", linear light") : QString());
+        lines << QStringLiteral("result %1 colour mode: %2%3")
+                     .arg(i + 1)
+                     .arg(r.colorMode, r.linear ? QStringLiteral(", linear light") : QString());
         QStringList params = r.details.split(QLatin1Char('\n'));
-        params.removeIf([](const QString& l) { return l.startsWith(QStringLiteral("Method:")) || !l.contains(QLatin1Char(':')); });
+        params.removeIf(
+            [](const QString& l) { return l.startsWith(QStringLiteral("Method:")) || !l.contains(QLatin1Char(':')); });
         lines << QStringLiteral("result %1 parameters: %2").arg(i + 1).arg(params.join(QStringLiteral("; ")));
         lines << QStringLiteral("result %1 region: %2").arg(i + 1).arg(r.region);
     }
     lines << QStringLiteral("spectrum patch: constant gray %1/255, 256 x 256").arg(patchLevel_->value());
-    lines << QStringLiteral("PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space");
-    lines << QStringLiteral("machine: %1, %2, %3 threads").arg(QSysInfo::machineHostName(), QSysInfo::prettyProductName()).arg(QThread::idealThreadCount());
+    lines << QStringLiteral(
+        "PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space");
+    lines << QStringLiteral("machine: %1, %2, %3 threads")
+                 .arg(QSysInfo::machineHostName(), QSysInfo::prettyProductName())
+                 .arg(QThread::idealThreadCount());
     const GpuAvailability& gpu = registry_.gpuAvailability();
-    lines << QStringLiteral("GPU: %1").arg(QString::fromStdString(gpu.usable ? gpu.deviceName : "none (" + gpu.reason + ")"));
-    lines << QStringLiteral("date: %1").arg(measuredAt_.isEmpty() ? QDateTime::currentDateTime().toString(Qt::ISODate) : measuredAt_);
+    lines << QStringLiteral("GPU: %1").arg(
+        QString::fromStdString(gpu.usable ? gpu.deviceName : "none (" + gpu.reason + ")"));
+    lines << QStringLiteral("date: %1")
+                 .arg(measuredAt_.isEmpty() ? QDateTime::currentDateTime().toString(Qt::ISODate) : measuredAt_);
     return lines;
 }
 
@@ -332,14 +359,16 @@ bool QualityPanel::exportCsv(const QString& path, QString* error) const {
     for (const QString& l : provenance()) out << "# " << l << '\n';
     out << "section,result,device,time_ms,hvs_error,psnr_hvs_db,tone_max_dev,region\n";
     for (const QualityRow& r : rows_)
-        out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ',' << r.psnrDb << ','
-            << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
+        out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ','
+            << r.psnrDb << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
     out << "section,result,input_gray,mean_output\n";
     for (const QualityRow& r : rows_)
-        for (int i = 0; i < r.toneIn.size(); ++i) out << "tone," << csvField(r.label) << ',' << r.toneIn[i] << ',' << r.toneOut[i] << '\n';
+        for (int i = 0; i < r.toneIn.size(); ++i)
+            out << "tone," << csvField(r.label) << ',' << r.toneIn[i] << ',' << r.toneOut[i] << '\n';
     out << "section,result,frequency_cycles_per_pixel,power_over_variance\n";
     for (const QualityRow& r : rows_)
-        for (int i = 0; i < r.freq.size(); ++i) out << "spectrum," << csvField(r.label) << ',' << r.freq[i] << ',' << r.power[i] << '\n';
+        for (int i = 0; i < r.freq.size(); ++i)
+            out << "spectrum," << csvField(r.label) << ',' << r.freq[i] << ',' << r.power[i] << '\n';
     out.flush();
     if (f.error() != QFileDevice::NoError) {
         if (error) *error = tr("Cannot write %1: %2").arg(path, f.errorString());

@@ -21,15 +21,15 @@ namespace halftone {
 /// \brief The measures of one result.
 struct QualityRow {
     QString methodId;
-    QString label;      ///< short description of the result (describeResult)
-    QString details;    ///< long description: every parameter, colour mode, device
-    QString colorMode;  ///< "gray", "RGB" or "CMYK"
+    QString label;        ///< short description of the result (describeResult)
+    QString details;      ///< long description: every parameter, colour mode, device
+    QString colorMode;    ///< "gray", "RGB" or "CMYK"
     bool linear = false;  ///< measured in linear light (the method diffused in linear light)
     QString device;
     double seconds = 0;
     double hvsError = qQNaN();  ///< E / N (docs/spec.md section 3), lower is better
-    double psnrDb = qQNaN();    ///< PSNR of the filtered halftone against the filtered original (docs/spec.md section 3)
-    QString region;             ///< "whole image" or the crop measured
+    double psnrDb = qQNaN();  ///< PSNR of the filtered halftone against the filtered original (docs/spec.md section 3)
+    QString region;           ///< "whole image" or the crop measured
     QVector<double> toneIn, toneOut;
     double toneMaxDeviation = qQNaN();
     QVector<double> freq, power;  ///< power / variance
@@ -43,7 +43,8 @@ public:
     explicit QualityPanel(Registry& registry, QWidget* parent = nullptr);
     ~QualityPanel() override;
     /// \brief The original and the results on screen; measured when the panel is visible (or on measure()).
-    void setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results, const QString& imageName = {});
+    void setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results,
+                    const QString& imageName = {});
     /// \brief What was measured, one "key: value" line each: image, each result with its parameters and colour
     /// mode, machine, date. Written at the top of both exports.
     QStringList provenance() const;

@@ -49,8 +49,9 @@ constexpr double kIndexMargin = 22.0, kBottomMargin = 18.0;
 
 QRectF ScheduleGrid::cellRect(int x, int y) const {
     if (!schedule_ || schedule_->width <= 0 || schedule_->height <= 0) return {};
-    const double cell = std::max(1.0, std::floor(std::min((width() - kIndexMargin - 2.0) / schedule_->width,
-                                                          (height() - kIndexMargin - kBottomMargin - 2.0) / schedule_->height)));
+    const double cell =
+        std::max(1.0, std::floor(std::min((width() - kIndexMargin - 2.0) / schedule_->width,
+                                          (height() - kIndexMargin - kBottomMargin - 2.0) / schedule_->height)));
     const double ox = kIndexMargin + (width() - kIndexMargin - cell * schedule_->width) / 2.0;
     const double oy = kIndexMargin + (height() - kIndexMargin - kBottomMargin - cell * schedule_->height) / 2.0;
     return QRectF(ox + x * cell, oy + y * cell, cell, cell);
@@ -71,7 +72,8 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
         for (int x = 0; x < s.width; ++x) {
             const int st = s.pixelStep.at(y, x);
             const QRectF r = cellRect(x, y);
-            QColor c = st < step_ ? stepColor(st, s.steps) : (st == step_ ? QColor(255, 170, 0) : QColor(235, 235, 235));
+            QColor c =
+                st < step_ ? stepColor(st, s.steps) : (st == step_ ? QColor(255, 170, 0) : QColor(235, 235, 235));
             p.fillRect(r, c);
             if (cell >= 14) {
                 p.setPen(st == step_ ? Qt::black : QColor(60, 60, 60));
@@ -88,19 +90,26 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
         const QRectF c0 = cellRect(0, 0);
         for (int x = 0; x < s.width; x += every) {
             const QRectF r = cellRect(x, 0);
-            p.drawText(QRectF(r.center().x() - 20, c0.top() - kIndexMargin, 40, kIndexMargin - 2), Qt::AlignHCenter | Qt::AlignBottom, QString::number(x));
+            p.drawText(QRectF(r.center().x() - 20, c0.top() - kIndexMargin, 40, kIndexMargin - 2),
+                       Qt::AlignHCenter | Qt::AlignBottom, QString::number(x));
         }
         for (int y = 0; y < s.height; y += every) {
             const QRectF r = cellRect(0, y);
-            p.drawText(QRectF(c0.left() - kIndexMargin - 2, r.center().y() - 8, kIndexMargin, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(y));
+            p.drawText(QRectF(c0.left() - kIndexMargin - 2, r.center().y() - 8, kIndexMargin, 16),
+                       Qt::AlignRight | Qt::AlignVCenter, QString::number(y));
         }
-        p.drawText(QRectF(c0.left() - kIndexMargin, c0.top() - kIndexMargin, kIndexMargin, kIndexMargin), Qt::AlignCenter, QStringLiteral("i\\j"));
+        p.drawText(QRectF(c0.left() - kIndexMargin, c0.top() - kIndexMargin, kIndexMargin, kIndexMargin),
+                   Qt::AlignCenter, QStringLiteral("i\\j"));
         p.setFont(f);
     }
     // Cell grid, then block borders (where the unit changes) drawn thick.
     p.setPen(QPen(QColor(180, 180, 180), 1));
-    for (int y = 0; y <= s.height; ++y) p.drawLine(cellRect(0, 0).topLeft() + QPointF(0, y * cell), cellRect(0, 0).topLeft() + QPointF(s.width * cell, y * cell));
-    for (int x = 0; x <= s.width; ++x) p.drawLine(cellRect(0, 0).topLeft() + QPointF(x * cell, 0), cellRect(0, 0).topLeft() + QPointF(x * cell, s.height * cell));
+    for (int y = 0; y <= s.height; ++y)
+        p.drawLine(cellRect(0, 0).topLeft() + QPointF(0, y * cell),
+                   cellRect(0, 0).topLeft() + QPointF(s.width * cell, y * cell));
+    for (int x = 0; x <= s.width; ++x)
+        p.drawLine(cellRect(0, 0).topLeft() + QPointF(x * cell, 0),
+                   cellRect(0, 0).topLeft() + QPointF(x * cell, s.height * cell));
     if (!s.pixelUnit.empty()) {
         p.setPen(QPen(QColor(20, 20, 20), std::max(2.0, cell / 8)));
         for (int y = 0; y < s.height; ++y)
@@ -131,8 +140,9 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
         p.setPen(Qt::black);
         QFont hf = font();
         p.setFont(hf);
-        p.drawText(rect().adjusted(4, 2, -4, -2), Qt::AlignBottom | Qt::AlignLeft,
-                   tr("pixel (i, j) = (%1, %2): step %3; dashed = its sources").arg(hi).arg(hj).arg(s.pixelStep.at(hi, hj)));
+        p.drawText(
+            rect().adjusted(4, 2, -4, -2), Qt::AlignBottom | Qt::AlignLeft,
+            tr("pixel (i, j) = (%1, %2): step %3; dashed = its sources").arg(hi).arg(hj).arg(s.pixelStep.at(hi, hj)));
     }
 }
 
@@ -202,7 +212,8 @@ QString kernelTitle(const Kernel& k) {
 }
 
 bool isBlockSchedule(const QString& name) {
-    return name == QLatin1String("parallelogram") || name == QLatin1String("wavefront") || name == QLatin1String("trapezoid");
+    return name == QLatin1String("parallelogram") || name == QLatin1String("wavefront") ||
+           name == QLatin1String("trapezoid");
 }
 
 /// Integer ticks only: steps and unit counts are whole numbers.
@@ -245,10 +256,13 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     };
     widthSpin_ = spin("gridWidth", 1, 256, 24, tr("grid width in pixels (columns j)"));
     heightSpin_ = spin("gridHeight", 1, 256, 12, tr("grid height in pixels (rows i)"));
-    blockWSpin_ = spin("blockWidth", 0, 256, 0, tr("block width in pixels (block schedules); 'method default' = what the method uses on images"),
+    blockWSpin_ = spin("blockWidth", 0, 256, 0,
+                       tr("block width in pixels (block schedules); 'method default' = what the method uses on images"),
                        tr("method default"));
-    blockHSpin_ = spin("blockHeight", 0, 256, 0, tr("block height in pixels (block schedules); 'method default' = what the method uses on images"),
-                       tr("method default"));
+    blockHSpin_ =
+        spin("blockHeight", 0, 256, 0,
+             tr("block height in pixels (block schedules); 'method default' = what the method uses on images"),
+             tr("method default"));
     delaySpin_ = spin("delay", 0, 64, 0, tr("k of k-delay: row i runs k columns behind row i - 1"), tr("minimal"));
 
     auto label = [](const QString& text, QWidget* buddy) {
@@ -343,21 +357,29 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
 
     timer_.setInterval(250);
     connect(&timer_, &QTimer::timeout, this, [this] {
-        if (step_ + 1 >= schedule_.steps) pause();
-        else setCurrentStep(step_ + 1);
+        if (step_ + 1 >= schedule_.steps)
+            pause();
+        else
+            setCurrentStep(step_ + 1);
     });
     connect(playButton_, &QPushButton::clicked, this, [this] { timer_.isActive() ? pause() : play(); });
     connect(back, &QPushButton::clicked, this, &ScheduleView::stepBack);
     connect(fwd, &QPushButton::clicked, this, &ScheduleView::stepForward);
-    connect(slider_, &QSlider::valueChanged, this, [this](int v) { if (!building_) setCurrentStep(v); });
+    connect(slider_, &QSlider::valueChanged, this, [this](int v) {
+        if (!building_) setCurrentStep(v);
+    });
     connect(scheduleCombo_, &QComboBox::currentIndexChanged, this, [this] {
         if (building_) return;
         applyScheduleDefaults();
         rebuild();
     });
-    connect(kernelCombo_, &QComboBox::currentIndexChanged, this, [this] { if (!building_) rebuild(); });
+    connect(kernelCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!building_) rebuild();
+    });
     for (QSpinBox* s : {widthSpin_, heightSpin_, blockWSpin_, blockHSpin_, delaySpin_})
-        connect(s, &QSpinBox::valueChanged, this, [this] { if (!building_) rebuild(); });
+        connect(s, &QSpinBox::valueChanged, this, [this] {
+            if (!building_) rebuild();
+        });
     // Start on the knight's-move order of Deshpande, Misra and Narayanan (its 1,1,2,2,3,3 ramp).
     const int knight = scheduleCombo_->findText(QStringLiteral("knight"));
     building_ = true;
@@ -365,7 +387,8 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     building_ = false;
     applyScheduleDefaults();
     rebuild();
-    setCurrentStep(schedule_.steps / 3);  // open part-way through, so the first look shows done, current and pending pixels
+    setCurrentStep(schedule_.steps /
+                   3);  // open part-way through, so the first look shows done, current and pending pixels
 }
 
 void ScheduleView::applyScheduleDefaults() {
@@ -429,29 +452,39 @@ void ScheduleView::rebuild() {
     const bool blocks = isBlockSchedule(name);
     // The delay applies to k-delay and to the wavefront inside parallelogram and wavefront units; the
     // knight order and the trapezoid blocks always use the kernel's smallest one; block sizes only to blocks.
-    const bool usesDelay = name == QLatin1String("k-delay") || name == QLatin1String("parallelogram") || name == QLatin1String("wavefront");
+    const bool usesDelay = name == QLatin1String("k-delay") || name == QLatin1String("parallelogram") ||
+                           name == QLatin1String("wavefront");
     delaySpin_->setEnabled(usesDelay);
     blockWSpin_->setEnabled(blocks);
     blockHSpin_->setEnabled(blocks);
     if (!valid_) {
-        info_->setText(tr("<span style='color:#b00'>The schedule model says: %1</span>").arg(QString::fromStdString(st.message()).toHtmlEscaped()));
+        info_->setText(tr("<span style='color:#b00'>The schedule model says: %1</span>")
+                           .arg(QString::fromStdString(st.message()).toHtmlEscaped()));
     } else {
         int64_t peak = 0;
         for (int64_t v : schedule_.parallelism) peak = std::max(peak, v);
         QString text = tr("<b>%1</b>: %2 &mdash; %3 steps for %4 x %5 = %6 pixels%7, peak parallelism %8.")
-                           .arg(QString::fromStdString(schedule_.name), QString::fromStdString(schedule_.description).toHtmlEscaped())
-                           .arg(schedule_.steps).arg(schedule_.width).arg(schedule_.height)
+                           .arg(QString::fromStdString(schedule_.name),
+                                QString::fromStdString(schedule_.description).toHtmlEscaped())
+                           .arg(schedule_.steps)
+                           .arg(schedule_.width)
+                           .arg(schedule_.height)
                            .arg(qint64(schedule_.width) * schedule_.height)
-                           .arg(blocks ? tr(" in %1 blocks").arg(schedule_.units) : QString()).arg(peak);
+                           .arg(blocks ? tr(" in %1 blocks").arg(schedule_.units) : QString())
+                           .arg(peak);
         if (blocks && (opt.blockWidth > 0 || opt.blockHeight > 0)) {
             // Say what the method itself uses, so the small teaching blocks are not taken for the real ones.
             SchedulePlan own;
-            if (planSchedule(name.toStdString(), std::max(widthSpin_->value(), 4096), std::max(heightSpin_->value(), 4096), *kernel_, {}, own).isOk() &&
+            if (planSchedule(name.toStdString(), std::max(widthSpin_->value(), 4096),
+                             std::max(heightSpin_->value(), 4096), *kernel_, {}, own)
+                    .isOk() &&
                 own.blocks)
-                text += tr(" Blocks are %1 x %2 here to fit the grid; on images the method uses %3 x %4 (block &lsquo;method default&rsquo;).")
+                text += tr(" Blocks are %1 x %2 here to fit the grid; on images the method uses %3 x %4 (block "
+                           "&lsquo;method default&rsquo;).")
                             .arg(opt.blockWidth > 0 ? opt.blockWidth : own.geometry.blockWidth)
                             .arg(opt.blockHeight > 0 ? opt.blockHeight : own.geometry.blockHeight)
-                            .arg(own.geometry.blockWidth).arg(own.geometry.blockHeight);
+                            .arg(own.geometry.blockWidth)
+                            .arg(own.geometry.blockHeight);
         }
         info_->setText(text);
     }
@@ -461,16 +494,27 @@ void ScheduleView::rebuild() {
         const int k = opt.delay > 0 ? opt.delay : kmin;
         const QString kname = kernelTitle(*kernel_);
         QString same = k == kmin ? tr("at k = %1 the two are the same schedule").arg(k)
-                                 : tr("at k = %1 k-delay takes %2 more steps on this grid").arg(k).arg(qint64(k - kmin) * std::max(0, h - 1));
-        QString push = kpush <= 0 ? tr("two of its taps reach the same neighbour, so diffusing (pushing) errors always collides; collecting (pulling) them works at k = %1").arg(kmin)
-                       : kpush == kmin
-                           ? tr("diffusing (pushing) errors is safe at k = %1 too").arg(kmin)
-                           : tr("diffusing (pushing) errors needs k = %1 so that no two pixels of a step add into one neighbour; collecting (pulling) them works at k = %2")
-                                 .arg(kpush).arg(kmin);
-        delayNote_->setText(tr("<b>k-delay vs knight</b> for %1: the knight order runs pixel (i, j) at step %2i + j, the earliest its taps allow; "
+                                 : tr("at k = %1 k-delay takes %2 more steps on this grid")
+                                       .arg(k)
+                                       .arg(qint64(k - kmin) * std::max(0, h - 1));
+        QString push = kpush <= 0 ? tr("two of its taps reach the same neighbour, so diffusing (pushing) errors always "
+                                       "collides; collecting (pulling) them works at k = %1")
+                                        .arg(kmin)
+                       : kpush == kmin ? tr("diffusing (pushing) errors is safe at k = %1 too").arg(kmin)
+                                       : tr("diffusing (pushing) errors needs k = %1 so that no two pixels of a step "
+                                            "add into one neighbour; collecting (pulling) them works at k = %2")
+                                             .arg(kpush)
+                                             .arg(kmin);
+        delayNote_->setText(tr("<b>k-delay vs knight</b> for %1: the knight order runs pixel (i, j) at step %2i + j, "
+                               "the earliest its taps allow; "
                                "k-delay runs it at step k&middot;i + j for the k you choose (Delay k); %3; %4.")
-                                .arg(kname).arg(kmin).arg(same, push));
-        stencilCaption_->setText(tr("%1: the current pixel x sends w/D of its error to each blue pixel; smallest delay k = %2.").arg(kname).arg(kmin));
+                                .arg(kname)
+                                .arg(kmin)
+                                .arg(same, push));
+        stencilCaption_->setText(
+            tr("%1: the current pixel x sends w/D of its error to each blue pixel; smallest delay k = %2.")
+                .arg(kname)
+                .arg(kmin));
     } else {
         delayNote_->clear();
         stencilCaption_->clear();
@@ -507,8 +551,11 @@ void ScheduleView::updateStepUi() {
     grid_->setCurrentStep(step_);
     const qint64 par = step_ < int(schedule_.parallelism.size()) ? schedule_.parallelism[size_t(step_)] : 0;
     stepLabel_->setText(tr("step %1 of 0..%2: %3 %4 in parallel")
-                            .arg(step_).arg(std::max(0, schedule_.steps - 1)).arg(par)
-                            .arg(schedule_.unitStep.empty() ? (par == 1 ? tr("pixel") : tr("pixels")) : (par == 1 ? tr("block") : tr("blocks"))));
+                            .arg(step_)
+                            .arg(std::max(0, schedule_.steps - 1))
+                            .arg(par)
+                            .arg(schedule_.unitStep.empty() ? (par == 1 ? tr("pixel") : tr("pixels"))
+                                                            : (par == 1 ? tr("block") : tr("blocks"))));
     stepLine_->point1->setCoords(step_, 0);
     stepLine_->point2->setCoords(step_, 1);
     plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -516,7 +563,8 @@ void ScheduleView::updateStepUi() {
 
 QVector<double> ScheduleView::plottedParallelism() const {
     QVector<double> out;
-    for (auto it = plot_->graph(0)->data()->constBegin(); it != plot_->graph(0)->data()->constEnd(); ++it) out.push_back(it->value);
+    for (auto it = plot_->graph(0)->data()->constBegin(); it != plot_->graph(0)->data()->constEnd(); ++it)
+        out.push_back(it->value);
     return out;
 }
 

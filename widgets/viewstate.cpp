@@ -9,8 +9,8 @@ namespace halftone {
 namespace {
 constexpr double kMinZoom = 1.0 / 64, kMaxZoom = 64.0;
 constexpr std::array<double, 22> kLadder = {1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 12, 1.0 / 8, 1.0 / 6, 1.0 / 4, 1.0 / 3,
-                                            1.0 / 2,  2.0 / 3,  1,        2,         3,        4,        6,
-                                            8,        12,       16,       24,        32,       48,       64};
+                                            1.0 / 2,  2.0 / 3,  1,        2,        3,       4,       6,       8,
+                                            12,       16,       24,       32,       48,      64};
 }  // namespace
 
 void ViewState::setImageSize(QSize size) {
@@ -50,8 +50,8 @@ void ViewState::panBy(QPointF d) {
 
 void ViewState::fitTo(QSize viewport) {
     if (imageSize_.isEmpty() || viewport.isEmpty()) return;
-    const double z = std::min(double(viewport.width()) / imageSize_.width(),
-                              double(viewport.height()) / imageSize_.height());
+    const double z =
+        std::min(double(viewport.width()) / imageSize_.width(), double(viewport.height()) / imageSize_.height());
     // Prefer an integer zoom when the image fits at >= 1x, so fit stays pixel-exact.
     zoom_ = std::clamp(z >= 1 ? std::floor(z) : z, kMinZoom, kMaxZoom);
     center_ = QPointF(imageSize_.width() / 2.0, imageSize_.height() / 2.0);

@@ -29,9 +29,9 @@ struct BenchContext {
     int dbsWidth = 4096, dbsHeight = 3072;           ///< image of the DBS section
     std::vector<const MethodInfo*> picked;           ///< --methods (empty = each section's default set)
     std::string baseline = "ec/rc";                  ///< ratios are against this method
-    std::map<std::string, std::string> params;       ///< --param key=value (and --kernel), for methods that have the key
+    std::map<std::string, std::string> params;  ///< --param key=value (and --kernel), for methods that have the key
     DeviceChoice device = DeviceChoice::SectionDefault;
-    std::string workDir = "/tmp";                    ///< where PGM/PBM files are written
+    std::string workDir = "/tmp";  ///< where PGM/PBM files are written
     bool usePamditherbw = true;
     bool useConvert = true;
 };

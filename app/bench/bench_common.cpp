@@ -21,7 +21,7 @@
 namespace halftone::bench {
 
 Registry& benchRegistry() {
-    static Registry& r = [] () -> Registry& {
+    static Registry& r = []() -> Registry& {
         Registry& reg = Registry::instance();
         gpu::registerMethods(reg);
         return reg;
@@ -78,7 +78,8 @@ std::vector<Device> devicesFor(const BenchContext& c, const MethodInfo& m, Devic
     if (wantCpu && m.cpu) d.push_back(Device::Cpu);
     if (wantGpu && m.gpu) {
         const GpuAvailability& a = benchRegistry().gpuAvailability();
-        if (a.usable) d.push_back(Device::Gpu);
+        if (a.usable)
+            d.push_back(Device::Gpu);
         else if (!c.picked.empty() || want == DeviceChoice::Gpu)
             std::printf("(%s on the GPU skipped: %s)\n", m.id().c_str(), a.reason.c_str());
     }
@@ -104,20 +105,24 @@ Status paramValueFromText(const ParamSpec& spec, const std::string& text, ParamV
                 return Status::ok();
             }
             case ParamSpec::Kind::Bool:
-                if (text == "true" || text == "1" || text == "yes" || text == "on") out = true;
-                else if (text == "false" || text == "0" || text == "no" || text == "off") out = false;
-                else break;
+                if (text == "true" || text == "1" || text == "yes" || text == "on")
+                    out = true;
+                else if (text == "false" || text == "0" || text == "no" || text == "off")
+                    out = false;
+                else
+                    break;
                 return Status::ok();
             case ParamSpec::Kind::Choice:
-            case ParamSpec::Kind::Text: out = text; return Status::ok();
+            case ParamSpec::Kind::Text:
+                out = text;
+                return Status::ok();
         }
-    } catch (...) {
-    }
+    } catch (...) {}
     return Status::error("parameter " + spec.key + " cannot take the value '" + text + "'");
 }
 
-Status paramsFor(const BenchContext& c, const MethodInfo& m, ParamValues& out, const std::map<std::string, std::string>& extra,
-                 bool extraWins) {
+Status paramsFor(const BenchContext& c, const MethodInfo& m, ParamValues& out,
+                 const std::map<std::string, std::string>& extra, bool extraWins) {
     out = ParamValues();
     std::map<std::string, std::string> all = extraWins ? std::map<std::string, std::string>() : extra;
     if (c.threads > 0 && m.param("threads")) all["threads"] = std::to_string(c.threads);
@@ -141,8 +146,8 @@ std::string rowName(const MethodInfo& m, Device d, const std::string& settings) 
     return s;
 }
 
-Timed timeMethod(const MethodInfo& m, Device device, const Plane8& src, const ParamValues& params, int runs, bool warmup,
-                 int threads) {
+Timed timeMethod(const MethodInfo& m, Device device, const Plane8& src, const ParamValues& params, int runs,
+                 bool warmup, int threads) {
     Timed t;
     const PlaneFunction& fn = device == Device::Gpu ? m.gpu : m.cpu;
     if (!fn) {
@@ -177,7 +182,8 @@ std::string exactness(const MethodInfo& m, const Plane8& src, const ParamValues&
     static std::map<std::pair<uint64_t, std::string>, Plane8> cache;
     const EdParams p = edParamsFrom(params);
     const std::string key = p.kernel + "/" + std::to_string(p.levels) + "/" + std::to_string(p.linear) + "/" +
-                            std::to_string(p.serpentine) + "/" + std::to_string(src.width) + "x" + std::to_string(src.height);
+                            std::to_string(p.serpentine) + "/" + std::to_string(src.width) + "x" +
+                            std::to_string(src.height);
     const uint64_t h = planeHash(src);
     auto it = cache.find({h, key});
     if (it == cache.end()) {

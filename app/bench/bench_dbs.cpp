@@ -14,7 +14,8 @@ namespace halftone::bench {
 int benchDbs(const BenchContext& c) {
     const int W = c.dbsWidth, H = c.dbsHeight;
     const Plane8 src = syntheticPlane(W, H);
-    const std::vector<const MethodInfo*> methods = methodsFor(c, DeviceChoice::All, [](const MethodInfo& m) { return m.family == "dbs"; });
+    const std::vector<const MethodInfo*> methods =
+        methodsFor(c, DeviceChoice::All, [](const MethodInfo& m) { return m.family == "dbs"; });
     std::printf("\n== dbs: DBS to convergence, %d x %d synthetic plane, clipping-free, seed 1 (%s) ==\n", W, H,
                 utcNow().c_str());
     std::printf("| %-44s | %10s | %5s | %10s | %8s | settings\n", "method", "time ms", "iter", "E/N", "vs first");
@@ -36,16 +37,17 @@ int benchDbs(const BenchContext& c) {
             if (params.has(key) && m->param(key)) {
                 const ParamSpec& spec = *m->param(key);
                 settings += std::string(settings.empty() ? "" : ", ") + key + " " +
-                            (spec.kind == ParamSpec::Kind::Real    ? fmt(params.getReal(key, 0))
-                             : spec.kind == ParamSpec::Kind::Int   ? std::to_string(params.getInt(key, 0))
-                                                                   : params.getText(key, ""));
+                            (spec.kind == ParamSpec::Kind::Real  ? fmt(params.getReal(key, 0))
+                             : spec.kind == ParamSpec::Kind::Int ? std::to_string(params.getInt(key, 0))
+                                                                 : params.getText(key, ""));
             }
         for (Device d : devicesFor(c, *m, DeviceChoice::All)) {
             const bool gpu = d == Device::Gpu;
             const Timed t = timeMethod(*m, d, src, params, gpu ? std::max(1, std::min(c.runs, 3)) : 1, gpu, c.threads);
             const std::string name = rowName(*m, d);
             if (t.seconds < 0) {
-                std::printf("| %-44s | %10s | %5s | %10s | %8s | %s\n", name.c_str(), "-", "-", "-", "-", t.error.c_str());
+                std::printf("| %-44s | %10s | %5s | %10s | %8s | %s\n", name.c_str(), "-", "-", "-", "-",
+                            t.error.c_str());
                 rc = 1;
                 continue;
             }

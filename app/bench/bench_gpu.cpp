@@ -70,7 +70,9 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         const EdParams fs;
         for (const std::string& form : gpu::wavefrontForms())
             for (int h : o.diagnoseHeights) {
-                if (!o.formFilter.empty() && std::find(o.formFilter.begin(), o.formFilter.end(), form) == o.formFilter.end()) continue;
+                if (!o.formFilter.empty() &&
+                    std::find(o.formFilter.begin(), o.formFilter.end(), form) == o.formFilter.end())
+                    continue;
                 const Plane8 src = benchImage(16384);
                 Plane8 part(16384, h);
                 std::copy(src.data.begin(), src.data.begin() + ptrdiff_t(part.size()), part.data.begin());
@@ -78,7 +80,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
                 Plane8 res;
                 const Status s = gpu::timePlane("wavefront", part, fs, 5, t, &res, form);
                 out << "diag " << form << " 16384x" << h << ": " << (s ? fmtMs(t.deviceMs) + " ms" : s.message())
-                    << (s ? (res == referenceErrorDiffusion(part, fs) ? " exact" : " NOT EXACT") : "") << "\n" << std::flush;
+                    << (s ? (res == referenceErrorDiffusion(part, fs) ? " exact" : " NOT EXACT") : "") << "\n"
+                    << std::flush;
             }
         return 0;
     }
@@ -87,7 +90,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
     std::ostringstream md;
     md << "GPU: " << avail.deviceName << ", " << date << "\n\n";
-    md << "| size | method | device ms | H2D ms | D2H ms | end-to-end ms | overlapped e2e ms | runs | exact | vs bwec-rc |\n";
+    md << "| size | method | device ms | H2D ms | D2H ms | end-to-end ms | overlapped e2e ms | runs | exact | vs "
+          "bwec-rc |\n";
     md << "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n";
     out << md.str();
     std::vector<Row> rows;
@@ -110,7 +114,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             if (wanted(m.variant)) todo.push_back({m.variant, ""});
         if (o.forms && wanted("wavefront"))
             for (const std::string& f : gpu::wavefrontForms())
-                if (o.formFilter.empty() || std::find(o.formFilter.begin(), o.formFilter.end(), f) != o.formFilter.end())
+                if (o.formFilter.empty() ||
+                    std::find(o.formFilter.begin(), o.formFilter.end(), f) != o.formFilter.end())
                     todo.push_back({"wavefront", f});
         double bwecMs = 0;
         std::vector<Row> sizeRows;
@@ -122,7 +127,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             r.n = n;
             r.name = form.empty() ? variant : variant + "[" + form + "]";
             Plane8 result;
-            const Status s = gpu::timePlane(variant, src, fs, runsFor(*spec, n, o.runs), r.t, o.verify ? &result : nullptr, form);
+            const Status s =
+                gpu::timePlane(variant, src, fs, runsFor(*spec, n, o.runs), r.t, o.verify ? &result : nullptr, form);
             r.ok = s.isOk();
             if (!r.ok) {
                 r.error = s.message();
@@ -140,10 +146,10 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             if (!r.ok) {
                 line << "error: " << r.error << " | | | | | | | |\n";
             } else {
-                line << fmtMs(r.t.deviceMs) << (r.t.cpuAssisted ? " (CPU+GPU)" : "") << " | " << fmtMs(r.t.h2dMs) << " | "
-                     << fmtMs(r.t.d2hMs) << " | " << fmtMs(r.t.endToEndMs) << " | "
-                     << (r.t.overlappedMs > 0 ? fmtMs(r.t.overlappedMs) : std::string("-")) << " | " << r.t.runs << " | "
-                     << (o.verify ? (r.exact ? "yes" : "NO") : "not checked") << " | "
+                line << fmtMs(r.t.deviceMs) << (r.t.cpuAssisted ? " (CPU+GPU)" : "") << " | " << fmtMs(r.t.h2dMs)
+                     << " | " << fmtMs(r.t.d2hMs) << " | " << fmtMs(r.t.endToEndMs) << " | "
+                     << (r.t.overlappedMs > 0 ? fmtMs(r.t.overlappedMs) : std::string("-")) << " | " << r.t.runs
+                     << " | " << (o.verify ? (r.exact ? "yes" : "NO") : "not checked") << " | "
                      << (bwecMs > 0 && r.t.deviceMs > 0 ? fmtMs(bwecMs / r.t.deviceMs) + "x" : "") << " |\n";
             }
             md << line.str();
@@ -152,7 +158,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         }
         if (o.verify) {
             std::ostringstream line;
-            line << "| " << n << " | CPU reference (sequential reference, 1 thread) | " << fmtMs(cpuMs) << " | | | | | 1 | | |\n";
+            line << "| " << n << " | CPU reference (sequential reference, 1 thread) | " << fmtMs(cpuMs)
+                 << " | | | | | 1 | | |\n";
             md << line.str();
             out << line.str();
         }
@@ -165,12 +172,13 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     const int big = o.sizes.empty() ? 0 : o.sizes.back();
     out << "\nSummary (" << big << " x " << big << ", Floyd-Steinberg, " << avail.deviceName << "):\n";
     for (const Row& r : rows)
-        if (r.n == big && (r.name.rfind("wavefront", 0) == 0 || r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
+        if (r.n == big &&
+            (r.name.rfind("wavefront", 0) == 0 || r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
             out << "  " << r.name << ": device " << (r.ok ? fmtMs(r.t.deviceMs) : "error") << " ms, end-to-end "
                 << (r.ok ? fmtMs(r.t.endToEndMs) : "-") << " ms"
                 << (r.t.overlappedMs > 0 ? ", overlapped " + fmtMs(r.t.overlappedMs) + " ms" : std::string())
-                << (r.t.packedEndToEndMs > 0 ? ", 1-bit packed end-to-end " + fmtMs(r.t.packedEndToEndMs) + " ms (D2H " +
-                                                   fmtMs(r.t.packedD2hMs) + " ms)"
+                << (r.t.packedEndToEndMs > 0 ? ", 1-bit packed end-to-end " + fmtMs(r.t.packedEndToEndMs) +
+                                                   " ms (D2H " + fmtMs(r.t.packedD2hMs) + " ms)"
                                              : std::string())
                 << ", exact " << (r.exact ? "yes" : "NO") << "\n";
     return rc;

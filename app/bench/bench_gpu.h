@@ -10,12 +10,13 @@ namespace halftone::bench {
 /// \brief What the GPU section measures.
 struct GpuBenchOptions {
     std::vector<int> sizes{1024, 2048, 4096, 8192, 16384};  ///< square images, n x n
-    int runs = 0;               ///< warm runs per measurement (median); 0 = by method and size
-    bool forms = true;          ///< also time each form of the wavefront kernel by name (wavefront[fast], wavefront[general])
-    bool verify = true;         ///< compare every result with the SPEC reference
-    std::string markdownPath;   ///< also write the full table here (empty = no file)
+    int runs = 0;        ///< warm runs per measurement (median); 0 = by method and size
+    bool forms = true;   ///< also time each form of the wavefront kernel by name (wavefront[fast], wavefront[general])
+    bool verify = true;  ///< compare every result with the SPEC reference
+    std::string markdownPath;          ///< also write the full table here (empty = no file)
     std::vector<std::string> methods;  ///< only these variants (empty = every GPU method); forms go with "wavefront"
-    /// instead of the table: the wavefront kernel on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off cost)
+    /// instead of the table: the wavefront kernel on 16384-wide images of 1, 2, 4, ... strips (per-step and hand-off
+    /// cost)
     bool diagnose = false;
     std::vector<int> diagnoseHeights{64, 128, 256, 512, 1024, 2048, 4096};  ///< heights of the diagnose runs
     std::vector<std::string> formFilter;  ///< only these wavefront forms (empty = all)

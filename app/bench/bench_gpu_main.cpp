@@ -1,5 +1,6 @@
 // Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine (no Qt, no image I/O there):
-// bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes fast,general] [--diagnose [--diagnose-heights 64,..]]
+// bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes fast,general] [--diagnose [--diagnose-heights
+// 64,..]]
 //           [--no-shapes] [--no-verify] [--md FILE]
 // (--shapes names forms of the wavefront kernel; gpu::wavefrontForms() lists them).
 #include <cstdio>
@@ -43,7 +44,10 @@ int main(int argc, char** argv) {
         } else if (a == "--md" && i + 1 < argc) {
             o.markdownPath = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes fast,general] [--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--no-verify] [--md FILE]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes fast,general] "
+                         "[--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--no-verify] [--md FILE]\n",
+                         argv[0]);
             return 2;
         }
     }

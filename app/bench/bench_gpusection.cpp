@@ -28,17 +28,20 @@ int benchGpu(const BenchContext& c) {
         bool known = false;
         for (const gpu::MethodSpec& s : gpu::methods())
             if (s.method == m->method && s.variant == m->variant) known = true;
-        if (known) o.methods.push_back(m->variant);
-        else untimed.push_back(m->id());
+        if (known)
+            o.methods.push_back(m->variant);
+        else
+            untimed.push_back(m->id());
     }
     std::printf("\n== gpu: device-resident timings of %zu registered GPU method(s) (%s) ==\n", o.methods.size(),
                 utcNow().c_str());
     if (!untimed.empty()) {
         std::string list;
         for (const std::string& id : untimed) list += (list.empty() ? "" : ", ") + id;
-        std::printf("(%s: the same kernels as the methods below or without a device-resident timer; "
-                    "`--sections sizes --device gpu` times them end to end)\n",
-                    list.c_str());
+        std::printf(
+            "(%s: the same kernels as the methods below or without a device-resident timer; "
+            "`--sections sizes --device gpu` times them end to end)\n",
+            list.c_str());
     }
     if (o.methods.empty()) {
         std::printf("(no picked method has a GPU implementation with a device-resident timer)\n");

@@ -1,7 +1,8 @@
 // Section "parallel": on one image, in one run, every picked method (by default every registered error-diffusion
 // method) with its defaults, then once per SIMD path and once on one thread for the methods that take those
 // parameters; then file in / file out as a user runs it (PGM in, PBM out through the io library and runImage) for
-// the baseline and the fastest method (PBM out, PGM for more than two levels), against netpbm's `pamditherbw -fs` and ImageMagick's `convert`; then the
+// the baseline and the fastest method (PBM out, PGM for more than two levels), against netpbm's `pamditherbw -fs` and
+// ImageMagick's `convert`; then the
 // --big sizes, each method in a child process so that its peak memory is its own. Ratios are from the same run.
 #include <spawn.h>
 #include <sys/resource.h>
@@ -58,8 +59,8 @@ struct ChildResult {
 /// just before the input is made).
 ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues& params) {
     ChildResult r;
-    std::vector<std::string> args = {"halftone-bench", "--memory-run", m.id(), "--memory-device", toString(d),
-                                     "--memory-size", std::to_string(side)};
+    std::vector<std::string> args = {"halftone-bench", "--memory-run",      m.id(), "--memory-device", toString(d),
+                                     "--memory-size",  std::to_string(side)};
     for (const auto& [k, v] : params.all()) {
         args.push_back("--memory-param");
         args.push_back(k + "=" + valueText(v));
@@ -110,7 +111,8 @@ int memoryRunChild(const std::string& id, const std::string& device, int side, c
     const size_t slash = id.find('/');
     // a CPU run needs no GPU module: its memory is then the method's own plus the program's
     const Registry& registry = device == "gpu" ? benchRegistry() : Registry::instance();
-    const MethodInfo* m = slash == std::string::npos ? nullptr : registry.find(id.substr(0, slash), id.substr(slash + 1));
+    const MethodInfo* m =
+        slash == std::string::npos ? nullptr : registry.find(id.substr(0, slash), id.substr(slash + 1));
     if (!m || side < 1) {
         std::printf("unknown method %s\n", id.c_str());
         return 2;
@@ -202,7 +204,8 @@ int benchParallel(const BenchContext& c) {
             if (d != Device::Cpu) continue;
             if (const ParamSpec* simd = m->param("simd"); simd && simd->kind == ParamSpec::Kind::Choice)
                 for (size_t i = 0; i < simd->choices.size(); ++i)
-                    if (int(i) != int(simd->def)) timeRow(*m, d, {{"simd", simd->choices[i]}}, "simd=" + simd->choices[i], true);
+                    if (int(i) != int(simd->def))
+                        timeRow(*m, d, {{"simd", simd->choices[i]}}, "simd=" + simd->choices[i], true);
             if (m->param("threads") && threads != 1) timeRow(*m, d, {{"threads", "1"}}, "threads=1", true);
         }
 
@@ -321,10 +324,11 @@ int benchParallel(const BenchContext& c) {
                 row.same = row.r.hash == refHash ? "yes" : "NO";
                 if (row.same == "NO") rc = 1;
             }
-            std::printf("  %5d x %-5d  %-28s %9.2f ms  %6.3f ns/px  peak RSS %.0f MiB (input + output %.0f MiB)  "
-                        "same bits as the first exact row: %s\n",
-                        b, b, row.name.c_str(), row.r.seconds * 1e3, row.r.seconds / (double(b) * b) * 1e9, row.r.peakMiB,
-                        2.0 * b * double(b) / (1 << 20), row.same.c_str());
+            std::printf(
+                "  %5d x %-5d  %-28s %9.2f ms  %6.3f ns/px  peak RSS %.0f MiB (input + output %.0f MiB)  "
+                "same bits as the first exact row: %s\n",
+                b, b, row.name.c_str(), row.r.seconds * 1e3, row.r.seconds / (double(b) * b) * 1e9, row.r.peakMiB,
+                2.0 * b * double(b) / (1 << 20), row.same.c_str());
             std::fflush(stdout);
             bigs.push_back(row);
         }

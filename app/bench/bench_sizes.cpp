@@ -19,13 +19,16 @@ struct Row {
 }  // namespace
 
 int benchSizes(const BenchContext& c) {
-    const std::vector<const MethodInfo*> methods = methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return m.family != "dbs"; });
-    std::printf("\n== sizes: %zu method(s) on square synthetic images, median of %d runs (%s) ==\n", methods.size(), c.runs,
-                utcNow().c_str());
+    const std::vector<const MethodInfo*> methods =
+        methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return m.family != "dbs"; });
+    std::printf("\n== sizes: %zu method(s) on square synthetic images, median of %d runs (%s) ==\n", methods.size(),
+                c.runs, utcNow().c_str());
     std::vector<ReferenceTool> tools;
     for (const ReferenceTool& t : referenceTools(c)) {
-        if (t.path.empty()) std::printf("(%s not installed or disabled)\n", t.name.c_str());
-        else tools.push_back(t);
+        if (t.path.empty())
+            std::printf("(%s not installed or disabled)\n", t.name.c_str());
+        else
+            tools.push_back(t);
     }
     std::vector<Row> rows;
     std::vector<Row> toolRows(tools.size());
@@ -85,7 +88,8 @@ int benchSizes(const BenchContext& c) {
     double base = -1;
     for (const Row& r : rows)
         if (r.baseline && r.seconds.count(big)) base = r.seconds.at(big);
-    std::printf("\nns per pixel (lower is better); ratios at %d x %d, from this run (tools: file to file)\n| method |", big, big);
+    std::printf("\nns per pixel (lower is better); ratios at %d x %d, from this run (tools: file to file)\n| method |",
+                big, big);
     for (int s : c.sizes) std::printf(" %d |", s);
     std::printf(" vs %s |", c.baseline.c_str());
     for (const ReferenceTool& t : tools) std::printf(" vs %s |", t.name.c_str());
@@ -98,11 +102,14 @@ int benchSizes(const BenchContext& c) {
         std::printf("| %s |", r.name.c_str());
         for (int s : c.sizes) {
             const auto it = r.seconds.find(s);
-            std::printf(" %s |", it != r.seconds.end() && it->second > 0 ? fmt(it->second / (double(s) * s) * 1e9).c_str() : "-");
+            std::printf(" %s |", it != r.seconds.end() && it->second > 0
+                                     ? fmt(it->second / (double(s) * s) * 1e9).c_str()
+                                     : "-");
         }
         const double t = r.seconds.count(big) ? r.seconds.at(big) : -1;
         std::printf(" %s |", ratioText(base, t).c_str());
-        for (const Row& tr : toolRows) std::printf(" %s |", ratioText(tr.seconds.count(big) ? tr.seconds.at(big) : -1, t).c_str());
+        for (const Row& tr : toolRows)
+            std::printf(" %s |", ratioText(tr.seconds.count(big) ? tr.seconds.at(big) : -1, t).c_str());
         std::printf("\n");
     }
     return rc;

@@ -28,8 +28,10 @@ void listMethods() {
         std::printf("%-24s %-8s %-16s %-6s %s\n", m.id().c_str(), m.devicesString().c_str(), m.family.c_str(),
                     m.exact ? "yes" : "no", in.c_str());
     }
-    if (gpu.usable) std::printf("\nGPU: %s\n", gpu.deviceName.c_str());
-    else std::printf("\nGPU: not usable here (%s): GPU rows are skipped\n", gpu.reason.c_str());
+    if (gpu.usable)
+        std::printf("\nGPU: %s\n", gpu.deviceName.c_str());
+    else
+        std::printf("\nGPU: not usable here (%s): GPU rows are skipped\n", gpu.reason.c_str());
 }
 
 bool parseSides(const std::string& s, std::vector<int>& out) {
@@ -81,19 +83,23 @@ int main(int argc, char** argv) {
     int memSize = 0;
     std::vector<std::string> memParams;
 
-    CLI::App app{"halftone-bench: timings of the registered halftoning methods (median of runs, ns per pixel), with "
-                 "netpbm's pamditherbw -fs and ImageMagick's convert measured in the same run. Exit status: 0 done, "
-                 "1 a method failed or gave wrong bits, 2 bad usage."};
+    CLI::App app{
+        "halftone-bench: timings of the registered halftoning methods (median of runs, ns per pixel), with "
+        "netpbm's pamditherbw -fs and ImageMagick's convert measured in the same run. Exit status: 0 done, "
+        "1 a method failed or gave wrong bits, 2 bad usage."};
     std::string sectionHelp = "comma-separated sections:";
     for (const auto& s : sections) sectionHelp += std::string("\n  ") + s.name + ": " + s.help;
-    app.add_flag("--list", list, "print the registered methods the benchmark can run (method/variant, devices) and exit");
+    app.add_flag("--list", list,
+                 "print the registered methods the benchmark can run (method/variant, devices) and exit");
     app.add_option("--methods", methods,
                    "comma-separated methods to time, as --list names them (method/variant, or a method for all its "
                    "variants); default: each section's own set");
     app.add_option("--sections", which, sectionHelp)->capture_default_str();
     app.add_option("--device", device, "cpu, gpu or all (default: cpu, and cpu and gpu in the dbs section)");
     app.add_option("--sizes", sizes, "square sides for the sizes and gpu sections, e.g. 1024,2048,4096,8192,16384");
-    app.add_option("--runs", ctx.runs, "timed runs per measurement (median)")->check(CLI::Range(1, 1000))->capture_default_str();
+    app.add_option("--runs", ctx.runs, "timed runs per measurement (median)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
     app.add_option("--threads", ctx.threads, "threads for the methods that take a thread count (0 = all)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--param", params,
@@ -103,7 +109,8 @@ int main(int argc, char** argv) {
     app.add_option("--kernel", kernel, "error-diffusion kernel, same as --param kernel=NAME");
     app.add_option("--baseline", ctx.baseline, "method the ratios are taken against")->capture_default_str();
     app.add_option("--parallel-size", ctx.parallelSize, "side of the parallel section's image")
-        ->check(CLI::Range(1, 65536))->capture_default_str();
+        ->check(CLI::Range(1, 65536))
+        ->capture_default_str();
     app.add_option("--big", big, "sides of the memory runs (e.g. 16384,32768; 0 = none)");
     app.add_option("--dbs-size", dbsSize, "WIDTHxHEIGHT of the dbs section's image (default 4096x3072)");
     app.add_option("--workdir", ctx.workDir, "directory for temporary PGM/PBM files")->capture_default_str();
@@ -139,10 +146,14 @@ int main(int argc, char** argv) {
     if (!dbsSize.empty() && (std::sscanf(dbsSize.c_str(), "%dx%d", &ctx.dbsWidth, &ctx.dbsHeight) != 2 ||
                              ctx.dbsWidth < 1 || ctx.dbsHeight < 1 || ctx.dbsWidth > 65536 || ctx.dbsHeight > 65536))
         return usage("--dbs-size needs WIDTHxHEIGHT, e.g. 4096x3072");
-    if (device == "cpu") ctx.device = DeviceChoice::Cpu;
-    else if (device == "gpu") ctx.device = DeviceChoice::Gpu;
-    else if (device == "all") ctx.device = DeviceChoice::All;
-    else if (device != "default") return usage("unknown --device '" + device + "'; choose cpu, gpu or all");
+    if (device == "cpu")
+        ctx.device = DeviceChoice::Cpu;
+    else if (device == "gpu")
+        ctx.device = DeviceChoice::Gpu;
+    else if (device == "all")
+        ctx.device = DeviceChoice::All;
+    else if (device != "default")
+        return usage("unknown --device '" + device + "'; choose cpu, gpu or all");
     if (!methods.empty())
         if (Status s = parseMethodList(methods, ctx.picked); !s) return usage(s.message());
 
@@ -156,7 +167,8 @@ int main(int argc, char** argv) {
         bool known = false, accepted = false;
         std::string why;
         for (const MethodInfo& m : benchRegistry().methods()) {
-            if (!ctx.picked.empty() && std::find(ctx.picked.begin(), ctx.picked.end(), &m) == ctx.picked.end()) continue;
+            if (!ctx.picked.empty() && std::find(ctx.picked.begin(), ctx.picked.end(), &m) == ctx.picked.end())
+                continue;
             const ParamSpec* spec = m.param(key);
             if (!spec) continue;
             known = true;
@@ -167,17 +179,21 @@ int main(int argc, char** argv) {
                 one.set(key, v);
                 s = benchRegistry().resolveParams(m, one);
             }
-            if (s) accepted = true;
-            else if (why.empty()) why = m.id() + ": " + s.message();
+            if (s)
+                accepted = true;
+            else if (why.empty())
+                why = m.id() + ": " + s.message();
         }
-        if (!known) return usage("no " + std::string(ctx.picked.empty() ? "registered" : "picked") +
-                                 " method has a parameter '" + key + "'");
+        if (!known)
+            return usage("no " + std::string(ctx.picked.empty() ? "registered" : "picked") +
+                         " method has a parameter '" + key + "'");
         if (!accepted) return usage(why);
         ctx.params[key] = value;
     }
     {
         const size_t slash = ctx.baseline.find('/');
-        if (slash == std::string::npos || !benchRegistry().find(ctx.baseline.substr(0, slash), ctx.baseline.substr(slash + 1)))
+        if (slash == std::string::npos ||
+            !benchRegistry().find(ctx.baseline.substr(0, slash), ctx.baseline.substr(slash + 1)))
             return usage("unknown --baseline '" + ctx.baseline + "' (halftone-bench --list shows the methods)");
     }
 

@@ -19,87 +19,98 @@ void addAnalyzeCommand(Commands& commands) {
         double sigma = 1.2;
     };
     auto o = std::make_shared<Options>();
-    CLI::App* sub = commands.add("analyze", "quality measures of a halftone against its original: HVS error, filtered PSNR, tone, spectrum", [o]() {
-        for (const std::string& csv : {o->csv, o->toneCsv})
-            if (!csv.empty())
-                if (Status s = io::checkWritableTarget(csv); !s) return fail("analyze: cannot write '" + csv + "': " + s.message());
-        Image a, b;
-        if (Status s = io::readImage(o->original, a); !s) return fail(s.message());
-        if (Status s = io::readImage(o->halftone, b); !s) return fail(s.message());
-        const Plane8 f = convertColor(a, ColorMode::Gray).channels.front();
-        const Plane8 g = convertColor(b, ColorMode::Gray).channels.front();
-        if (!f.sameSize(g))
-            return fail("analyze: " + o->original + " is " + std::to_string(f.width) + " x " + std::to_string(f.height) + " but " +
-                        o->halftone + " is " + std::to_string(g.width) + " x " + std::to_string(g.height));
-        HvsParams hp;
-        hp.model = o->hvs == "nasanen" ? HvsModel::Nasanen : HvsModel::Gaussian;
-        hp.sigma = o->sigma;
-        std::printf("size                     %d x %d\n", f.width, f.height);
-        std::printf("HVS-weighted error E/N   %.8f (%s)\n", hvsWeightedError(f, g, hp), o->hvs.c_str());
-        std::printf("PSNR, filtered halftone  %.3f dB (Gaussian sigma %.2f)\n", filteredPsnr(f, g, o->sigma), o->sigma);
-        const ToneCurve tc = toneCurve(f, g);
-        double mf = 0, mg = 0;
-        for (size_t i = 0; i < f.size(); ++i) {
-            mf += f.data[i];
-            mg += g.data[i];
-        }
-        std::printf("mean gray in / out       %.3f / %.3f\n", mf / double(f.size()), mg / double(g.size()));
-        std::printf("tone curve max |out-in|  %.3f (over the gray levels present)\n", tc.maxDeviation);
-        if (!o->toneCsv.empty()) {
-            std::ostringstream t;
-            t << "input,mean_output,count\n";
-            for (int v = 0; v < 256; ++v)
-                if (tc.count[size_t(v)]) t << v << ',' << tc.meanOut[size_t(v)] << ',' << tc.count[size_t(v)] << '\n';
-            if (Status s = writeTextFile(o->toneCsv, t.str()); !s) return fail("analyze: " + s.message());
-        }
-        // Spectrum of a patch of the halftone (default: the centred square of at most 256 x 256).
-        int px, py, pw, ph;
-        if (o->patch.size() == 4) {
-            px = o->patch[0], py = o->patch[1], pw = o->patch[2], ph = o->patch[3];
-        } else {
-            pw = ph = std::min({256, f.width, f.height});
-            px = (f.width - pw) / 2;
-            py = (f.height - ph) / 2;
-        }
-        if (px < 0 || py < 0 || pw < 4 || ph < 4 || px + pw > f.width || py + ph > f.height)
-            return fail("analyze: --patch must lie inside the image and be at least 4 x 4", kExitUsage);
-        Plane8 patch(pw, ph);
-        int lo = 255, hi = 0;
-        for (int y = 0; y < ph; ++y)
-            for (int x = 0; x < pw; ++x) {
-                patch.at(y, x) = g.at(py + y, px + x);
-                lo = std::min(lo, int(f.at(py + y, px + x)));
-                hi = std::max(hi, int(f.at(py + y, px + x)));
+    CLI::App* sub = commands.add(
+        "analyze", "quality measures of a halftone against its original: HVS error, filtered PSNR, tone, spectrum",
+        [o]() {
+            for (const std::string& csv : {o->csv, o->toneCsv})
+                if (!csv.empty())
+                    if (Status s = io::checkWritableTarget(csv); !s)
+                        return fail("analyze: cannot write '" + csv + "': " + s.message());
+            Image a, b;
+            if (Status s = io::readImage(o->original, a); !s) return fail(s.message());
+            if (Status s = io::readImage(o->halftone, b); !s) return fail(s.message());
+            const Plane8 f = convertColor(a, ColorMode::Gray).channels.front();
+            const Plane8 g = convertColor(b, ColorMode::Gray).channels.front();
+            if (!f.sameSize(g))
+                return fail("analyze: " + o->original + " is " + std::to_string(f.width) + " x " +
+                            std::to_string(f.height) + " but " + o->halftone + " is " + std::to_string(g.width) +
+                            " x " + std::to_string(g.height));
+            HvsParams hp;
+            hp.model = o->hvs == "nasanen" ? HvsModel::Nasanen : HvsModel::Gaussian;
+            hp.sigma = o->sigma;
+            std::printf("size                     %d x %d\n", f.width, f.height);
+            std::printf("HVS-weighted error E/N   %.8f (%s)\n", hvsWeightedError(f, g, hp), o->hvs.c_str());
+            std::printf("PSNR, filtered halftone  %.3f dB (Gaussian sigma %.2f)\n", filteredPsnr(f, g, o->sigma),
+                        o->sigma);
+            const ToneCurve tc = toneCurve(f, g);
+            double mf = 0, mg = 0;
+            for (size_t i = 0; i < f.size(); ++i) {
+                mf += f.data[i];
+                mg += g.data[i];
             }
-        RadialSpectrum sp;
-        if (Status s = radialSpectrum(patch, sp); !s) return fail("analyze: " + s.message());
-        std::printf("spectrum patch           %d,%d %dx%d, original gray %d..%d%s (%s)\n", px, py, pw, ph, lo, hi,
-                    lo == hi ? " (constant)" : " (not constant: the spectrum mixes tones)", sp.backend.c_str());
-        std::printf("low-frequency power      %.4f of the variance below 0.1 cycles/pixel\n", lowFrequencyRatio(sp, 0.1));
-        double anis = 0;
-        int na = 0;
-        for (size_t i = 0; i < sp.anisotropy.size(); ++i)
-            if (sp.frequency[i] >= 0.1 && std::isfinite(sp.anisotropy[i])) {
-                anis += sp.anisotropy[i];
-                ++na;
+            std::printf("mean gray in / out       %.3f / %.3f\n", mf / double(f.size()), mg / double(g.size()));
+            std::printf("tone curve max |out-in|  %.3f (over the gray levels present)\n", tc.maxDeviation);
+            if (!o->toneCsv.empty()) {
+                std::ostringstream t;
+                t << "input,mean_output,count\n";
+                for (int v = 0; v < 256; ++v)
+                    if (tc.count[size_t(v)])
+                        t << v << ',' << tc.meanOut[size_t(v)] << ',' << tc.count[size_t(v)] << '\n';
+                if (Status s = writeTextFile(o->toneCsv, t.str()); !s) return fail("analyze: " + s.message());
             }
-        std::printf("mean anisotropy          %.2f dB (rings above 0.1 cycles/pixel)\n", na ? anis / na : 0.0);
-        if (!o->csv.empty()) {
-            std::ostringstream c;
-            c << "frequency,power,anisotropy_db,samples\n";
-            for (size_t i = 0; i < sp.frequency.size(); ++i)
-                c << sp.frequency[i] << ',' << sp.power[i] << ',' << sp.anisotropy[i] << ',' << sp.samples[i] << '\n';
-            if (Status s = writeTextFile(o->csv, c.str()); !s) return fail("analyze: " + s.message());
-        }
-        return int(kExitOk);
-    });
+            // Spectrum of a patch of the halftone (default: the centred square of at most 256 x 256).
+            int px, py, pw, ph;
+            if (o->patch.size() == 4) {
+                px = o->patch[0], py = o->patch[1], pw = o->patch[2], ph = o->patch[3];
+            } else {
+                pw = ph = std::min({256, f.width, f.height});
+                px = (f.width - pw) / 2;
+                py = (f.height - ph) / 2;
+            }
+            if (px < 0 || py < 0 || pw < 4 || ph < 4 || px + pw > f.width || py + ph > f.height)
+                return fail("analyze: --patch must lie inside the image and be at least 4 x 4", kExitUsage);
+            Plane8 patch(pw, ph);
+            int lo = 255, hi = 0;
+            for (int y = 0; y < ph; ++y)
+                for (int x = 0; x < pw; ++x) {
+                    patch.at(y, x) = g.at(py + y, px + x);
+                    lo = std::min(lo, int(f.at(py + y, px + x)));
+                    hi = std::max(hi, int(f.at(py + y, px + x)));
+                }
+            RadialSpectrum sp;
+            if (Status s = radialSpectrum(patch, sp); !s) return fail("analyze: " + s.message());
+            std::printf("spectrum patch           %d,%d %dx%d, original gray %d..%d%s (%s)\n", px, py, pw, ph, lo, hi,
+                        lo == hi ? " (constant)" : " (not constant: the spectrum mixes tones)", sp.backend.c_str());
+            std::printf("low-frequency power      %.4f of the variance below 0.1 cycles/pixel\n",
+                        lowFrequencyRatio(sp, 0.1));
+            double anis = 0;
+            int na = 0;
+            for (size_t i = 0; i < sp.anisotropy.size(); ++i)
+                if (sp.frequency[i] >= 0.1 && std::isfinite(sp.anisotropy[i])) {
+                    anis += sp.anisotropy[i];
+                    ++na;
+                }
+            std::printf("mean anisotropy          %.2f dB (rings above 0.1 cycles/pixel)\n", na ? anis / na : 0.0);
+            if (!o->csv.empty()) {
+                std::ostringstream c;
+                c << "frequency,power,anisotropy_db,samples\n";
+                for (size_t i = 0; i < sp.frequency.size(); ++i)
+                    c << sp.frequency[i] << ',' << sp.power[i] << ',' << sp.anisotropy[i] << ',' << sp.samples[i]
+                      << '\n';
+                if (Status s = writeTextFile(o->csv, c.str()); !s) return fail("analyze: " + s.message());
+            }
+            return int(kExitOk);
+        });
     sub->add_option("ORIGINAL", o->original, "the continuous-tone original")->required();
     sub->add_option("HALFTONE", o->halftone, "its halftone (same size)")->required();
     sub->add_option("--csv", o->csv, "write the radially averaged power spectrum and anisotropy as CSV");
     sub->add_option("--tone-csv", o->toneCsv, "write the tone curve (mean output per input gray) as CSV");
     sub->add_option("--patch", o->patch, "spectrum patch X Y W H (default: centred square up to 256)")->expected(4);
-    sub->add_option("--hvs", o->hvs, "HVS model of the error")->check(CLI::IsMember({"gaussian", "nasanen"}))->capture_default_str();
-    sub->add_option("--sigma", o->sigma, "Gaussian deviation for the error and the PSNR filter")->check(CLI::Range(0.3, 10.0))
+    sub->add_option("--hvs", o->hvs, "HVS model of the error")
+        ->check(CLI::IsMember({"gaussian", "nasanen"}))
+        ->capture_default_str();
+    sub->add_option("--sigma", o->sigma, "Gaussian deviation for the error and the PSNR filter")
+        ->check(CLI::Range(0.3, 10.0))
         ->capture_default_str();
 }
 

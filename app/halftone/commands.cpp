@@ -48,11 +48,16 @@ bool g_stderrIsTty = false;  // a progress line ending in '\r' may be open: star
 
 const char* signalName(int sig) {
     switch (sig) {
-        case SIGINT: return "SIGINT";
-        case SIGTERM: return "SIGTERM";
-        case SIGHUP: return "SIGHUP";
-        case SIGQUIT: return "SIGQUIT";
-        default: return "a signal";
+        case SIGINT:
+            return "SIGINT";
+        case SIGTERM:
+            return "SIGTERM";
+        case SIGHUP:
+            return "SIGHUP";
+        case SIGQUIT:
+            return "SIGQUIT";
+        default:
+            return "a signal";
     }
 }
 
@@ -121,7 +126,8 @@ int takeDeferredSignal() { return g_deferredSignal.exchange(0); }
 void exitForDeferredSignal(int sig, const std::string& output, bool written) {
     std::fflush(stdout);
     if (written)
-        std::fprintf(stderr, "halftone: interrupted by %s after '%s' was written complete\n", signalName(sig), output.c_str());
+        std::fprintf(stderr, "halftone: interrupted by %s after '%s' was written complete\n", signalName(sig),
+                     output.c_str());
     else
         std::fprintf(stderr, "halftone: interrupted by %s; no output written\n", signalName(sig));
     std::fflush(stderr);

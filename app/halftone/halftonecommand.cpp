@@ -32,10 +32,14 @@ struct MethodOption {
 
     ParamValue value() const {
         switch (kind) {
-            case ParamSpec::Kind::Int: return i;
-            case ParamSpec::Kind::Real: return r;
-            case ParamSpec::Kind::Bool: return b;
-            default: return s;
+            case ParamSpec::Kind::Int:
+                return i;
+            case ParamSpec::Kind::Real:
+                return r;
+            case ParamSpec::Kind::Bool:
+                return b;
+            default:
+                return s;
         }
     }
 };
@@ -90,7 +94,8 @@ int run(Options& o) {
         return kExitOk;
     }
     if (o.input.empty() && o.output.empty())
-        return fail("no INPUT and OUTPUT files given (halftone IN OUT; halftone --help shows every option)", kExitUsage);
+        return fail("no INPUT and OUTPUT files given (halftone IN OUT; halftone --help shows every option)",
+                    kExitUsage);
     if (o.input.empty() || o.output.empty()) return fail("INPUT and OUTPUT files are required", kExitUsage);
 
     const std::string method = o.method.empty() ? defaultMethod() : o.method;
@@ -121,9 +126,12 @@ int run(Options& o) {
     request.keepAlpha = o.keepAlpha;
     if (!parseColorMode(o.color, request.color))
         return fail("unknown --color '" + o.color + "'; choose gray, rgb or cmyk", kExitUsage);
-    if (o.device == "cpu") request.device = Device::Cpu;
-    else if (o.device == "gpu") request.device = Device::Gpu;
-    else if (o.device != "auto") return fail("unknown --device '" + o.device + "'; choose cpu, gpu or auto", kExitUsage);
+    if (o.device == "cpu")
+        request.device = Device::Cpu;
+    else if (o.device == "gpu")
+        request.device = Device::Gpu;
+    else if (o.device != "auto")
+        return fail("unknown --device '" + o.device + "'; choose cpu, gpu or auto", kExitUsage);
     if (o.maxPixels < 0)
         return fail("--max-pixels must be a positive number of pixels, got " + std::to_string(o.maxPixels) +
                         " (there is no unlimited setting: give a larger number)",
@@ -137,8 +145,9 @@ int run(Options& o) {
     if (request.color == ColorMode::CMYK) {
         const std::string ext = formatName(o.output);
         if (ext != "TIF" && ext != "TIFF")
-            return fail("cannot write '" + o.output + "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)",
-                        kExitUsage);
+            return fail(
+                "cannot write '" + o.output + "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)",
+                kExitUsage);
     }
     const bool lossy = io::isLossyFormat(o.output);
     if (lossy && !o.force)
@@ -152,8 +161,9 @@ int run(Options& o) {
     io::OutputLayout layout;
     layout.space = spaceOf(request.color);
     if (Status s = io::checkOutputPath(o.output, layout); !s) return fail(s.message());
-    if (lossy) note("writing a halftone to " + formatName(o.output) + ", a lossy format: the dots of '" + o.output +
-                    "' will not be exactly black and white (--force)");
+    if (lossy)
+        note("writing a halftone to " + formatName(o.output) + ", a lossy format: the dots of '" + o.output +
+             "' will not be exactly black and white (--force)");
 
     Image input;
     io::ReadOptions ro;
@@ -191,7 +201,8 @@ int run(Options& o) {
     if (s.isCancelled() || control.cancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!s) return fail(o.input + ": " + s.message());
     if (!result.note.empty()) note(result.note);
-    if (o.time) std::fprintf(stderr, "halftone: %s on %s: %.6f s\n", m->id().c_str(), toString(result.device), result.seconds);
+    if (o.time)
+        std::fprintf(stderr, "halftone: %s on %s: %.6f s\n", m->id().c_str(), toString(result.device), result.seconds);
 
     io::WriteOptions wo;
     if (m->param("levels")) {
@@ -222,9 +233,11 @@ std::string defaultMethod() { return "ed"; }
 
 std::function<int()> addHalftoneOptions(CLI::App& app) {
     auto o = std::make_shared<Options>();
-    app.add_flag("--list", o->list, "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
+    app.add_flag("--list", o->list,
+                 "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
     app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names");
-    app.add_option("--method", o->method, "method name (see --list); default ed, exact error diffusion (Floyd-Steinberg unless --kernel)");
+    app.add_option("--method", o->method,
+                   "method name (see --list); default ed, exact error diffusion (Floyd-Steinberg unless --kernel)");
     std::string defaults;
     for (const std::string& m : Registry::instance().methodNames())
         defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
@@ -232,8 +245,11 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
-    app.add_option("--max-pixels", o->maxPixels, "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)");
-    app.add_option("--max-memory", o->maxMemory, "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
+    app.add_option("--max-pixels", o->maxPixels,
+                   "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)");
+    app.add_option(
+        "--max-memory", o->maxMemory,
+        "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--force", o->force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--keep-alpha", o->keepAlpha, "copy the input's alpha channel into the output");
     app.add_flag("--progress", o->progress, "report progress on stderr");
@@ -242,9 +258,9 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("OUTPUT", o->output, "output image file (.png, .tif, .pgm, .ppm, .pbm, ...)");
 
     // Every parameter key of every registered method becomes one option.
-    const std::set<std::string> fixed = {"list", "list-kernels", "method", "variant", "color", "device", "threads",
-                                         "max-pixels", "max-memory", "force", "keep-alpha", "progress", "time", "help",
-                                         "version"};
+    const std::set<std::string> fixed = {"list",       "list-kernels", "method",     "variant",    "color",
+                                         "device",     "threads",      "max-pixels", "max-memory", "force",
+                                         "keep-alpha", "progress",     "time",       "help",       "version"};
     std::set<std::string> seen;
     for (const MethodInfo& m : Registry::instance().methods())
         for (const ParamSpec& p : m.params) {
@@ -255,14 +271,22 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
             std::string help = p.help.empty() ? p.label : p.help;
             const std::string flag = "--" + p.key;
             switch (p.kind) {
-                case ParamSpec::Kind::Bool: mo.option = app.add_flag(flag, mo.b, help); break;
-                case ParamSpec::Kind::Int: mo.option = app.add_option(flag, mo.i, help); break;
-                case ParamSpec::Kind::Real: mo.option = app.add_option(flag, mo.r, help); break;
+                case ParamSpec::Kind::Bool:
+                    mo.option = app.add_flag(flag, mo.b, help);
+                    break;
+                case ParamSpec::Kind::Int:
+                    mo.option = app.add_option(flag, mo.i, help);
+                    break;
+                case ParamSpec::Kind::Real:
+                    mo.option = app.add_option(flag, mo.r, help);
+                    break;
                 case ParamSpec::Kind::Choice:
                     help += " (" + joined(p.choices) + ")";
                     mo.option = app.add_option(flag, mo.s, help);
                     break;
-                case ParamSpec::Kind::Text: mo.option = app.add_option(flag, mo.s, help); break;
+                case ParamSpec::Kind::Text:
+                    mo.option = app.add_option(flag, mo.s, help);
+                    break;
             }
             mo.option->group("Method parameters");
         }

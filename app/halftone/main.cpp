@@ -14,11 +14,12 @@ int main(int argc, char** argv) {
     cli::installSignalHandlers();
     gpu::registerMethods(Registry::instance());
 
-    CLI::App app{"Halftone Studio command line: exact error diffusion and every other registered method.\n"
-                 "Usage in short: halftone IN OUT (exact Floyd-Steinberg error diffusion); halftone --list shows every method.\n"
-                 "Exit codes: 0 ok, 1 error (input, output, method), 2 usage, 128+N ended by signal N\n"
-                 "(130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; no output or temporary file is left).",
-                 "halftone"};
+    CLI::App app{
+        "Halftone Studio command line: exact error diffusion and every other registered method.\n"
+        "Usage in short: halftone IN OUT (exact Floyd-Steinberg error diffusion); halftone --list shows every method.\n"
+        "Exit codes: 0 ok, 1 error (input, output, method), 2 usage, 128+N ended by signal N\n"
+        "(130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; no output or temporary file is left).",
+        "halftone"};
     app.set_version_flag("--version", std::string("halftone (Halftone Studio) ") + HALFTONE_VERSION,
                          "print the version and exit");
     cli::Commands commands(app);

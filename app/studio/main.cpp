@@ -29,7 +29,8 @@ Image latencyImage(int n) {
     Plane8 p(n, n);
     for (int y = 0; y < n; ++y) {
         uint8_t* r = p.row(y);
-        for (int x = 0; x < n; ++x) r[x] = uint8_t((int64_t(x + y) * 255) / std::max(1, 2 * n - 2) ^ ((x * 7 + y * 13) & 15));
+        for (int x = 0; x < n; ++x)
+            r[x] = uint8_t((int64_t(x + y) * 255) / std::max(1, 2 * n - 2) ^ ((x * 7 + y * 13) & 15));
     }
     return Image::gray(std::move(p));
 }
@@ -42,7 +43,8 @@ int usageError(const QString& message) {
 
 const MethodInfo* findMethod(const QString& id) {
     if (!id.contains(QLatin1Char('/'))) return nullptr;
-    return Registry::instance().find(id.section(QLatin1Char('/'), 0, 0).toStdString(), id.section(QLatin1Char('/'), 1).toStdString());
+    return Registry::instance().find(id.section(QLatin1Char('/'), 0, 0).toStdString(),
+                                     id.section(QLatin1Char('/'), 1).toStdString());
 }
 
 }  // namespace
@@ -56,25 +58,44 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("halftone-studio"));
     QApplication::setApplicationDisplayName(QStringLiteral("Halftone Studio"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
-    if (QFile::exists(QStringLiteral(":/icons/halftone-studio.png"))) QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/halftone-studio.png")));
+    if (QFile::exists(QStringLiteral(":/icons/halftone-studio.png")))
+        QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/halftone-studio.png")));
 
     QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral("Halftone Studio: compare halftoning methods, watch their schedules, time them.\n"
-                                                 "Exit status: 0 on success, 1 when the image cannot be read, a run fails or the screenshot "
-                                                 "cannot be written, 2 for a bad option."));
+    cli.setApplicationDescription(
+        QStringLiteral("Halftone Studio: compare halftoning methods, watch their schedules, time them.\n"
+                       "Exit status: 0 on success, 1 when the image cannot be read, a run fails or the screenshot "
+                       "cannot be written, 2 for a bad option."));
     cli.addHelpOption();
     cli.addVersionOption();
-    cli.addPositionalArgument(QStringLiteral("image"), QStringLiteral("image to open (any format OpenImageIO reads); the embedded sample when omitted"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("open, run the current method, save a PNG of the window to FILE, quit"), QStringLiteral("FILE"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("tab to show: compare, scheduling, benchmark, quality"), QStringLiteral("NAME"));
-    const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("method/variant to select, e.g. ed/rc"), QStringLiteral("M/V"));
-    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("cpu, gpu or auto"), QStringLiteral("DEVICE"), QStringLiteral("auto"));
-    const QCommandLineOption color(QStringLiteral("color"), QStringLiteral("gray, rgb or cmyk"), QStringLiteral("MODE"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size WxH"), QStringLiteral("WxH"), QStringLiteral("1400x900"));
-    const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("run these methods one after another and keep each on screen, e.g. ed/plain,ordered/screen,dbs/sequential (up to 4)"), QStringLiteral("LIST"));
-    const QCommandLineOption perceived(QStringLiteral("perceived"), QStringLiteral("start with the perceived (HVS-filtered) view on"));
+    cli.addPositionalArgument(
+        QStringLiteral("image"),
+        QStringLiteral("image to open (any format OpenImageIO reads); the embedded sample when omitted"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("open, run the current method, save a PNG of the window to FILE, quit"), QStringLiteral("FILE"));
+    const QCommandLineOption tab(QStringLiteral("tab"),
+                                 QStringLiteral("tab to show: compare, scheduling, benchmark, quality"),
+                                 QStringLiteral("NAME"));
+    const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("method/variant to select, e.g. ed/rc"),
+                                    QStringLiteral("M/V"));
+    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("cpu, gpu or auto"),
+                                    QStringLiteral("DEVICE"), QStringLiteral("auto"));
+    const QCommandLineOption color(QStringLiteral("color"), QStringLiteral("gray, rgb or cmyk"),
+                                   QStringLiteral("MODE"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size WxH"), QStringLiteral("WxH"),
+                                  QStringLiteral("1400x900"));
+    const QCommandLineOption compare(QStringLiteral("compare"),
+                                     QStringLiteral("run these methods one after another and keep each on screen, e.g. "
+                                                    "ed/plain,ordered/screen,dbs/sequential (up to 4)"),
+                                     QStringLiteral("LIST"));
+    const QCommandLineOption perceived(QStringLiteral("perceived"),
+                                       QStringLiteral("start with the perceived (HVS-filtered) view on"));
     const QCommandLineOption split(QStringLiteral("split"), QStringLiteral("start in split-slider mode"));
-    const QCommandLineOption latency(QStringLiteral("ui-latency"), QStringLiteral("halftone a synthetic N x N image and print the UI thread's longest block, then quit"), QStringLiteral("N"));
+    const QCommandLineOption latency(
+        QStringLiteral("ui-latency"),
+        QStringLiteral("halftone a synthetic N x N image and print the UI thread's longest block, then quit"),
+        QStringLiteral("N"));
     cli.addOptions({screenshot, tab, method, device, color, size, compare, perceived, split, latency});
     cli.process(app);  // unknown options and missing values: a message and exit status 1
 
@@ -83,7 +104,10 @@ int main(int argc, char** argv) {
 
     // ---- check every option before anything opens
     const QStringList files = cli.positionalArguments();
-    if (files.size() > 1) return usageError(QStringLiteral("give one image to open, not %1 (%2)").arg(files.size()).arg(files.join(QStringLiteral(", "))));
+    if (files.size() > 1)
+        return usageError(QStringLiteral("give one image to open, not %1 (%2)")
+                              .arg(files.size())
+                              .arg(files.join(QStringLiteral(", "))));
     int winW = 0, winH = 0;
     {
         const QStringList wh = cli.value(size).toLower().split(QLatin1Char('x'));
@@ -93,7 +117,10 @@ int main(int argc, char** argv) {
             winH = wh[1].trimmed().toInt(&okH);
         }
         if (!okW || !okH || winW < 200 || winH < 150 || winW > 16384 || winH > 16384)
-            return usageError(QStringLiteral("--size '%1': give the window size as WIDTHxHEIGHT between 200x150 and 16384x16384, e.g. 1400x900").arg(cli.value(size)));
+            return usageError(
+                QStringLiteral(
+                    "--size '%1': give the window size as WIDTHxHEIGHT between 200x150 and 16384x16384, e.g. 1400x900")
+                    .arg(cli.value(size)));
     }
     const QString dev = cli.value(device).toLower();
     if (dev != QLatin1String("cpu") && dev != QLatin1String("gpu") && dev != QLatin1String("auto"))
@@ -103,54 +130,73 @@ int main(int argc, char** argv) {
         return usageError(QStringLiteral("unknown colour mode '%1'; use gray, rgb or cmyk").arg(cli.value(color)));
     QStringList methods;  // what will run: --method, or the --compare list
     if (cli.isSet(method)) {
-        if (cli.isSet(compare)) return usageError(QStringLiteral("--method and --compare cannot be combined: --compare names every method to run"));
+        if (cli.isSet(compare))
+            return usageError(
+                QStringLiteral("--method and --compare cannot be combined: --compare names every method to run"));
         if (!findMethod(cli.value(method)))
-            return usageError(QStringLiteral("unknown method '%1' (give method/variant, e.g. ed/plain; see halftone --list)").arg(cli.value(method)));
+            return usageError(
+                QStringLiteral("unknown method '%1' (give method/variant, e.g. ed/plain; see halftone --list)")
+                    .arg(cli.value(method)));
         methods << cli.value(method);
     }
     QStringList queue;
     if (cli.isSet(compare)) {
         for (const QString& m : cli.value(compare).split(QLatin1Char(','))) queue << m.trimmed();
         queue.removeAll(QString());
-        if (queue.isEmpty()) return usageError(QStringLiteral("--compare needs a list of methods, e.g. ed/plain,ordered/screen"));
-        if (queue.size() > 4) return usageError(QStringLiteral("--compare takes up to 4 methods, not %1").arg(queue.size()));
+        if (queue.isEmpty())
+            return usageError(QStringLiteral("--compare needs a list of methods, e.g. ed/plain,ordered/screen"));
+        if (queue.size() > 4)
+            return usageError(QStringLiteral("--compare takes up to 4 methods, not %1").arg(queue.size()));
         for (int i = 0; i < queue.size(); ++i) {
-            if (!findMethod(queue[i])) return usageError(QStringLiteral("unknown method '%1' in --compare (see halftone --list)").arg(queue[i]));
-            if (queue.indexOf(queue[i]) != i) return usageError(QStringLiteral("method '%1' is listed twice in --compare").arg(queue[i]));
+            if (!findMethod(queue[i]))
+                return usageError(
+                    QStringLiteral("unknown method '%1' in --compare (see halftone --list)").arg(queue[i]));
+            if (queue.indexOf(queue[i]) != i)
+                return usageError(QStringLiteral("method '%1' is listed twice in --compare").arg(queue[i]));
         }
         methods = queue;
     }
     for (const QString& id : methods) {
         const MethodInfo* m = findMethod(id);
-        if (dev == QLatin1String("gpu") && !m->gpu) return usageError(QStringLiteral("--device gpu: method %1 has no GPU implementation").arg(id));
-        if (dev == QLatin1String("cpu") && !m->cpu) return usageError(QStringLiteral("--device cpu: method %1 runs only on a GPU").arg(id));
+        if (dev == QLatin1String("gpu") && !m->gpu)
+            return usageError(QStringLiteral("--device gpu: method %1 has no GPU implementation").arg(id));
+        if (dev == QLatin1String("cpu") && !m->cpu)
+            return usageError(QStringLiteral("--device cpu: method %1 runs only on a GPU").arg(id));
         if (!m->cpu && !gpuState.usable) {
             // The method panel does not offer such a variant, so the run could never start: say why and stop.
-            std::fprintf(stderr, "halftone-studio: method %s runs only on a GPU, and no GPU is usable (%s)\n", qPrintable(id),
-                         gpuState.reason.c_str());
+            std::fprintf(stderr, "halftone-studio: method %s runs only on a GPU, and no GPU is usable (%s)\n",
+                         qPrintable(id), gpuState.reason.c_str());
             return 1;
         }
     }
     if (dev == QLatin1String("gpu") && !gpuState.usable)
-        std::fprintf(stderr, "halftone-studio: no usable GPU (%s); methods with a CPU path run on the CPU\n", gpuState.reason.c_str());
+        std::fprintf(stderr, "halftone-studio: no usable GPU (%s); methods with a CPU path run on the CPU\n",
+                     gpuState.reason.c_str());
     int latencySide = 0;
     if (cli.isSet(latency)) {
         bool ok = false;
         latencySide = cli.value(latency).toInt(&ok);
         if (!ok || latencySide < 1 || latencySide > 32768)
-            return usageError(QStringLiteral("--ui-latency '%1': give a side between 1 and 32768").arg(cli.value(latency)));
+            return usageError(
+                QStringLiteral("--ui-latency '%1': give a side between 1 and 32768").arg(cli.value(latency)));
         if (!files.isEmpty() || cli.isSet(compare) || cli.isSet(screenshot))
-            return usageError(QStringLiteral("--ui-latency runs on its own synthetic image; it cannot be combined with an image file, --compare or --screenshot"));
+            return usageError(
+                QStringLiteral("--ui-latency runs on its own synthetic image; it cannot be combined with an image "
+                               "file, --compare or --screenshot"));
     }
     if (cli.isSet(screenshot)) {
         const QFileInfo shot(cli.value(screenshot));
         if (cli.value(screenshot).isEmpty()) return usageError(QStringLiteral("--screenshot needs a file name"));
         if (!shot.absoluteDir().exists())
-            return usageError(QStringLiteral("cannot write the screenshot %1: the folder %2 does not exist").arg(cli.value(screenshot), shot.absolutePath()));
-        if (shot.isDir()) return usageError(QStringLiteral("cannot write the screenshot %1: it is a folder").arg(cli.value(screenshot)));
+            return usageError(QStringLiteral("cannot write the screenshot %1: the folder %2 does not exist")
+                                  .arg(cli.value(screenshot), shot.absolutePath()));
+        if (shot.isDir())
+            return usageError(
+                QStringLiteral("cannot write the screenshot %1: it is a folder").arg(cli.value(screenshot)));
         if (!files.isEmpty() && QFileInfo(files.front()).exists() && shot.exists() &&
             QFileInfo(files.front()).canonicalFilePath() == shot.canonicalFilePath())
-            return usageError(QStringLiteral("refusing to overwrite the image %1 with the screenshot").arg(files.front()));
+            return usageError(
+                QStringLiteral("refusing to overwrite the image %1 with the screenshot").arg(files.front()));
     }
 
     MainWindow w(Registry::instance());
@@ -172,20 +218,28 @@ int main(int argc, char** argv) {
             names << w.tabs()->tabText(i).toLower().remove(QLatin1Char('&'));
             if (names.back().compare(cli.value(tab), Qt::CaseInsensitive) == 0) index = i;
         }
-        if (index < 0) return usageError(QStringLiteral("unknown --tab '%1'; choose %2").arg(cli.value(tab), names.join(QStringLiteral(", "))));
+        if (index < 0)
+            return usageError(
+                QStringLiteral("unknown --tab '%1'; choose %2").arg(cli.value(tab), names.join(QStringLiteral(", "))));
         w.tabs()->setCurrentIndex(index);
     }
 
     w.resize(winW, winH);
-    if (cli.isSet(method)) w.methodPanel()->setMethod(cli.value(method).section(QLatin1Char('/'), 0, 0), cli.value(method).section(QLatin1Char('/'), 1));
-    if (dev == QLatin1String("cpu")) w.methodPanel()->setDevice(Device::Cpu);
-    else if (dev == QLatin1String("gpu")) w.methodPanel()->setDevice(Device::Gpu);
+    if (cli.isSet(method))
+        w.methodPanel()->setMethod(cli.value(method).section(QLatin1Char('/'), 0, 0),
+                                   cli.value(method).section(QLatin1Char('/'), 1));
+    if (dev == QLatin1String("cpu"))
+        w.methodPanel()->setDevice(Device::Cpu);
+    else if (dev == QLatin1String("gpu"))
+        w.methodPanel()->setDevice(Device::Gpu);
     if (cli.isSet(color)) w.methodPanel()->setColorMode(colorMode);
 
     if (cli.isSet(perceived)) w.setPerceivedView(true);
     if (cli.isSet(split)) w.setSplitView(true);
     // --compare: select the first method now; each finished result is pinned and the next one selected.
-    auto selectMethod = [&w](const QString& m) { w.methodPanel()->setMethod(m.section(QLatin1Char('/'), 0, 0), m.section(QLatin1Char('/'), 1)); };
+    auto selectMethod = [&w](const QString& m) {
+        w.methodPanel()->setMethod(m.section(QLatin1Char('/'), 0, 0), m.section(QLatin1Char('/'), 1));
+    };
     if (!queue.isEmpty()) selectMethod(queue.takeFirst());
     const bool shotNow = cli.isSet(screenshot) && queue.isEmpty();
     bool shotArmed = false;  // the window has been given the screenshot path
@@ -209,7 +263,9 @@ int main(int argc, char** argv) {
             shotArmed = true;
         }
         QObject::connect(&w, &MainWindow::screenshotSaved, &app, [&](const QString& path, bool ok) {
-            std::fprintf(ok ? stdout : stderr, ok ? "screenshot saved to %s\n" : "halftone-studio: cannot write the screenshot %s\n", qPrintable(path));
+            std::fprintf(ok ? stdout : stderr,
+                         ok ? "screenshot saved to %s\n" : "halftone-studio: cannot write the screenshot %s\n",
+                         qPrintable(path));
             QApplication::exit(ok ? exitCode : 1);
         });
         // An error ends a scripted run: the image cannot be read, or a run failed (also part-way through
@@ -247,10 +303,13 @@ int main(int argc, char** argv) {
                         w.compareView()->fitToWindow();
                         QTimer::singleShot(200, &w, [&, r] {
                             probe.stop();
-                            std::printf("ui-latency: %d x %d, %s on %s: method %.3f s, load+run+show %.3f s, "
-                                        "UI thread longest gap %.1f ms (ending %.0f ms after the start); most UI-thread CPU time between two ticks %.1f ms; %lld ticks\n",
-                                        n, n, qPrintable(r->methodId), toString(r->device), r->seconds, clock.elapsed() / 1000.0,
-                                        probe.longestGapMs(), probe.longestAtMs(), probe.longestBusyMs(), (long long)probe.ticks());
+                            std::printf(
+                                "ui-latency: %d x %d, %s on %s: method %.3f s, load+run+show %.3f s, "
+                                "UI thread longest gap %.1f ms (ending %.0f ms after the start); most UI-thread CPU "
+                                "time between two ticks %.1f ms; %lld ticks\n",
+                                n, n, qPrintable(r->methodId), toString(r->device), r->seconds,
+                                clock.elapsed() / 1000.0, probe.longestGapMs(), probe.longestAtMs(),
+                                probe.longestBusyMs(), (long long)probe.ticks());
                             QApplication::exit(0);
                         });
                     });
@@ -266,7 +325,9 @@ int main(int argc, char** argv) {
     }
 
     w.show();
-    if (!files.isEmpty()) w.openFile(files.front());
-    else w.openSample();
+    if (!files.isEmpty())
+        w.openFile(files.front());
+    else
+        w.openSample();
     return app.exec();
 }

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
         for (int hvs = 0; hvs < (sanitize ? 1 : 2); ++hvs)
             for (int cf = 0; cf < 2; ++cf)
                 for (int bs : blocks)
-                    for (double warm : sanitize ? std::vector<double>{kDbsWarmStart} : std::vector<double>{0.0, kDbsWarmStart}) {
+                    for (double warm :
+                         sanitize ? std::vector<double>{kDbsWarmStart} : std::vector<double>{0.0, kDbsWarmStart}) {
                         const uint64_t seed = test::freshSeed("dbs gpu");
                         const Plane8 src = test::randomPlane(w, h, seed);
                         DbsParams p;
@@ -61,11 +62,13 @@ int main(int argc, char** argv) {
                             size_t diff = 0;
                             for (size_t i = 0; i < cpu.size(); ++i) diff += cpu.data[i] != gpuOut.data[i];
                             check(diff == 0, tag + ": " + std::to_string(diff) + " pixels differ from the CPU");
-                            check(sc.iterations == sg.iterations && sc.warmIterations == sg.warmIterations && sc.moves == sg.moves,
+                            check(sc.iterations == sg.iterations && sc.warmIterations == sg.warmIterations &&
+                                      sc.moves == sg.moves,
                                   tag + ": iterations/warm/moves " + std::to_string(sc.iterations) + "/" +
-                                      std::to_string(sc.warmIterations) + "/" + std::to_string(sc.moves) + " on the CPU, " +
-                                      std::to_string(sg.iterations) + "/" + std::to_string(sg.warmIterations) + "/" +
-                                      std::to_string(sg.moves) + " on the GPU");
+                                      std::to_string(sc.warmIterations) + "/" + std::to_string(sc.moves) +
+                                      " on the CPU, " + std::to_string(sg.iterations) + "/" +
+                                      std::to_string(sg.warmIterations) + "/" + std::to_string(sg.moves) +
+                                      " on the GPU");
                             check(std::abs(sc.error - sg.error) <= 1e-9 + 1e-6 * sc.error, tag + ": error differs");
                             check(std::abs(sc.initialError - sg.initialError) <= 1e-9 + 1e-6 * sc.initialError,
                                   tag + ": initial error differs");

@@ -26,8 +26,8 @@ using gputest::check;
 using gputest::firstDiff;
 
 std::string describe(const std::string& variant, int w, int h, const EdParams& p, const std::string& form = {}) {
-    return variant + (form.empty() ? "" : "[" + form + "]") + " " + std::to_string(w) + "x" + std::to_string(h) +
-           " " + p.kernel + " L=" + std::to_string(p.levels) + (p.linear ? " linear" : " gamma");
+    return variant + (form.empty() ? "" : "[" + form + "]") + " " + std::to_string(w) + "x" + std::to_string(h) + " " +
+           p.kernel + " L=" + std::to_string(p.levels) + (p.linear ? " linear" : " gamma");
 }
 
 void exact(const std::string& variant, const Plane8& src, const EdParams& p, const Plane8& ref,
@@ -63,9 +63,12 @@ int main(int argc, char** argv) {
     bool small = false, sanitize = false;
     std::string only;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--small")) small = true;
-        else if (!std::strcmp(argv[i], "--sanitize")) small = sanitize = true;  // few, tiny cases for compute-sanitizer
-        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        if (!std::strcmp(argv[i], "--small"))
+            small = true;
+        else if (!std::strcmp(argv[i], "--sanitize"))
+            small = sanitize = true;  // few, tiny cases for compute-sanitizer
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else {
             std::printf("usage: %s [--small | --sanitize] [--only VARIANT]\n", argv[0]);
             return 2;
@@ -76,8 +79,8 @@ int main(int argc, char** argv) {
     std::printf("device: %s\n", avail.deviceName.c_str());
 
     // awkward sizes: single pixel, single row/column, primes, not multiples of 32, smaller than a block
-    std::vector<Size> sizes = {{1, 1}, {1, 57}, {57, 1}, {2, 2}, {33, 31}, {31, 33}, {5, 3}, {3, 70},
-                               {97, 61}, {64, 64}, {129, 65}, {200, 3}, {1000, 7}, {2, 300}};
+    std::vector<Size> sizes = {{1, 1},  {1, 57},  {57, 1},  {2, 2},    {33, 31}, {31, 33},  {5, 3},
+                               {3, 70}, {97, 61}, {64, 64}, {129, 65}, {200, 3}, {1000, 7}, {2, 300}};
     if (sanitize) sizes = {{1, 1}, {1, 9}, {9, 1}, {33, 31}, {70, 37}};
     if (!small) {
         sizes.push_back({1021, 257});
@@ -118,7 +121,8 @@ int main(int argc, char** argv) {
                     p.kernel = k.name;
                     p.levels = levels;
                     p.linear = linear;
-                    for (const Size& sz : std::vector<Size>{{1, 1}, {41, 1}, {1, 41}, {67, 131}, small ? Size{95, 33} : Size{333, 97}}) {
+                    for (const Size& sz :
+                         std::vector<Size>{{1, 1}, {41, 1}, {1, 41}, {67, 131}, small ? Size{95, 33} : Size{333, 97}}) {
                         const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront kernels"));
                         exact("wavefront", src, p, referenceErrorDiffusion(src, p));
                     }
@@ -131,10 +135,10 @@ int main(int argc, char** argv) {
                 if (sanitize && linear) continue;
                 EdParams p = fs;
                 p.linear = linear;
-                std::vector<Size> fsz = {{1, 1},  {2, 1},   {1, 2},   {31, 32}, {32, 33}, {33, 64}, {63, 65},
-                                         {64, 7}, {65, 97}, {95, 3},  {96, 40}, {97, 31}, {127, 66}, {128, 1},
-                                         {129, 35}, {155, 96}, {160, 130}, {191, 9}, {260, 67}, {70, 63},
-                                         {40, 128}, {33, 129}, {200, 191}, {301, 193}, {45, 700}, {1100, 300}};
+                std::vector<Size> fsz = {{1, 1},    {2, 1},     {1, 2},     {31, 32},  {32, 33},   {33, 64},  {63, 65},
+                                         {64, 7},   {65, 97},   {95, 3},    {96, 40},  {97, 31},   {127, 66}, {128, 1},
+                                         {129, 35}, {155, 96},  {160, 130}, {191, 9},  {260, 67},  {70, 63},  {40, 128},
+                                         {33, 129}, {200, 191}, {301, 193}, {45, 700}, {1100, 300}};
                 if (sanitize) fsz = {{1, 1}, {33, 31}, {97, 40}, {130, 65}, {70, 200}};
                 for (const Size& sz : fsz) {
                     const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("wavefront forms"));
@@ -173,10 +177,12 @@ int main(int argc, char** argv) {
             if (sanitize && linear) continue;
             EdParams p = fs;
             p.linear = linear;
-            std::vector<Size> psz = {{1, 1}, {7, 3}, {8, 2}, {9, 5}, {31, 33}, {33, 31}, {64, 64}, {65, 97}, {129, 35},
-                                     {1000, 7}, {2, 300}};
-            if (sanitize) psz = {{1, 1}, {9, 5}, {33, 31}, {70, 37}};
-            else if (!small) psz.push_back({4099, 1031});
+            std::vector<Size> psz = {{1, 1},   {7, 3},   {8, 2},    {9, 5},    {31, 33}, {33, 31},
+                                     {64, 64}, {65, 97}, {129, 35}, {1000, 7}, {2, 300}};
+            if (sanitize)
+                psz = {{1, 1}, {9, 5}, {33, 31}, {70, 37}};
+            else if (!small)
+                psz.push_back({4099, 1031});
             for (const Size& sz : psz) {
                 const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("packed"));
                 const Plane8 ref = referenceErrorDiffusion(src, p);
@@ -187,8 +193,9 @@ int main(int argc, char** argv) {
                         if (ref.at(y, x) == 0) want[size_t(y) * rowBytes + size_t(x / 8)] |= uint8_t(0x80u >> (x % 8));
                 std::vector<uint8_t> rows;
                 const Status s = gpu::runPlanePacked(src, rows, p);
-                check(s.isOk() && rows == want, "packed 1-bit output " + std::to_string(sz.w) + "x" + std::to_string(sz.h) +
-                                                    (linear ? " linear" : " gamma") + (s ? "" : ": " + s.message()));
+                check(s.isOk() && rows == want, "packed 1-bit output " + std::to_string(sz.w) + "x" +
+                                                    std::to_string(sz.h) + (linear ? " linear" : " gamma") +
+                                                    (s ? "" : ": " + s.message()));
             }
         }
         for (const char* kernel : {"jarvis", "floyd-steinberg"}) {
@@ -273,19 +280,19 @@ int main(int argc, char** argv) {
     // real images
 #ifdef HALFTONE_GPU_TEST_DATA
     if (!sanitize)
-    for (const char* name : {"chelsea.pgm", "moon.pgm"}) {
-        Plane8 img;
-        if (!readPgm(std::string(HALFTONE_GPU_TEST_DATA) + "/" + name, img)) {
-            check(false, std::string("cannot read test image ") + name);
-            continue;
+        for (const char* name : {"chelsea.pgm", "moon.pgm"}) {
+            Plane8 img;
+            if (!readPgm(std::string(HALFTONE_GPU_TEST_DATA) + "/" + name, img)) {
+                check(false, std::string("cannot read test image ") + name);
+                continue;
+            }
+            const Plane8 ref = referenceErrorDiffusion(img, fs);
+            for (const gpu::MethodSpec& m : gpu::methods())
+                if (only.empty() || m.variant == only) exact(m.variant, img, fs, ref);
+            // both wavefront forms on the real image too (smooth areas, long runs of one level)
+            if (only.empty() || only == "wavefront")
+                for (const std::string& form : gpu::wavefrontForms()) exact("wavefront", img, fs, ref, form);
         }
-        const Plane8 ref = referenceErrorDiffusion(img, fs);
-        for (const gpu::MethodSpec& m : gpu::methods())
-            if (only.empty() || m.variant == only) exact(m.variant, img, fs, ref);
-        // both wavefront forms on the real image too (smooth areas, long runs of one level)
-        if (only.empty() || only == "wavefront")
-            for (const std::string& form : gpu::wavefrontForms()) exact("wavefront", img, fs, ref, form);
-    }
 #endif
     // both wavefront forms on a noisy gradient (the benchmark's kind of image: dark left edge, bright right edge),
     // square and awkward

@@ -155,8 +155,10 @@ int oom() {
 int huge() {
     const uint64_t ram = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
     if (ram < (uint64_t(24) << 30)) {
-        return gputest::skipAll("65536 x 65536 needs about 20 GiB of host memory (4 GiB per plane: input, its copies, "
-                                "output, reference); this machine has " + std::to_string(ram >> 20) + " MiB");
+        return gputest::skipAll(
+            "65536 x 65536 needs about 20 GiB of host memory (4 GiB per plane: input, its copies, "
+            "output, reference); this machine has " +
+            std::to_string(ram >> 20) + " MiB");
     }
     const EdParams fs;
     const int n = 65536;
@@ -210,11 +212,16 @@ int main(int argc, char** argv) {
     std::printf("device: %s; mode: %s\n", avail.deviceName.c_str(), mode.c_str());
     gpu::registerMethods(Registry::instance());
     int rc = 0;
-    if (mode == "oom") rc = oom();
-    else if (mode == "huge") rc = huge();
-    else if (mode == "launch") rc = injected("launch", false);
-    else if (mode == "trap") rc = injected("trap", false);
-    else rc = injected("trap", true);
+    if (mode == "oom")
+        rc = oom();
+    else if (mode == "huge")
+        rc = huge();
+    else if (mode == "launch")
+        rc = injected("launch", false);
+    else if (mode == "trap")
+        rc = injected("trap", false);
+    else
+        rc = injected("trap", true);
     if (rc == gputest::kSkipped) return rc;
     return gputest::finish();
 }
