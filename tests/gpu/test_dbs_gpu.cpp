@@ -11,7 +11,7 @@
 #include "core/dbs.h"
 #include "gpu/dbs_gpu.h"
 #include "tests/gpu/gputest.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

@@ -16,7 +16,7 @@
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "tests/gpu/gputest.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

@@ -20,8 +20,8 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
-#include "tests/test_studio_util.h"
-#include "tests/testutil.h"
+#include "tests/studio/studioutil.h"
+#include "tests/common/testutil.h"
 #include "widgets/compareview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"

@@ -23,7 +23,7 @@
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 #include "widgets/jobrunner.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"

@@ -6,8 +6,8 @@
 
 #include "core/errordiffusion.h"
 #include "core/registry.h"
-#include "tests/test_studio_util.h"
-#include "tests/testutil.h"
+#include "tests/studio/studioutil.h"
+#include "tests/common/testutil.h"
 #include "widgets/jobrunner.h"
 
 using namespace halftone;

@@ -4,7 +4,7 @@
 #include "core/errordiffusion.h"
 #include "core/quantizer.h"
 #include "core/registry.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

@@ -19,34 +19,18 @@
 #include "gpu/gpu.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
-#include "tests/testutil.h"
+#include "tests/common/process.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = test::ProcessRun;
 
 Run runCli(const QStringList& args, int timeoutMs = 120000, std::function<void()> inChild = {}) {
-    QProcess p;
-    if (inChild) p.setChildProcessModifier(inChild);
-    p.start(HALFTONE_CLI_PATH, args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1000 - p.exitCode();
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return test::runProcess(HALFTONE_CLI_PATH, args, timeoutMs, std::move(inChild));
 }
 
 std::vector<std::string> dirEntries(const std::string& dir) {

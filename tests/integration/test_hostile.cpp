@@ -14,42 +14,27 @@
 
 #include "core/errordiffusion.h"
 #include "io/imagefile.h"
-#include "tests/testutil.h"
+#include "tests/common/process.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    bool crashed = false;
-    QString err;
-};
+using Run = test::ProcessRun;
 
 /// Runs the CLI; `fsizeLimit` > 0 caps the size of any file it writes (a full disk), SIGXFSZ ignored
 /// so the write fails with EFBIG instead of killing the process.
 Run runCli(const QStringList& args, rlim_t fsizeLimit = 0) {
-    QProcess p;
+    std::function<void()> inChild;
     if (fsizeLimit > 0)
-        p.setChildProcessModifier([fsizeLimit] {
+        inChild = [fsizeLimit] {
             ::signal(SIGXFSZ, SIG_IGN);
             const struct rlimit rl { fsizeLimit, fsizeLimit };
             ::setrlimit(RLIMIT_FSIZE, &rl);
-        });
-    p.start(HALFTONE_CLI_PATH, args);
-    Run r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        r.crashed = true;
-        r.err = "timed out";
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = p.exitCode();
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+        };
+    return test::runProcess(HALFTONE_CLI_PATH, args, 120000, inChild);
 }
 
 QByteArray sha256(const QString& path) {

@@ -16,7 +16,7 @@
 #include <webp/mux.h>
 
 #include "io/imagefile.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 namespace fs = std::filesystem;

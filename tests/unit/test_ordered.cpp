@@ -11,7 +11,7 @@
 #include "core/ordered.h"
 #include "core/registry.h"
 #include "core/screen.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

@@ -2,7 +2,7 @@
 // (nearest neighbour, never smoothed), fit-to-window, keyboard zoom and the split mode.
 #include <QtTest>
 
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 #include "widgets/compareview.h"
 #include "widgets/imageconvert.h"
 

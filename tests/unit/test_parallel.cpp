@@ -13,7 +13,7 @@
 #include "core/parallel.h"
 #include "core/registry.h"
 #include "io/imagefile.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

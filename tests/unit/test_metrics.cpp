@@ -9,7 +9,7 @@
 #include "core/metrics.h"
 #include "core/ordered.h"
 #include "core/screen.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

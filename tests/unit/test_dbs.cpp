@@ -13,7 +13,7 @@
 #include "core/metrics.h"
 #include "core/registry.h"
 #include "core/screen.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

@@ -6,31 +6,16 @@
 #include <QRegularExpression>
 
 #include "core/registry.h"
+#include "tests/common/process.h"
 
 using namespace halftone;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = test::ProcessRun;
 
 Run runBench(const QStringList& args, int timeoutMs = 300000) {
-    QProcess p;
-    p.start(HALFTONE_BENCH_PATH, args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1000 - p.exitCode();
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return test::runProcess(HALFTONE_BENCH_PATH, args, timeoutMs);
 }
 
 /// Words a user cannot follow: lab-notebook names for papers and work periods.

@@ -6,7 +6,7 @@
 
 #include "core/metrics.h"
 #include "core/registry.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 #include "widgets/jobrunner.h"
 #include "widgets/qualitypanel.h"
 

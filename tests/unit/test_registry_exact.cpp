@@ -7,7 +7,7 @@
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/hvsfilter.h"
-#include "tests/testutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 
