@@ -1,5 +1,6 @@
 #pragma once
 // \brief Planar 8-bit images: one Plane per channel, the unit every halftoning method works on.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -48,6 +49,10 @@ struct Image {
     std::vector<Plane8> channels;
     bool hasAlpha = false;
     Plane8 alpha;  ///< valid when hasAlpha; never halftoned
+    /// Set by palette halftoning (space RGB): the palette's colours and each pixel's index into them, so that a
+    /// writer can store an indexed file. Empty for every other image.
+    std::vector<std::array<uint8_t, 3>> palette;
+    Plane8 indices;
 
     int width() const { return channels.empty() ? 0 : channels.front().width; }
     int height() const { return channels.empty() ? 0 : channels.front().height; }

@@ -1,6 +1,7 @@
 #include "core/registry.h"
 
 #include "core/budget.h"
+#include "core/paletteed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -240,6 +241,18 @@ Status Registry::resolveParams(const MethodInfo& m, ParamValues& values) const {
     return Status::ok();
 }
 
+namespace {
+
+/// The methods that have a palette form, for messages ("ed/plain, ed/rc, ...").
+std::string paletteMethodList() {
+    std::string list;
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (m.hasPaletteForm()) list += (list.empty() ? "" : ", ") + m.id();
+    return list.empty() ? std::string("none in this build") : list;
+}
+
+}  // namespace
+
 Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control) {
     if (!request.method) return Status::error("no method chosen");
     const MethodInfo& m = *request.method;
@@ -248,28 +261,44 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
     if (input.channels.empty()) return Status::error("image has no channels");
 
     const GpuAvailability& gpu = Registry::instance().gpuAvailability();
+    const bool toPalette = request.palette.has_value();
+    if (toPalette) {
+        if (!m.hasPaletteForm())
+            return Status::error("method " + m.id() +
+                                 " cannot halftone to a palette; methods that can: " + paletteMethodList());
+        if (Status s = checkPalette(*request.palette); !s) return s;
+    }
+    const bool hasCpu = toPalette ? bool(m.paletteCpu) : bool(m.cpu);
+    const bool hasGpu = toPalette ? bool(m.paletteGpu) : bool(m.gpu);
+    const std::string form = toPalette ? " to a palette" : "";
     Device device;
     std::string note;
     if (request.device) {
         device = *request.device;
-        if (device == Device::Gpu && !m.gpu) return Status::error("method " + m.id() + " has no GPU implementation");
-        if (device == Device::Cpu && !m.cpu) return Status::error("method " + m.id() + " runs only on the GPU");
+        if (device == Device::Gpu && !hasGpu)
+            return Status::error("method " + m.id() + form + " has no GPU implementation");
+        if (device == Device::Cpu && !hasCpu) return Status::error("method " + m.id() + form + " runs only on the GPU");
         if (device == Device::Gpu && !gpu.usable) {
-            if (!m.cpu) return Status::unavailable("no usable GPU: " + gpu.reason);
+            if (!hasCpu) return Status::unavailable("no usable GPU: " + gpu.reason);
             note = "GPU not usable (" + gpu.reason + "), ran on the CPU";
             device = Device::Cpu;
         }
     } else {
-        device = (m.gpu && gpu.usable) || !m.cpu ? Device::Gpu : Device::Cpu;
+        device = (hasGpu && gpu.usable) || !hasCpu ? Device::Gpu : Device::Cpu;
         if (device == Device::Gpu && !gpu.usable) return Status::unavailable("no usable GPU: " + gpu.reason);
     }
 
     if (request.maxMemory > 0) {
         // The converted planes, the output planes and the method's working memory for one plane (the planes
-        // run one after another), before any of it is allocated.
+        // run one after another), before any of it is allocated. A palette run holds three input planes, the
+        // indices and three output planes.
         const uint64_t pixels = mulBytes(uint64_t(input.width()), uint64_t(input.height()));
-        const uint64_t channels = request.color == ColorMode::Gray ? 1 : request.color == ColorMode::RGB ? 3 : 4;
-        uint64_t bytes = mulBytes(mulBytes(pixels, channels + (input.hasAlpha ? 1 : 0)), 2);
+        const uint64_t channels = toPalette                          ? 3
+                                  : request.color == ColorMode::Gray ? 1
+                                  : request.color == ColorMode::RGB  ? 3
+                                                                     : 4;
+        uint64_t bytes = mulBytes(pixels, toPalette ? 7 : 2 * channels);
+        bytes = addBytes(bytes, mulBytes(pixels, input.hasAlpha ? 2 : 0));
         if (device == Device::Cpu && m.workingBytes)
             bytes = addBytes(bytes, m.workingBytes(input.width(), input.height(), params));
         if (Status s =
@@ -277,6 +306,30 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
                             m.id() + " on " + std::to_string(input.width()) + " x " + std::to_string(input.height()));
             !s)
             return s;
+    }
+    if (toPalette) {
+        const Image rgb = convertColor(input, ColorMode::RGB);
+        const auto t0 = std::chrono::steady_clock::now();
+        Plane8 indices;
+        Status s =
+            (device == Device::Gpu ? m.paletteGpu : m.paletteCpu)(rgb, *request.palette, indices, params, control);
+        if (!s && s.isUnavailable() && device == Device::Gpu && m.paletteCpu) {
+            note = "GPU failed (" + s.message() + "), ran on the CPU";
+            device = Device::Cpu;
+            s = m.paletteCpu(rgb, *request.palette, indices, params, control);
+        }
+        if (!s) return s;
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        Image out = expandIndexed(indices, *request.palette);
+        if (request.keepAlpha && rgb.hasAlpha) {
+            out.hasAlpha = true;
+            out.alpha = rgb.alpha;
+        }
+        result.image = std::move(out);
+        result.device = device;
+        result.note = note;
+        control.report(1.0);
+        return Status::ok();
     }
     const Image planes = convertColor(input, request.color);
     Image out;

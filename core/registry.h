@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "core/palette.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
 
@@ -102,6 +103,11 @@ private:
 /// \brief Runs a method on one 8-bit plane; dst gets the halftone (values 0..255) of the same size.
 using PlaneFunction = std::function<Status(const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&)>;
 
+/// \brief Runs a method to a colour palette (docs/spec.md section 4): `rgb` holds three planes R, G, B (gray input
+/// as the same plane three times); `indices` gets each pixel's palette index, same size.
+using PaletteFunction = std::function<Status(const Image& rgb, const Palette& palette, Plane8& indices,
+                                             const ParamValues&, const RunControl&)>;
+
 /// \brief One selectable (method, variant) pair.
 struct MethodInfo {
     std::string method;       ///< "ed", "ec", "ordered", "dbs", ...
@@ -109,9 +115,12 @@ struct MethodInfo {
     std::string description;  ///< one line, for --list and tooltips
     std::string family;       ///< "error-diffusion", "ordered", "dbs": groups methods in the UI
     std::vector<ParamSpec> params;
-    PlaneFunction cpu;     ///< may be empty for GPU-only methods
-    PlaneFunction gpu;     ///< empty when no GPU implementation exists
-    std::string schedule;  ///< name in the schedule model, empty if none
+    PlaneFunction cpu;           ///< may be empty for GPU-only methods
+    PlaneFunction gpu;           ///< empty when no GPU implementation exists
+    std::string schedule;        ///< name in the schedule model, empty if none
+    PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
+    PaletteFunction paletteGpu;  ///< the same on the GPU; empty when none
+    bool hasPaletteForm() const { return paletteCpu || paletteGpu; }
     /// \brief Bytes the CPU implementation allocates for one plane of width x height beyond its input and
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
@@ -176,6 +185,9 @@ struct RunRequest {
     ParamValues params;
     std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
     ColorMode color = ColorMode::Gray;
+    /// Set: halftone to these colours with the method's palette form (`color` is then ignored); the result is RGB
+    /// with Image::palette and Image::indices filled.
+    std::optional<Palette> palette;
     bool keepAlpha = true;
     uint64_t maxMemory = 0;  ///< bytes the run may allocate (planes + working memory), checked first; 0 = no limit
 };
