@@ -1,6 +1,6 @@
 // The palette wavefront kernel: error diffusion to a colour palette (docs/spec.md section 4) with the schedule of the
 // gray wavefront's general form (gpu/wavefront.cu): one persistent launch, each warp owns a strip of 32 rows (lane =
-// row), row rho processes column j = t - K rho at step t (K = the kernel's minimal delay plus one: the k-delay
+// row), row rho processes column j = t - K rho at step t (K = the kernel's minimal delay: the k-delay
 // schedule of Kasagi, Nakano and Ito inside the strip), the errors of the rows above arrive by shuffles, and a strip
 // hands its last one or two rows to the next strip through tagged words in global memory. Strips are taken in order
 // from a work-stealing counter, so a warp only waits on strips already held by running warps.
@@ -26,10 +26,11 @@ using namespace dev;
 /// \brief The palette kernel's tuning.
 struct PalettePolicy {
     static constexpr int kWarpsPerBlock = 4;
-    static constexpr int kExtraDelay = 1;  ///< steps between rows beyond the kernel's minimal delay
-    static constexpr int kGroup = 8;       ///< steps per boundary-check group (and per input prefetch)
-    static constexpr int kChunk = 32;      ///< steps between two reads of the cancel flag
-    static constexpr int kUnrolled = 16;   ///< palettes up to this size run the fully unrolled search
+    /// steps between rows beyond the kernel's minimal delay: none, the shuffle's latency is small beside the step
+    static constexpr int kExtraDelay = 0;
+    static constexpr int kGroup = 8;      ///< steps per boundary-check group (and per input prefetch)
+    static constexpr int kChunk = 32;     ///< steps between two reads of the cancel flag
+    static constexpr int kUnrolled = 16;  ///< palettes up to this size run an unrolled search (of 4, 8 or 16 entries)
 };
 
 constexpr unsigned kFull = strip::kFull;
@@ -221,8 +222,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
         };
         uint32_t inNext[kGroup];
         inputLoad(0, inNext);
-        Word bNext = boundaryLoad(0);
-        Word bNext2 = boundaryLoad(kGroup);
+        Word bNext = boundaryLoad(0);  // one group ahead: a group's steps outlast the L2 round trip
         int abortNow = 0;
 
         for (int g0 = 0; g0 < tEnd; g0 += kGroup) {
@@ -235,18 +235,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
                 if (lane == 0) abortNow = *reinterpret_cast<volatile int*>(sa.abortFlag);
             }
             Word bCur = bNext;
-            bNext = bNext2;
-            bool refetch = false;
             if (hasPrev) {
                 int spins = 0;
                 while (!__all_sync(kFull, tagged(bCur))) {
                     if (strip::spinAbort(sa, lane, spins)) return;
                     bCur = boundaryLoad(g0);
-                    refetch = true;
                 }
             }
-            if (refetch) bNext = boundaryLoad(g0 + kGroup);
-            bNext2 = boundaryLoad(g0 + 2 * kGroup);
+            bNext = boundaryLoad(g0 + kGroup);
 
             uint32_t in[kGroup];
 #pragma unroll
@@ -343,7 +339,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
 using KernelFn = void (*)(PaletteWavefrontArgs);
 
 template <int NMAX>
-KernelFn paletteKernelFor(int id) {
+KernelFn paletteKernelForId(int id) {
     switch (id) {
         case 0:
             return &paletteKernel<0, NMAX>;
@@ -364,6 +360,15 @@ KernelFn paletteKernelFor(int id) {
     }
 }
 
+/// \brief The instance for a kernel and palette size: unrolled searches of 4, 8 or 16 entries, the loop above that.
+KernelFn paletteKernelFor(int id, int colors) {
+    static_assert(PalettePolicy::kUnrolled == 16, "the unrolled forms are 4, 8 and 16 entries");
+    if (colors <= 4) return paletteKernelForId<4>(id);
+    if (colors <= 8) return paletteKernelForId<8>(id);
+    if (colors <= 16) return paletteKernelForId<16>(id);
+    return paletteKernelForId<0>(id);
+}
+
 __global__ void packRgbKernel(const uint8_t* r, const uint8_t* g, const uint8_t* b, int planePitch, uint32_t* dst,
                               int dstPitch, int width, int height) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -381,9 +386,7 @@ int paletteStripRows() { return 32; }
 cudaError_t launchPaletteWavefront(int kernelIndex, const PaletteWavefrontArgs& a, int smCount, cudaStream_t stream) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount || a.keys.size < 1 || a.keys.size > kMaxPalette)
         return cudaErrorInvalidValue;
-    const KernelFn fn = a.keys.size <= PalettePolicy::kUnrolled
-                            ? paletteKernelFor<PalettePolicy::kUnrolled>(kernelIndex)
-                            : paletteKernelFor<0>(kernelIndex);
+    const KernelFn fn = paletteKernelFor(kernelIndex, a.keys.size);
     const int strips = (a.strip.height + 31) / 32;
     int blocks = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
     if (blocks > smCount) blocks = smCount;
