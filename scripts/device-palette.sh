@@ -2,7 +2,7 @@
 # One call on the GPU machine for error diffusion to a palette on the GPU: configure the gpu-device preset, build
 # test_gpu_palette and bench_gpu, run the palette test (bit for bit against the reference of docs/spec.md section 4),
 # compute-sanitizer memcheck and racecheck on tiny sizes, then the palette rows of the GPU benchmark (16 colours at
-# 16384 x 16384 beside the sequential CPU reference; 2, 16 and 256 colours at 4096). Logs go to $OUT; a short summary
+# 16384 x 16384 beside the sequential CPU reference; 2, 8, 16, 17 and 256 colours at 4096). Logs go to $OUT; a short summary
 # comes last. Needs CLI11 in .device/include/CLI (carry: [".device"]), as scripts/device-gpu.sh.
 # Usage: scripts/device-palette.sh [--quick]   (--quick: the small test and 4096 only)
 set -u -o pipefail
@@ -40,7 +40,7 @@ rcs=$?; grep -E "SUMMARY|passed|FAIL" "$OUT/racecheck.log" | tail -4
 summary+=("racecheck: rc=$rcs; $(grep -E 'SUMMARY' "$OUT/racecheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/racecheck.log" | tail -1)")
 
 stage "benchmark"
-timeout 120 $B/tests/gpu/bench_gpu --sizes 4096 --methods palette --palette 2,16,256 --runs 5 >"$OUT/bench-4k.log" 2>&1
+timeout 120 $B/tests/gpu/bench_gpu --sizes 4096 --methods palette --palette 2,8,16,17,256 --runs 5 >"$OUT/bench-4k.log" 2>&1
 summary+=("bench 4096: rc=$?")
 if [ $QUICK -eq 0 ]; then
   timeout 240 $B/tests/gpu/bench_gpu --sizes 16384 --methods palette --palette 16 --runs 5 >"$OUT/bench-16k.log" 2>&1
