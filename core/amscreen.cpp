@@ -8,6 +8,7 @@
 #include <cmath>
 #include <mutex>
 #include <numbers>
+#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -104,6 +105,64 @@ const ToneTable& toneTable(AmDot dot) {
     return *tables[i];
 }
 
+/// A rational-tangent screen: when the cell's sides are whole pixel vectors (a, b) and (-b, a) (a = P cos angle,
+/// b = P sin angle integers), every cell holds the same N = a^2 + b^2 pixel positions, and the screen repeats on a
+/// square tile of side N / gcd(a, b). The positions are ranked by their spot threshold (ties by position), so a
+/// tone of t inks round(t N / 255) of them in every cell: exact tone, where point samples of the spot function
+/// would fall on a few symmetric positions and move the tone in steps of several pixels.
+struct RationalTile {
+    int side = 0;
+    int64_t classes = 0;        ///< N, the positions per cell
+    std::vector<int32_t> rank;  ///< side x side, the rank of each pixel's position in its cell
+};
+
+bool rationalTile(const AmScreenParams& p, const ToneTable& tone, RationalTile& tile) {
+    const double period = amPeriod(p);
+    const double th = std::fmod(p.angle, 360.0) * std::numbers::pi / 180.0;
+    const double ar = period * std::cos(th), br = period * std::sin(th);
+    const int64_t a = std::llround(ar), b = std::llround(br);
+    if (std::abs(ar - double(a)) > 1e-6 || std::abs(br - double(b)) > 1e-6 || (a == 0 && b == 0)) return false;
+    const int64_t n = a * a + b * b;
+    const int64_t side = n / std::gcd(std::abs(a), std::abs(b));
+    if (side * side > (int64_t(1) << 22)) return false;  // large cells: point samples are fine enough
+    // Twice the cell coordinates times N are integers at pixel centres: 2 N u = (2x + 1) a - (2y + 1) b and
+    // 2 N v = -(2y + 1) a - (2x + 1) b (see amScreen for the axes).
+    const auto wrap = [n](int64_t t) { return ((t % (2 * n)) + 2 * n) % (2 * n); };
+    struct Position {
+        double threshold;
+        int64_t key;
+    };
+    std::vector<Position> positions;
+    std::vector<int64_t> keys(size_t(side * side));
+    for (int64_t y = 0; y < side; ++y)
+        for (int64_t x = 0; x < side; ++x) {
+            const int64_t iu = wrap((2 * x + 1) * a - (2 * y + 1) * b), iv = wrap(-(2 * y + 1) * a - (2 * x + 1) * b);
+            const int64_t key = iu * 2 * n + iv;
+            keys[size_t(y * side + x)] = key;
+            positions.push_back({tone(double(iu) / double(n) - 1.0, double(iv) / double(n) - 1.0), key});
+        }
+    // One entry per position (pixels of different cells in the tile share it), ranked by threshold, then key.
+    const auto byKey = [](const Position& l, const Position& r) { return l.key < r.key; };
+    std::sort(positions.begin(), positions.end(), byKey);
+    positions.erase(std::unique(positions.begin(), positions.end(),
+                                [](const Position& l, const Position& r) { return l.key == r.key; }),
+                    positions.end());
+    std::vector<Position> ranked = positions;
+    std::sort(ranked.begin(), ranked.end(), [](const Position& l, const Position& r) {
+        return l.threshold != r.threshold ? l.threshold < r.threshold : l.key < r.key;
+    });
+    std::vector<std::pair<int64_t, int32_t>> rankOf;  // (key, rank), sorted by key
+    rankOf.reserve(ranked.size());
+    for (size_t i = 0; i < ranked.size(); ++i) rankOf.push_back({ranked[i].key, int32_t(i)});
+    std::sort(rankOf.begin(), rankOf.end());
+    tile.side = int(side);
+    tile.classes = int64_t(rankOf.size());
+    tile.rank.resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i)
+        tile.rank[i] = std::lower_bound(rankOf.begin(), rankOf.end(), std::pair<int64_t, int32_t>{keys[i], 0})->second;
+    return true;
+}
+
 }  // namespace
 
 double amThreshold(AmDot dot, double X, double Y) { return toneTable(dot)(X, Y); }
@@ -138,6 +197,8 @@ Status amScreen(const Plane8& src, Plane8& dst, const AmScreenParams& p, const R
     const double th = std::fmod(p.angle, 360.0) * std::numbers::pi / 180.0;
     const double c = std::cos(th) / period, s = std::sin(th) / period;
     const bool ink = p.inkPlane;
+    RationalTile tile;
+    const bool rational = rationalTile(p, tone, tile);
     Plane8 out(src.width, src.height);
 
     constexpr int kBlock = 32;
@@ -156,6 +217,16 @@ Status amScreen(const Plane8& src, Plane8& dst, const AmScreenParams& p, const R
                 const double py = -(y + 0.5);
                 const uint8_t* a = src.row(y);
                 uint8_t* o = out.row(y);
+                if (rational) {
+                    // Inked when the position's rank r is below the tone: 255 (2r + 1) < 2 amount N.
+                    const int32_t* r = tile.rank.data() + size_t(y % tile.side) * size_t(tile.side);
+                    for (int x = 0, tx = 0; x < src.width; ++x, tx = tx + 1 == tile.side ? 0 : tx + 1) {
+                        const int64_t amount = ink ? a[x] : 255 - a[x];
+                        const bool inked = 255 * (2 * int64_t(r[tx]) + 1) < 2 * amount * tile.classes;
+                        o[x] = uint8_t(inked == ink ? 255 : 0);
+                    }
+                    continue;
+                }
                 for (int x = 0; x < src.width; ++x) {
                     const double px = x + 0.5;
                     const double u = px * c + py * s, v = py * c - px * s;
