@@ -47,7 +47,10 @@ double spot(AmDot dot, double X, double Y) {
         case AmDot::Elliptic:
             return -(0.6 * std::cos(std::numbers::pi * X) + std::cos(std::numbers::pi * Y));
         case AmDot::Square:
-            return std::max(ax, ay);
+            // The same two phases with square shapes: square dots, octagons clipped to the diamond, a
+            // checkerboard at 50 %, then square holes around the corners.
+            if (ax + ay <= 1.0) return std::max(ax, ay);
+            return 3.0 - std::max(1.0 - ax, 1.0 - ay);
         case AmDot::Line:
             return ay;
     }

@@ -14,7 +14,7 @@ namespace halftone {
 enum class AmDot {
     Round,     ///< Euclidean dot: round dots, a checkerboard at 50 %, round holes in the shadows
     Elliptic,  ///< chain dot: ellipses along the screen angle that join along it first, then across it
-    Square,    ///< square dots that grow until they fill the cell
+    Square,    ///< square dots, a checkerboard at 50 %, square holes in the shadows
     Line,      ///< lines along the screen angle whose width follows the tone
 };
 
