@@ -133,9 +133,11 @@ int run(Options& o) {
     for (CLI::Option* sep : {o.gcrOption, o.inkLimitOption})
         if (sep->count() > 0 && request.color != ColorMode::CMYK)
             return fail(sep->get_name() + " applies only to --color cmyk (the separation into inks)", kExitUsage);
-    request.separation.gcr = int(std::clamp<int64_t>(o.gcr, -1, 101));
-    request.separation.inkLimit = int(std::clamp<int64_t>(o.inkLimit, -1, 401));
-    if (Status s = checkSeparation(request.separation); !s) return fail(s.message(), kExitUsage);
+    if (o.gcr < 0 || o.gcr > 100)
+        return fail("--gcr must be a percent from 0 to 100, got " + std::to_string(o.gcr), kExitUsage);
+    if (o.inkLimit < 0 || o.inkLimit > 400)
+        return fail("--ink-limit must be a percent from 0 to 400, got " + std::to_string(o.inkLimit), kExitUsage);
+    request.separation = {int(o.gcr), int(o.inkLimit)};
     if (o.device == "cpu")
         request.device = Device::Cpu;
     else if (o.device == "gpu")
