@@ -76,9 +76,9 @@ bool parseColorMode(const std::string& s, ColorMode& out);
 /// (full grey component replacement, no ink limit).
 ///
 /// Gray = (77 R + 150 G + 29 B + 128) >> 8 (Rec. 601 luma in integers); CMYK -> RGB as
-/// R = 255 - min(255, C + K) etc.; RGB -> CMYK as separatePixel (docs/spec.md section 5), which with the defaults
-/// is K = 255 - max(R,G,B), C = (255 - R - K) * 255 / (255 - K) rounded (0 when K = 255). Alpha is carried along
-/// unchanged.
+/// R = 255 - min(255, C + K) etc.; RGB -> CMYK as separatePixel (docs/spec.md "Separation into inks"), which with the
+/// defaults is K = 255 - max(R,G,B), C = (255 - R - K) * 255 / (255 - K) rounded (0 when K = 255). Alpha is carried
+/// along unchanged.
 Image convertColor(const Image& in, ColorMode mode);
 /// \brief The same with the separation's GCR and ink limit for CMYK output: a colour input is separated with
 /// separatePixel, a CMYK input keeps its inks and gets the ink limit (limitInk).

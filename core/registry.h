@@ -192,7 +192,7 @@ struct RunRequest {
     ParamValues params;
     std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
     ColorMode color = ColorMode::Gray;
-    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK (docs/spec.md section 5)
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK (docs/spec.md "Separation into inks")
     /// Set: halftone to these colours with the method's palette form (`color` is then ignored); the result is RGB
     /// with Image::palette and Image::indices filled.
     std::optional<Palette> palette;

@@ -1,4 +1,4 @@
-// Separation of sRGB into CMYK (docs/spec.md, section 5): complement, grey component replacement with
+// Separation of sRGB into CMYK (docs/spec.md, "Separation into inks"): complement, grey component replacement with
 // under-colour removal for independently placed dots (Demichel 1924), total ink limit.
 #include "core/separation.h"
 

@@ -1,6 +1,7 @@
 #pragma once
 // \brief Colour separation of sRGB into the process inks cyan, magenta, yellow and black: grey component
-// replacement (GCR) with under-colour removal (UCR) and a total ink limit, in integers (docs/spec.md, section 5).
+// replacement (GCR) with under-colour removal (UCR) and a total ink limit, in integers (docs/spec.md, "Separation into
+// inks").
 #include <array>
 #include <cstdint>
 #include <string>
@@ -24,7 +25,7 @@ Status checkSeparation(const SeparationParams& p);
 /// \brief The total ink cap in 8-bit units: floor(inkLimit x 255 / 100).
 int inkCap(int inkLimit);
 
-/// \brief Separates one sRGB pixel into C, M, Y, K (0 = no ink, 255 = solid), docs/spec.md section 5.
+/// \brief Separates one sRGB pixel into C, M, Y, K (0 = no ink, 255 = solid), docs/spec.md "Separation into inks".
 std::array<uint8_t, 4> separatePixel(uint8_t r, uint8_t g, uint8_t b, const SeparationParams& p);
 
 /// \brief Applies the total ink limit to one CMYK pixel in place: C, M and Y are scaled down (floor) so that

@@ -199,7 +199,7 @@ void TestAmScreen::coverageFollowsTone() {
 }
 
 void TestAmScreen::cmykInksHaveTheirAngles() {
-    // R, G, B = 55, 85, 105 with GCR 50 separates into C 177, M 135, Y 106, K 75 (docs/spec.md section 5).
+    // R, G, B = 55, 85, 105 with GCR 50 separates into C 177, M 135, Y 106, K 75 (docs/spec.md "Separation into inks").
     Image im;
     im.space = ColorSpace::RGB;
     for (int v : {55, 85, 105}) im.channels.push_back(Plane8(1024, 1024, uint8_t(v)));

@@ -1,4 +1,4 @@
-// Separation into inks (docs/spec.md section 5): hand-computed pixels, the defaults against the earlier
+// Separation into inks (docs/spec.md "Separation into inks"): hand-computed pixels, the defaults against the earlier
 // formula, the overlap model, GCR moving coverage from C + M + Y to K, the ink limit on every pixel, runImage.
 #include <QtTest>
 
@@ -52,7 +52,7 @@ void TestSeparation::handComputed_data() {
     QTest::addColumn<int>("gcr");
     QTest::addColumn<int>("limit");
     QTest::addColumn<QList<int>>("cmyk");
-    // Worked in docs/spec.md section 5: C0, M0, Y0 = 155, 105, 55; grey 55.
+    // Worked in docs/spec.md "Separation into inks": C0, M0, Y0 = 155, 105, 55; grey 55.
     QTest::newRow("mid colour, gcr 0: no black") << 100 << 150 << 200 << 0 << 400 << QList<int>{155, 105, 55, 0};
     QTest::newRow("mid colour, gcr 40") << 100 << 150 << 200 << 40 << 400 << QList<int>{146, 91, 36, 22};
     QTest::newRow("mid colour, gcr 100") << 100 << 150 << 200 << 100 << 400 << QList<int>{128, 64, 0, 55};
