@@ -5,6 +5,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -114,6 +115,7 @@ const char* dotName(AmDot d) {
 class TestAmScreen : public QObject {
     Q_OBJECT
 private slots:
+    void thresholdIsTheAreaFraction();
     void periodAndAngle_data();
     void periodAndAngle();
     void coverageFollowsTone_data();
@@ -124,6 +126,32 @@ private slots:
     void cancels();
     void refusesBadParameters();
 };
+
+void TestAmScreen::thresholdIsTheAreaFraction() {
+    // On a grid over the cell (other points than the table was made from), the part with threshold below t is t:
+    // that is what makes the dot's area follow the tone.
+    for (AmDot dot : {AmDot::Round, AmDot::Elliptic, AmDot::Square, AmDot::Line}) {
+        constexpr int n = 301;
+        std::vector<double> t;
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) t.push_back(amThreshold(dot, (2.0 * i + 0.5) / n - 1, (2.0 * j + 0.5) / n - 1));
+        for (double level = 0.05; level < 1; level += 0.05) {
+            const double below =
+                double(std::count_if(t.begin(), t.end(), [&](double v) { return v < level; })) / t.size();
+            QVERIFY2(std::abs(below - level) < 0.01,
+                     qPrintable(QString("%1 at %2: %3").arg(dotName(dot)).arg(level).arg(below)));
+        }
+        // The dot starts at the cell centre (a line along the middle) and ends at the corners.
+        QVERIFY(amThreshold(dot, 0, 0) < 0.005);
+        if (dot != AmDot::Line) QVERIFY(amThreshold(dot, -0.999, -0.999) > 0.995);
+        QVERIFY(amThreshold(dot, 0.3, 0.2) < amThreshold(dot, 0.6, 0.4));
+    }
+    // The round and square dots make a checkerboard at 50 %: the diamond |X| + |Y| <= 1 is the first half.
+    for (AmDot dot : {AmDot::Round, AmDot::Square}) {
+        QVERIFY(amThreshold(dot, 0.49, 0.49) < 0.5);
+        QVERIFY(amThreshold(dot, 0.51, 0.51) > 0.5);
+    }
+}
 
 void TestAmScreen::periodAndAngle_data() {
     QTest::addColumn<int>("dot");
