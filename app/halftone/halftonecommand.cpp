@@ -190,6 +190,8 @@ int run(Options& o) {
     }
     if (!read) return fail(read.message());
     if (!info.notes.empty()) note(o.input + ": " + info.notes);
+    if (request.color == ColorMode::CMYK && input.space == ColorSpace::CMYK && o.gcrOption->count() > 0)
+        note(o.input + " is already separated into inks: --gcr does not apply to it (--ink-limit does)");
     // Now that the size and alpha are known: formats with size limits, writers refusing alpha.
     layout.alpha = o.keepAlpha && input.hasAlpha;
     layout.width = input.width();

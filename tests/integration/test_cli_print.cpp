@@ -31,6 +31,7 @@ private slots:
     void cmykAmWritesSeparatedTiff();
     void gcrMovesInkToBlack();
     void inkLimitReachesTheSeparation();
+    void cmykInputKeepsItsInks();
     void errors_data();
     void errors();
     void helpListsTheOptions();
@@ -141,6 +142,27 @@ void TestCliPrint::inkLimitReachesTheSeparation() {
     int64_t allFree = 0;
     for (const Plane8& p : unlimited.channels) allFree += inked(p);
     QVERIFY(allFree / pixels > 1.6);  // the picture needs more than the limit without it
+}
+
+void TestCliPrint::cmykInputKeepsItsInks() {
+    // A separated input is not separated again: --gcr is noted as not applying, the ink limit still applies.
+    const QString in = QString::fromStdString(test::dataPath("unusual/cmyk.tif"));
+    const std::string out = path("o.tif");
+    const test::ProcessRun r = runCli(
+        {"--method", "am", "--color", "cmyk", "--gcr", "30", "--ink-limit", "200", in, QString::fromStdString(out)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("already separated into inks: --gcr does not apply"), qPrintable(r.err));
+    Image src, got;
+    QVERIFY(io::readImage(in.toStdString(), src).isOk());
+    QVERIFY(io::readImage(out, got).isOk());
+    QVERIFY(convertColor(src, ColorMode::CMYK, SeparationParams{100, 200}).channels != src.channels);  // over 200 %
+    RunRequest req;
+    req.method = Registry::instance().find("am", "clustered");
+    req.color = ColorMode::CMYK;
+    req.separation = {100, 200};
+    RunResult res;
+    QVERIFY(runImage(src, req, res).isOk());
+    QVERIFY(got.channels == res.image.channels);
 }
 
 void TestCliPrint::errors_data() {
