@@ -50,6 +50,10 @@ struct Options {
     std::string method;
     std::string variant;
     std::string color = "gray";
+    int64_t gcr = 100;
+    int64_t inkLimit = 400;
+    CLI::Option* gcrOption = nullptr;
+    CLI::Option* inkLimitOption = nullptr;
     std::string device = "auto";
     int64_t threads = 0;
     int64_t maxPixels = int64_t(kDefaultMaxPixels);
@@ -126,6 +130,14 @@ int run(Options& o) {
     request.keepAlpha = o.keepAlpha;
     if (!parseColorMode(o.color, request.color))
         return fail("unknown --color '" + o.color + "'; choose gray, rgb or cmyk", kExitUsage);
+    for (CLI::Option* sep : {o.gcrOption, o.inkLimitOption})
+        if (sep->count() > 0 && request.color != ColorMode::CMYK)
+            return fail(sep->get_name() + " applies only to --color cmyk (the separation into inks)", kExitUsage);
+    if (o.gcr < 0 || o.gcr > 100)
+        return fail("--gcr must be a percent from 0 to 100, got " + std::to_string(o.gcr), kExitUsage);
+    if (o.inkLimit < 0 || o.inkLimit > 400)
+        return fail("--ink-limit must be a percent from 0 to 400, got " + std::to_string(o.inkLimit), kExitUsage);
+    request.separation = {int(o.gcr), int(o.inkLimit)};
     if (o.device == "cpu")
         request.device = Device::Cpu;
     else if (o.device == "gpu")
@@ -178,6 +190,8 @@ int run(Options& o) {
     }
     if (!read) return fail(read.message());
     if (!info.notes.empty()) note(o.input + ": " + info.notes);
+    if (request.color == ColorMode::CMYK && input.space == ColorSpace::CMYK && o.gcrOption->count() > 0)
+        note(o.input + " is already separated into inks: --gcr does not apply to it (--ink-limit does)");
     // Now that the size and alpha are known: formats with size limits, writers refusing alpha.
     layout.alpha = o.keepAlpha && input.hasAlpha;
     layout.width = input.width();
@@ -243,6 +257,12 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
         defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
     app.add_option("--variant", o->variant, "method variant (default, as in the studio: " + defaults + ")");
     app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
+    o->gcrOption = app.add_option("--gcr", o->gcr,
+                                  "with --color cmyk: percent of the grey common to C, M and Y printed with black "
+                                  "instead (grey component replacement, 0..100, default 100)");
+    o->inkLimitOption =
+        app.add_option("--ink-limit", o->inkLimit,
+                       "with --color cmyk: total ink limit, C + M + Y + K in percent (0..400, default 400 = no limit)");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
     app.add_option("--max-pixels", o->maxPixels,
@@ -258,9 +278,9 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("OUTPUT", o->output, "output image file (.png, .tif, .pgm, .ppm, .pbm, ...)");
 
     // Every parameter key of every registered method becomes one option.
-    const std::set<std::string> fixed = {"list",       "list-kernels", "method",     "variant",    "color",
-                                         "device",     "threads",      "max-pixels", "max-memory", "force",
-                                         "keep-alpha", "progress",     "time",       "help",       "version"};
+    const std::set<std::string> fixed = {"list",       "list-kernels", "method",  "variant",    "color",      "gcr",
+                                         "ink-limit",  "device",       "threads", "max-pixels", "max-memory", "force",
+                                         "keep-alpha", "progress",     "time",    "help",       "version"};
     std::set<std::string> seen;
     for (const MethodInfo& m : Registry::instance().methods())
         for (const ParamSpec& p : m.params) {
