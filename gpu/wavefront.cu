@@ -352,6 +352,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 
 using KernelFn = void (*)(WavefrontArgs);
 
+static_assert(kKernelCount == 8, "one general-form instance per kernel of core/kerneltable.h");
+
 template <bool BIN>
 KernelFn generalKernel(int id) {
     switch (id) {
