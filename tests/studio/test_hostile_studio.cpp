@@ -24,6 +24,7 @@
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
+#include "tests/studio/studioutil.h"
 #include "widgets/jobrunner.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
@@ -71,12 +72,8 @@ private slots:
 };
 
 void TestHostileStudio::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_hostile_studio");
-    QSettings().clear();
+    test::startStudioTest("test_hostile_studio");
     qRegisterMetaType<JobResultPtr>();
-    gpu::registerMethods(Registry::instance());
     signal(SIGXFSZ, SIG_IGN);
 }
 

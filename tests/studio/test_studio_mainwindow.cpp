@@ -58,11 +58,7 @@ private slots:
 };
 
 void TestStudioMainWindow::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_studio_mainwindow");
-    QSettings().clear();
-    gpu::registerMethods(Registry::instance());
+    test::startStudioTest("test_studio_mainwindow");
     test::registerSlowMethod();
 }
 

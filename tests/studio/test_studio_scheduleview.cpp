@@ -12,7 +12,7 @@
 
 #include "core/registry.h"
 #include "core/schedule.h"
-#include "gpu/gpu.h"
+#include "tests/studio/studioutil.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
 #include "widgets/scheduleview.h"
@@ -303,8 +303,8 @@ void TestStudioScheduleView::conflictFreeDelayHasNoCollisions() {
 void TestStudioScheduleView::followsTheMethodOnItsDevice() {
     // Picking ec/wavefront shows the schedule that runs: the SIMD bands on the CPU, the GPU kernel's strips on the GPU
     // (its fast form for binary Floyd-Steinberg, the general form otherwise), in the view alone and in the window.
+    test::startStudioTest("test_studio_scheduleview");
     Registry& r = Registry::instance();
-    gpu::registerMethods(r);
     const MethodInfo* m = r.find("ec", "wavefront");
     QVERIFY(m);
     if (!m->gpu) QSKIP("this build has no GPU path for ec/wavefront");
@@ -355,7 +355,6 @@ void TestStudioScheduleView::followsTheMethodOnItsDevice() {
     }
 
     // The window: choosing the method and the device in the panel is enough.
-    QStandardPaths::setTestModeEnabled(true);
     r.setGpuAvailability(usable);
     MainWindow w(r);
     MethodPanel* panel = w.findChild<MethodPanel*>();
