@@ -153,15 +153,18 @@ void Registry::add(MethodInfo info) {
     methods_.push_back(std::move(info));
 }
 
-void Registry::attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn) {
+void Registry::attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn,
+                         const std::string& schedule) {
     if (MethodInfo* m = findMutable(method, variant)) {
         m->gpu = std::move(fn);
+        m->gpuSchedule = schedule;
         return;
     }
     MethodInfo info;
     info.method = method;
     info.variant = variant;
     info.gpu = std::move(fn);
+    info.schedule = schedule;
     methods_.push_back(std::move(info));
 }
 

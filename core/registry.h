@@ -125,6 +125,7 @@ struct MethodInfo {
     PlaneFunction cpu;           ///< may be empty for GPU-only methods
     PlaneFunction gpu;           ///< empty when no GPU implementation exists
     std::string schedule;        ///< name in the schedule model, empty if none
+    std::string gpuSchedule;     ///< the GPU path's name in the schedule model when it differs from `schedule`
     PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
     PaletteFunction paletteGpu;  ///< the same on the GPU; empty when none
     bool hasPaletteForm() const { return paletteCpu || paletteGpu; }
@@ -136,6 +137,10 @@ struct MethodInfo {
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
     std::string id() const { return method + "/" + variant; }
+    /// \brief The schedule that runs on `device`: gpuSchedule on the GPU when set, else schedule.
+    const std::string& scheduleOn(Device device) const {
+        return device == Device::Gpu && !gpuSchedule.empty() ? gpuSchedule : schedule;
+    }
     const ParamSpec* param(const std::string& key) const;
     /// \brief Whether parameter `p` applies given the other values (its visibleWhen condition); values
     /// missing from `values` count as their defaults.
@@ -156,8 +161,10 @@ public:
     static Registry& instance();
 
     void add(MethodInfo info);
-    /// \brief Adds a GPU implementation to an existing entry (or creates a GPU-only one if absent).
-    void attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn);
+    /// \brief Adds a GPU implementation to an existing entry (or creates a GPU-only one if absent); `schedule` names
+    /// the GPU path's schedule in the schedule model (MethodInfo::gpuSchedule).
+    void attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn,
+                   const std::string& schedule = {});
     const MethodInfo* find(const std::string& method, const std::string& variant) const;
     MethodInfo* findMutable(const std::string& method, const std::string& variant);
     const std::vector<MethodInfo>& methods() const { return methods_; }

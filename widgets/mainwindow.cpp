@@ -91,6 +91,8 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     });
     connect(panel_, &MethodPanel::changed, this, [this] {
         updateColourHint();
+        // the scheduling tab follows the chosen method and device (ec/wavefront on the GPU: its strip schedule)
+        if (const MethodInfo* m = panel_->method()) schedule_->showMethod(*m, panel_->device(), panel_->params());
         if (autoRun_->isChecked() && image_) debounce_.start();
     });
     resize(1400, 900);

@@ -1,5 +1,7 @@
 #include "widgets/methodpanel.h"
 
+#include "core/threads.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -13,7 +15,6 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
-#include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
@@ -100,7 +101,7 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     threads_ = new QSpinBox;
     threads_->setObjectName(QStringLiteral("threads"));
     threads_->setRange(0, 1024);
-    threads_->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
+    threads_->setSpecialValueText(tr("all (%1)").arg(hardwareThreads()));
     color_ = new QComboBox;
     color_->setObjectName(QStringLiteral("color"));
     color_->addItem(tr("Gray"), int(ColorMode::Gray));

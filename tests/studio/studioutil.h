@@ -1,12 +1,27 @@
 #pragma once
-// \brief Helpers shared by the studio tests: a slow, cancellable test method in the registry.
+// \brief Helpers shared by the studio tests: the start of a test process and a slow, cancellable test method in the
+// registry.
+#include <QCoreApplication>
+#include <QSettings>
+#include <QStandardPaths>
 #include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "core/registry.h"
+#include "gpu/gpu.h"
 
 namespace halftone::test {
+
+/// \brief Starts a studio test process: settings of its own (test mode, application `name`), cleared, so that a
+/// window restores nothing from a user's or another test's run; the GPU methods registered as the studio does.
+inline void startStudioTest(const char* name) {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("HalftoneStudioTest");
+    QCoreApplication::setApplicationName(name);
+    QSettings().clear();
+    gpu::registerMethods(Registry::instance());
+}
 
 /// \brief Rows run by the slow method so far (tests reset it).
 inline std::atomic<int> g_slowRowsRun{0};
