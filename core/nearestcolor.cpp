@@ -29,7 +29,7 @@ inline void axisRange(int32_t lo, int32_t hi, int32_t p, int64_t& dmin, int64_t&
 }  // namespace
 
 NearestColor::NearestColor(const PaletteTargets& targets, int shift) : targets_(targets.targets) {
-    shift_ = shift > 0 ? shift : defaultShift(int(targets_.size()));
+    shift_ = shift > 0 ? std::min(shift, 12) : defaultShift(int(targets_.size()));
     side_ = (4080 >> shift_) + 1;
     cells_.resize(size_t(side_) * size_t(side_) * size_t(side_));
     duplicate_.assign(targets_.size(), 0);

@@ -315,12 +315,12 @@ const uint8_t* planeOf(const Image& rgb, int c) {
 }  // namespace
 
 Status paletteErrorDiffuse(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
-                           EdVariant variant, const RunControl& control) {
+                           EdVariant variant, const RunControl& control, int searchShift) {
     int kid = -1;
     if (Status s = prepare(rgb, palette, indices, params, kid); !s) return s;
     const PaletteTargets pt(palette, params.linear);
     const std::vector<int32_t> targets = flatTargets(pt);
-    NearestColor search(pt);
+    NearestColor search(pt, searchShift);
     const Job job{
         {planeOf(rgb, 0), planeOf(rgb, 1), planeOf(rgb, 2)}, rgb.width(), rgb.height(), indices, params, control,
         Quantize{pt.input.data(), targets.data(), &search}};
