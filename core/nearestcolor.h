@@ -23,7 +23,7 @@ struct PaletteTargets;
 /// its image reaches. Not thread-safe: each thread uses its own copy.
 class NearestColor {
 public:
-    /// \brief Search over `targets` (P_k at scale 16); shift 0 picks the cell size for the palette size.
+    /// \brief Search over `targets` (P_k at scale 16) with cells of side 2^shift (4..12; 0 = the default, 7).
     explicit NearestColor(const PaletteTargets& targets, int shift = 0);
 
     /// \brief The index minimising the weighted distance to (r, g, b), each in [0, 4080]; ties to the smaller index.
