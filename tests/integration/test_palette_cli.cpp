@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "core/palette.h"
 #include "core/registry.h"
 #include "io/imagefile.h"
@@ -131,6 +133,19 @@ private slots:
         QVERIFY2(r.err.startsWith("halftone: palette file '" + q(palette) + where), qPrintable(r.err));
         QCOMPARE(r.err.count('\n'), 1);  // one line
         QVERIFY(entries().empty());      // nothing written, not even a temporary file
+    }
+
+    void paletteIsAFifo() {
+        // Refused at once (a reader of a FIFO would wait for a writer forever).
+        QTemporaryDir other;
+        const std::string fifo = other.path().toStdString() + "/inks.gpl";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        const auto r = runCli({"--palette", q(fifo), q(test::dataPath("moon.png")), q(path("out.png"))});
+        QVERIFY(!r.crashed);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(q("palette file '" + fifo + "': cannot be read: not a regular file")),
+                 qPrintable(r.err));
+        QVERIFY(entries().empty());
     }
 
     void badPaletteSpecs_data() {
