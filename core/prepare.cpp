@@ -48,7 +48,7 @@ bool PrepareSettings::changesTone() const {
 }
 
 bool PrepareSettings::isIdentity() const {
-    return orientation == 1 && width == 0 && height == 0 && scale == 0 && pixelSize == 1 && !changesTone();
+    return width == 0 && height == 0 && scale == 0 && pixelSize == 1 && !changesTone();
 }
 
 namespace {
@@ -70,8 +70,6 @@ Status range(const char* name, double v, double lo, double hi) {
 }  // namespace
 
 Status PrepareSettings::validate() const {
-    if (orientation < 1 || orientation > 8)
-        return Status::error("orientation must be an EXIF orientation 1 to 8, got " + std::to_string(orientation));
     if (width < 0 || height < 0) return Status::error("width and height must not be negative");
     if (width > 1 << 20 || height > 1 << 20) return Status::error("width and height must be at most 1048576 pixels");
     if (Status s = range("scale", scale, 0, 64); !s) return s;
@@ -158,8 +156,7 @@ Status applyPrintSize(PrepareSettings& s, const std::string& printSize, double d
 }
 
 void preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight) {
-    int w = inWidth, h = inHeight;
-    if (s.orientation >= 5) std::swap(w, h);
+    const int w = inWidth, h = inHeight;
     if (s.width > 0 && s.height > 0) {
         if (s.fit == ResizeFit::Stretch) {
             outWidth = s.width;
@@ -491,7 +488,7 @@ Status sharpenPlane(Plane8& p, const PrepareSettings& s, const RunControl& contr
 Status prepareImage(const Image& in, const PrepareSettings& s, Image& out, const RunControl& control) {
     if (Status st = s.validate(); !st) return st;
     if (in.channels.empty()) return Status::error("image has no channels");
-    out = s.orientation != 1 ? applyOrientation(in, s.orientation) : in;
+    out = in;
     out.palette.clear();
     out.indices = {};
 

@@ -28,13 +28,12 @@ enum class ResizeFit {
 
 /// \brief Every preparation step; the defaults change nothing.
 ///
-/// The steps run in this order: (1) EXIF orientation, (2) resize to the target size (divided by pixelSize), in
-/// linear light unless `linearResize` is off, (3) the tone curve: black and white points, brightness, contrast,
-/// gamma, (4) saturation (colour images), (5) unsharp mask. After halftoning, `enlargePixels` scales the result
+/// The file's EXIF orientation is applied when it is read (io/ uses applyOrientation). The steps then run in this
+/// order: (1) resize to the target size (divided by pixelSize), in
+/// linear light unless `linearResize` is off, (2) the tone curve: black and white points, brightness, contrast,
+/// gamma, (3) saturation (colour images), (4) unsharp mask. After halftoning, `enlargePixels` scales the result
 /// up by pixelSize with nearest neighbour.
 struct PrepareSettings {
-    int orientation = 1;  ///< EXIF orientation 1..8 of the input (1 = as stored)
-
     int width = 0;     ///< target width in pixels; 0 = from height (aspect kept) or unchanged
     int height = 0;    ///< target height in pixels; 0 = from width (aspect kept) or unchanged
     double scale = 0;  ///< scale factor (> 0) when width and height are 0; 0 = none
@@ -66,7 +65,7 @@ Status parsePrintSize(const std::string& text, double& widthInches, double& heig
 /// \brief Sets width/height in pixels from a print size and a resolution in dots per inch.
 Status applyPrintSize(PrepareSettings& s, const std::string& printSize, double dpi);
 
-/// \brief The size the image has after orientation and resize, before pixelSize reduces it.
+/// \brief The size the image has after the resize, before pixelSize reduces it.
 void preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight);
 
 /// \brief Runs every step on `in` (gray, RGB or CMYK, with or without alpha); progress over the steps, cancel
