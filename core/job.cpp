@@ -28,7 +28,8 @@ bool operator==(const JobSettings& a, const JobSettings& b) {
     return a.method == b.method && a.variant == b.variant && a.params.canonical() == b.params.canonical() &&
            a.color == b.color && a.palette == b.palette && a.device == b.device && a.threads == b.threads &&
            a.keepAlpha == b.keepAlpha && samePrepare(a.prepare, b.prepare) && a.printSize == b.printSize &&
-           a.dpi == b.dpi && a.format == b.format;
+           a.dpi == b.dpi && a.format == b.format && a.separation.gcr == b.separation.gcr &&
+           a.separation.inkLimit == b.separation.inkLimit;
 }
 
 Status jobMethod(const JobSettings& job, const MethodInfo*& method) {
@@ -54,6 +55,7 @@ Status validateJob(const JobSettings& job) {
         return Status::error("unknown device '" + job.device + "'; choose cpu, gpu or auto");
     if (job.threads < 0) return Status::error("threads must be 0 (all) or more, got " + std::to_string(job.threads));
     if (Status s = job.prepare.validate(); !s) return s;
+    if (Status s = checkSeparation(job.separation); !s) return s;
     if (!job.printSize.empty()) {
         PrepareSettings p = job.prepare;
         if (Status s = applyPrintSize(p, job.printSize, job.dpi); !s) return s;
@@ -82,11 +84,12 @@ Status resolveJob(const JobSettings& job, const Image* image, RunRequest& reques
     request.keepAlpha = job.keepAlpha;
     if (job.device == "cpu") request.device = Device::Cpu;
     if (job.device == "gpu") request.device = Device::Gpu;
-    if (!job.palette.empty()) {
+    if (!job.palette.empty() && (image || job.palette.rfind("auto:", 0) != 0)) {
         Palette p;
         if (Status s = resolvePalette(job.palette, image, p); !s) return s;
         request.palette = std::move(p);
     }
+    request.separation = job.separation;
     prepare = job.prepare;
     if (!job.printSize.empty())
         if (Status s = applyPrintSize(prepare, job.printSize, job.dpi); !s) return s;

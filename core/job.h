@@ -8,6 +8,7 @@
 #include "core/image.h"
 #include "core/prepare.h"
 #include "core/registry.h"
+#include "core/separation.h"
 #include "core/status.h"
 
 namespace halftone {
@@ -17,6 +18,7 @@ struct JobSettings {
     std::string variant;  ///< empty: the method's default variant
     ParamValues params;   ///< the method's parameters that differ from its defaults
     ColorMode color = ColorMode::Gray;
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
     std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
     std::string device = "auto";  ///< "auto", "cpu" or "gpu"
     int threads = 0;              ///< worker threads of parallel methods; 0 = all
@@ -36,8 +38,9 @@ Status jobMethod(const JobSettings& job, const MethodInfo*& method);
 /// ranges, choices), device, threads, prepare ranges, print size and format.
 Status validateJob(const JobSettings& job);
 
-/// \brief The run request for one image: the method, its parameters, colour mode, device and palette (resolved
-/// against `image` for "auto:N"), and the prepare settings with the print size applied.
+/// \brief The run request for one image: the method, its parameters, colour mode, separation, device and palette,
+/// and the prepare settings with the print size applied. An "auto:N" palette is made from `image`; without an image
+/// the request's palette stays unset for the caller to make once the image is known.
 Status resolveJob(const JobSettings& job, const Image* image, RunRequest& request, PrepareSettings& prepare);
 
 }  // namespace halftone

@@ -100,6 +100,13 @@ private:
     std::map<std::string, ParamValue> values_;
 };
 
+/// \brief The parameter key runImage sets on each plane's ParamValues (not a ParamSpec: it is never resolved or
+/// shown) to say which channel the plane is: "gray", "r", "g", "b" (light: 255 = white paper) or "c", "m", "y",
+/// "k" (ink: 255 = solid ink). A method called on a lone plane sees no key and treats it as "gray".
+inline constexpr const char* kChannelKey = "channel";
+/// \brief The kChannelKey value of channel `index` of an image in `space`.
+const char* channelName(ColorSpace space, int index);
+
 /// \brief Runs a method on one 8-bit plane; dst gets the halftone (values 0..255) of the same size.
 using PlaneFunction = std::function<Status(const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&)>;
 
@@ -185,6 +192,7 @@ struct RunRequest {
     ParamValues params;
     std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
     ColorMode color = ColorMode::Gray;
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK (docs/spec.md section 5)
     /// Set: halftone to these colours with the method's palette form (`color` is then ignored); the result is RGB
     /// with Image::palette and Image::indices filled.
     std::optional<Palette> palette;
@@ -209,5 +217,6 @@ void registerErrorDiffusionMethods(Registry& r);
 void registerOrderedMethods(Registry& r);
 void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
+void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
 
 }  // namespace halftone
