@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -115,6 +116,9 @@ std::string presetJson(const JobSettings& job) {
         j["params"] = p;
     }
     j["color"] = toString(job.color);
+    const SeparationParams defaults;
+    if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit)
+        j["separation"] = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
     if (!job.palette.empty()) j["palette"] = job.palette;
     if (job.device != "auto") j["device"] = job.device;
     if (job.threads != 0) j["threads"] = job.threads;
@@ -160,7 +164,7 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
     };
     const std::vector<std::string> known = {"halftone-preset", "method", "variant", "params",     "color",
                                             "palette",         "device", "threads", "keep-alpha", "prepare",
-                                            "print-size",      "dpi",    "format"};
+                                            "print-size",      "dpi",    "format",  "separation"};
     for (const auto& [key, v] : j.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end())
             return Status::error(ctx + ": unknown key '" + key + "' (known keys: " + keyList(known) + ")");
@@ -193,6 +197,18 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
                 s = bad(key, "must be true or false, got " + v.dump());
             else
                 out.keepAlpha = v.get<bool>();
+        }
+        if (key == "separation") {
+            if (!v.is_object()) s = bad(key, "must be an object with gcr and ink-limit");
+            for (auto it = v.begin(); s && v.is_object() && it != v.end(); ++it) {
+                if (it.key() != "gcr" && it.key() != "ink-limit")
+                    s = Status::error(ctx + ": unknown key 'separation." + it.key() + "' (known: gcr, ink-limit)");
+                else if (!it.value().is_number_integer())
+                    s = bad("separation." + it.key(), "must be a whole number, got " + it.value().dump());
+                else
+                    (it.key() == "gcr" ? out.separation.gcr : out.separation.inkLimit) =
+                        int(std::clamp<int64_t>(it.value().get<int64_t>(), -1, 401));
+            }
         }
         if (key == "prepare") {
             if (!v.is_object()) s = bad(key, "must be an object of prepare settings");

@@ -20,7 +20,9 @@ JobSettings fullJob() {
     j.params.set("kernel", std::string("jarvis"));
     j.params.set("serpentine", true);
     j.params.set("levels", int64_t(4));
-    j.color = ColorMode::RGB;
+    j.color = ColorMode::CMYK;
+    j.separation.gcr = 60;
+    j.separation.inkLimit = 300;
     j.device = "cpu";
     j.threads = 2;
     j.keepAlpha = true;
@@ -134,6 +136,10 @@ void TestPreset::badFilesAreRefused_data() {
         << "unknown kernel 'nope'";
     QTest::newRow("colour") << "{\"halftone-preset\": 1, \"color\": \"hsv\"}"
                             << "color must be gray, rgb or cmyk";
+    QTest::newRow("separation") << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"gcr\": 120}}"
+                                << "gcr";
+    QTest::newRow("separation key") << "{\"halftone-preset\": 1, \"separation\": {\"ucr\": 1}}"
+                                    << "unknown key 'separation.ucr'";
     QTest::newRow("device") << "{\"halftone-preset\": 1, \"device\": \"tpu\"}"
                             << "unknown device 'tpu'";
     QTest::newRow("threads") << "{\"halftone-preset\": 1, \"threads\": -3}"
