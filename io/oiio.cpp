@@ -7,6 +7,7 @@
 #include <OpenImageIO/imageio.h>
 
 #include "core/budget.h"
+#include "core/prepare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -465,7 +466,7 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
     // Asked after reading: some readers (WebP) lose their place when asked to seek and come back.
     if (in->seek_subimage(1, 0)) notes = "multi-image file: only the first image was read";
     in->geterror();  // clear the "no such subimage" of the probe
-    if (orientation >= 2 && orientation <= 8) out = applyExifOrientation(out, orientation);
+    if (orientation >= 2 && orientation <= 8) out = applyOrientation(out, orientation);
     if (info) {
         info->format = fmt;
         info->sourceChannels = nch;
