@@ -29,6 +29,8 @@ struct JobRequest {
     ColorMode color = ColorMode::Gray;
     int threads = 0;
     bool perceived = true;  ///< also compute the HVS-filtered view (the PSNR is always measured)
+    /// Set: halftone to these colours with the method's palette form (RunRequest::palette; `color` is then unused).
+    std::optional<Palette> palette;
 };
 
 /// \brief What tells one result apart from another: a one-line short form (method, colour mode, every
@@ -41,11 +43,14 @@ struct ResultDescription {
 /// \brief "gray", "RGB" or "CMYK", as labels write a colour mode.
 QString colorModeName(ColorMode mode);
 
+/// \brief How labels name a palette: "pico8, 16 colours".
+QString paletteLabel(const Palette& palette);
+
 /// \brief Describes a result of `method` run with `params` (resolved or not) in colour mode `color` on `device`
-/// (unset = not yet known). Parameters that do not change the image (threads, SIMD path) appear only in the
-/// long form.
+/// (unset = not yet known), or to `palette` when one is given (it then stands where the colour mode would). Parameters
+/// that do not change the image (threads, SIMD path) appear only in the long form.
 ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color,
-                                 std::optional<Device> device);
+                                 std::optional<Device> device, const Palette* palette = nullptr);
 
 /// \brief A finished halftone with what ran, how long it took, its display images and quality numbers.
 struct JobResult {
@@ -55,11 +60,16 @@ struct JobResult {
     QString note;
     double seconds = 0;
     ColorMode color = ColorMode::Gray;
-    ParamValues params;  ///< resolved values
+    std::optional<Palette> palette;  ///< the palette it was halftoned to (the result is then RGB), else unset
+    ParamValues params;              ///< resolved values
     std::shared_ptr<const Image> halftone;
     QImage display;
     QImage perceived;                                ///< HVS Gaussian view (null when not computed)
     QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() for zoomed-out views
+    /// CMYK results only (null otherwise): the print preview (simulatePrint: process inks on white paper) and its
+    /// perceived view.
+    QImage printPreview, perceivedPrint;
+    QVector<QImage> printPreviewLevels, perceivedPrintLevels;
     double psnrDb = qQNaN();        ///< measurePsnr: filtered PSNR against the input, mean over channels
     QString psnrRegion;             ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)
@@ -75,7 +85,8 @@ public:
     explicit JobRunner(QObject* parent = nullptr);
     ~JobRunner() override;
 
-    /// \brief Cache key: image id + method + device choice + colour + canonical resolved parameters.
+    /// \brief Cache key: image id + method + device choice + colour (or the palette's colours) + canonical resolved
+    /// parameters.
     static QString cacheKey(const JobRequest& request);
     /// \brief Starts a job (cancelling the current one) or answers from the cache; returns its generation.
     quint64 submit(const JobRequest& request);

@@ -40,6 +40,7 @@
 #include "widgets/imagepane.h"
 #include "widgets/imageconvert.h"
 #include "widgets/methodpanel.h"
+#include "widgets/palettepanel.h"
 #include "widgets/qualitypanel.h"
 #include "widgets/scheduleview.h"
 
@@ -91,7 +92,12 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     });
     connect(panel_, &MethodPanel::changed, this, [this] {
         updateColourHint();
-        if (autoRun_->isChecked() && image_) debounce_.start();
+        if (runWhenPaletteReady_ && !panel_->paletteWaiting()) {
+            runWhenPaletteReady_ = false;
+            runCurrent();
+        } else if (autoRun_->isChecked() && image_) {
+            debounce_.start();
+        }
     });
     resize(1400, 900);
 }
@@ -185,7 +191,8 @@ void MainWindow::buildUi() {
     perceivedAction_ = bar->addAction(tr("Perceived"));
     perceivedAction_->setCheckable(true);
     perceivedAction_->setToolTip(
-        tr("Show each halftone through the HVS Gaussian filter (sigma 1.2 px), as seen from a distance"));
+        tr("Show each halftone through the HVS Gaussian filter (sigma 1.2 px), as seen from a distance; colour "
+           "results are filtered channel by channel and stay in colour"));
     connect(perceivedAction_, &QAction::toggled, this, [this](bool on) {
         compare_->setPerceived(on);
         if (on && image_) {
@@ -193,6 +200,14 @@ void MainWindow::buildUi() {
             for (const JobResultPtr& p : pinned_) jobs_->computePerceived(p, image_);
         }
     });
+    printPreviewAction_ = bar->addAction(tr("Print preview"));
+    printPreviewAction_->setObjectName(QStringLiteral("printPreview"));
+    printPreviewAction_->setCheckable(true);
+    printPreviewAction_->setEnabled(false);
+    printPreviewAction_->setToolTip(
+        tr("Show CMYK results as printed: process inks (cyan #00AEEF, magenta #EC008C, yellow #FFF200, black "
+           "#231F20) on white paper, overprints multiplying (for CMYK results only)"));
+    connect(printPreviewAction_, &QAction::toggled, compare_, &CompareView::setPrintPreview);
     splitAction_ = bar->addAction(tr("Split"));
     splitAction_->setCheckable(true);
     splitAction_->setToolTip(tr("One pane: original left of the divider, a result right of it (drag the divider)"));
@@ -403,6 +418,7 @@ void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QSt
     currentStale_ = false;
     pinned_.clear();
     if (!path.isEmpty()) addRecent(path);
+    panel_->setImage(image_);  // an auto palette is made again from this image (runCurrent waits for it)
     // The platform appends the application's display name unless the title already ends with it.
     setWindowTitle(tr("%1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()) +
                    QStringLiteral(" \u2014 ") + tr("Halftone Studio"));
@@ -420,6 +436,13 @@ void MainWindow::runCurrent() {
     if (!image_) return;
     const MethodInfo* m = panel_->method();
     if (!m) return;
+    if (panel_->paletteWaiting()) {
+        // The auto palette is being made from this image: the run starts when it is ready.
+        runWhenPaletteReady_ = true;
+        stageLabel_->setText(tr("Making the palette from the image..."));
+        return;
+    }
+    runWhenPaletteReady_ = false;
     JobRequest r;
     r.image = image_;
     r.imageId = imageId_;
@@ -427,6 +450,7 @@ void MainWindow::runCurrent() {
     r.params = panel_->params();
     r.device = panel_->device();
     r.color = panel_->colorMode();
+    r.palette = panel_->palette();
     r.threads = panel_->threads();
     r.perceived = perceivedAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
     currentGen_ = jobs_->submit(r);
@@ -537,6 +561,10 @@ void MainWindow::showResults() {
         ComparePane pane{r->display, r->perceived, paneLabel(r, pinIndex), r->displayLevels, r->perceivedLevels};
         pane.toolTip = r->description.longText;
         pane.current = isCurrent;
+        pane.printPreview = r->printPreview;
+        pane.perceivedPrint = r->perceivedPrint;
+        pane.printPreviewLevels = r->printPreviewLevels;
+        pane.perceivedPrintLevels = r->perceivedPrintLevels;
         panes.push_back(pane);
         const QString who = pinIndex >= 0 ? tr("Pin %1").arg(pinIndex + 1) : tr("Current");
         splitChoice_->addItem(who + QStringLiteral(": ") + r->description.shortText);
@@ -547,6 +575,7 @@ void MainWindow::showResults() {
     splitChoice_->blockSignals(false);
     compare_->setResults(panes);
     compare_->setSplitResult(splitChoice_->currentIndex());
+    printPreviewAction_->setEnabled(compare_->hasPrintPreview());
     quality_->setResults(image_, shown, imageName_);
 }
 
@@ -644,7 +673,8 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
         converted = tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)");
     }
     io::WriteOptions opt;
-    opt.levels = binary ? 2 : int(current_->params.getInt("levels", 256));
+    // A palette result's colours are its palette (kept on the image for an indexed file), not the "levels" parameter.
+    opt.levels = binary ? 2 : current_->palette ? 256 : int(current_->params.getInt("levels", 256));
     const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
@@ -677,7 +707,8 @@ void MainWindow::setStatus(StatusTopic topic, const QString& text) {
 }
 
 void MainWindow::updateColourHint() {
-    if (image_ && image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray)
+    if (image_ && image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray &&
+        !panel_->palettePanel()->wantsPalette())
         setStatus(StatusTopic::ColourHint,
                   tr("%1 is in colour; the colour mode is Gray (luma). Choose RGB or CMYK to halftone each channel.")
                       .arg(imageName_));
@@ -795,6 +826,7 @@ void MainWindow::pinCurrent() {
 
 void MainWindow::setPerceivedView(bool on) { perceivedAction_->setChecked(on); }
 void MainWindow::setSplitView(bool on) { splitAction_->setChecked(on); }
+void MainWindow::setPrintPreview(bool on) { printPreviewAction_->setChecked(on); }
 
 void MainWindow::setScreenshotPath(const QString& path, const QString& tab) {
     screenshotPath_ = path;
