@@ -28,6 +28,8 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 
 /// The key of the method's own thread-count parameter; the panel's Threads control fills it.
 const QString kThreadsKey = QStringLiteral("threads");
+/// The key of the output levels, which a palette run ignores (docs/spec.md section 4).
+const std::string kLevelsKey = "levels";
 
 /// A widget value as a registry value of the spec's kind.
 ParamValue toParamValue(const ParamSpec& p, const QVariant& v) {
@@ -284,6 +286,7 @@ void MethodPanel::updateDevices() {
         }
     }
     description_->setText(text);
+    updateVisibility();  // the output levels row follows the palette choice
 }
 
 QWidget* MethodPanel::makeParamWidget(const ParamSpec& p, const QVariant& value) {
@@ -417,7 +420,8 @@ void MethodPanel::updateVisibility() {
     for (const ParamSpec& p : m->params) {
         QWidget* field = rowFields_.value(q(p.key));
         if (!field) continue;
-        const bool show = m->paramApplies(p, current);
+        // A palette run takes its colours from the palette: the output levels do not apply to it.
+        const bool show = m->paramApplies(p, current) && !(palette_->wantsPalette() && p.key == kLevelsKey);
         paramForm_->setRowVisible(field, show);
         any = any || show;
     }
