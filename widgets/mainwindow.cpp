@@ -443,6 +443,15 @@ void MainWindow::runCurrent() {
         return;
     }
     runWhenPaletteReady_ = false;
+    if (panel_->palettePanel()->wantsPalette() && !panel_->palette()) {
+        // A palette is chosen but there is none to use (it could not be made from this image): never fall back to
+        // the per-channel colour mode unasked.
+        showError(tr("No palette to run with"),
+                  tr("The chosen palette is not available: %1\n\nChoose another palette, or \u201cNo palette\u201d.")
+                      .arg(panel_->palettePanel()->infoText()),
+                  StatusTopic::Run);
+        return;
+    }
     JobRequest r;
     r.image = image_;
     r.imageId = imageId_;

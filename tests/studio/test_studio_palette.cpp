@@ -43,6 +43,7 @@ private slots:
     void editingSwatchesChangesTheRun();
     void nonPaletteMethodGreysChooser();
     void autoPaletteFromImage();
+    void autoPaletteFailureStopsTheRun();
     void savePaletteFile();
     void settingsSurviveRestart();
     void labelsNameThePalette();
@@ -368,6 +369,37 @@ void TestStudioPalette::autoPaletteFromImage() {
     Palette three;
     QVERIFY(autoPalette(image, 3, three));
     QVERIFY(panel->palette() && panel->palette()->colors == three.colors);
+}
+
+void TestStudioPalette::autoPaletteFailureStopsTheRun() {
+    // A palette that cannot be made (here: from an empty image) is an error in a dialog, and a run then refuses
+    // rather than quietly halftoning per channel.
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("zz-palette", "nearest"));
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(randomRgb(16, 16, "auto failure"), "random");
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
+    PalettePanel* pp = w.methodPanel()->palettePanel();
+    QSignalSpy ready(pp, &PalettePanel::autoReady);
+    pp->selectAuto(4);
+    pp->setImage(std::make_shared<const Image>());
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() > 0, 20000);
+    QTRY_VERIFY(pp->errorBox() != nullptr);
+    QVERIFY2(pp->errorBox()->text().contains("empty"), qPrintable(pp->errorBox()->text()));
+    QVERIFY(pp->wantsPalette());
+    QVERIFY(!pp->waiting());
+    QVERIFY(!w.methodPanel()->palette());
+    pp->errorBox()->close();
+    QSignalSpy error(&w, &MainWindow::errorShown);
+    const JobResultPtr before = w.currentResult();
+    shown.clear();
+    w.runCurrent();
+    QCOMPARE(error.count(), 1);
+    QVERIFY2(error.first().first().toString().contains("empty"), qPrintable(error.first().first().toString()));
+    QTest::qWait(100);
+    QCOMPARE(shown.count(), 0);
+    QCOMPARE(w.currentResult().get(), before.get());
 }
 
 void TestStudioPalette::savePaletteFile() {
