@@ -35,7 +35,9 @@ QString colorModeName(ColorMode c) {
 }
 
 QString paletteLabel(const Palette& palette) {
-    const QString name = palette.name.empty() ? QStringLiteral("palette") : QString::fromStdString(palette.name);
+    QString name = palette.name.empty() ? QStringLiteral("palette") : QString::fromStdString(palette.name);
+    // "auto:8" names the spec; the label says what it is.
+    if (name.startsWith(QLatin1String("auto:"))) name = QStringLiteral("auto from the image");
     return QStringLiteral("%1, %2 colours").arg(name).arg(palette.size());
 }
 

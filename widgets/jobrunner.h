@@ -43,7 +43,7 @@ struct ResultDescription {
 /// \brief "gray", "RGB" or "CMYK", as labels write a colour mode.
 QString colorModeName(ColorMode mode);
 
-/// \brief How labels name a palette: "pico8, 16 colours".
+/// \brief How labels name a palette: "pico8, 16 colours", "auto from the image, 8 colours".
 QString paletteLabel(const Palette& palette);
 
 /// \brief Describes a result of `method` run with `params` (resolved or not) in colour mode `color` on `device`

@@ -467,7 +467,9 @@ void PalettePanel::startAuto() {
 
 void PalettePanel::becomeEdited(Palette edited) {
     if (source_ != Source::Edited) {
-        const std::string base = current_.name.empty() ? std::string("palette") : current_.name;
+        const std::string base = source_ == Source::Auto ? std::string("auto")
+                                 : current_.name.empty() ? std::string("palette")
+                                                         : current_.name;
         edited.name = base + " (edited)";
     }
     edited_ = std::move(edited);
@@ -623,7 +625,9 @@ void PalettePanel::updateUi() {
     else if (source_ == Source::Auto && current_.colors.empty())
         info = tr("Open an image to make a palette from it.");
     else
-        info = tr("%1: click a swatch to change it").arg(itemText(q(current_.name), current_.size()));
+        info =
+            tr("%1: click a swatch to change it")
+                .arg(itemText(source_ == Source::Auto ? tr("auto from the image") : q(current_.name), current_.size()));
     info_->setText(info);
     info_->setVisible(available_);
 }

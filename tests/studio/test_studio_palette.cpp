@@ -497,6 +497,9 @@ void TestStudioPalette::labelsNameThePalette() {
     p.set("kernel", std::string("jarvis"));
     QCOMPARE(describeResult(*ed, p, ColorMode::RGB, std::nullopt, &pico).shortText,
              QString("ed/plain jarvis, pico8, 16 colours"));
+    Palette made;
+    QVERIFY(autoPalette(*flatRgb(4, 4, {200, 10, 10}), 3, made));
+    QCOMPARE(paletteLabel(made), QString("auto from the image, %1 colours").arg(made.size()));
     // Without a palette the colour mode is named, as before.
     QCOMPARE(describeResult(*ed, {}, ColorMode::RGB, Device::Cpu).shortText, QString("ed/plain, RGB [cpu]"));
 }
