@@ -54,6 +54,8 @@ private slots:
     void perceivedFlatColourStays_data();
     void perceivedFlatColourStays();
     void perceivedPaletteResultIsColour();
+    void paletteStartupOption_data();
+    void paletteStartupOption();
 };
 
 namespace {
@@ -709,6 +711,58 @@ void TestStudioPalette::perceivedPaletteResultIsColour() {
     const QColor c = out.perceived.pixelColor(24, 24);
     QVERIFY2(c.red() > 230 && c.green() > 90 && c.green() < 170 && c.blue() < 30,
              qPrintable(QString("perceived %1").arg(c.name())));
+}
+
+void TestStudioPalette::paletteStartupOption_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");  // in stderr; for exit 0 the screenshot must exist
+    QTest::newRow("unknown name") << QStringList{"--palette", "nosuch"} << 2 << "nosuch";
+    QTest::newRow("bad auto") << QStringList{"--palette", "auto:1"} << 2 << "2 to 256";
+    QTest::newRow("bad file") << QStringList{"--palette", "BAD"} << 2 << "line 2";
+    QTest::newRow("method without palette form") << QStringList{"--palette", "pico8", "--method", "ordered/screen"} << 2
+                                                 << "ordered/screen cannot halftone to a palette";
+    QTest::newRow("screenshot with a palette")
+        << QStringList{"--palette", "pico8", "--method", "ed/plain", "--screenshot", "SHOT"} << 0 << "";
+    QTest::newRow("screenshot with an auto palette and print preview")
+        << QStringList{"--palette", "auto:6", "--method", "ed/plain", "--print-preview", "--screenshot", "SHOT"} << 0
+        << "";
+}
+
+void TestStudioPalette::paletteStartupOption() {
+#ifndef HALFTONE_STUDIO_EXE
+    QSKIP("the halftone-studio executable is not part of this build");
+#else
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.hex");
+    writeFile(bad, "000000\nzzzzzz\n");
+    const QString shot = dir.filePath("shot.png");
+    args.replaceInStrings(QRegularExpression("^BAD$"), bad);
+    args.replaceInStrings(QRegularExpression("^SHOT$"), shot);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));  // never the user's settings
+    p.setProcessEnvironment(env);
+    p.start(HALFTONE_STUDIO_EXE, args);
+    QVERIFY(p.waitForStarted(10000));
+    if (!p.waitForFinished(90000)) {
+        p.kill();
+        p.waitForFinished(5000);
+        QFAIL(qPrintable("halftone-studio " + args.join(' ') + " did not end within 90 s"));
+    }
+    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == exitCode,
+             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    if (exitCode == 0)
+        QVERIFY(QImage(shot).width() > 0);
+    else
+        QVERIFY2(err.contains(message), qPrintable(err));
+#endif
 }
 
 QTEST_MAIN(TestStudioPalette)
