@@ -154,19 +154,11 @@ int run(Options& o) {
     if (!o.savePalette.empty() && o.palette.empty())
         return fail("--save-palette needs --palette (NAME, FILE or auto:N)", kExitUsage);
     if (!o.palette.empty()) {
-        if (!m->hasPaletteForm()) {
-            std::string can;
-            for (const MethodInfo& x : registry.methods())
-                if (x.hasPaletteForm()) can += (can.empty() ? "" : ", ") + x.id();
-            return fail("method " + m->id() + " cannot halftone to a palette; methods that can: " +
-                            (can.empty() ? std::string("none in this build") : can),
-                        kExitUsage);
-        }
         if (Status s = parseAutoPaletteSpec(o.palette, autoColors); !s) return fail(s.message(), kExitUsage);
         if (autoColors == 0) {
             Palette p;
             if (Status s = resolvePalette(o.palette, nullptr, p); !s)
-                return fail(s.message(), std::filesystem::exists(o.palette) ? kExitError : kExitUsage);
+                return fail(s.message(), s.message().rfind("unknown palette", 0) == 0 ? kExitUsage : kExitError);
             palette = std::move(p);
         }
     }
@@ -179,6 +171,14 @@ int run(Options& o) {
             return fail("--save-palette '" + o.savePalette + "' is the input or the output file", kExitUsage);
         if (Status s = io::checkWritableTarget(o.savePalette); !s)
             return fail("cannot write '" + o.savePalette + "': " + s.message());
+    }
+    if (!o.palette.empty() && !m->hasPaletteForm()) {
+        std::string can;
+        for (const MethodInfo& x : registry.methods())
+            if (x.hasPaletteForm()) can += (can.empty() ? "" : ", ") + x.id();
+        return fail("method " + m->id() + " cannot halftone to a palette; methods that can: " +
+                        (can.empty() ? std::string("none in this build") : can),
+                    kExitUsage);
     }
 
     RunRequest request;
