@@ -238,4 +238,118 @@ Status writeTiffIndexed(const std::string& path, const Image& image, double dpi)
     return closeChecked(f);
 }
 
+namespace {
+
+/// GIF's variable-length LZW codes, packed least significant bit first into sub-blocks of at most 255 bytes.
+class GifCodeWriter {
+public:
+    explicit GifCodeWriter(std::vector<uint8_t>& out) : out_(out) {}
+    void put(int code, int size) {
+        acc_ |= uint32_t(code) << bits_;
+        bits_ += size;
+        while (bits_ >= 8) {
+            byte(uint8_t(acc_));
+            acc_ >>= 8;
+            bits_ -= 8;
+        }
+    }
+    void finish() {
+        if (bits_ > 0) byte(uint8_t(acc_));
+        if (!block_.empty()) flushBlock();
+        out_.push_back(0);  // block terminator
+    }
+
+private:
+    void byte(uint8_t b) {
+        block_.push_back(b);
+        if (block_.size() == 255) flushBlock();
+    }
+    void flushBlock() {
+        out_.push_back(uint8_t(block_.size()));
+        out_.insert(out_.end(), block_.begin(), block_.end());
+        block_.clear();
+    }
+    std::vector<uint8_t>& out_;
+    std::vector<uint8_t> block_;
+    uint32_t acc_ = 0;
+    int bits_ = 0;
+};
+
+}  // namespace
+
+Status writeGifIndexed(const std::string& path, const Image& image) {
+    const int w = image.width(), h = image.height();
+    if (w > 65535 || h > 65535) return Status::error("GIF holds at most 65535 x 65535 pixels");
+    int tableBits = 1;  // the colour table holds 2^tableBits entries
+    while ((size_t(1) << tableBits) < image.palette.size()) ++tableBits;
+    std::vector<uint8_t> out = {'G', 'I', 'F', '8', '9', 'a'};
+    auto put16 = [&](int v) {
+        out.push_back(uint8_t(v));
+        out.push_back(uint8_t(v >> 8));
+    };
+    put16(w);
+    put16(h);
+    out.push_back(uint8_t(0x80 | ((tableBits - 1) << 4) | (tableBits - 1)));  // global table, its size
+    out.push_back(0);                                                         // background colour index
+    out.push_back(0);                                                         // square pixels
+    for (size_t k = 0; k < (size_t(1) << tableBits); ++k)
+        for (size_t c = 0; c < 3; ++c) out.push_back(k < image.palette.size() ? image.palette[k][c] : 0);
+    out.push_back(0x2C);  // image descriptor: at 0,0, full size, no local table, not interlaced
+    put16(0);
+    put16(0);
+    put16(w);
+    put16(h);
+    out.push_back(0);
+    // LZW (GIF89a appendix F): codes grow from minCode + 1 bits up to 12; a clear code restarts the table when
+    // it is full. The table maps (prefix code, next index) to a code through a generation-stamped array.
+    const int minCode = std::max(2, tableBits);
+    const int clear = 1 << minCode, end = clear + 1;
+    out.push_back(uint8_t(minCode));
+    GifCodeWriter codes(out);
+    std::vector<uint16_t> next(size_t(4096) * 256);
+    std::vector<uint32_t> stamp(size_t(4096) * 256, 0);
+    uint32_t generation = 1;
+    int size = minCode + 1, maxCode = end, cur = -1;
+    codes.put(clear, size);
+    for (int y = 0; y < h; ++y) {
+        const uint8_t* row = image.indices.row(y);
+        for (int x = 0; x < w; ++x) {
+            const int v = row[x];
+            if (cur < 0) {
+                cur = v;
+                continue;
+            }
+            const size_t key = size_t(cur) * 256 + size_t(v);
+            if (stamp[key] == generation) {
+                cur = next[key];
+                continue;
+            }
+            codes.put(cur, size);
+            stamp[key] = generation;
+            next[key] = uint16_t(++maxCode);
+            if (maxCode >= (1 << size)) ++size;
+            if (maxCode == 4095) {
+                codes.put(clear, size);
+                ++generation;
+                size = minCode + 1;
+                maxCode = end;
+            }
+            cur = v;
+        }
+    }
+    codes.put(cur, size);
+    codes.put(clear, size);
+    codes.put(end, minCode + 1);
+    codes.finish();
+    out.push_back(0x3B);  // trailer
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return Status::error(std::strerror(errno));
+    if (std::fwrite(out.data(), 1, out.size(), f) != out.size()) {
+        const int err = errno;
+        std::fclose(f);
+        return Status::error(std::string("write failed: ") + std::strerror(err));
+    }
+    return closeChecked(f);
+}
+
 }  // namespace halftone::io::detail

@@ -1,6 +1,6 @@
 #pragma once
-// \brief Indexed (palette) image files: PNG with a PLTE chunk (libpng) and palette-colour TIFF, written directly
-// because OpenImageIO writes neither.
+// \brief Indexed (palette) image files: PNG with a PLTE chunk (libpng), palette-colour TIFF and GIF with the
+// palette as its colour table, written directly because OpenImageIO writes none of them with a given palette.
 #include <string>
 
 #include "core/image.h"
@@ -20,5 +20,9 @@ Status writePngIndexed(const std::string& path, const Image& image, double dpi);
 /// \brief Writes image.indices with image.palette as a baseline palette-colour TIFF (photometric 3, 4 or 8 bits
 /// per sample, Deflate-compressed strips, resolution tags when `dpi` > 0). Messages carry no file name.
 Status writeTiffIndexed(const std::string& path, const Image& image, double dpi);
+
+/// \brief Writes image.indices with image.palette as a GIF89a image: a global colour table of the palette (padded
+/// to a power of two), LZW-compressed indices. Messages carry no file name.
+Status writeGifIndexed(const std::string& path, const Image& image);
 
 }  // namespace halftone::io::detail

@@ -560,8 +560,10 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     }
     if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
     // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
-    if ((png || tiff) && hasExactPalette(image))
-        return png ? writePngIndexed(tmpPath, image, dpi) : writeTiffIndexed(tmpPath, image, dpi);
+    if ((png || tiff || ext == ".gif") && hasExactPalette(image))
+        return png    ? writePngIndexed(tmpPath, image, dpi)
+               : tiff ? writeTiffIndexed(tmpPath, image, dpi)
+                      : writeGifIndexed(tmpPath, image);
     if (!out->open(tmpPath, spec)) return Status::error(oneLine(out->geterror(), tmpPath));
 
     std::vector<unsigned char> row(size_t(w) * size_t(nch));

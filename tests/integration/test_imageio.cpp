@@ -491,6 +491,11 @@ void TestImageIo::indexedWrite_data() {
     QTest::newRow("tif 16 colours, 4 bits") << "o.tif" << 16 << 4;
     QTest::newRow("tiff 17 colours, 8 bits") << "o.tiff" << 17 << 8;
     QTest::newRow("tif 256 colours, 8 bits") << "o.tif" << 256 << 8;
+    QTest::newRow("gif 2 colours") << "o.gif" << 2 << 1;
+    QTest::newRow("gif 3 colours") << "o.gif" << 3 << 2;
+    QTest::newRow("gif 16 colours") << "o.gif" << 16 << 4;
+    QTest::newRow("gif 17 colours") << "o.gif" << 17 << 5;
+    QTest::newRow("gif 256 colours") << "o.gif" << 256 << 8;
     QTest::newRow("ppm is RGB") << "o.ppm" << 7 << 0;
     QTest::newRow("bmp is RGB") << "o.bmp" << 7 << 0;
 }
@@ -500,7 +505,7 @@ void TestImageIo::indexedWrite() {
     QFETCH(int, colors);
     QFETCH(int, bitDepth);
     // Odd sizes: rows that end inside a byte at every bit depth, and TIFF strips of more than one row.
-    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{13, 7}, std::pair{301, 211}}) {
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{13, 7}, std::pair{301, 211}, std::pair{1000, 3}}) {
         const Image im = randomIndexed(w, h, colors, test::freshSeed("indexed write"));
         const std::string file = path(name.toStdString());
         const Status s = io::writeImage(file, im);
@@ -526,6 +531,13 @@ void TestImageIo::indexedWrite() {
                 QCOMPARE(int(len), 3 * colors);
                 QCOMPARE(uint8_t(bytes[plte + 4]), im.palette[0][0]);
             }
+        } else if (name.endsWith(".gif")) {
+            // The global colour table is the palette in its order, padded to 2^bitDepth entries.
+            QCOMPARE(bytes.substr(0, 6), std::string("GIF89a"));
+            QCOMPARE(int(uint8_t(bytes[10])), 0x80 | ((bitDepth - 1) << 4) | (bitDepth - 1));
+            for (int k = 0; k < colors; ++k)
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(uint8_t(bytes[size_t(13 + 3 * k + c)]), im.palette[size_t(k)][size_t(c)]);
         } else if (name.contains(".tif")) {
             QCOMPARE(tiffShortTag(bytes, 262), 3);  // photometric: palette colour
             QCOMPARE(tiffShortTag(bytes, 258), bitDepth);
