@@ -326,7 +326,7 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("--palette", o->palette,
                    "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, "
                    ".txt, .act, .pal) or auto:N (N colours from the image); the output is indexed where the format "
-                   "allows (PNG, TIFF)");
+                   "allows (PNG, TIFF, GIF)");
     app.add_option("--save-palette", o->savePalette,
                    "also write the palette used (e.g. of auto:N) to this file: .hex, .gpl, .txt, .act or .pal");
     app.add_flag("--list-palettes", o->listPalettes,
