@@ -112,15 +112,19 @@ Status writePngIndexed(const std::string& path, const Image& image, double dpi) 
 
 namespace {
 
-/// A little-endian classic TIFF assembled in memory: the data blocks first, the one IFD last.
-class TiffBuilder {
+/// A little-endian classic TIFF written front to back: the header, the data blocks as they come, then the one
+/// IFD, whose offset is patched into the header at the end.
+class TiffWriter {
 public:
-    TiffBuilder() { bytes_ = {'I', 'I', 42, 0, 0, 0, 0, 0}; }
+    explicit TiffWriter(std::FILE* f) : f_(f) {
+        static const uint8_t header[8] = {'I', 'I', 42, 0, 0, 0, 0, 0};
+        write(header, 8);
+    }
+    /// Appends a block (word-aligned) and returns its offset.
     uint32_t append(const void* data, size_t n) {
-        if (bytes_.size() & 1) bytes_.push_back(0);  // word-aligned blocks
-        const auto at = uint32_t(bytes_.size());
-        const auto* p = static_cast<const uint8_t*>(data);
-        bytes_.insert(bytes_.end(), p, p + n);
+        if (pos_ & 1) write("", 1);
+        const auto at = uint32_t(pos_);
+        write(data, n);
         return at;
     }
     uint32_t appendLongs(const std::vector<uint32_t>& v) {
@@ -137,28 +141,31 @@ public:
     void entry(uint16_t tag, uint16_t type, uint32_t count, uint32_t value) {
         entries_.push_back({tag, type, count, value});
     }
-    size_t size() const { return bytes_.size(); }
-    /// Appends the IFD (entries sorted by tag) and points the header at it.
-    const std::vector<uint8_t>& finish() {
+    uint64_t size() const { return pos_; }
+    /// Writes the IFD (entries sorted by tag) and points the header at it.
+    Status finish() {
         std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.tag < b.tag; });
-        if (bytes_.size() & 1) bytes_.push_back(0);
-        const auto ifd = uint32_t(bytes_.size());
-        put16(bytes_, uint16_t(entries_.size()));
+        std::vector<uint8_t> ifd;
+        put16(ifd, uint16_t(entries_.size()));
         for (const Entry& e : entries_) {
-            put16(bytes_, e.tag);
-            put16(bytes_, e.type);
-            put32(bytes_, e.count);
+            put16(ifd, e.tag);
+            put16(ifd, e.type);
+            put32(ifd, e.count);
             if (e.type == kShort && e.count == 1) {
-                put16(bytes_, uint16_t(e.value));
-                put16(bytes_, 0);
+                put16(ifd, uint16_t(e.value));
+                put16(ifd, 0);
             } else {
-                put32(bytes_, e.value);
+                put32(ifd, e.value);
             }
         }
-        put32(bytes_, 0);  // no further IFD
-        for (int k = 0; k < 4; ++k) bytes_[size_t(4 + k)] = uint8_t(ifd >> (8 * k));
-        return bytes_;
+        put32(ifd, 0);  // no further IFD
+        const uint32_t at = append(ifd.data(), ifd.size());
+        std::vector<uint8_t> offset;
+        put32(offset, at);
+        if (ok_ && (std::fseek(f_, 4, SEEK_SET) != 0 || std::fwrite(offset.data(), 1, 4, f_) != 4)) ok_ = false;
+        return ok_ ? Status::ok() : Status::error(std::string("write failed: ") + std::strerror(errno));
     }
+    bool ok() const { return ok_; }
     static constexpr uint16_t kShort = 3, kLong = 4, kRational = 5;
 
 private:
@@ -166,6 +173,10 @@ private:
         uint16_t tag, type;
         uint32_t count, value;
     };
+    void write(const void* data, size_t n) {
+        if (ok_ && n > 0 && std::fwrite(data, 1, n, f_) != n) ok_ = false;
+        pos_ += n;
+    }
     static void put16(std::vector<uint8_t>& b, uint16_t v) {
         b.push_back(uint8_t(v));
         b.push_back(uint8_t(v >> 8));
@@ -173,7 +184,9 @@ private:
     static void put32(std::vector<uint8_t>& b, uint32_t v) {
         for (int k = 0; k < 4; ++k) b.push_back(uint8_t(v >> (8 * k)));
     }
-    std::vector<uint8_t> bytes_;
+    std::FILE* f_;
+    uint64_t pos_ = 0;
+    bool ok_ = true;
     std::vector<Entry> entries_;
 };
 
@@ -184,7 +197,13 @@ Status writeTiffIndexed(const std::string& path, const Image& image, double dpi)
     const int depth = image.palette.size() <= 16 ? 4 : 8;  // the palette depths of baseline TIFF
     const size_t rowBytes = (size_t(w) * size_t(depth) + 7) / 8;
     const int rowsPerStrip = int(std::clamp<size_t>((size_t(256) << 10) / rowBytes, 1, size_t(h)));
-    TiffBuilder t;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return Status::error(std::strerror(errno));
+    auto fail = [&](const std::string& message) {
+        std::fclose(f);
+        return Status::error(message);
+    };
+    TiffWriter t(f);
     std::vector<uint32_t> offsets, counts;
     std::vector<uint8_t> raw, packed;
     for (int y0 = 0; y0 < h; y0 += rowsPerStrip) {
@@ -194,11 +213,13 @@ Status writeTiffIndexed(const std::string& path, const Image& image, double dpi)
         uLongf packedSize = compressBound(uLong(raw.size()));
         packed.resize(packedSize);
         if (compress2(packed.data(), &packedSize, raw.data(), uLong(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
-            return Status::error("out of memory while compressing");
-        if (t.size() + packedSize + (size_t(1) << 20) > UINT32_MAX)
-            return Status::error("the image is too large for a TIFF file (4 GiB)");
+            return fail("out of memory while compressing");
+        // Room for the strip tables, the colour map and the IFD behind the strips, within classic TIFF's 4 GiB.
+        if (t.size() + packedSize + 8 * size_t(h) + (size_t(1) << 20) > UINT32_MAX)
+            return fail("the image is too large for a TIFF file (4 GiB)");
         offsets.push_back(t.append(packed.data(), packedSize));
         counts.push_back(uint32_t(packedSize));
+        if (!t.ok()) return fail(std::string("write failed: ") + std::strerror(errno));
     }
     const auto strips = uint32_t(offsets.size());
     const uint32_t offsetsAt = strips == 1 ? offsets[0] : t.appendLongs(offsets);
@@ -209,32 +230,24 @@ Status writeTiffIndexed(const std::string& path, const Image& image, double dpi)
     for (size_t k = 0; k < image.palette.size(); ++k)
         for (size_t c = 0; c < 3; ++c) cmap[c * entries + k] = uint16_t(image.palette[k][c] * 257);
     const uint32_t cmapAt = t.appendShorts(cmap);
-    t.entry(256, TiffBuilder::kLong, 1, uint32_t(w));
-    t.entry(257, TiffBuilder::kLong, 1, uint32_t(h));
-    t.entry(258, TiffBuilder::kShort, 1, uint32_t(depth));
-    t.entry(259, TiffBuilder::kShort, 1, 8);  // Adobe Deflate
-    t.entry(262, TiffBuilder::kShort, 1, 3);  // palette colour
-    t.entry(273, TiffBuilder::kLong, strips, offsetsAt);
-    t.entry(277, TiffBuilder::kShort, 1, 1);
-    t.entry(278, TiffBuilder::kLong, 1, uint32_t(rowsPerStrip));
-    t.entry(279, TiffBuilder::kLong, strips, countsAt);
-    t.entry(284, TiffBuilder::kShort, 1, 1);
-    t.entry(320, TiffBuilder::kShort, uint32_t(3 * entries), cmapAt);
+    t.entry(256, TiffWriter::kLong, 1, uint32_t(w));
+    t.entry(257, TiffWriter::kLong, 1, uint32_t(h));
+    t.entry(258, TiffWriter::kShort, 1, uint32_t(depth));
+    t.entry(259, TiffWriter::kShort, 1, 8);  // Adobe Deflate
+    t.entry(262, TiffWriter::kShort, 1, 3);  // palette colour
+    t.entry(273, TiffWriter::kLong, strips, offsetsAt);
+    t.entry(277, TiffWriter::kShort, 1, 1);
+    t.entry(278, TiffWriter::kLong, 1, uint32_t(rowsPerStrip));
+    t.entry(279, TiffWriter::kLong, strips, countsAt);
+    t.entry(284, TiffWriter::kShort, 1, 1);
+    t.entry(320, TiffWriter::kShort, uint32_t(3 * entries), cmapAt);
     if (dpi > 0) {
-        const uint32_t res[2] = {uint32_t(std::lround(dpi * 100)), 100};
-        const uint32_t resAt = t.appendLongs({res[0], res[1]});
-        t.entry(282, TiffBuilder::kRational, 1, resAt);
-        t.entry(283, TiffBuilder::kRational, 1, resAt);
-        t.entry(296, TiffBuilder::kShort, 1, 2);  // inch
+        const uint32_t resAt = t.appendLongs({uint32_t(std::lround(dpi * 100)), 100});
+        t.entry(282, TiffWriter::kRational, 1, resAt);
+        t.entry(283, TiffWriter::kRational, 1, resAt);
+        t.entry(296, TiffWriter::kShort, 1, 2);  // inch
     }
-    const std::vector<uint8_t>& bytes = t.finish();
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return Status::error(std::strerror(errno));
-    if (std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
-        const int err = errno;
-        std::fclose(f);
-        return Status::error(std::string("write failed: ") + std::strerror(err));
-    }
+    if (Status s = t.finish(); !s) return fail(s.message());
     return closeChecked(f);
 }
 
@@ -282,7 +295,15 @@ Status writeGifIndexed(const std::string& path, const Image& image) {
     if (w > 65535 || h > 65535) return Status::error("GIF holds at most 65535 x 65535 pixels");
     int tableBits = 1;  // the colour table holds 2^tableBits entries
     while ((size_t(1) << tableBits) < image.palette.size()) ++tableBits;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return Status::error(std::strerror(errno));
+    // The file is written in pieces of about 1 MiB as the codes come.
     std::vector<uint8_t> out = {'G', 'I', 'F', '8', '9', 'a'};
+    bool written = true;
+    auto flush = [&] {
+        if (written && !out.empty() && std::fwrite(out.data(), 1, out.size(), f) != out.size()) written = false;
+        out.clear();
+    };
     auto put16 = [&](int v) {
         out.push_back(uint8_t(v));
         out.push_back(uint8_t(v >> 8));
@@ -336,15 +357,16 @@ Status writeGifIndexed(const std::string& path, const Image& image) {
             }
             cur = v;
         }
+        if (out.size() >= (size_t(1) << 20)) flush();
+        if (!written) break;
     }
     codes.put(cur, size);
     codes.put(clear, size);
     codes.put(end, minCode + 1);
     codes.finish();
     out.push_back(0x3B);  // trailer
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return Status::error(std::strerror(errno));
-    if (std::fwrite(out.data(), 1, out.size(), f) != out.size()) {
+    flush();
+    if (!written) {
         const int err = errno;
         std::fclose(f);
         return Status::error(std::string("write failed: ") + std::strerror(err));

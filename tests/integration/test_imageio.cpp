@@ -504,8 +504,9 @@ void TestImageIo::indexedWrite() {
     QFETCH(QString, name);
     QFETCH(int, colors);
     QFETCH(int, bitDepth);
-    // Odd sizes: rows that end inside a byte at every bit depth, and TIFF strips of more than one row.
-    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{13, 7}, std::pair{301, 211}, std::pair{1000, 3}}) {
+    // Odd sizes: rows that end inside a byte at every bit depth; TIFF strips of more than one row, and (2000 x
+    // 300) more than one strip; GIF codes past the 4096-entry table.
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{13, 7}, std::pair{301, 211}, std::pair{2000, 300}}) {
         const Image im = randomIndexed(w, h, colors, test::freshSeed("indexed write"));
         const std::string file = path(name.toStdString());
         const Status s = io::writeImage(file, im);
