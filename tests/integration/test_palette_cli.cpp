@@ -229,7 +229,16 @@ private slots:
         for (const Rgb8& c : seen) QVERIFY(allowed.count(c));
         QVERIFY(seen.size() >= 2);
         const std::string bytes = readBytes(out);
-        if (output.endsWith(".png")) QCOMPARE(int(uint8_t(bytes[25])), 3);  // colour type 3: palette
+        if (output.endsWith(".png")) {
+            // Colour type 3, and the PLTE chunk is the palette in its order (index k = colour k).
+            QCOMPARE(int(uint8_t(bytes[25])), 3);
+            const size_t plte = bytes.find("PLTE");
+            QVERIFY(plte != std::string::npos);
+            std::string expected;
+            for (const Rgb8& c : used.colors) expected += std::string{char(c[0]), char(c[1]), char(c[2])};
+            QCOMPARE(bytes.substr(plte + 4, expected.size()), expected);
+            QCOMPARE(int(uint8_t(bytes[plte - 1])) + 256 * int(uint8_t(bytes[plte - 2])), int(expected.size()));
+        }
         // The same command gives the same file (auto:N included).
         const std::string first = bytes;
         QVERIFY(fs::remove(out));

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "core/palette.h"
 #include "io/imagefile.h"
 
@@ -15,6 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kData = std::string(HALFTONE_TEST_DATA_DIR) + "/palettes/";
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
 
 Rgb8 rgb(uint32_t v) { return {uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)}; }
 
@@ -230,6 +234,28 @@ private slots:
         const QString m = QString::fromStdString(s.message());
         QVERIFY2(m.startsWith(QString::fromStdString("palette file '" + path + "'")), s.message().c_str());
         QVERIFY2(m.contains(message), s.message().c_str());
+    }
+
+    void refusedSpecialFiles() {
+        // A FIFO would block a reader forever and a device never ends: both are refused unopened.
+        QTemporaryDir dir;
+        const std::string fifo = dir.path().toStdString() + "/fifo.hex";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        Palette p;
+        Status s = loadPaletteFile(fifo, p);
+        QVERIFY2(QString::fromStdString(s.message())
+                     .startsWith(q("palette file '" + fifo + "': cannot be read: not a regular file")),
+                 s.message().c_str());
+        s = loadPaletteFile("/dev/zero", p);
+        QVERIFY2(!s.isOk() && QString::fromStdString(s.message()).contains("not a regular file"), s.message().c_str());
+        // Larger than any palette.
+        const std::string big = dir.path().toStdString() + "/big.hex";
+        {
+            std::ofstream out(big);
+            for (int i = 0; i < 200000; ++i) out << "000000\n";
+        }
+        s = loadPaletteFile(big, p);
+        QVERIFY2(QString::fromStdString(s.message()).contains("is too large for a palette"), s.message().c_str());
     }
 
     // ---- writing palette files: every format reads back the same colours
