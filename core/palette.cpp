@@ -228,6 +228,9 @@ Status parseHex(Parser& p, const std::string& bytes) {
         size_t at = 0;
         if (s[0] == '#') {
             // "#RRGGBB" is a colour; any other line starting with '#' is a comment.
+            if (allHex(s, 1, 8) && (s.size() == 9 || std::isspace((unsigned char)s[9])))
+                return p.lineError(line, "expected a colour as RRGGBB, got " + shown(s) +
+                                             " (eight digits: colours with alpha are not taken)");
             if (!(allHex(s, 1, 6) && (s.size() == 7 || std::isspace((unsigned char)s[7])))) continue;
             at = 1;
         } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -612,8 +615,8 @@ Status autoPalette(const Image& image, int n, Palette& out) {
         return Status::ok();
     }
 
-    // Weighted k-means (Lloyd) in CIELAB over the distinct sampled colours, merged into bins of 5 bits per channel
-    // (at most 32768 points: each the mean of its members, weighted by their count).
+    // Weighted k-means (Lloyd, 1982) in CIELAB over the distinct sampled colours, merged into bins of 5 bits per
+    // channel (at most 32768 points: each the mean of its members, weighted by their count).
     struct Point {
         Lab lab;
         double w = 0;

@@ -155,6 +155,8 @@ private slots:
             "palette file 'b.hex', line 3: expected a colour as RRGGBB");
         row("short hex", "s.hex", "000000\nfff\n", "palette file 's.hex', line 2: expected a colour as RRGGBB");
         row("seven hex digits", "l.hex", "0000000\n", "palette file 'l.hex', line 1: expected a colour as RRGGBB");
+        row("hex with alpha", "a.hex", "000000\n#ff000080\n",
+            "palette file 'a.hex', line 2: expected a colour as RRGGBB, got '#ff000080' (eight digits");
         row("text after hex", "t.hex", "000000x\nffffff\n", "palette file 't.hex', line 1:");
         row("gpl without header", "n.gpl", "0 0 0\n255 255 255\n",
             "palette file 'n.gpl', line 1: a GIMP palette starts");
