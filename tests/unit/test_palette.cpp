@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 
 #include <sys/stat.h>
 
 #include "core/palette.h"
 #include "io/imagefile.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 namespace fs = std::filesystem;
@@ -258,6 +260,55 @@ private slots:
         }
         s = loadPaletteFile(big, p);
         QVERIFY2(QString::fromStdString(s.message()).contains("is too large for a palette"), s.message().c_str());
+    }
+
+    void mutatedFiles() {
+        // Valid files with random bytes changed, inserted or cut, and pure noise, under every extension: each is
+        // either a palette of 2..256 colours or refused with a message naming the file; nothing else happens.
+        std::mt19937_64 rng(test::freshSeed("palette mutations"));
+        std::vector<std::string> seeds;
+        for (const char* f : {"pico8.hex", "ega.gpl", "gameboy.txt", "c64.act", "gameboy.pal"}) {
+            std::ifstream in(kData + f, std::ios::binary);
+            seeds.emplace_back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        }
+        const char* names[] = {"m.hex", "m.gpl", "m.txt", "m.act", "m.pal", "m.unknown", "m"};
+        int parsed = 0;
+        for (int round = 0; round < 20000; ++round) {
+            std::string bytes = seeds[rng() % seeds.size()];
+            const int edits = 1 + int(rng() % 4);
+            for (int e = 0; e < edits && !bytes.empty(); ++e) {
+                const size_t at = rng() % bytes.size();
+                switch (rng() % 4) {
+                    case 0:
+                        bytes[at] = char(rng());
+                        break;
+                    case 1:
+                        bytes.insert(at, 1, "0123456789abcdefABCDEF #;\n\r\t-x"[rng() % 32]);
+                        break;
+                    case 2:
+                        bytes.erase(at, 1 + rng() % 8);
+                        break;
+                    default:
+                        bytes.resize(at);
+                }
+            }
+            if (round % 10 == 0) {
+                bytes.resize(rng() % 800);
+                for (char& c : bytes) c = char(rng());
+            }
+            const std::string name = names[rng() % std::size(names)];
+            Palette p;
+            const Status st = parsePaletteFile(name, bytes, p);
+            if (st.isOk()) {
+                QVERIFY(p.size() >= 2 && p.size() <= 256);
+                ++parsed;
+            } else {
+                QVERIFY2(st.message().rfind("palette file '" + name + "'", 0) == 0, st.message().c_str());
+                QVERIFY(st.message().find('\n') == std::string::npos);
+                QVERIFY(p.colors.empty());
+            }
+        }
+        QVERIFY(parsed > 0);
     }
 
     // ---- writing palette files: every format reads back the same colours
