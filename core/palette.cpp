@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -203,7 +204,7 @@ bool allHex(const std::string& s, size_t from, size_t n) {
 uint8_t hexByte(const std::string& s, size_t at) { return uint8_t(std::stoul(s.substr(at, 2), nullptr, 16)); }
 
 /// A line quoted for a message: at most 40 characters, control bytes shown as '?'.
-std::string quoted(const std::string& s) {
+std::string shown(const std::string& s) {
     std::string q;
     for (char c : s.substr(0, 40)) q += (unsigned char)c < 32 || (unsigned char)c == 127 ? '?' : c;
     return "'" + q + (s.size() > 40 ? "...'" : "'");
@@ -227,15 +228,18 @@ Status parseHex(Parser& p, const std::string& bytes) {
         size_t at = 0;
         if (s[0] == '#') {
             // "#RRGGBB" is a colour; any other line starting with '#' is a comment.
+            if (allHex(s, 1, 8) && (s.size() == 9 || std::isspace((unsigned char)s[9])))
+                return p.lineError(line, "expected a colour as RRGGBB, got " + shown(s) +
+                                             " (eight digits: colours with alpha are not taken)");
             if (!(allHex(s, 1, 6) && (s.size() == 7 || std::isspace((unsigned char)s[7])))) continue;
             at = 1;
         } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
             at = 2;
         }
         if (!allHex(s, at, 6) || (s.size() > at + 6 && isHex(s[at + 6])))
-            return p.lineError(line, "expected a colour as RRGGBB (six hex digits), got " + quoted(s));
+            return p.lineError(line, "expected a colour as RRGGBB (six hex digits), got " + shown(s));
         if (!restIsComment(s, at + 6))
-            return p.lineError(line, "unexpected text after the colour: " + quoted(s.substr(at + 6)));
+            return p.lineError(line, "unexpected text after the colour: " + shown(s.substr(at + 6)));
         if (Status st = p.add(line, {hexByte(s, at), hexByte(s, at + 2), hexByte(s, at + 4)}); !st) return st;
     }
     return p.finish();
@@ -252,7 +256,7 @@ bool threeBytes(const std::string& s, Rgb8& c, std::string& rest, std::string& w
         }
         if (tok.empty() || tok.size() > 3 ||
             !std::all_of(tok.begin(), tok.end(), [](char ch) { return std::isdigit((unsigned char)ch); })) {
-            why = "expected a number 0 to 255, got " + quoted(tok);
+            why = "expected a number 0 to 255, got " + shown(tok);
             return false;
         }
         const int v = std::stoi(tok);
@@ -273,7 +277,7 @@ Status parseGpl(Parser& p, const std::string& bytes) {
     const std::vector<std::string> lines = splitLines(bytes);
     if (lines.empty() || trim(lines[0]) != "GIMP Palette")
         return p.lineError(1, "a GIMP palette starts with the line 'GIMP Palette', got " +
-                                  quoted(lines.empty() ? std::string() : trim(lines[0])));
+                                  shown(lines.empty() ? std::string() : trim(lines[0])));
     for (size_t i = 1; i < lines.size(); ++i) {
         const int line = int(i + 1);
         const std::string s = trim(lines[i]);
@@ -282,12 +286,12 @@ Status parseGpl(Parser& p, const std::string& bytes) {
         if (s.compare(0, 8, "Columns:") == 0) {
             const std::string n = trim(s.substr(8));
             if (n.empty() || n.size() > 4 || !allDigits(n))
-                return p.lineError(line, "'Columns:' needs a number, got " + quoted(n));
+                return p.lineError(line, "'Columns:' needs a number, got " + shown(n));
             continue;
         }
         Rgb8 c{};
         std::string rest, why;
-        if (!threeBytes(s, c, rest, why)) return p.lineError(line, why + " in " + quoted(s));
+        if (!threeBytes(s, c, rest, why)) return p.lineError(line, why + " in " + shown(s));
         if (Status st = p.add(line, c); !st) return st;
     }
     return p.finish();
@@ -303,7 +307,7 @@ Status parsePaintNet(Parser& p, const std::string& bytes) {
         size_t digits = 0;
         while (digits < s.size() && isHex(s[digits])) ++digits;
         if ((digits != 8 && digits != 6) || !restIsComment(s, digits))
-            return p.lineError(line, "expected a colour as AARRGGBB (eight hex digits), got " + quoted(s));
+            return p.lineError(line, "expected a colour as AARRGGBB (eight hex digits), got " + shown(s));
         const size_t at = digits == 8 ? 2 : 0;
         if (Status st = p.add(line, {hexByte(s, at), hexByte(s, at + 2), hexByte(s, at + 4)}); !st) return st;
     }
@@ -323,7 +327,7 @@ Status parseJasc(Parser& p, const std::string& bytes) {
     if (lines.size() < 3) return p.lineError(3, "expected the number of colours");
     const std::string n = trim(lines[2]);
     if (n.empty() || n.size() > 4 || !allDigits(n))
-        return p.lineError(3, "expected the number of colours, got " + quoted(n));
+        return p.lineError(3, "expected the number of colours, got " + shown(n));
     const int count = std::stoi(n);
     int read = 0;
     for (size_t i = 3; i < lines.size(); ++i) {
@@ -332,9 +336,9 @@ Status parseJasc(Parser& p, const std::string& bytes) {
         if (s.empty()) continue;
         Rgb8 c{};
         std::string rest, why;
-        if (!threeBytes(s, c, rest, why)) return p.lineError(line, why + " in " + quoted(s));
+        if (!threeBytes(s, c, rest, why)) return p.lineError(line, why + " in " + shown(s));
         if (!rest.empty() && !allDigits(rest))  // an optional alpha column
-            return p.lineError(line, "unexpected text after R G B: " + quoted(rest));
+            return p.lineError(line, "unexpected text after R G B: " + shown(rest));
         if (Status st = p.add(line, c); !st) return st;
         ++read;
     }
@@ -500,6 +504,10 @@ Status parsePaletteFile(const std::string& fileName, const std::string& bytes, P
 }
 
 Status loadPaletteFile(const std::string& path, Palette& out) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        return Status::error("palette file '" + path + "': cannot be read: " +
+                             (std::filesystem::is_directory(path, ec) ? "it is a directory" : "not a regular file"));
     std::ifstream in(path, std::ios::binary);
     if (!in) return Status::error("palette file '" + path + "': cannot be read: " + std::strerror(errno));
     in.seekg(0, std::ios::end);
@@ -607,8 +615,8 @@ Status autoPalette(const Image& image, int n, Palette& out) {
         return Status::ok();
     }
 
-    // Weighted k-means (Lloyd) in CIELAB over the distinct sampled colours, merged into bins of 5 bits per channel
-    // (at most 32768 points: each the mean of its members, weighted by their count).
+    // Weighted k-means (Lloyd, 1982) in CIELAB over the distinct sampled colours, merged into bins of 5 bits per
+    // channel (at most 32768 points: each the mean of its members, weighted by their count).
     struct Point {
         Lab lab;
         double w = 0;

@@ -1,6 +1,7 @@
 // Reading and writing through OpenImageIO: sample conversion to 8 bit, layouts, 1-bit TIFF.
 #include "io/oiio.h"
 #include "io/png1bit.h"
+#include "io/indexed.h"
 
 #include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
@@ -558,6 +559,11 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
         spec.attribute("ResolutionUnit", "inch");
     }
     if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
+    // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
+    if ((png || tiff || ext == ".gif") && hasExactPalette(image))
+        return png    ? writePngIndexed(tmpPath, image, dpi)
+               : tiff ? writeTiffIndexed(tmpPath, image, dpi)
+                      : writeGifIndexed(tmpPath, image);
     if (!out->open(tmpPath, spec)) return Status::error(oneLine(out->geterror(), tmpPath));
 
     std::vector<unsigned char> row(size_t(w) * size_t(nch));

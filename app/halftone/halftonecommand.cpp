@@ -7,13 +7,16 @@
 #include <filesystem>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <set>
 
 #include "app/halftone/commands.h"
 #include "core/budget.h"
 #include "core/kernel.h"
+#include "core/palette.h"
 #include "core/registry.h"
+#include "io/atomicwrite.h"
 #include "io/imagefile.h"
 
 namespace halftone::cli {
@@ -47,6 +50,10 @@ struct MethodOption {
 struct Options {
     bool list = false;
     bool listKernels = false;
+    bool listPalettes = false;
+    std::string showPalette;
+    std::string palette;
+    std::string savePalette;
     std::string method;
     std::string variant;
     std::string color = "gray";
@@ -60,6 +67,7 @@ struct Options {
     bool time = false;
     std::string input, output;
     CLI::Option* threadsOption = nullptr;
+    CLI::Option* colorOption = nullptr;
     std::deque<MethodOption> methodOptions;
 };
 
@@ -93,6 +101,25 @@ int run(Options& o) {
         for (const Kernel& k : kernels()) std::printf("%s\n", k.name.c_str());
         return kExitOk;
     }
+    if (o.listPalettes) {
+        for (const BuiltinPalette& b : builtinPalettes())
+            std::printf("%s\t%s\t%d\t%s\n", b.name.c_str(), b.group.c_str(), b.palette.size(), b.description.c_str());
+        return kExitOk;
+    }
+    if (!o.showPalette.empty()) {
+        int n = 0;
+        if (Status s = parseAutoPaletteSpec(o.showPalette, n); !s) return fail(s.message(), kExitUsage);
+        if (n > 0)
+            return fail("--show-palette: " + o.showPalette + " is made from an image; use --palette " + o.showPalette +
+                            " --save-palette FILE IN OUT",
+                        kExitUsage);
+        Palette p;
+        if (Status s = resolvePalette(o.showPalette, nullptr, p); !s) return fail(s.message());
+        std::string text;
+        if (Status s = formatPaletteFile("show.hex", p, text); !s) return fail(s.message());
+        std::printf("# %s: %d colours\n%s", p.name.c_str(), p.size(), text.c_str());
+        return kExitOk;
+    }
     if (o.input.empty() && o.output.empty())
         return fail("no INPUT and OUTPUT files given (halftone IN OUT; halftone --help shows every option)",
                     kExitUsage);
@@ -120,12 +147,49 @@ int run(Options& o) {
     ParamValues resolved = params;
     if (Status s = registry.resolveParams(*m, resolved); !s) return fail(s.message(), kExitUsage);
 
+    // The palette, before the input is read: a bad palette file or name costs no work. auto:N is made from the
+    // input once it is read.
+    int autoColors = 0;
+    std::optional<Palette> palette;
+    if (!o.savePalette.empty() && o.palette.empty())
+        return fail("--save-palette needs --palette (NAME, FILE or auto:N)", kExitUsage);
+    if (!o.palette.empty()) {
+        if (Status s = parseAutoPaletteSpec(o.palette, autoColors); !s) return fail(s.message(), kExitUsage);
+        if (autoColors == 0) {
+            Palette p;
+            if (Status s = resolvePalette(o.palette, nullptr, p); !s)
+                return fail(s.message(), s.message().rfind("unknown palette", 0) == 0 ? kExitUsage : kExitError);
+            palette = std::move(p);
+        }
+    }
+    if (!o.savePalette.empty()) {
+        std::string probe;
+        Palette two;
+        two.colors = {Rgb8{0, 0, 0}, Rgb8{255, 255, 255}};
+        if (Status s = formatPaletteFile(o.savePalette, two, probe); !s) return fail(s.message(), kExitUsage);
+        if (io::samePath(o.savePalette, o.input) || io::samePath(o.savePalette, o.output))
+            return fail("--save-palette '" + o.savePalette + "' is the input or the output file", kExitUsage);
+        if (Status s = io::checkWritableTarget(o.savePalette); !s)
+            return fail("cannot write '" + o.savePalette + "': " + s.message());
+    }
+    if (!o.palette.empty() && !m->hasPaletteForm()) {
+        std::string can;
+        for (const MethodInfo& x : registry.methods())
+            if (x.hasPaletteForm()) can += (can.empty() ? "" : ", ") + x.id();
+        return fail("method " + m->id() + " cannot halftone to a palette; methods that can: " +
+                        (can.empty() ? std::string("none in this build") : can),
+                    kExitUsage);
+    }
+
     RunRequest request;
     request.method = m;
     request.params = params;
     request.keepAlpha = o.keepAlpha;
     if (!parseColorMode(o.color, request.color))
         return fail("unknown --color '" + o.color + "'; choose gray, rgb or cmyk", kExitUsage);
+    if (!o.palette.empty() && o.colorOption->count() > 0)
+        note("--color is not used with --palette: the palette's colours make the output");
+    if (!o.palette.empty()) request.color = ColorMode::RGB;  // the output of a palette run is RGB (and indexed)
     if (o.device == "cpu")
         request.device = Device::Cpu;
     else if (o.device == "gpu")
@@ -142,7 +206,7 @@ int run(Options& o) {
     // output that cannot be written.
     if (io::samePath(o.input, o.output))
         return fail("refusing to overwrite the input: '" + o.input + "' and '" + o.output + "' are the same file");
-    if (request.color == ColorMode::CMYK) {
+    if (request.color == ColorMode::CMYK && o.palette.empty()) {
         const std::string ext = formatName(o.output);
         if (ext != "TIF" && ext != "TIFF")
             return fail(
@@ -184,6 +248,15 @@ int run(Options& o) {
     layout.height = input.height();
     if (Status s = io::checkOutputPath(o.output, layout); !s) return fail(s.message());
 
+    if (autoColors > 0) {
+        Palette p;
+        if (Status s = autoPalette(input, autoColors, p); !s) return fail(o.input + ": " + s.message());
+        if (p.size() < autoColors)
+            note("palette " + o.palette + ": '" + o.input + "' has only " + std::to_string(p.size()) +
+                 " colours; the palette holds those");
+        palette = std::move(p);
+    }
+    request.palette = palette;
     request.maxMemory = ro.maxMemory;  // the method's planes and working memory count against the same limit
     RunControl control;
     control.threads = int(o.threads);
@@ -224,6 +297,13 @@ int run(Options& o) {
     if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, o.output, bool(written));
     if (written.isCancelled()) return fail("interrupted; no output written", kExitCancelled);
     if (!written) return fail(written.message());
+    if (!o.savePalette.empty()) {
+        std::string text;
+        Status saved = formatPaletteFile(o.savePalette, *palette, text);
+        if (saved) saved = writeTextFile(o.savePalette, text);
+        if (saved.isCancelled()) return fail("interrupted; palette not written", kExitCancelled);
+        if (!saved) return fail(saved.message());
+    }
     return kExitOk;
 }
 
@@ -242,7 +322,17 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     for (const std::string& m : Registry::instance().methodNames())
         defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
     app.add_option("--variant", o->variant, "method variant (default, as in the studio: " + defaults + ")");
-    app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
+    o->colorOption = app.add_option("--color", o->color, "colour mode: gray, rgb or cmyk (default gray)");
+    app.add_option("--palette", o->palette,
+                   "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, "
+                   ".txt, .act, .pal) or auto:N (N colours from the image); the output is indexed where the format "
+                   "allows (PNG, TIFF, GIF)");
+    app.add_option("--save-palette", o->savePalette,
+                   "also write the palette used (e.g. of auto:N) to this file: .hex, .gpl, .txt, .act or .pal");
+    app.add_flag("--list-palettes", o->listPalettes,
+                 "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description");
+    app.add_option("--show-palette", o->showPalette,
+                   "print the colours of a built-in palette or palette file as a .hex listing, and exit");
     app.add_option("--device", o->device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
     o->threadsOption = app.add_option("--threads", o->threads, "worker threads for parallel methods (0 = all)");
     app.add_option("--max-pixels", o->maxPixels,
@@ -258,9 +348,10 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_option("OUTPUT", o->output, "output image file (.png, .tif, .pgm, .ppm, .pbm, ...)");
 
     // Every parameter key of every registered method becomes one option.
-    const std::set<std::string> fixed = {"list",       "list-kernels", "method",     "variant",    "color",
-                                         "device",     "threads",      "max-pixels", "max-memory", "force",
-                                         "keep-alpha", "progress",     "time",       "help",       "version"};
+    const std::set<std::string> fixed = {"list",         "list-kernels", "list-palettes", "show-palette", "palette",
+                                         "save-palette", "method",       "variant",       "color",        "device",
+                                         "threads",      "max-pixels",   "max-memory",    "force",        "keep-alpha",
+                                         "progress",     "time",         "help",          "version"};
     std::set<std::string> seen;
     for (const MethodInfo& m : Registry::instance().methods())
         for (const ParamSpec& p : m.params) {
