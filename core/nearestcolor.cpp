@@ -29,8 +29,9 @@ inline void axisRange(int32_t lo, int32_t hi, int32_t p, int64_t& dmin, int64_t&
 }  // namespace
 
 NearestColor::NearestColor(const PaletteTargets& targets, int shift) : targets_(targets.targets) {
-    shift_ = shift > 0 ? shift : defaultShift(int(targets_.size()));
-    side_ = (4080 >> shift_) + 1;
+    shift_ = shift > 0 ? std::clamp(shift, 4, 12) : defaultShift(int(targets_.size()));
+    bits_ = 12 - shift_;
+    side_ = 1 << bits_;  // 4080 >> shift_ < 2^(12 - shift_)
     cells_.resize(size_t(side_) * size_t(side_) * size_t(side_));
     duplicate_.assign(targets_.size(), 0);
     for (size_t k = 0; k < targets_.size(); ++k)
@@ -45,11 +46,16 @@ int NearestColor::scan(const Cell& cell, int32_t r, int32_t g, int32_t b) {
         c = cells_[index];
         if (c.count == 1) return c.first;
     }
+    // |dR| <= 4080, so dR^2 fits in 32 bits; the weighted sum needs 64 (up to 1000 * 4080^2)
     const Candidate* p = pool_.data() + c.offset;
+    auto dist = [&](const Candidate& q) {
+        const int32_t dr = r - q.r, dg = g - q.g, db = b - q.b;
+        return 299 * int64_t(dr * dr) + 587 * int64_t(dg * dg) + 114 * int64_t(db * db);
+    };
     int best = p[0].k;
-    int64_t bestD = distance(r, g, b, {p[0].r, p[0].g, p[0].b});
+    int64_t bestD = dist(p[0]);
     for (int i = 1; i < c.count; ++i) {
-        const int64_t d = distance(r, g, b, {p[i].r, p[i].g, p[i].b});
+        const int64_t d = dist(p[i]);
         if (d < bestD) {
             bestD = d;
             best = p[i].k;
@@ -67,7 +73,8 @@ void NearestColor::build(size_t index, Cell& c) {
                                        std::min(lo[2] + span, 4080)};
     constexpr int64_t weight[3] = {299, 587, 114};
     const size_t n = targets_.size();
-    std::vector<int64_t> dmin(n);
+    std::vector<int64_t>& dmin = scratch_;
+    dmin.resize(n);
     int64_t m = INT64_MAX;
     for (size_t k = 0; k < n; ++k) {
         if (duplicate_[k]) continue;

@@ -28,8 +28,10 @@ public:
 
     /// \brief The index minimising the weighted distance to (r, g, b), each in [0, 4080]; ties to the smaller index.
     int nearest(int32_t r, int32_t g, int32_t b) {
-        const Cell& c = cells_[size_t(((r >> shift_) * side_ + (g >> shift_)) * side_ + (b >> shift_))];
-        if (c.count == 1) return c.first;
+        const Cell& c = cells_[(size_t(r >> shift_) << (2 * bits_)) | (size_t(g >> shift_) << bits_) |
+                               size_t(b >> shift_)];
+        if (c.count == 1) [[likely]]
+            return c.first;
         return scan(c, r, g, b);
     }
 
@@ -58,7 +60,8 @@ private:
 
     std::vector<std::array<int32_t, 3>> targets_;
     std::vector<uint8_t> duplicate_;  ///< colour k equals an earlier colour
-    int shift_ = 7, side_ = 32;
+    int shift_ = 7, bits_ = 5, side_ = 32;  ///< cell side 2^shift_; side_ = 2^bits_ cells per axis
+    std::vector<int64_t> scratch_;
     std::vector<Cell> cells_;
     std::vector<Candidate> pool_;
 };

@@ -31,9 +31,10 @@ Plane8 referencePaletteErrorDiffusion(const Image& rgb, const Palette& palette, 
 
 /// \brief Section 4 in one of the four sequential forms of Kasagi, Nakano and Ito, Table V (1) (diffusion or
 /// collection, full buffer or register caching), three channels interleaved, raster or serpentine; the nearest
-/// colour through NearestColor (core/nearestcolor.h). Bit-identical to referencePaletteErrorDiffusion.
+/// colour through NearestColor (core/nearestcolor.h) with cells of side 2^searchShift (0: chosen by palette size;
+/// 12: one cell, the full search; the benchmark compares them). Bit-identical to referencePaletteErrorDiffusion.
 Status paletteErrorDiffuse(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
-                           EdVariant variant, const RunControl& control = {});
+                           EdVariant variant, const RunControl& control = {}, int searchShift = 0);
 
 /// \brief Section 4 as the k-delay wavefront on several threads (the "wavefront" schedule: bands of
 /// simdBandRows(options.simd) rows, each running ahead as far as the band above allows); serpentine runs

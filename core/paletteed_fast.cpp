@@ -126,9 +126,16 @@ struct Job {
     const EdParams& p;
     const RunControl& rc;
     Quantize q;
-    void input(int i, int j, uint8_t a[3]) const {
-        const size_t at = size_t(i) * size_t(width) + size_t(j);
-        for (int c = 0; c < 3; ++c) a[c] = planes[c][at];
+};
+
+/// The three input rows of image row i.
+struct InputRow {
+    const uint8_t* __restrict ch[3];
+    InputRow(const Job& c, int i) {
+        for (int k = 0; k < 3; ++k) ch[k] = c.planes[k] + size_t(i) * size_t(c.width);
+    }
+    void at(int j, uint8_t a[3]) const {
+        for (int k = 0; k < 3; ++k) a[k] = ch[k][j];
     }
 };
 
@@ -144,15 +151,17 @@ Status diffusionPlain(const Job& c) {
     for (int i = 0; i < h; ++i) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
-        uint8_t* out = c.dst.row(i);
+        uint8_t* __restrict out = c.dst.row(i);
+        const InputRow in(c, i);
+        const Quantize q = c.q;
         int32_t* base = acc.data() + ptrdiff_t(i) * stride + 3 * m;
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             uint8_t a[3];
-            c.input(i, j, a);
+            in.at(j, a);
             int32_t s[3], e[3];
             for (int ch = 0; ch < 3; ++ch) s[ch] = divideSum<KID>(base[3 * j + ch]);
-            out[j] = uint8_t(c.q(a, s, e));
+            out[j] = uint8_t(q(a, s, e));
             forTaps<KID>([&](auto I) {
                 constexpr par::CTap t = tapOf<KID, decltype(I)::value>();
                 int32_t* r = base + t.di * stride + 3 * (j + dir * t.dj);
@@ -175,7 +184,9 @@ Status collectionPlain(const Job& c) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
         const int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
-        uint8_t* out = c.dst.row(i);
+        uint8_t* __restrict out = c.dst.row(i);
+        const InputRow in(c, i);
+        const Quantize q = c.q;
         int32_t* base = err.data() + ptrdiff_t(i + top) * stride + 3 * m;
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
@@ -187,8 +198,8 @@ Status collectionPlain(const Job& c) {
             });
             for (int ch = 0; ch < 3; ++ch) s[ch] = divideSum<KID>(s[ch]);
             uint8_t a[3];
-            c.input(i, j, a);
-            out[j] = uint8_t(c.q(a, s, e));
+            in.at(j, a);
+            out[j] = uint8_t(q(a, s, e));
             for (int ch = 0; ch < 3; ++ch) base[3 * j + ch] = e[ch];
         }
         if ((i & 63) == 63) c.rc.report(double(i + 1) / h);
@@ -209,7 +220,9 @@ Status diffusionRegisters(const Job& c) {
     for (int i = 0; i < h; ++i) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
-        uint8_t* out = c.dst.row(i);
+        uint8_t* __restrict out = c.dst.row(i);
+        const InputRow in(c, i);
+        const Quantize q = c.q;
         const int32_t* cur = ring[0];
         int32_t win[fwd + 1][3] = {};  // win[d-1]: same-row error arriving d pixels ahead in scan order
         for (int n = 0; n < w; ++n) {
@@ -217,8 +230,8 @@ Status diffusionRegisters(const Job& c) {
             int32_t s[3], e[3];
             for (int ch = 0; ch < 3; ++ch) s[ch] = divideSum<KID>(cur[3 * j + ch] + win[0][ch]);
             uint8_t a[3];
-            c.input(i, j, a);
-            out[j] = uint8_t(c.q(a, s, e));
+            in.at(j, a);
+            out[j] = uint8_t(q(a, s, e));
             for (int d = 0; d + 1 < fwd; ++d)
                 for (int ch = 0; ch < 3; ++ch) win[d][ch] = win[d + 1][ch];
             for (int ch = 0; ch < 3; ++ch) win[fwd > 0 ? fwd - 1 : 0][ch] = 0;
@@ -255,7 +268,9 @@ Status collectionRegisters(const Job& c) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
         const int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
-        uint8_t* out = c.dst.row(i);
+        uint8_t* __restrict out = c.dst.row(i);
+        const InputRow in(c, i);
+        const Quantize q = c.q;
         int32_t* cur = hist[0];
         int32_t win[back + 1][3] = {};  // win[d-1]: error of the pixel d steps back in scan order
         for (int n = 0; n < w; ++n) {
@@ -272,8 +287,8 @@ Status collectionRegisters(const Job& c) {
             });
             for (int ch = 0; ch < 3; ++ch) s[ch] = divideSum<KID>(s[ch]);
             uint8_t a[3];
-            c.input(i, j, a);
-            out[j] = uint8_t(c.q(a, s, e));
+            in.at(j, a);
+            out[j] = uint8_t(q(a, s, e));
             for (int d = back; d > 0; --d)
                 for (int ch = 0; ch < 3; ++ch) win[d][ch] = win[d - 1][ch];
             for (int ch = 0; ch < 3; ++ch) win[0][ch] = cur[3 * j + ch] = e[ch];
@@ -315,12 +330,12 @@ const uint8_t* planeOf(const Image& rgb, int c) {
 }  // namespace
 
 Status paletteErrorDiffuse(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
-                           EdVariant variant, const RunControl& control) {
+                           EdVariant variant, const RunControl& control, int searchShift) {
     int kid = -1;
     if (Status s = prepare(rgb, palette, indices, params, kid); !s) return s;
     const PaletteTargets pt(palette, params.linear);
     const std::vector<int32_t> targets = flatTargets(pt);
-    NearestColor search(pt);
+    NearestColor search(pt, searchShift);
     const Job job{
         {planeOf(rgb, 0), planeOf(rgb, 1), planeOf(rgb, 2)}, rgb.width(), rgb.height(), indices, params, control,
         Quantize{pt.input.data(), targets.data(), &search}};
@@ -404,7 +419,9 @@ bool paletteBand(WaveState& ws, int band, const Job& c, int i0, int R, int16_t* 
     constexpr int k = par::cdelay(K);
     const int w = c.width;
     const int64_t total = w + int64_t(k) * (R - 1);
-    uint8_t* out = c.dst.row(i0);
+    uint8_t* __restrict out = c.dst.row(i0);
+    const uint8_t* __restrict planes[3] = {c.planes[0], c.planes[1], c.planes[2]};
+    const Quantize q = c.q;
     for (int64_t t0 = 0; t0 < total; t0 += ws.chunk) {
         const int64_t t1 = std::min<int64_t>(total, t0 + ws.chunk);
         if (!ws.wait(band, t1)) return false;
@@ -421,8 +438,9 @@ bool paletteBand(WaveState& ws, int band, const Job& c, int i0, int R, int16_t* 
                 });
                 for (int ch = 0; ch < 3; ++ch) s[ch] = divideSum<KID>(s[ch]);
                 uint8_t a[3];
-                c.input(i0 + r, j, a);
-                out[size_t(r) * size_t(w) + size_t(j)] = uint8_t(c.q(a, s, e));
+                const size_t at = size_t(i0 + r) * size_t(w) + size_t(j);
+                for (int ch = 0; ch < 3; ++ch) a[ch] = planes[ch][at];
+                out[size_t(r) * size_t(w) + size_t(j)] = uint8_t(q(a, s, e));
                 int16_t* dst = rows[r] + 3 * j;
                 for (int ch = 0; ch < 3; ++ch) dst[ch] = int16_t(e[ch]);
             }
