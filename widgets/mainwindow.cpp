@@ -597,6 +597,9 @@ QString MainWindow::pathWithExtension(const QString& path, const QString& filter
 
 namespace {
 
+/// A palette result that can go out as an indexed file (the writer takes no alpha with a palette).
+bool isIndexed(const Image& im) { return !im.palette.empty() && !im.indices.empty() && !im.hasAlpha; }
+
 bool isBinaryGray(const Image& im) {
     if (im.space != ColorSpace::Gray || im.channels.size() != 1) return false;
     const auto& d = im.channels.front().data;
@@ -612,6 +615,13 @@ QStringList MainWindow::saveFilters() const {
     const bool binary = isBinaryGray(im);
     if (im.space == ColorSpace::CMYK) {
         f << tr("TIFF, CMYK (*.tif *.tiff)") << tr("PNG, converted to RGB for viewing (*.png)");
+        return f;
+    }
+    if (isIndexed(im)) {
+        // A palette result is written as an indexed file: the palette and each pixel's index, as the method chose.
+        const int n = int(im.palette.size());
+        f << tr("PNG, indexed, %1 colours (*.png)").arg(n) << tr("TIFF, indexed, %1 colours (*.tif *.tiff)").arg(n)
+          << tr("GIF, indexed, %1 colours (*.gif)").arg(n) << tr("PPM, RGB (*.ppm)");
         return f;
     }
     f << (binary ? tr("PNG, 1-bit (*.png)") : tr("PNG (*.png)"));
@@ -652,7 +662,9 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
                           : binary                          ? tr("black and white")
                                                             : tr("gray");
     // Formats that can hold this result, for advice that never suggests one that fails.
+    const bool indexed = isIndexed(result);
     const QString works = result.space == ColorSpace::CMYK  ? tr("TIFF (keeps CMYK) or PNG (converted to RGB)")
+                          : indexed                         ? tr("PNG, TIFF or GIF (indexed), or PPM")
                           : result.space == ColorSpace::RGB ? tr("PNG, TIFF or PPM")
                           : binary                          ? tr("PNG, TIFF, PBM or PGM")
                                                             : tr("PNG, TIFF or PGM");
@@ -687,6 +699,8 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
+    if (indexed && (tiff || ext == QLatin1String("png") || ext == QLatin1String("gif")))
+        converted = tr(" (indexed: %1 palette colours)").arg(result.palette.size());
     setStatus(StatusTopic::Save, tr("Saved %1%2").arg(path, converted));
     return true;
 }

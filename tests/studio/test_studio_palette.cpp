@@ -20,6 +20,7 @@
 #include "core/printpreview.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
+#include "io/imagefile.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/compareview.h"
@@ -49,6 +50,7 @@ private slots:
     void labelsNameThePalette();
     void cacheTellsPalettesApart();
     void paletteResultExactAtPixelZoom();
+    void paletteResultSavesIndexed();
     void printPreviewOfKnownPixels();
     void printPreviewToggleInCompareView();
     void perceivedFlatColourStays_data();
@@ -568,6 +570,57 @@ void TestStudioPalette::paletteResultExactAtPixelZoom() {
                 }
     QCOMPARE(checked, W * H * zoom * zoom);  // the whole image was on screen, clear of the label
     QVERIFY(seen.size() > 3);
+}
+
+void TestStudioPalette::paletteResultSavesIndexed() {
+    QTemporaryDir dir;
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("ega"));
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    const Image input = randomRgb(29, 19, "save indexed");
+    w.setImage(input, "random");
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
+    const JobResultPtr r = w.currentResult();
+    const QStringList filters = w.saveFilters();
+    QVERIFY2(filters.size() == 4 && filters[0].startsWith("PNG, indexed, 16 colours") &&
+                 filters[1].startsWith("TIFF, indexed") && filters[2].startsWith("GIF, indexed"),
+             qPrintable(filters.join(" | ")));
+    // PNG: a palette image whose colour table is the palette, in order, and whose pixels are the indices.
+    const QString png = dir.filePath("out.png");
+    QVERIFY(w.saveResult(png));
+    QVERIFY2(w.statusBar()->currentMessage().contains("indexed: 16 palette colours"),
+             qPrintable(w.statusBar()->currentMessage()));
+    const QImage indexed(png);
+    QCOMPARE(indexed.format(), QImage::Format_Indexed8);
+    QCOMPARE(indexed.colorCount(), 16);
+    for (int k = 0; k < 16; ++k) {
+        const Rgb8 c = builtin("ega").colors[size_t(k)];
+        QCOMPARE(indexed.color(k), qRgb(c[0], c[1], c[2]));
+    }
+    for (int y = 0; y < indexed.height(); ++y)
+        for (int x = 0; x < indexed.width(); ++x)
+            QCOMPARE(int(indexed.pixelIndex(x, y)), int(r->halftone->indices.at(y, x)));
+    // GIF (Qt decodes it to 32 bits): the same colours.
+    const QString gif = dir.filePath("out.gif");
+    QVERIFY(w.saveResult(gif));
+    QVERIFY(w.statusBar()->currentMessage().contains("indexed"));
+    const QImage fromGif(gif);
+    QCOMPARE(fromGif.size(), QSize(29, 19));
+    for (int y = 0; y < 19; ++y)
+        for (int x = 0; x < 29; ++x) {
+            const Rgb8 c = pixel(*r->halftone, x, y);
+            QCOMPARE(fromGif.pixel(x, y) & 0xFFFFFF, qRgb(c[0], c[1], c[2]) & 0xFFFFFF);
+        }
+    // TIFF: read back through the image layer, the same colours.
+    const QString tif = dir.filePath("out.tif");
+    QVERIFY(w.saveResult(tif));
+    Image back;
+    QVERIFY(io::readImage(tif.toStdString(), back));
+    QCOMPARE(back.width(), 29);
+    for (int y = 0; y < 19; ++y)
+        for (int x = 0; x < 29; ++x) QVERIFY(pixel(back, x, y) == pixel(*r->halftone, x, y));
 }
 
 void TestStudioPalette::printPreviewOfKnownPixels() {
