@@ -544,7 +544,10 @@ void PalettePanel::editSwatch(int index) {
     dlg->setObjectName(QStringLiteral("swatchColorDialog"));
     dlg->setWindowTitle(tr("Colour %1 of the palette").arg(index));
     dlg->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dlg, &QColorDialog::colorSelected, this, [this, index](const QColor& c) { setColor(index, c); });
+    // The colour applies to the palette the dialog was opened for; if the choice changed meanwhile, it is dropped.
+    connect(dlg, &QColorDialog::colorSelected, this, [this, index, opened = current_.colors](const QColor& c) {
+        if (current_.colors == opened) setColor(index, c);
+    });
     dlg->open();
 }
 

@@ -90,10 +90,18 @@ void writeFile(const QString& path, const QByteArray& bytes) {
     f.write(bytes);
 }
 
+/// The dialog of type T named `name` that `panel` has open (a closed one may linger until deleted).
+template <class T>
+T* openDialog(QObject* panel, const char* name) {
+    for (T* d : panel->findChildren<T*>(name))
+        if (d->isVisible()) return d;
+    return nullptr;
+}
+
 /// Picks `path` in the palette panel's open file dialog, as a user would.
 void pickInFileDialog(PalettePanel& panel, const QString& path) {
     QFileDialog* dlg = nullptr;
-    QTRY_VERIFY((dlg = panel.findChild<QFileDialog*>("paletteFileDialog")) != nullptr);
+    QTRY_VERIFY((dlg = openDialog<QFileDialog>(&panel, "paletteFileDialog")) != nullptr);
     dlg->selectFile(path);
     static_cast<QDialog*>(dlg)->accept();  // QFileDialog::accept, as the Open or Save button
 }
@@ -229,7 +237,7 @@ void TestStudioPalette::badFileShowsDialogAndKeepsPrevious() {
     // A cancelled dialog keeps the choice as well.
     pp->sourceCombo()->setCurrentIndex(pp->sourceCombo()->findData("file-dialog"));
     QFileDialog* dlg = nullptr;
-    QTRY_VERIFY((dlg = pp->findChild<QFileDialog*>("paletteFileDialog")) != nullptr);
+    QTRY_VERIFY((dlg = openDialog<QFileDialog>(pp, "paletteFileDialog")) != nullptr);
     dlg->reject();
     QCOMPARE(pp->sourceCombo()->currentIndex(), before);
     QVERIFY(panel.palette()->colors == builtin("gameboy").colors);
@@ -273,7 +281,7 @@ void TestStudioPalette::editingSwatchesChangesTheRun() {
     SwatchStrip* strip = pp->swatches();
     QTest::mouseClick(strip, Qt::LeftButton, {}, strip->swatchRect(1).center());
     QColorDialog* dlg = nullptr;
-    QTRY_VERIFY((dlg = pp->findChild<QColorDialog*>("swatchColorDialog")) != nullptr);
+    QTRY_VERIFY((dlg = openDialog<QColorDialog>(pp, "swatchColorDialog")) != nullptr);
     QCOMPARE(dlg->currentColor(), QColor(255, 255, 255));
     dlg->setCurrentColor(QColor(255, 0, 0));
     static_cast<QDialog*>(dlg)->accept();  // QFileDialog::accept, as the Open or Save button
@@ -292,7 +300,7 @@ void TestStudioPalette::editingSwatchesChangesTheRun() {
 
     // Add a colour (the + button opens the dialog for it), then remove the first.
     pp->findChild<QToolButton*>("addColour")->click();
-    QTRY_VERIFY((dlg = pp->findChild<QColorDialog*>("swatchColorDialog")) != nullptr);
+    QTRY_VERIFY((dlg = openDialog<QColorDialog>(pp, "swatchColorDialog")) != nullptr);
     dlg->setCurrentColor(QColor(0, 0, 255));
     static_cast<QDialog*>(dlg)->accept();  // QFileDialog::accept, as the Open or Save button
     QTRY_COMPARE(panel->palette()->size(), 3);
@@ -311,6 +319,15 @@ void TestStudioPalette::editingSwatchesChangesTheRun() {
     QVERIFY(pp->selectBuiltin("bw"));
     QVERIFY(panel->palette()->colors == builtin("bw").colors);
     QVERIFY(pp->sourceCombo()->findData("edited") >= 0);
+
+    // A colour dialog left open while another palette is chosen does not edit the new one.
+    pp->editSwatch(0);
+    QTRY_VERIFY((dlg = openDialog<QColorDialog>(pp, "swatchColorDialog")) != nullptr);
+    QVERIFY(pp->selectBuiltin("gameboy"));
+    dlg->setCurrentColor(QColor(1, 2, 3));
+    dlg->accept();
+    QCOMPARE(pp->source(), PalettePanel::Source::Builtin);
+    QVERIFY(panel->palette()->colors == builtin("gameboy").colors);
 }
 
 void TestStudioPalette::nonPaletteMethodGreysChooser() {
@@ -422,7 +439,7 @@ void TestStudioPalette::savePaletteFile() {
     // Through the dialog, as a user would.
     pp->saveButton()->click();
     QFileDialog* dlg = nullptr;
-    QTRY_VERIFY((dlg = pp->findChild<QFileDialog*>("paletteSaveDialog")) != nullptr);
+    QTRY_VERIFY((dlg = openDialog<QFileDialog>(pp, "paletteSaveDialog")) != nullptr);
     const QString viaDialog = dir.filePath("picked.gpl");
     dlg->selectFile(viaDialog);
     static_cast<QDialog*>(dlg)->accept();  // QFileDialog::accept, as the Open or Save button
