@@ -474,7 +474,7 @@ void PalettePanel::becomeEdited(Palette edited) {
     }
     edited_ = std::move(edited);
     int i = indexOfData(kEdited);
-    const QString text = tr("Edited: %1").arg(itemText(q(edited_.name), edited_.size()));
+    const QString text = tr("%1, %2 colours").arg(q(edited_.name)).arg(edited_.size());
     if (i < 0) {
         i = 1;  // right under "No palette"
         const QSignalBlocker block(sourceCombo_);
