@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
@@ -67,8 +68,8 @@ QString itemText(const QString& name, int colors) { return QObject::tr("%1 (%2 c
 
 SwatchStrip::SwatchStrip(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    setMouseTracking(false);
     setCursor(Qt::PointingHandCursor);
+    setFocusPolicy(Qt::StrongFocus);
 }
 
 void SwatchStrip::setColors(const std::vector<Rgb8>& colors) {
@@ -125,7 +126,10 @@ void SwatchStrip::paintEvent(QPaintEvent*) {
         p.fillRect(r, c);
         p.setPen(QColor(110, 110, 110));
         p.drawRect(r.adjusted(0, 0, -1, -1));
-        if (i == selected_ && on) {
+        if (i == selected_ && on && hasFocus()) {
+            p.setPen(QPen(palette().color(QPalette::Highlight), 3));
+            p.drawRect(r.adjusted(-1, -1, 0, 0));
+        } else if (i == selected_ && on) {
             p.setPen(QPen(palette().color(QPalette::Highlight), 2));
             p.drawRect(r.adjusted(-1, -1, 0, 0));
         }
@@ -138,6 +142,45 @@ void SwatchStrip::mousePressEvent(QMouseEvent* e) {
     if (i < 0) return;
     setSelected(i);
     emit clicked(i);
+}
+
+void SwatchStrip::keyPressEvent(QKeyEvent* e) {
+    if (colors_.empty()) return QWidget::keyPressEvent(e);
+    const int cols = columns(width());
+    const int at = selected_ < 0 ? 0 : selected_;
+    int next = -1;
+    switch (e->key()) {
+        case Qt::Key_Left:
+            next = at - 1;
+            break;
+        case Qt::Key_Right:
+            next = selected_ < 0 ? 0 : at + 1;
+            break;
+        case Qt::Key_Up:
+            next = at - cols;
+            break;
+        case Qt::Key_Down:
+            next = at + cols;
+            break;
+        case Qt::Key_Home:
+            next = 0;
+            break;
+        case Qt::Key_End:
+            next = count() - 1;
+            break;
+        case Qt::Key_Return:
+        case Qt::Key_Enter:
+        case Qt::Key_Space:
+            if (selected_ >= 0) emit clicked(selected_);
+            return;
+        case Qt::Key_Delete:
+        case Qt::Key_Backspace:
+            if (selected_ >= 0) emit removeRequested(selected_);
+            return;
+        default:
+            return QWidget::keyPressEvent(e);
+    }
+    setSelected(std::clamp(next, 0, count() - 1));
 }
 
 void SwatchStrip::contextMenuEvent(QContextMenuEvent* e) {

@@ -24,7 +24,8 @@ class QWidget;
 namespace halftone {
 
 /// \brief A palette drawn as rows of swatches (wrapped to the width); a click on a swatch emits clicked(), a right
-/// click offers to change or remove it. Each swatch's tooltip gives its index and #RRGGBB.
+/// click offers to change or remove it. Each swatch's tooltip gives its index and #RRGGBB. From the keyboard: the
+/// arrow keys move the selection, Enter or Space changes the selected colour, Delete removes it.
 class SwatchStrip : public QWidget {
     Q_OBJECT
 public:
@@ -50,6 +51,7 @@ signals:
 protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;
     void contextMenuEvent(QContextMenuEvent*) override;
     void resizeEvent(QResizeEvent*) override;
     bool event(QEvent*) override;

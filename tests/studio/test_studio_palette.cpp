@@ -42,6 +42,7 @@ private slots:
     void badFileShowsDialogAndKeepsPrevious();
     void goodFileThroughTheDialog();
     void editingSwatchesChangesTheRun();
+    void swatchesFromTheKeyboard();
     void nonPaletteMethodGreysChooser();
     void autoPaletteFromImage();
     void autoPaletteFailureStopsTheRun();
@@ -328,6 +329,38 @@ void TestStudioPalette::editingSwatchesChangesTheRun() {
     dlg->accept();
     QCOMPARE(pp->source(), PalettePanel::Source::Builtin);
     QVERIFY(panel->palette()->colors == builtin("gameboy").colors);
+}
+
+void TestStudioPalette::swatchesFromTheKeyboard() {
+    MethodPanel panel(Registry::instance());
+    panel.resize(400, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(panel.setMethod("zz-palette", "nearest"));
+    PalettePanel* pp = panel.palettePanel();
+    QVERIFY(pp->selectBuiltin("pico8"));
+    SwatchStrip* strip = pp->swatches();
+    strip->setFocus();
+    QTest::keyClick(strip, Qt::Key_Home);
+    QTest::keyClick(strip, Qt::Key_Right);
+    QTest::keyClick(strip, Qt::Key_Right);
+    QCOMPARE(strip->selected(), 2);
+    QTest::keyClick(strip, Qt::Key_End);
+    QTest::keyClick(strip, Qt::Key_Left);
+    QCOMPARE(strip->selected(), 14);
+    QTest::keyClick(strip, Qt::Key_Return);
+    QColorDialog* dlg = nullptr;
+    QTRY_VERIFY((dlg = openDialog<QColorDialog>(pp, "swatchColorDialog")) != nullptr);
+    const Rgb8 c14 = builtin("pico8").colors[14];
+    QCOMPARE(dlg->currentColor(), QColor(c14[0], c14[1], c14[2]));
+    dlg->reject();
+    QTRY_VERIFY(!openDialog<QColorDialog>(pp, "swatchColorDialog"));
+    QCOMPARE(pp->source(), PalettePanel::Source::Builtin);  // cancelled: nothing changed
+    QTest::keyClick(strip, Qt::Key_Delete);
+    QCOMPARE(panel.palette()->size(), 15);
+    std::vector<Rgb8> want = builtin("pico8").colors;
+    want.erase(want.begin() + 14);
+    QVERIFY(panel.palette()->colors == want);
 }
 
 void TestStudioPalette::nonPaletteMethodGreysChooser() {
