@@ -50,7 +50,7 @@ void CompareView::setPrintPreview(bool on) {
     relayout();
 }
 bool CompareView::hasPrintPreview() const {
-    return std::any_of(results_.begin(), results_.end(), [](const ComparePane& r) { return !r.printPreview.isNull(); });
+    return std::any_of(results_.begin(), results_.end(), [](const ComparePane& r) { return r.printable; });
 }
 void CompareView::setSplit(bool on) {
     split_ = on;
@@ -71,11 +71,14 @@ void CompareView::relayout() {
     placeholder_->hide();
 
     auto shown = [this](const ComparePane& r) {
-        const bool print = printPreview_ && !r.printPreview.isNull();
+        const bool print = printPreview_ && r.printable && !r.printPreview.isNull();
         const QImage& perceivedImage = print ? r.perceivedPrint : r.perceived;
         const bool usePerceived = perceived_ && !perceivedImage.isNull();
         QString label = r.label;
-        if (print) label += tr("\n(print preview: process inks on white paper)");
+        if (print)
+            label += tr("\n(print preview: process inks on white paper)");
+        else if (printPreview_ && r.printable)
+            label += tr("\n(print preview: computing...)");
         if (perceived_) label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
         if (usePerceived)
             return std::make_tuple(perceivedImage, label, print ? r.perceivedPrintLevels : r.perceivedLevels);

@@ -19,8 +19,10 @@ struct ComparePane {
     QVector<QImage> displayLevels{}, perceivedLevels{};  ///< reductions() of each, for zooms below 1
     QString toolTip{};     ///< everything about the result (all parameters), shown on hover
     bool current = false;  ///< the latest result (drawn with an accent frame), as opposed to a pin
-    /// CMYK results: the print preview (process inks on white paper) and its perceived view; null for the others.
+    /// CMYK results: the print preview (process inks on white paper) and its perceived view; null for the others and
+    /// while they are being made.
     QImage printPreview{}, perceivedPrint{};
+    bool printable = false;  ///< a CMYK result, which has a print preview (made or being made)
     QVector<QImage> printPreviewLevels{}, perceivedPrintLevels{};
 };
 

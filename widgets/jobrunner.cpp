@@ -188,16 +188,24 @@ Status perceiveImage(const Image& shown, bool linear, const RunControl& control,
 }
 
 /// The perceived views of a result: the picture on screen filtered per channel (a CMYK result as its RGB view, since
-/// the eye averages the light that reaches it, not the ink values), and for CMYK also its print preview filtered.
-Status perceive(const Image& halftone, bool linear, const RunControl& control, JobResult& out) {
+/// the eye averages the light that reaches it, not the ink values), and for CMYK with `print` also its print preview
+/// filtered.
+Status perceive(const Image& halftone, bool linear, bool print, const RunControl& control, JobResult& out) {
     if (halftone.space != ColorSpace::CMYK)
         return perceiveImage(halftone, linear, control, out.perceived, out.perceivedLevels);
-    if (Status s = perceiveImage(convertColor(halftone, ColorMode::RGB), linear, control.scaled(0.0, 0.5),
+    if (Status s = perceiveImage(convertColor(halftone, ColorMode::RGB), linear, control.scaled(0.0, print ? 0.5 : 1.0),
                                  out.perceived, out.perceivedLevels);
         !s)
         return s;
+    if (!print) return Status::ok();
     return perceiveImage(simulatePrint(halftone), linear, control.scaled(0.5, 1.0), out.perceivedPrint,
                          out.perceivedPrintLevels);
+}
+
+/// The print preview of a CMYK result (core/printpreview.h) for display.
+void makePrintPreview(const Image& halftone, JobResult& out) {
+    out.printPreview = toDisplayImageCopy(simulatePrint(halftone));
+    out.printPreviewLevels = reductions(out.printPreview);
 }
 
 }  // namespace
@@ -253,14 +261,12 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
                                      request.palette ? &*request.palette : nullptr);
     out.display = toDisplayImage(halftone);
     out.displayLevels = reductions(out.display);
-    if (halftone->space == ColorSpace::CMYK) {
-        out.printPreview = toDisplayImageCopy(simulatePrint(*halftone));
-        out.printPreviewLevels = reductions(out.printPreview);
-    }
+    const bool print = request.printPreview && halftone->space == ColorSpace::CMYK;
+    if (print) makePrintPreview(*halftone, out);
     out.halftone = halftone;
     const bool linear = usesLinearLight(rr.params);
     if (request.perceived) {
-        if (Status s = perceive(*halftone, linear, control.scaled(0.8, 0.95, "perceived"), out); !s) return s;
+        if (Status s = perceive(*halftone, linear, print, control.scaled(0.8, 0.95, "perceived"), out); !s) return s;
     }
     if (control.cancelled()) return Status::cancelled();
     measurePsnr(*halftone, *request.image, linear, out.psnrDb, out.psnrRegion);
@@ -444,20 +450,20 @@ void JobRunner::onWatcherFinished(std::shared_ptr<Running> run) {
 }
 
 void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original) {
-    if (!result || !result->halftone || !result->perceived.isNull()) return;
+    if (!result || !result->halftone) return;
+    const bool printMissing = !result->printPreview.isNull() && result->perceivedPrint.isNull();
+    if (!result->perceived.isNull() && !printMissing) return;
     auto* watcher = new QFutureWatcher<JobResultPtr>(this);
     connect(watcher, &QFutureWatcher<JobResultPtr>::finished, this, [this, watcher] {
         JobResultPtr updated = watcher->result();
         watcher->deleteLater();
-        if (!updated) return;
-        insertCache(updated);
-        emit perceivedReady(updated);
+        if (updated) viewsMade(updated);
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
         Status s;
         try {
-            s = perceive(*result->halftone, usesLinearLight(result->params), {}, *copy);
+            s = perceive(*result->halftone, usesLinearLight(result->params), !result->printPreview.isNull(), {}, *copy);
             if (s && std::isnan(copy->psnrDb) && original)
                 measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb,
                             copy->psnrRegion);
@@ -467,6 +473,59 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
         if (!s) return {};
         return copy;
     }));
+}
+
+void JobRunner::computePrintPreview(const JobResultPtr& result) {
+    if (!result || !result->halftone || result->halftone->space != ColorSpace::CMYK || !result->printPreview.isNull())
+        return;
+    auto* watcher = new QFutureWatcher<JobResultPtr>(this);
+    connect(watcher, &QFutureWatcher<JobResultPtr>::finished, this, [this, watcher] {
+        JobResultPtr updated = watcher->result();
+        watcher->deleteLater();
+        if (updated) viewsMade(updated);
+    });
+    watcher->setFuture(QtConcurrent::run(&pool_, [result]() -> JobResultPtr {
+        auto copy = std::make_shared<JobResult>(*result);
+        try {
+            makePrintPreview(*result->halftone, *copy);
+            if (!result->perceived.isNull() &&
+                !perceiveImage(simulatePrint(*result->halftone), usesLinearLight(result->params), {},
+                               copy->perceivedPrint, copy->perceivedPrintLevels))
+                return {};
+        } catch (const std::exception&) {
+            return {};  // out of memory for the preview: the result stays without it
+        }
+        return copy;
+    }));
+}
+
+void JobRunner::viewsMade(JobResultPtr updated) {
+    // Views made one after another for the same result (perceived, print preview) are kept together.
+    if (const JobResultPtr have = cache_.value(updated->key); have && have != updated) {
+        auto merged = std::make_shared<JobResult>(*updated);
+        if (merged->perceived.isNull()) {
+            merged->perceived = have->perceived;
+            merged->perceivedLevels = have->perceivedLevels;
+        }
+        if (merged->printPreview.isNull()) {
+            merged->printPreview = have->printPreview;
+            merged->printPreviewLevels = have->printPreviewLevels;
+        }
+        if (merged->perceivedPrint.isNull()) {
+            merged->perceivedPrint = have->perceivedPrint;
+            merged->perceivedPrintLevels = have->perceivedPrintLevels;
+        }
+        if (std::isnan(merged->psnrDb)) {
+            merged->psnrDb = have->psnrDb;
+            merged->psnrRegion = have->psnrRegion;
+        }
+        updated = merged;
+    }
+    insertCache(updated);
+    emit perceivedReady(updated);
+    // Made in either order, a perceived view and a print preview still need the perceived print preview.
+    if (!updated->perceived.isNull() && !updated->printPreview.isNull() && updated->perceivedPrint.isNull())
+        computePerceived(updated, nullptr);
 }
 
 }  // namespace halftone

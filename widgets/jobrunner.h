@@ -29,6 +29,8 @@ struct JobRequest {
     ColorMode color = ColorMode::Gray;
     int threads = 0;
     bool perceived = true;  ///< also compute the HVS-filtered view (the PSNR is always measured)
+    bool printPreview =
+        true;  ///< CMYK results: also make the print preview (and, with `perceived`, its perceived view)
     /// Set: halftone to these colours with the method's palette form (RunRequest::palette; `color` is then unused).
     std::optional<Palette> palette;
 };
@@ -97,8 +99,12 @@ public:
     JobResultPtr cached(const QString& key) const;
     int cacheSize() const { return int(cache_.size()); }
     void clearCache();
-    /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady).
+    /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady), and that of
+    /// its print preview when it has one.
     void computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original);
+    /// \brief Makes the print preview of an existing CMYK result in the background, and its perceived view when the
+    /// result has one (emits perceivedReady); nothing for other results or when it is there.
+    void computePrintPreview(const JobResultPtr& result);
     /// \brief Waits for every worker (used on shutdown and by tests).
     void waitForDone();
 
@@ -109,6 +115,8 @@ signals:
                   const QVector<int>& frontier);
     void finished(quint64 generation, halftone::JobResultPtr result, bool fromCache);
     void failed(quint64 generation, const QString& message, bool cancelled);
+    /// \brief A result got views made after it was shown (perceived, print preview); `updated` holds every view made
+    /// so far for its key.
     void perceivedReady(halftone::JobResultPtr updated);
 
 private:
@@ -116,6 +124,7 @@ private:
     void onWatcherFinished(std::shared_ptr<Running> run);
     void pollProgress();
     void insertCache(const JobResultPtr& r);
+    void viewsMade(JobResultPtr updated);
 
     QThreadPool pool_;
     quint64 generation_ = 0;

@@ -53,7 +53,7 @@ namespace halftone {
 namespace {
 constexpr int kMaxRecent = 8;
 constexpr int kMaxPinned = CompareView::kMaxResults - 1;
-/// Perceived views are computed with every run up to this size; larger ones on demand.
+/// Perceived views and print previews are made with every run up to this size; larger ones on demand.
 constexpr qint64 kPerceivedAlwaysPixels = qint64(4096) * 4096;
 
 /// A synthetic picture used when the build has no embedded sample: ramps, a disc and fine lines.
@@ -207,7 +207,13 @@ void MainWindow::buildUi() {
     printPreviewAction_->setToolTip(
         tr("Show CMYK results as printed: process inks (cyan #00AEEF, magenta #EC008C, yellow #FFF200, black "
            "#231F20) on white paper, overprints multiplying (for CMYK results only)"));
-    connect(printPreviewAction_, &QAction::toggled, compare_, &CompareView::setPrintPreview);
+    connect(printPreviewAction_, &QAction::toggled, this, [this](bool on) {
+        compare_->setPrintPreview(on);
+        if (on) {  // large results are shown without one until asked
+            if (current_) jobs_->computePrintPreview(current_);
+            for (const JobResultPtr& p : pinned_) jobs_->computePrintPreview(p);
+        }
+    });
     splitAction_ = bar->addAction(tr("Split"));
     splitAction_->setCheckable(true);
     splitAction_->setToolTip(tr("One pane: original left of the divider, a result right of it (drag the divider)"));
@@ -462,6 +468,8 @@ void MainWindow::runCurrent() {
     r.palette = panel_->palette();
     r.threads = panel_->threads();
     r.perceived = perceivedAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
+    r.printPreview =
+        printPreviewAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
     currentGen_ = jobs_->submit(r);
     cancelAction_->setEnabled(jobs_->busy() || loading_);
     clearStatus(StatusTopic::Run);
@@ -501,6 +509,7 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     setStatus(StatusTopic::Run, result->note);
     clearStatus(StatusTopic::Save);
     if (perceivedAction_->isChecked() && result->perceived.isNull()) jobs_->computePerceived(result, image_);
+    if (printPreviewAction_->isChecked()) jobs_->computePrintPreview(result);
     showResults();
     const bool shoot = screenshotPending_;  // decided before listeners of resultShown may queue more runs
     emit resultShown(result);
@@ -570,6 +579,7 @@ void MainWindow::showResults() {
         ComparePane pane{r->display, r->perceived, paneLabel(r, pinIndex), r->displayLevels, r->perceivedLevels};
         pane.toolTip = r->description.longText;
         pane.current = isCurrent;
+        pane.printable = r->halftone && r->halftone->space == ColorSpace::CMYK;
         pane.printPreview = r->printPreview;
         pane.perceivedPrint = r->perceivedPrint;
         pane.printPreviewLevels = r->printPreviewLevels;

@@ -54,6 +54,7 @@ private slots:
     void paletteResultSavesIndexed();
     void printPreviewOfKnownPixels();
     void printPreviewToggleInCompareView();
+    void printPreviewOnDemand();
     void perceivedFlatColourStays_data();
     void perceivedFlatColourStays();
     void perceivedPaletteResultIsColour();
@@ -756,6 +757,44 @@ void TestStudioPalette::printPreviewToggleInCompareView() {
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     QVERIFY(w.currentResult()->printPreview.isNull());
     QVERIFY(!w.printPreviewAction()->isEnabled());
+}
+
+void TestStudioPalette::printPreviewOnDemand() {
+    // Large results are shown without a print preview or perceived view until asked (the main window asks above
+    // 4096 x 4096); asked for both at once, the views made in the background end up together on one result.
+    JobRunner jobs;
+    JobRequest req;
+    req.image = std::make_shared<const Image>(randomRgb(41, 27, "print on demand"));
+    req.imageId = 4242;
+    req.method = Registry::instance().find("ed", "plain");
+    req.color = ColorMode::CMYK;
+    req.perceived = false;
+    req.printPreview = false;
+    QSignalSpy finished(&jobs, &JobRunner::finished);
+    jobs.submit(req);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 20000);
+    const JobResultPtr r = finished.first().at(1).value<JobResultPtr>();
+    QVERIFY(r->printPreview.isNull() && r->perceived.isNull() && r->perceivedPrint.isNull());
+    QSignalSpy ready(&jobs, &JobRunner::perceivedReady);
+    jobs.computePrintPreview(r);
+    jobs.computePerceived(r, req.image);
+    // Whichever comes first, the perceived print preview follows.
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 3, 20000);
+    const JobResultPtr last = ready.last().first().value<JobResultPtr>();
+    QCOMPARE(last->printPreview, toDisplayImageCopy(simulatePrint(*r->halftone)));
+    QVERIFY(!last->perceived.isNull());
+    QVERIFY(!last->perceivedPrint.isNull());
+    QCOMPARE(jobs.cached(r->key).get(), last.get());
+    // Nothing to do for a result that has one, or is not CMYK.
+    jobs.computePrintPreview(last);
+    req.color = ColorMode::RGB;
+    finished.clear();
+    jobs.submit(req);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 20000);
+    jobs.computePrintPreview(finished.first().at(1).value<JobResultPtr>());
+    QTest::qWait(100);
+    QCOMPARE(ready.count(), 3);
+    jobs.waitForDone();
 }
 
 void TestStudioPalette::perceivedFlatColourStays_data() {
