@@ -8,9 +8,10 @@ namespace halftone {
 
 namespace {
 
-/// Cell side 2^shift: finer cells for larger palettes keep candidate lists short; a cell is built in one pass
-/// over the palette, so coarse cells suit small palettes.
-int defaultShift(int colors) { return colors <= 16 ? 7 : 6; }
+/// Cell side 2^7 = 128 (8 steps of 8-bit input): finer cells list fewer colours, but the error-diffused sums spread
+/// widely, so finer grids pay in cells built and in cache misses more than they save (halftone-bench's palette
+/// section measures it for 2..256 colours; docs/design/palette-search.md).
+constexpr int kDefaultShift = 7;
 
 /// Smallest and largest |x - p| over x in [lo, hi].
 inline void axisRange(int32_t lo, int32_t hi, int32_t p, int64_t& dmin, int64_t& dmax) {
@@ -29,7 +30,7 @@ inline void axisRange(int32_t lo, int32_t hi, int32_t p, int64_t& dmin, int64_t&
 }  // namespace
 
 NearestColor::NearestColor(const PaletteTargets& targets, int shift) : targets_(targets.targets) {
-    shift_ = shift > 0 ? std::clamp(shift, 4, 12) : defaultShift(int(targets_.size()));
+    shift_ = shift > 0 ? std::clamp(shift, 4, 12) : kDefaultShift;
     bits_ = 12 - shift_;
     side_ = 1 << bits_;  // 4080 >> shift_ < 2^(12 - shift_)
     cells_.resize(size_t(side_) * size_t(side_) * size_t(side_));

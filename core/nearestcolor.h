@@ -23,13 +23,13 @@ struct PaletteTargets;
 /// its image reaches. Not thread-safe: each thread uses its own copy.
 class NearestColor {
 public:
-    /// \brief Search over `targets` (P_k at scale 16); shift 0 picks the cell size for the palette size.
+    /// \brief Search over `targets` (P_k at scale 16) with cells of side 2^shift (4..12; 0 = the default, 7).
     explicit NearestColor(const PaletteTargets& targets, int shift = 0);
 
     /// \brief The index minimising the weighted distance to (r, g, b), each in [0, 4080]; ties to the smaller index.
     int nearest(int32_t r, int32_t g, int32_t b) {
-        const Cell& c = cells_[(size_t(r >> shift_) << (2 * bits_)) | (size_t(g >> shift_) << bits_) |
-                               size_t(b >> shift_)];
+        const Cell& c =
+            cells_[(size_t(r >> shift_) << (2 * bits_)) | (size_t(g >> shift_) << bits_) | size_t(b >> shift_)];
         if (c.count == 1) [[likely]]
             return c.first;
         return scan(c, r, g, b);
@@ -59,7 +59,7 @@ private:
     void build(size_t cellIndex, Cell& c);
 
     std::vector<std::array<int32_t, 3>> targets_;
-    std::vector<uint8_t> duplicate_;  ///< colour k equals an earlier colour
+    std::vector<uint8_t> duplicate_;        ///< colour k equals an earlier colour
     int shift_ = 7, bits_ = 5, side_ = 32;  ///< cell side 2^shift_; side_ = 2^bits_ cells per axis
     std::vector<int64_t> scratch_;
     std::vector<Cell> cells_;

@@ -42,6 +42,12 @@ Status paletteErrorDiffuse(const Image& rgb, const Palette& palette, Plane8& ind
 Status wavefrontPaletteErrorDiffusion(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
                                       const ParallelOptions& options, const RunControl& control = {});
 
+/// \brief Section 4 in the trapezoid blocks of Deshpande, Misra and Narayanan (the "trapezoid" schedule, one barrier
+/// per block diagonal), a full error plane; serpentine runs sequentially. Bit-identical to
+/// referencePaletteErrorDiffusion.
+Status trapezoidPaletteErrorDiffusion(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
+                                      const ParallelOptions& options, const RunControl& control = {});
+
 /// \brief Expands palette indices to an RGB image.
 Image expandIndexed(const Plane8& indices, const Palette& palette);
 

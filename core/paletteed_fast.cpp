@@ -3,6 +3,7 @@
 // several threads. Every form gives referencePaletteErrorDiffusion's indices bit for bit.
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "core/nearestcolor.h"
 #include "core/parallel_kernels.h"
 #include "core/paletteed.h"
+#include "core/schedule.h"
 #include "core/threads.h"
 #include "core/workerpool.h"
 
@@ -522,6 +524,119 @@ Status wavefrontPaletteErrorDiffusion(const Image& rgb, const Palette& palette, 
     };
     WorkerPool::shared().run(ws.threads, worker);
     if (ws.abort.load()) return Status::cancelled();
+    control.report(1.0);
+    return Status::ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deshpande, Misra and Narayanan, section 3.2: trapezoid blocks in knight's-move order, one barrier per block
+// diagonal, error collection in raster order inside a block (the schedule "trapezoid" of core/schedule.h).
+
+namespace {
+
+/// Error collection along row y, columns [x0, x1), raster order; `err(y)` gives the error row of image row y (three
+/// channels interleaved, int16, zero margins and zero rows above the image).
+template <int KID, class Rows>
+void collectSegment(const Job& c, const Rows& err, int y, int x0, int x1) {
+    const InputRow in(c, y);
+    uint8_t* __restrict out = c.dst.row(y);
+    const Quantize q = c.q;
+    constexpr int top = par::cmaxDi(par::ckernel<KID>());
+    int16_t* rows[3] = {err(y), top >= 1 ? err(y - 1) : nullptr, top >= 2 ? err(y - 2) : nullptr};
+    for (int x = x0; x < x1; ++x) {
+        int32_t s[3] = {0, 0, 0}, e[3];
+        forTaps<KID>([&](auto I) {
+            constexpr par::CTap tp = tapOf<KID, decltype(I)::value>();
+            const int16_t* p = rows[tp.di] + 3 * (x - tp.dj);
+            for (int ch = 0; ch < 3; ++ch) s[ch] += tp.w * int32_t(p[ch]);
+        });
+        for (int ch = 0; ch < 3; ++ch) s[ch] = divideSum<KID>(s[ch]);
+        uint8_t a[3];
+        in.at(x, a);
+        out[x] = uint8_t(q(a, s, e));
+        for (int ch = 0; ch < 3; ++ch) rows[0][3 * x + ch] = int16_t(e[ch]);
+    }
+}
+
+}  // namespace
+
+Status trapezoidPaletteErrorDiffusion(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
+                                      const ParallelOptions& options, const RunControl& control) {
+    int kid = -1;
+    if (Status s = prepare(rgb, palette, indices, params, kid); !s) return s;
+    if (params.serpentine)
+        return paletteErrorDiffuse(rgb, palette, indices, params, EdVariant::CollectionRegisters, control);
+    const Kernel& kernel = *findKernel(params.kernel);
+    const int W = rgb.width(), H = rgb.height();
+    const int requested = options.threads > 0 ? options.threads : (control.threads > 0 ? control.threads : 0);
+    const int threads = std::max(1, requested > 0 ? requested : hardwareThreads());
+    ScheduleOptions so;
+    so.threads = threads;
+    so.blockWidth = options.blockWidth;
+    so.blockHeight = options.blockHeight;
+    SchedulePlan plan;
+    if (Status s = planSchedule("trapezoid", W, H, kernel, so, plan); !s) return s;
+    const BlockGeometry& g = plan.geometry;
+    const PaletteTargets pt(palette, params.linear);
+    const std::vector<int32_t> targets = flatTargets(pt);
+
+    // the full error plane: maxDi zero rows on top, m zero columns either side
+    const int top = kernel.maxDi(), m = std::max(kernel.maxDjLeft(), kernel.maxDjRight());
+    const size_t rowLen = 3 * (size_t(W) + 2 * size_t(m));
+    std::vector<int16_t> plane(rowLen * (size_t(H) + size_t(top)), 0);
+    const auto errRow = [&](int y) { return plane.data() + size_t(y + top) * rowLen + 3 * size_t(m); };
+
+    std::vector<std::vector<std::pair<int, int>>> stepBlocks(size_t(plan.steps));
+    int64_t maxPar = 1;
+    for (size_t s = 0; s < stepBlocks.size(); ++s) {
+        const int label = plan.stepLabel[s];
+        for (int I = 0; I < g.strips; ++I) {
+            const int J = label - g.stripOffset * I;
+            if (J < 0) break;
+            if (J < g.blocksPerStrip && blockNonEmpty(g, I, J, W, H)) stepBlocks[s].emplace_back(I, J);
+        }
+        maxPar = std::max<int64_t>(maxPar, int64_t(stepBlocks[s].size()));
+    }
+    const int nt = int(std::min<int64_t>(threads, maxPar));
+
+    std::atomic<bool> stop{false};
+    std::atomic<size_t> next{0};
+    size_t step = 0;
+    auto onPhase = [&]() noexcept {
+        ++step;
+        next.store(0, std::memory_order_relaxed);
+        if (control.cancelled()) stop.store(true);
+        if ((step & 255) == 0) control.report(double(step) / double(std::max<int64_t>(1, plan.steps)));
+    };
+    std::barrier sync(nt, onPhase);
+    WorkerPool::shared().run(nt, [&](int) {
+        NearestColor search(pt);
+        const Job job{{planeOf(rgb, 0), planeOf(rgb, 1), planeOf(rgb, 2)}, W, H, indices, params, control,
+                      Quantize{pt.input.data(), targets.data(), &search}};
+        for (size_t s = 0; s < stepBlocks.size(); ++s) {
+            if (stop.load(std::memory_order_relaxed)) {
+                sync.arrive_and_drop();
+                return;
+            }
+            const auto& blocks = stepBlocks[s];
+            for (size_t b = next.fetch_add(1); b < blocks.size(); b = next.fetch_add(1)) {
+                const auto [I, J] = blocks[b];
+                const int y0 = I * g.blockHeight, y1 = std::min(H, y0 + g.blockHeight);
+                for (int y = y0; y < y1; ++y) {
+                    const int64_t c0 = g.columnBegin(J, y - y0);
+                    const int x0 = int(std::max<int64_t>(0, c0));
+                    const int x1 = int(std::min<int64_t>(W, c0 + g.blockWidth));
+                    if (x0 < x1)
+                        withKernelId(kid, [&](auto k) {
+                            collectSegment<decltype(k)::value>(job, errRow, y, x0, x1);
+                            return 0;
+                        });
+                }
+            }
+            sync.arrive_and_wait();
+        }
+    });
+    if (stop.load()) return Status::cancelled();
     control.report(1.0);
     return Status::ok();
 }

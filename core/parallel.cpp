@@ -537,6 +537,12 @@ void registerParallelMethods(Registry& r) {
         o.threads = int(v.getInt("threads", 0));
         return trapezoidErrorDiffusion(src, dst, edParamsFrom(v), o, rc);
     };
+    t.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues& v,
+                      const RunControl& rc) {
+        ParallelOptions o;
+        o.threads = int(v.getInt("threads", 0));
+        return trapezoidPaletteErrorDiffusion(rgb, palette, indices, edParamsFrom(v), o, rc);
+    };
     r.add(std::move(t));
 
     MethodInfo w;

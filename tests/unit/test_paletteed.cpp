@@ -194,14 +194,14 @@ private slots:
 };
 
 void TestPaletteEd::registeredForms() {
-    // the sequential variants and the wavefront have a palette form; every form is exact
-    for (const char* id : {"ed/plain", "ed/rc", "ec/plain", "ec/rc", "ec/wavefront"}) {
+    // the sequential variants, the wavefront and the trapezoid blocks have a palette form; every form is exact
+    for (const char* id : {"ed/plain", "ed/rc", "ec/plain", "ec/rc", "ec/wavefront", "ec/trapezoid"}) {
         const std::string s(id);
         const MethodInfo* m = Registry::instance().find(s.substr(0, 2), s.substr(3));
         QVERIFY2(m && m->paletteCpu, id);
         QVERIFY(m->exact);
     }
-    QVERIFY(forms().size() >= 8);
+    QVERIFY(forms().size() >= 9);
 }
 
 void TestPaletteEd::referenceHandComputed() {
