@@ -726,8 +726,11 @@ Status resolvePalette(const std::string& spec, const Image* image, Palette& out)
         if (!image) return Status::error("palette '" + spec + "' is made from the image, and there is none");
         return autoPalette(*image, n, out);
     }
-    std::ifstream probe(spec, std::ios::binary);
-    if (!probe && errno == ENOENT && spec.find('/') == std::string::npos && lowerExtension(spec).empty()) {
+    // A name with no path and no extension that names no file is a mistyped built-in name. (Only looked up, not
+    // opened: opening a FIFO would wait for a writer.)
+    std::error_code ec;
+    const bool exists = std::filesystem::symlink_status(spec, ec).type() != std::filesystem::file_type::not_found;
+    if (!exists && spec.find('/') == std::string::npos && lowerExtension(spec).empty()) {
         std::string names;
         for (const BuiltinPalette& b : builtinPalettes()) names += (names.empty() ? "" : ", ") + b.name;
         return Status::error("unknown palette '" + spec + "': not a built-in palette (" + names +

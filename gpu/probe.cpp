@@ -100,6 +100,16 @@ void registerMethods(Registry& registry) {
     for (const char* method : {"ed", "ec"})
         for (const char* variant : {"plain", "rc"})
             if (registry.find(method, variant)) registry.attachGpu(method, variant, fnFor("wavefront"));
+    // Error diffusion to a palette (docs/spec.md section 4): the palette wavefront is exact for every kernel and
+    // working space, so it is the GPU path of the sequential entries' palette form too (serpentine scans come back
+    // unavailable and run on the CPU).
+    const PaletteFunction palette = [](const Image& rgb, const Palette& p, Plane8& indices, const ParamValues& v,
+                                       const RunControl& rc) {
+        return paletteErrorDiffusion(rgb, p, edParamsFrom(v), indices, rc);
+    };
+    for (const char* method : {"ed", "ec"})
+        for (const char* variant : {"wavefront", "plain", "rc"})
+            if (MethodInfo* m = registry.findMutable(method, variant)) m->paletteGpu = palette;
     registerDbsGpu(registry);  // DBS: gpu/dbs_gpu.h
 }
 

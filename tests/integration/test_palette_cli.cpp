@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "core/palette.h"
 #include "core/registry.h"
 #include "io/imagefile.h"
@@ -29,18 +31,60 @@ std::string readBytes(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-/// A method with a palette form, or nullptr when this build has none.
-const MethodInfo* paletteMethod() {
-    for (const MethodInfo& m : Registry::instance().methods())
-        if (m.paletteCpu) return &m;
-    return nullptr;
+/// The methods as the CLI sees them (its registry includes the GPU palette forms found at start-up), asked once:
+/// `ids` all "method/variant", `withPalette` those the CLI says can halftone to a palette.
+struct CliMethods {
+    QStringList ids, withPalette;
+};
+
+const CliMethods& cliMethods() {
+    static const CliMethods info = [] {
+        CliMethods c;
+        for (const MethodInfo& m : Registry::instance().methods()) c.ids << q(m.id());
+        // A method without a palette form is refused before the input is read, naming those that have one; a
+        // method with one gets as far as the (missing) input.
+        for (const MethodInfo& m : Registry::instance().methods()) {
+            const auto r = runCli({"--method", q(m.method), "--variant", q(m.variant), "--palette", "bw",
+                                   "/nonexistent/in.png", "/nonexistent/out.png"});
+            const int at = r.err.indexOf("methods that can: ");
+            if (r.exitCode == 2 && at >= 0) {
+                const QString list = r.err.mid(at + 18).trimmed();
+                if (list != "none in this build") c.withPalette = list.split(", ");
+                return c;
+            }
+        }
+        c.withPalette = c.ids;
+        return c;
+    }();
+    return info;
 }
 
-/// A method without a palette form, or nullptr.
-const MethodInfo* plainMethod() {
-    for (const MethodInfo& m : Registry::instance().methods())
-        if (!m.hasPaletteForm() && m.cpu) return &m;
-    return nullptr;
+/// A method ("method/variant") the CLI refuses to run to a palette, or empty.
+QString plainMethod() {
+    for (const QString& id : cliMethods().ids)
+        if (!cliMethods().withPalette.contains(id)) return id;
+    return {};
+}
+
+/// A method that halftones to a palette on this machine (a GPU-only palette form needs a GPU), or empty.
+QString usablePaletteMethod() {
+    static const QString found = [] {
+        QTemporaryDir dir;
+        for (const QString& id : cliMethods().withPalette) {
+            const QStringList mv = id.split('/');
+            const auto r = runCli({"--method", mv[0], "--variant", mv[1], "--palette", "bw",
+                                   q(test::dataPath("moon.png")), dir.path() + "/probe.png"});
+            if (r.exitCode == 0) return id;
+        }
+        return QString();
+    }();
+    return found;
+}
+
+/// --method M --variant V for an id "M/V".
+QStringList methodArgs(const QString& id) {
+    const QStringList mv = id.split('/');
+    return {"--method", mv[0], "--variant", mv[1]};
 }
 
 }  // namespace
@@ -133,6 +177,19 @@ private slots:
         QVERIFY(entries().empty());      // nothing written, not even a temporary file
     }
 
+    void paletteIsAFifo() {
+        // Refused at once (a reader of a FIFO would wait for a writer forever).
+        QTemporaryDir other;
+        const std::string fifo = other.path().toStdString() + "/inks.gpl";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        const auto r = runCli({"--palette", q(fifo), q(test::dataPath("moon.png")), q(path("out.png"))});
+        QVERIFY(!r.crashed);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(q("palette file '" + fifo + "': cannot be read: not a regular file")),
+                 qPrintable(r.err));
+        QVERIFY(entries().empty());
+    }
+
     void badPaletteSpecs_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
@@ -160,22 +217,21 @@ private slots:
     }
 
     void methodWithoutPaletteForm() {
-        const MethodInfo* m = plainMethod();
-        if (!m) QSKIP("every method of this build has a palette form");
-        const auto r = runCli({"--method", q(m->method), "--variant", q(m->variant), "--palette", "bwr",
-                               q(test::dataPath("moon.png")), q(path("out.png"))});
+        const QString m = plainMethod();
+        if (m.isEmpty()) QSKIP("every method of this build has a palette form");
+        const auto r =
+            runCli(methodArgs(m) + QStringList{"--palette", "bwr", q(test::dataPath("moon.png")), q(path("out.png"))});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(q("method " + m->id() + " cannot halftone to a palette; methods that can: ")),
+        QVERIFY2(r.err.contains("method " + m + " cannot halftone to a palette; methods that can: "),
                  qPrintable(r.err));
         QVERIFY(entries().empty());
     }
 
     void outputThatCannotHoldColour() {
         // A palette output is RGB: PGM and PBM are refused before any work, whatever the method.
-        const MethodInfo* m = paletteMethod();
-        if (!m) QSKIP("no method of this build has a palette form yet");
-        const auto r = runCli({"--method", q(m->method), "--variant", q(m->variant), "--palette", "gray4",
-                               q(test::dataPath("moon.png")), q(path("out.pgm"))});
+        if (cliMethods().withPalette.isEmpty()) QSKIP("no method of this build has a palette form");
+        const auto r = runCli(methodArgs(cliMethods().withPalette.front()) +
+                              QStringList{"--palette", "gray4", q(test::dataPath("moon.png")), q(path("out.pgm"))});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("cannot write"), qPrintable(r.err));
         QVERIFY(entries().empty());
@@ -195,19 +251,12 @@ private slots:
     void indexedOutput() {
         QFETCH(QString, palette);
         QFETCH(QString, output);
-        const MethodInfo* m = paletteMethod();
-        if (!m) QSKIP("no method of this build has a palette form yet");
+        const QString m = usablePaletteMethod();
+        if (m.isEmpty()) QSKIP("no method of this build halftones to a palette on this machine");
         const std::string out = path(output.toStdString()), saved = path("used.gpl");
-        const QStringList args = {"--method",
-                                  q(m->method),
-                                  "--variant",
-                                  q(m->variant),
-                                  "--palette",
-                                  palette,
-                                  "--save-palette",
-                                  q(saved),
-                                  q(test::dataPath("chelsea.png")),
-                                  q(out)};
+        const QStringList args =
+            methodArgs(m) +
+            QStringList{"--palette", palette, "--save-palette", q(saved), q(test::dataPath("chelsea.png")), q(out)};
         const auto r = runCli(args);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         Palette used;

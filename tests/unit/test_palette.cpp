@@ -246,7 +246,7 @@ private slots:
         const std::string fifo = dir.path().toStdString() + "/fifo.hex";
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
         Palette p;
-        Status s = loadPaletteFile(fifo, p);
+        Status s = resolvePalette(fifo, nullptr, p);
         QVERIFY2(QString::fromStdString(s.message())
                      .startsWith(q("palette file '" + fifo + "': cannot be read: not a regular file")),
                  s.message().c_str());
