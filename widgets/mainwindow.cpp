@@ -236,7 +236,7 @@ void MainWindow::buildUi() {
     bar->addSeparator();
     bar->addAction(tr("Save..."), this, &MainWindow::saveResultDialog);
     bar->addAction(tr("Copy"), [this] {
-        if (current_) QGuiApplication::clipboard()->setImage(current_->display.copy());
+        if (current_) QGuiApplication::clipboard()->setImage(copyImage());
     });
     tabs_->addTab(comparePage, tr("Compare"));
     schedule_ = new ScheduleView;
@@ -266,7 +266,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(tr("&Save result..."), QKeySequence::Save, this, &MainWindow::saveResultDialog);
     file->addAction(tr("&Copy result"), QKeySequence::Copy, this, [this] {
-        if (current_) QGuiApplication::clipboard()->setImage(current_->display.copy());
+        if (current_) QGuiApplication::clipboard()->setImage(copyImage());
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -855,6 +855,13 @@ void MainWindow::pinCurrent() {
         clearStatus(StatusTopic::Pins);
     showResults();
     if (dropped) emit pinDropped(dropped);
+}
+
+QImage MainWindow::copyImage() const {
+    if (!current_) return {};
+    // The picture as the pane shows it unfiltered: the print preview of a CMYK result while that view is on.
+    const bool print = printPreviewAction_->isChecked() && !current_->printPreview.isNull();
+    return (print ? current_->printPreview : current_->display).copy();
 }
 
 void MainWindow::setPerceivedView(bool on) { perceivedAction_->setChecked(on); }

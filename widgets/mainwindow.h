@@ -81,6 +81,8 @@ public:
     /// \brief The compare view's "Print preview" toggle: CMYK results as process inks on white paper.
     void setPrintPreview(bool on);
     QAction* printPreviewAction() const { return printPreviewAction_; }
+    /// \brief What Copy puts on the clipboard: the current result as displayed (its print preview while that is on).
+    QImage copyImage() const;
     /// \brief The results on screen, pins first, then the current one (when it is not pinned).
     QVector<JobResultPtr> shownResults() const;
     QVector<JobResultPtr> pinnedResults() const { return pinned_; }

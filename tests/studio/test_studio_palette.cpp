@@ -740,8 +740,10 @@ void TestStudioPalette::printPreviewToggleInCompareView() {
     QVERIFY(w.printPreviewAction()->isEnabled());
     ImagePane* pane = w.compareView()->resultPane(0);
     QCOMPARE(pane->image(), r->display);
+    QCOMPARE(w.copyImage(), r->display);
     w.setPrintPreview(true);
     QCOMPARE(pane->image(), r->printPreview);
+    QCOMPARE(w.copyImage(), r->printPreview);  // Copy takes what is shown
     QVERIFY(pane->label().contains("print preview"));
     // Perceived and print preview together: the print preview filtered, in colour.
     w.setPerceivedView(true);
