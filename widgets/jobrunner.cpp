@@ -188,17 +188,36 @@ namespace {}  // namespace
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out) {
     if (!request.image || request.image->channels.empty()) return Status::error("no image loaded");
     if (!request.method) return Status::error("no method chosen");
+    // Adjust: the prepared image comes from the cache or is made first (the first part of the progress).
+    const bool preparing = !request.prepare.isIdentity();
+    PreparedPtr prepared = preparing ? request.prepared : nullptr;
+    double from = 0.0;
+    if (preparing && !prepared) {
+        if (Status s =
+                makePrepared(*request.image, request.imageId, request.prepare, control.scaled(0.0, 0.3), prepared);
+            !s)
+            return s;
+        from = 0.3;
+    }
+    out.prepared = prepared;
+    const Image& input = prepared ? *prepared->image : *request.image;
+    const int pixelSize = prepared ? request.prepare.pixelSize : 1;
     RunRequest rr;
     rr.method = request.method;
     rr.params = request.params;
     rr.device = request.device;
     rr.color = request.color;
+    rr.separation = request.separation;
     rr.maxMemory = defaultMaxMemory();  // refuse a run that cannot fit before it allocates
     if (Status s = Registry::instance().resolveParams(*request.method, rr.params); !s) return s;
-    RunControl rc = control.scaled(0.0, request.perceived ? 0.8 : 1.0);
+    RunControl rc = control.scaled(from, request.perceived ? 0.8 : 1.0);
     rc.threads = request.threads;
     RunResult result;
-    if (Status s = runImage(*request.image, rr, result, rc); !s) return s;
+    if (Status s = runImage(input, rr, result, rc); !s) return s;
+    const bool linear = usesLinearLight(rr.params);
+    // Measured at the size the method ran at; shown and saved enlarged by the pixel size, as the CLI writes it.
+    measurePsnr(result.image, input, linear, out.psnrDb, out.psnrRegion);
+    if (pixelSize > 1) result.image = enlargePixels(result.image, pixelSize);
     auto halftone = std::make_shared<Image>(std::move(result.image));
     out.methodId = QString::fromStdString(request.method->id());
     out.device = result.device;
@@ -210,7 +229,6 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.display = toDisplayImage(halftone);
     out.displayLevels = reductions(out.display);
     out.halftone = halftone;
-    const bool linear = usesLinearLight(rr.params);
     if (request.perceived) {
         if (Status s =
                 perceive(*halftone, linear, control.scaled(0.8, 0.95, "perceived"), out.perceived, out.perceivedLevels);
@@ -218,7 +236,6 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
             return s;
     }
     if (control.cancelled()) return Status::cancelled();
-    measurePsnr(*halftone, *request.image, linear, out.psnrDb, out.psnrRegion);
     control.report(1.0);
     return Status::ok();
 }
@@ -260,11 +277,15 @@ QString JobRunner::cacheKey(const JobRequest& r) {
     ParamValues p = r.params;
     if (r.method) (void)Registry::instance().resolveParams(*r.method, p);
     return QStringLiteral("%1|%2|%3|%4|%5")
-        .arg(r.imageId)
-        .arg(r.method ? QString::fromStdString(r.method->id()) : QString())
-        .arg(r.device ? QString::fromLatin1(toString(*r.device)) : QStringLiteral("auto"))
-        .arg(QString::fromLatin1(toString(r.color)))
-        .arg(QString::fromStdString(p.canonical()));
+               .arg(r.imageId)
+               .arg(r.method ? QString::fromStdString(r.method->id()) : QString())
+               .arg(r.device ? QString::fromLatin1(toString(*r.device)) : QStringLiteral("auto"))
+               .arg(QString::fromLatin1(toString(r.color)))
+               .arg(QString::fromStdString(p.canonical())) +
+           (r.prepare.isIdentity() ? QString() : QStringLiteral("|prepare ") + prepareSettingsKey(r.prepare)) +
+           (r.separation.gcr == SeparationParams{}.gcr && r.separation.inkLimit == SeparationParams{}.inkLimit
+                ? QString()
+                : QStringLiteral("|gcr %1 ink %2").arg(r.separation.gcr).arg(r.separation.inkLimit));
 }
 
 JobResultPtr JobRunner::cached(const QString& key) const { return cache_.value(key); }
@@ -273,6 +294,16 @@ void JobRunner::clearCache() {
     cache_.clear();
     cacheOrder_.clear();
     cacheBytes_ = 0;
+    preparedCache_.clear();
+    preparedOrder_.clear();
+}
+
+void JobRunner::insertPrepared(const PreparedPtr& p) {
+    constexpr int kKeepPrepared = 4;  // enough to go back and forth between a few Adjust settings
+    preparedOrder_.removeAll(p->key);
+    preparedOrder_.push_back(p->key);
+    preparedCache_.insert(p->key, p);
+    while (preparedOrder_.size() > kKeepPrepared) preparedCache_.remove(preparedOrder_.takeFirst());
 }
 
 void JobRunner::insertCache(const JobResultPtr& r) {
@@ -319,6 +350,17 @@ quint64 JobRunner::submit(const JobRequest& request) {
         return gen;
     }
 
+    JobRequest job = request;
+    if (!job.prepare.isIdentity() && !job.prepared) {
+        const QString pk = preparedKey(job.imageId, job.prepare);
+        job.prepared = preparedCache_.value(pk);
+        if (job.prepared) {
+            preparedOrder_.removeAll(pk);
+            preparedOrder_.push_back(pk);
+        } else {
+            ++*prepares_;
+        }
+    }
     auto run = std::make_shared<Running>();
     run->generation = gen;
     run->key = key;
@@ -337,10 +379,10 @@ quint64 JobRunner::submit(const JobRequest& request) {
         onWatcherFinished(run);
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run(&pool_, [payload, request, control] {
+    watcher->setFuture(QtConcurrent::run(&pool_, [payload, job, control] {
         // An exception must not reach QtConcurrent (it would end the studio with QUnhandledException).
         try {
-            payload->status = runJob(request, control, payload->result);
+            payload->status = runJob(job, control, payload->result);
         } catch (const std::bad_alloc&) {
             payload->status = Status::error(
                 "out of memory: this method needs more memory for this image than the machine could give");
@@ -378,6 +420,8 @@ void JobRunner::onWatcherFinished(std::shared_ptr<Running> run) {
         progressTimer_.stop();
     }
     Payload& box = *run->payload;
+    // A prepared image is kept even when the method after it failed or was cancelled: the next run starts from it.
+    if (box.result.prepared) insertPrepared(box.result.prepared);
     if (box.status.isOk()) {
         box.result.key = run->key;
         auto result = std::make_shared<const JobResult>(std::move(box.result));

@@ -12,10 +12,13 @@
 #include <QTimer>
 #include <QVector>
 #include <QtGlobal>
+#include <atomic>
 #include <memory>
 #include <optional>
 
 #include "core/registry.h"
+#include "core/separation.h"
+#include "widgets/prepared.h"
 
 namespace halftone {
 
@@ -28,7 +31,10 @@ struct JobRequest {
     std::optional<Device> device;  ///< unset = auto
     ColorMode color = ColorMode::Gray;
     int threads = 0;
-    bool perceived = true;  ///< also compute the HVS-filtered view (the PSNR is always measured)
+    bool perceived = true;        ///< also compute the HVS-filtered view (the PSNR is always measured)
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
+    PrepareSettings prepare;      ///< the Adjust steps applied to `image` before the method (the defaults: none)
+    PreparedPtr prepared;         ///< `image` already prepared with `prepare` (JobRunner fills it from its cache)
 };
 
 /// \brief What tells one result apart from another: a one-line short form (method, colour mode, every
@@ -63,6 +69,7 @@ struct JobResult {
     double psnrDb = qQNaN();        ///< measurePsnr: filtered PSNR against the input, mean over channels
     QString psnrRegion;             ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)
+    PreparedPtr prepared;           ///< what the method ran on when Adjust settings were set (null: the image itself)
     /// \brief Label text for a compare pane: the short description, time, quality.
     QString label() const;
 };
@@ -75,7 +82,8 @@ public:
     explicit JobRunner(QObject* parent = nullptr);
     ~JobRunner() override;
 
-    /// \brief Cache key: image id + method + device choice + colour + canonical resolved parameters.
+    /// \brief Cache key: image id + method + device choice + colour + canonical resolved parameters (+ the prepare
+    /// settings when they do something).
     static QString cacheKey(const JobRequest& request);
     /// \brief Starts a job (cancelling the current one) or answers from the cache; returns its generation.
     quint64 submit(const JobRequest& request);
@@ -86,6 +94,10 @@ public:
     JobResultPtr cached(const QString& key) const;
     int cacheSize() const { return int(cache_.size()); }
     void clearCache();
+    /// \brief The prepared image cached for this key (preparedKey()), or null.
+    PreparedPtr cachedPrepared(const QString& key) const { return preparedCache_.value(key); }
+    /// \brief How many times a job has started preparing an image (a cached prepared image is not counted).
+    int prepareCount() const { return prepares_->load(); }
     /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady).
     void computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original);
     /// \brief Waits for every worker (used on shutdown and by tests).
@@ -105,6 +117,7 @@ private:
     void onWatcherFinished(std::shared_ptr<Running> run);
     void pollProgress();
     void insertCache(const JobResultPtr& r);
+    void insertPrepared(const PreparedPtr& p);
 
     QThreadPool pool_;
     quint64 generation_ = 0;
@@ -114,6 +127,9 @@ private:
     QStringList cacheOrder_;  // least recently used first
     qint64 cacheBytes_ = 0;
     qint64 cacheLimit_ = qint64(3) << 30;
+    QHash<QString, PreparedPtr> preparedCache_;  // the last few prepared images, by preparedKey()
+    QStringList preparedOrder_;                  // least recently used first
+    std::shared_ptr<std::atomic<int>> prepares_ = std::make_shared<std::atomic<int>>(0);
 };
 
 /// \brief The SPEC's filtered PSNR (core/metrics.h) of a halftone against the input image, mean over channels,
