@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <type_traits>
+#include <variant>
 
 #include "core/threads.h"
 #include "io/filejob.h"
@@ -50,6 +52,11 @@ BatchDialog::BatchDialog(QWidget* parent) : QDialog(parent) {
            "all."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
+    jobLabel_ = new QLabel;
+    jobLabel_->setObjectName(QStringLiteral("batchJob"));
+    jobLabel_->setWordWrap(true);
+    jobLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(jobLabel_);
 
     inputs_ = new QListWidget;
     inputs_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -156,6 +163,45 @@ BatchDialog::~BatchDialog() {
 void BatchDialog::setJob(const JobSettings& job) {
     job_ = job;
     if (!job.format.empty()) setFormat(QString::fromStdString(job.format));
+    showJob();
+}
+
+QString BatchDialog::jobText() const { return jobLabel_->text(); }
+
+void BatchDialog::showJob() {
+    const MethodInfo* m = nullptr;
+    QString text = jobMethod(job_, m) ? QString::fromStdString(m->id()) : QString::fromStdString(job_.method);
+    QStringList params;
+    for (const auto& [key, value] : job_.params.all()) {
+        if (key == "threads") continue;
+        std::string v = std::visit(
+            [](const auto& x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, std::string>)
+                    return x;
+                else if constexpr (std::is_same_v<T, bool>)
+                    return std::string(x ? "on" : "off");
+                else
+                    return QString::number(x).toStdString();
+            },
+            value);
+        params << QString::fromStdString(key + " " + v);
+    }
+    if (!params.isEmpty()) text += QStringLiteral(" (") + params.join(QStringLiteral(", ")) + QLatin1Char(')');
+    text += QStringLiteral(", ") + QString::fromLatin1(toString(job_.color));
+    if (!job_.palette.empty()) text += QStringLiteral(", palette ") + QString::fromStdString(job_.palette);
+    PrepareSettings prepare = job_.prepare;
+    if (!job_.printSize.empty()) (void)applyPrintSize(prepare, job_.printSize, job_.dpi);
+    QStringList steps;
+    if (!job_.printSize.empty())
+        steps << tr("print size %1 at %2 dpi").arg(QString::fromStdString(job_.printSize)).arg(job_.dpi);
+    else if (prepare.width || prepare.height)
+        steps << tr("size %1 x %2").arg(prepare.width).arg(prepare.height);
+    else if (prepare.scale > 0)
+        steps << tr("scale %1").arg(prepare.scale);
+    if (prepare.pixelSize > 1) steps << tr("pixel size %1").arg(prepare.pixelSize);
+    if (prepare.changesTone()) steps << tr("tone adjusted");
+    jobLabel_->setText(tr("Job: %1; Adjust: %2").arg(text, steps.isEmpty() ? tr("none") : steps.join(", ")));
 }
 
 QStringList BatchDialog::inputs() const {
@@ -231,6 +277,11 @@ bool BatchDialog::start() {
     if (inputs().isEmpty()) return refuse(tr("add input files or folders"));
     if (outputFolder().isEmpty()) return refuse(tr("choose an output folder"));
     if (format().isEmpty()) return refuse(tr("choose an output format"));
+    if (jobProvider_) {
+        JobSettings current;
+        if (Status s = jobProvider_(current); !s) return refuse(fromStd(s.message()));
+        setJob(current);
+    }
     if (Status s = validateJob(job_); !s) return refuse(fromStd(s.message()));
 
     BatchLayout layout;

@@ -38,6 +38,10 @@ public:
     void setJob(const JobSettings& job);
     JobSettings job() const { return job_; }
     void setChooser(Chooser chooser) { chooser_ = std::move(chooser); }
+    /// \brief Where start() takes the job from (the studio's settings at that moment); unset: the job of setJob().
+    void setJobProvider(std::function<Status(JobSettings&)> provider) { jobProvider_ = std::move(provider); }
+    /// \brief The one-line description of the job shown at the top.
+    QString jobText() const;
 
     QStringList inputs() const;
     void setInputs(const QStringList& paths);
@@ -86,8 +90,12 @@ private:
     void setRunning(bool on);
     void appendLog(const QString& line);
 
+    void showJob();
+
     JobSettings job_;
     Chooser chooser_;
+    std::function<Status(JobSettings&)> jobProvider_;
+    QLabel* jobLabel_;
     QListWidget* inputs_;
     QLineEdit* outDir_;
     QComboBox* format_;

@@ -160,10 +160,9 @@ void MainWindow::buildUi() {
     adjustScroll->setFrameShape(QFrame::NoFrame);
     auto* adjustDock = new QDockWidget(tr("Adjust"), this);
     adjustDock->setObjectName(QStringLiteral("adjustDock"));
-    adjustDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
-                            QDockWidget::DockWidgetClosable);
+    adjustDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     adjustDock->setWidget(adjustScroll);
-    adjustDock->setMinimumWidth(260);
+    adjustDock->setMinimumWidth(220);
     addDockWidget(Qt::RightDockWidgetArea, adjustDock);
     connect(runAction_, &QAction::triggered, this, &MainWindow::runCurrent);
     connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancelRun);
@@ -974,6 +973,8 @@ BatchDialog* MainWindow::showBatch() {
     }
     if (!batch_) {
         batch_ = new BatchDialog(this);
+        // Start takes the settings as they are then: the panels stay usable while the dialog is open.
+        batch_->setJobProvider([this](JobSettings& j) { return currentJob(j); });
         if (!imagePath_.isEmpty()) batch_->setOutputFolder(QFileInfo(imagePath_).absolutePath() + "/halftoned");
     }
     if (!batch_->running()) batch_->setJob(job);

@@ -93,6 +93,7 @@ private slots:
     void adjustNeverRereadsTheFile();
     void pixelSizeKeepsTheViewSize();
     void invalidAdjustDoesNotRun();
+    void cancelWhilePreparing();
     void adjustSettingsSaveAndRestore();
     void presetRoundTripThroughMenu();
     void badPresetShowsErrorAndKeepsJob_data();
@@ -260,6 +261,34 @@ void TestStudioJob::invalidAdjustDoesNotRun() {
     QCOMPARE(w.currentResult()->display.size(), QSize(40, 30));  // inside 60 x 30, aspect kept
 }
 
+void TestStudioJob::cancelWhilePreparing() {
+    // A large image with the strongest, widest sharpening: Cancel stops the preparation itself; the result on screen
+    // stays and nothing half-prepared is kept.
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    QSignalSpy failed(&w, &MainWindow::runFailed);
+    w.setImage(smoothImage(3000, 2000), "large");
+    QVERIFY(shown.wait(60000));
+    const JobResultPtr before = w.currentResult();
+    w.adjustPanel()->sharpenSpin()->setValue(500);
+    w.adjustPanel()->radiusSpin()->setValue(50);
+    w.runCurrent();
+    QVERIFY(w.jobs()->busy());
+    w.cancelRun();
+    QVERIFY(failed.wait(60000));
+    QCOMPARE(failed.at(0).at(1).toBool(), true);
+    QCOMPARE(w.currentResult(), before);
+    QCOMPARE(w.jobs()->prepareCount(), 1);
+    JobSettings job;
+    QVERIFY(w.currentJob(job));
+    PrepareSettings effective;
+    QVERIFY(w.adjustPanel()->effective(effective));
+    QVERIFY(!w.jobs()->cachedPrepared(preparedKey(1, effective)));
+    QVERIFY(!w.jobs()->cachedPrepared(preparedKey(2, effective)));
+}
+
 void TestStudioJob::adjustSettingsSaveAndRestore() {
     AdjustPanel a;
     PrepareSettings s;
@@ -400,12 +429,15 @@ void TestStudioJob::batchMatchesSingleRunsAndNamesBrokenFile() {
     QVERIFY(w.methodPanel()->setParam("levels", 3));
     w.methodPanel()->setDevice(Device::Cpu);
     w.adjustPanel()->scaleSpin()->setValue(0.5);
-    w.adjustPanel()->contrastSpin()->setValue(20);
-    JobSettings job;
-    QVERIFY(w.currentJob(job));
     w.batchAction()->trigger();
     BatchDialog* b = w.batchDialog();
     QVERIFY(b && b->isVisible());
+    QVERIFY2(b->jobText().contains("ed/plain") && b->jobText().contains("scale 0.5"), qPrintable(b->jobText()));
+    // Start takes the settings as they are then, also when changed after the dialog opened.
+    w.adjustPanel()->contrastSpin()->setValue(20);
+    JobSettings job;
+    QVERIFY(w.currentJob(job));
+    QCOMPARE(job.prepare.contrast, 20.0);
     b->setChooser([&](BatchDialog::Choice c) {
         return c == BatchDialog::Choice::OutputFolder ? QStringList{out} : QStringList{in};
     });
@@ -420,6 +452,7 @@ void TestStudioJob::batchMatchesSingleRunsAndNamesBrokenFile() {
     QSignalSpy finished(b, &BatchDialog::finished);
     QVERIFY(b->start());
     QVERIFY(b->running());
+    QVERIFY(b->jobText().contains("tone adjusted"));
     QVERIFY(finished.wait(60000));
     QCOMPARE(b->summary().written, 3);
     QCOMPARE(b->summary().failed, 1);
