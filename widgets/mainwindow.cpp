@@ -561,6 +561,10 @@ QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
     else
         head = tr("Current");
     QString text = head + QStringLiteral(": ") + r->label();
+    if (r->prepared)
+        text +=
+            tr("\nAdjust: %1")
+                .arg(describePrepare(r->prepared->settings, r->prepared->image->width(), r->prepared->image->height()));
     if (isCurrent && currentStale_) text += tr("\nPrevious result: the last run was cancelled or failed");
     return text;
 }
@@ -706,6 +710,7 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     }
     io::WriteOptions opt;
     opt.levels = binary ? 2 : int(current_->params.getInt("levels", 256));
+    opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
     const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));

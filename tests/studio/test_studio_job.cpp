@@ -138,6 +138,9 @@ void TestStudioJob::adjustChangesPreparedImageAndResult() {
     QVERIFY2(w.compareView()->originalPane()->label().contains("prepared"),
              qPrintable(w.compareView()->originalPane()->label()));
     QVERIFY(w.compareView()->originalPane()->label().contains("gamma 1.6"));
+    // The result's label says how it was prepared (pins made with other settings tell them apart).
+    QVERIFY2(w.compareView()->resultPane(0)->label().contains("Adjust: resized to 60 x 40, gamma 1.6"),
+             qPrintable(w.compareView()->resultPane(0)->label()));
     QCOMPARE(w.compareView()->viewState()->imageSize(), QSize(60, 40));
     // The halftone is that of the prepared image, made here independently.
     JobSettings job;
