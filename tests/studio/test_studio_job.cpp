@@ -472,6 +472,13 @@ void TestStudioJob::batchMatchesSingleRunsAndNamesBrokenFile() {
         QVERIFY2(io::readImage(QFile::encodeName(o).toStdString(), written).isOk(), qPrintable(o));
         QVERIFY2(samePixels(written, expectedHalftone(im, job)), qPrintable(o));
     }
+    // Again with Skip existing: the written files are left alone, the broken one fails again.
+    b->setSkipExisting(true);
+    QVERIFY(b->start());
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(b->summary().skipped, 3);
+    QCOMPARE(b->summary().written, 0);
+    QCOMPARE(b->summary().failed, 1);
     // The studio's own result for one of the files is the batch's output too.
     QSignalSpy shown(&w, &MainWindow::resultShown);
     w.openFile(in + "/a.png");
