@@ -299,11 +299,25 @@ void JobRunner::clearCache() {
 }
 
 void JobRunner::insertPrepared(const PreparedPtr& p) {
-    constexpr int kKeepPrepared = 4;  // enough to go back and forth between a few Adjust settings
+    // Enough to go back and forth between a few Adjust settings, within a memory budget; the newest always stays.
+    constexpr int kKeepPrepared = 4;
+    constexpr qint64 kPreparedBytes = qint64(1) << 30;
+    auto bytes = [](const PreparedPtr& x) {
+        qint64 b = x->display.sizeInBytes();
+        for (const Plane8& plane : x->image->channels) b += qint64(plane.size());
+        for (const QImage& l : x->levels) b += l.sizeInBytes();
+        return b;
+    };
     preparedOrder_.removeAll(p->key);
     preparedOrder_.push_back(p->key);
     preparedCache_.insert(p->key, p);
-    while (preparedOrder_.size() > kKeepPrepared) preparedCache_.remove(preparedOrder_.takeFirst());
+    qint64 total = 0;
+    for (const PreparedPtr& x : preparedCache_) total += bytes(x);
+    while (preparedOrder_.size() > 1 && (preparedOrder_.size() > kKeepPrepared || total > kPreparedBytes)) {
+        const QString k = preparedOrder_.takeFirst();
+        total -= bytes(preparedCache_.value(k));
+        preparedCache_.remove(k);
+    }
 }
 
 void JobRunner::insertCache(const JobResultPtr& r) {
@@ -314,6 +328,10 @@ void JobRunner::insertCache(const JobResultPtr& r) {
         if (x->halftone && x->halftone->space != ColorSpace::Gray) b += x->display.sizeInBytes();
         for (const QImage& l : x->displayLevels) b += l.sizeInBytes();
         for (const QImage& l : x->perceivedLevels) b += l.sizeInBytes();
+        if (x->prepared) {  // kept alive by the result (counted for each result that shares it)
+            b += x->prepared->display.sizeInBytes();
+            for (const Plane8& p : x->prepared->image->channels) b += qint64(p.size());
+        }
         return b;
     };
     if (cache_.contains(r->key)) {
