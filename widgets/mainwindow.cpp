@@ -471,6 +471,8 @@ void MainWindow::runCurrent() {
     r.separation = separation_;
     r.method = m;
     r.params = panel_->params();
+    // The Adjust DPI is the printer resolution of methods that model one, as the CLI's --dpi.
+    if (adjust_->dpi() > 0 && m->param("dpi")) r.params.set("dpi", adjust_->dpi());
     r.device = panel_->device();
     r.color = panel_->colorMode();
     r.threads = panel_->threads();
@@ -890,6 +892,7 @@ Status MainWindow::currentJob(JobSettings& job) const {
     job.prepare = adjust_->settings();
     job.printSize = adjust_->printSize().toStdString();
     job.dpi = adjust_->dpi();
+    if (job.dpi > 0 && m->param("dpi")) job.params.set("dpi", job.dpi);
     if (!job.printSize.empty()) job.prepare.width = job.prepare.height = 0;
     PrepareSettings check;
     if (Status s = adjust_->effective(check); !s) return Status::error("Adjust: " + s.message());

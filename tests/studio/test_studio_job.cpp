@@ -94,6 +94,7 @@ private slots:
     void pixelSizeKeepsTheViewSize();
     void invalidAdjustDoesNotRun();
     void cancelWhilePreparing();
+    void dpiIsThePrinterResolution();
     void adjustSettingsSaveAndRestore();
     void presetRoundTripThroughMenu();
     void badPresetShowsErrorAndKeepsJob_data();
@@ -290,6 +291,28 @@ void TestStudioJob::cancelWhilePreparing() {
     QVERIFY(w.adjustPanel()->effective(effective));
     QVERIFY(!w.jobs()->cachedPrepared(preparedKey(1, effective)));
     QVERIFY(!w.jobs()->cachedPrepared(preparedKey(2, effective)));
+}
+
+void TestStudioJob::dpiIsThePrinterResolution() {
+    // As the CLI's --dpi: the Adjust DPI reaches the methods with a printer model.
+    const MethodInfo* withDpi = nullptr;
+    for (const MethodInfo& m : Registry::instance().methods())
+        if (m.cpu && m.param("dpi") && !withDpi) withDpi = &m;
+    if (!withDpi) QSKIP("no method with a dpi parameter in this build");
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(
+        w.methodPanel()->setMethod(QString::fromStdString(withDpi->method), QString::fromStdString(withDpi->variant)));
+    w.methodPanel()->setDevice(Device::Cpu);
+    w.adjustPanel()->dpiSpin()->setValue(150);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(smoothImage(24, 16), "small");
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(w.currentResult()->params.getReal("dpi", 0), 150.0);
+    JobSettings job;
+    QVERIFY(w.currentJob(job));
+    QCOMPARE(job.dpi, 150.0);
+    QCOMPARE(job.params.getReal("dpi", 0), 150.0);
 }
 
 void TestStudioJob::adjustSettingsSaveAndRestore() {
