@@ -237,18 +237,37 @@ namespace {}  // namespace
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out) {
     if (!request.image || request.image->channels.empty()) return Status::error("no image loaded");
     if (!request.method) return Status::error("no method chosen");
+    // Adjust: the prepared image comes from the cache or is made first (the first part of the progress).
+    const bool preparing = !request.prepare.isIdentity();
+    PreparedPtr prepared = preparing ? request.prepared : nullptr;
+    double from = 0.0;
+    if (preparing && !prepared) {
+        if (Status s =
+                makePrepared(*request.image, request.imageId, request.prepare, control.scaled(0.0, 0.3), prepared);
+            !s)
+            return s;
+        from = 0.3;
+    }
+    out.prepared = prepared;
+    const Image& input = prepared ? *prepared->image : *request.image;
+    const int pixelSize = prepared ? request.prepare.pixelSize : 1;
     RunRequest rr;
     rr.method = request.method;
     rr.params = request.params;
     rr.device = request.device;
     rr.color = request.color;
     rr.palette = request.palette;
+    rr.separation = request.separation;
     rr.maxMemory = defaultMaxMemory();  // refuse a run that cannot fit before it allocates
     if (Status s = Registry::instance().resolveParams(*request.method, rr.params); !s) return s;
-    RunControl rc = control.scaled(0.0, request.perceived ? 0.8 : 1.0);
+    RunControl rc = control.scaled(from, request.perceived ? 0.8 : 1.0);
     rc.threads = request.threads;
     RunResult result;
-    if (Status s = runImage(*request.image, rr, result, rc); !s) return s;
+    if (Status s = runImage(input, rr, result, rc); !s) return s;
+    const bool linear = usesLinearLight(rr.params);
+    // Measured at the size the method ran at; shown and saved enlarged by the pixel size, as the CLI writes it.
+    measurePsnr(result.image, input, linear, out.psnrDb, out.psnrRegion);
+    if (pixelSize > 1) result.image = enlargePixels(result.image, pixelSize);
     auto halftone = std::make_shared<Image>(std::move(result.image));
     out.methodId = QString::fromStdString(request.method->id());
     out.device = result.device;
@@ -264,12 +283,10 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     const bool print = request.printPreview && halftone->space == ColorSpace::CMYK;
     if (print) makePrintPreview(*halftone, out);
     out.halftone = halftone;
-    const bool linear = usesLinearLight(rr.params);
     if (request.perceived) {
         if (Status s = perceive(*halftone, linear, print, control.scaled(0.8, 0.95, "perceived"), out); !s) return s;
     }
     if (control.cancelled()) return Status::cancelled();
-    measurePsnr(*halftone, *request.image, linear, out.psnrDb, out.psnrRegion);
     control.report(1.0);
     return Status::ok();
 }
@@ -318,11 +335,15 @@ QString JobRunner::cacheKey(const JobRequest& r) {
         colour = QStringLiteral("palette:") + QString::fromLatin1(bytes.toHex());
     }
     return QStringLiteral("%1|%2|%3|%4|%5")
-        .arg(r.imageId)
-        .arg(r.method ? QString::fromStdString(r.method->id()) : QString())
-        .arg(r.device ? QString::fromLatin1(toString(*r.device)) : QStringLiteral("auto"))
-        .arg(colour)
-        .arg(QString::fromStdString(p.canonical()));
+               .arg(r.imageId)
+               .arg(r.method ? QString::fromStdString(r.method->id()) : QString())
+               .arg(r.device ? QString::fromLatin1(toString(*r.device)) : QStringLiteral("auto"))
+               .arg(colour)
+               .arg(QString::fromStdString(p.canonical())) +
+           (r.prepare.isIdentity() ? QString() : QStringLiteral("|prepare ") + prepareSettingsKey(r.prepare)) +
+           (r.separation.gcr == SeparationParams{}.gcr && r.separation.inkLimit == SeparationParams{}.inkLimit
+                ? QString()
+                : QStringLiteral("|gcr %1 ink %2").arg(r.separation.gcr).arg(r.separation.inkLimit));
 }
 
 JobResultPtr JobRunner::cached(const QString& key) const { return cache_.value(key); }
@@ -331,6 +352,30 @@ void JobRunner::clearCache() {
     cache_.clear();
     cacheOrder_.clear();
     cacheBytes_ = 0;
+    preparedCache_.clear();
+    preparedOrder_.clear();
+}
+
+void JobRunner::insertPrepared(const PreparedPtr& p) {
+    // Enough to go back and forth between a few Adjust settings, within a memory budget; the newest always stays.
+    constexpr int kKeepPrepared = 4;
+    constexpr qint64 kPreparedBytes = qint64(1) << 30;
+    auto bytes = [](const PreparedPtr& x) {
+        qint64 b = x->display.sizeInBytes();
+        for (const Plane8& plane : x->image->channels) b += qint64(plane.size());
+        for (const QImage& l : x->levels) b += l.sizeInBytes();
+        return b;
+    };
+    preparedOrder_.removeAll(p->key);
+    preparedOrder_.push_back(p->key);
+    preparedCache_.insert(p->key, p);
+    qint64 total = 0;
+    for (const PreparedPtr& x : preparedCache_) total += bytes(x);
+    while (preparedOrder_.size() > 1 && (preparedOrder_.size() > kKeepPrepared || total > kPreparedBytes)) {
+        const QString k = preparedOrder_.takeFirst();
+        total -= bytes(preparedCache_.value(k));
+        preparedCache_.remove(k);
+    }
 }
 
 void JobRunner::insertCache(const JobResultPtr& r) {
@@ -343,6 +388,10 @@ void JobRunner::insertCache(const JobResultPtr& r) {
         for (const QImage& l : x->perceivedLevels) b += l.sizeInBytes();
         for (const QImage& l : x->printPreviewLevels) b += l.sizeInBytes();
         for (const QImage& l : x->perceivedPrintLevels) b += l.sizeInBytes();
+        if (x->prepared) {  // kept alive by the result (counted for each result that shares it)
+            b += x->prepared->display.sizeInBytes();
+            for (const Plane8& p : x->prepared->image->channels) b += qint64(p.size());
+        }
         return b;
     };
     if (cache_.contains(r->key)) {
@@ -379,6 +428,17 @@ quint64 JobRunner::submit(const JobRequest& request) {
         return gen;
     }
 
+    JobRequest job = request;
+    if (!job.prepare.isIdentity() && !job.prepared) {
+        const QString pk = preparedKey(job.imageId, job.prepare);
+        job.prepared = preparedCache_.value(pk);
+        if (job.prepared) {
+            preparedOrder_.removeAll(pk);
+            preparedOrder_.push_back(pk);
+        } else {
+            ++*prepares_;
+        }
+    }
     auto run = std::make_shared<Running>();
     run->generation = gen;
     run->key = key;
@@ -397,10 +457,10 @@ quint64 JobRunner::submit(const JobRequest& request) {
         onWatcherFinished(run);
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run(&pool_, [payload, request, control] {
+    watcher->setFuture(QtConcurrent::run(&pool_, [payload, job, control] {
         // An exception must not reach QtConcurrent (it would end the studio with QUnhandledException).
         try {
-            payload->status = runJob(request, control, payload->result);
+            payload->status = runJob(job, control, payload->result);
         } catch (const std::bad_alloc&) {
             payload->status = Status::error(
                 "out of memory: this method needs more memory for this image than the machine could give");
@@ -438,6 +498,8 @@ void JobRunner::onWatcherFinished(std::shared_ptr<Running> run) {
         progressTimer_.stop();
     }
     Payload& box = *run->payload;
+    // A prepared image is kept even when the method after it failed or was cancelled: the next run starts from it.
+    if (box.result.prepared) insertPrepared(box.result.prepared);
     if (box.status.isOk()) {
         box.result.key = run->key;
         auto result = std::make_shared<const JobResult>(std::move(box.result));

@@ -12,10 +12,13 @@
 #include <QTimer>
 #include <QVector>
 #include <QtGlobal>
+#include <atomic>
 #include <memory>
 #include <optional>
 
 #include "core/registry.h"
+#include "core/separation.h"
+#include "widgets/prepared.h"
 
 namespace halftone {
 
@@ -33,6 +36,9 @@ struct JobRequest {
         true;  ///< CMYK results: also make the print preview (and, with `perceived`, its perceived view)
     /// Set: halftone to these colours with the method's palette form (RunRequest::palette; `color` is then unused).
     std::optional<Palette> palette;
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
+    PrepareSettings prepare;      ///< the Adjust steps applied to `image` before the method (the defaults: none)
+    PreparedPtr prepared;         ///< `image` already prepared with `prepare` (JobRunner fills it from its cache)
 };
 
 /// \brief What tells one result apart from another: a one-line short form (method, colour mode, every
@@ -75,6 +81,7 @@ struct JobResult {
     double psnrDb = qQNaN();        ///< measurePsnr: filtered PSNR against the input, mean over channels
     QString psnrRegion;             ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)
+    PreparedPtr prepared;           ///< what the method ran on when Adjust settings were set (null: the image itself)
     /// \brief Label text for a compare pane: the short description, time, quality.
     QString label() const;
 };
@@ -88,7 +95,7 @@ public:
     ~JobRunner() override;
 
     /// \brief Cache key: image id + method + device choice + colour (or the palette's colours) + canonical resolved
-    /// parameters.
+    /// parameters (+ the prepare settings when they do something).
     static QString cacheKey(const JobRequest& request);
     /// \brief Starts a job (cancelling the current one) or answers from the cache; returns its generation.
     quint64 submit(const JobRequest& request);
@@ -99,6 +106,10 @@ public:
     JobResultPtr cached(const QString& key) const;
     int cacheSize() const { return int(cache_.size()); }
     void clearCache();
+    /// \brief The prepared image cached for this key (preparedKey()), or null.
+    PreparedPtr cachedPrepared(const QString& key) const { return preparedCache_.value(key); }
+    /// \brief How many times a job has started preparing an image (a cached prepared image is not counted).
+    int prepareCount() const { return prepares_->load(); }
     /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady), and that of
     /// its print preview when it has one.
     void computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original);
@@ -125,6 +136,7 @@ private:
     void pollProgress();
     void insertCache(const JobResultPtr& r);
     void viewsMade(JobResultPtr updated);
+    void insertPrepared(const PreparedPtr& p);
 
     QThreadPool pool_;
     quint64 generation_ = 0;
@@ -134,6 +146,9 @@ private:
     QStringList cacheOrder_;  // least recently used first
     qint64 cacheBytes_ = 0;
     qint64 cacheLimit_ = qint64(3) << 30;
+    QHash<QString, PreparedPtr> preparedCache_;  // the last few prepared images, by preparedKey()
+    QStringList preparedOrder_;                  // least recently used first
+    std::shared_ptr<std::atomic<int>> prepares_ = std::make_shared<std::atomic<int>>(0);
 };
 
 /// \brief The SPEC's filtered PSNR (core/metrics.h) of a halftone against the input image, mean over channels,

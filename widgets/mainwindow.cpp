@@ -35,6 +35,9 @@
 #include <cmath>
 
 #include "io/imagefile.h"
+#include "io/preset.h"
+#include "widgets/adjustpanel.h"
+#include "widgets/batchdialog.h"
 #include "widgets/benchmarkpanel.h"
 #include "widgets/compareview.h"
 #include "widgets/imagepane.h"
@@ -101,6 +104,9 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
             debounce_.start();
         }
     });
+    connect(adjust_, &AdjustPanel::changed, this, [this] {
+        if (autoRun_->isChecked() && image_) debounce_.start();
+    });
     resize(1400, 900);
 }
 
@@ -154,6 +160,18 @@ void MainWindow::buildUi() {
     dock->setWidget(side);
     dock->setMinimumWidth(300);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    // Right: the Adjust steps (prepare) that run before the method.
+    adjust_ = new AdjustPanel;
+    auto* adjustScroll = new QScrollArea;
+    adjustScroll->setWidget(adjust_);
+    adjustScroll->setWidgetResizable(true);
+    adjustScroll->setFrameShape(QFrame::NoFrame);
+    auto* adjustDock = new QDockWidget(tr("Adjust"), this);
+    adjustDock->setObjectName(QStringLiteral("adjustDock"));
+    adjustDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    adjustDock->setWidget(adjustScroll);
+    adjustDock->setMinimumWidth(220);
+    addDockWidget(Qt::RightDockWidgetArea, adjustDock);
     connect(runAction_, &QAction::triggered, this, &MainWindow::runCurrent);
     connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancelRun);
     connect(runButton_, &QPushButton::clicked, runAction_, &QAction::trigger);
@@ -270,6 +288,25 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Copy result"), QKeySequence::Copy, this, [this] {
         if (current_) QGuiApplication::clipboard()->setImage(copyImage());
     });
+    file->addSeparator();
+    savePresetAction_ = file->addAction(tr("Save pre&set..."), this, [this] {
+        const QString suggested = QDir(presetDir_.isEmpty() ? QDir::homePath() : presetDir_)
+                                      .filePath(QString::fromStdString(panel_->method() ? panel_->method()->method
+                                                                                        : std::string("halftone")) +
+                                                QStringLiteral(".json"));
+        const QString f =
+            fileChooser_ ? fileChooser_(FileChoice::SavePreset, suggested)
+                         : QFileDialog::getSaveFileName(this, tr("Save preset"), suggested, tr("Presets (*.json)"));
+        if (!f.isEmpty()) savePreset(pathWithExtension(f, QStringLiteral("(*.json)")));
+    });
+    loadPresetAction_ = file->addAction(tr("&Load preset..."), this, [this] {
+        const QString f = fileChooser_ ? fileChooser_(FileChoice::LoadPreset, presetDir_)
+                                       : QFileDialog::getOpenFileName(this, tr("Load preset"), presetDir_,
+                                                                      tr("Presets (*.json);;All files (*)"));
+        if (!f.isEmpty()) loadPreset(f);
+    });
+    batchAction_ = file->addAction(tr("&Batch..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] { showBatch(); });
+    batchAction_->setToolTip(tr("Halftone many files and folders with the current job"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     QMenu* run = menuBar()->addMenu(tr("&Run"));
@@ -460,11 +497,22 @@ void MainWindow::runCurrent() {
                   StatusTopic::Run);
         return;
     }
+    PrepareSettings prepare;
+    if (Status st = adjust_->effective(prepare); !st) {
+        // The Adjust panel shows the problem too; nothing runs until it is fixed.
+        stageLabel_->setText(tr("Adjust: %1").arg(QString::fromStdString(st.message())));
+        setStatus(StatusTopic::Run, tr("Adjust: %1").arg(QString::fromStdString(st.message())));
+        return;
+    }
     JobRequest r;
     r.image = image_;
     r.imageId = imageId_;
+    r.prepare = prepare;
+    r.separation = separation_;
     r.method = m;
     r.params = panel_->params();
+    // The Adjust DPI is the printer resolution of methods that model one, as the CLI's --dpi.
+    if (adjust_->dpi() > 0 && m->param("dpi")) r.params.set("dpi", adjust_->dpi());
     r.device = panel_->device();
     r.color = panel_->colorMode();
     r.palette = panel_->palette();
@@ -559,16 +607,35 @@ QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
     else
         head = tr("Current");
     QString text = head + QStringLiteral(": ") + r->label();
+    if (r->prepared)
+        text +=
+            tr("\nAdjust: %1")
+                .arg(describePrepare(r->prepared->settings, r->prepared->image->width(), r->prepared->image->height()));
     if (isCurrent && currentStale_) text += tr("\nPrevious result: the last run was cancelled or failed");
     return text;
 }
 
 void MainWindow::showResults() {
-    compare_->setOriginal(originalDisplay_,
-                          image_
-                              ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height())
-                              : tr("No image yet: File > Open (Ctrl+O), drop a file here, or paste one (Ctrl+V)"),
-                          originalLevels_);
+    // The original pane shows what the current result was made from: the prepared image when Adjust did something.
+    const PreparedPtr prepared = current_ ? current_->prepared : nullptr;
+    if (prepared && image_) {
+        const QString what = describePrepare(prepared->settings, prepared->image->width(), prepared->image->height());
+        compare_->setOriginal(prepared->display,
+                              tr("Original, prepared: %1\n%2 x %3 (opened at %4 x %5): %6")
+                                  .arg(imageName_)
+                                  .arg(prepared->display.width())
+                                  .arg(prepared->display.height())
+                                  .arg(image_->width())
+                                  .arg(image_->height())
+                                  .arg(what),
+                              prepared->levels);
+    } else {
+        compare_->setOriginal(
+            originalDisplay_,
+            image_ ? tr("Original: %1\n%2 x %3").arg(imageName_).arg(image_->width()).arg(image_->height())
+                   : tr("No image yet: File > Open (Ctrl+O), drop a file here, or paste one (Ctrl+V)"),
+            originalLevels_);
+    }
     QVector<ComparePane> panes;
     const QVector<JobResultPtr> shown = shownResults();
     splitChoice_->blockSignals(true);
@@ -708,6 +775,7 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     io::WriteOptions opt;
     // A palette result's colours are its palette (kept on the image for an indexed file), not the "levels" parameter.
     opt.levels = binary ? 2 : current_->palette ? 256 : int(current_->params.getInt("levels", 256));
+    opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
     const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
@@ -841,6 +909,165 @@ QWidget* MainWindow::showAbout() {
 }
 
 void MainWindow::setAutoRun(bool on) { autoRun_->setChecked(on); }
+
+namespace {
+
+ParamValue defaultParam(const ParamSpec& p) {
+    switch (p.kind) {
+        case ParamSpec::Kind::Int:
+            return int64_t(p.def);
+        case ParamSpec::Kind::Real:
+            return p.def;
+        case ParamSpec::Kind::Bool:
+            return p.def != 0;
+        case ParamSpec::Kind::Choice:
+            return p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
+        case ParamSpec::Kind::Text:
+            return p.textDefault;
+    }
+    return int64_t(0);
+}
+
+QVariant toVariant(const ParamValue& v) {
+    if (auto x = std::get_if<int64_t>(&v)) return QVariant(qlonglong(*x));
+    if (auto x = std::get_if<double>(&v)) return QVariant(*x);
+    if (auto x = std::get_if<bool>(&v)) return QVariant(*x);
+    return QVariant(QString::fromStdString(std::get<std::string>(v)));
+}
+
+}  // namespace
+
+Status MainWindow::currentJob(JobSettings& job) const {
+    const MethodInfo* m = panel_->method();
+    if (!m) return Status::error("no method chosen");
+    job = extras_;  // the job's settings without a control here (output format, alpha)
+    job.method = m->method;
+    job.variant = m->variant;
+    job.params = ParamValues{};
+    const ParamValues values = panel_->params();
+    for (const ParamSpec& p : m->params) {
+        if (p.key == "threads" || !values.has(p.key)) continue;
+        const ParamValue v = values.all().at(p.key);
+        if (toVariant(v) != toVariant(defaultParam(p))) job.params.set(p.key, v);
+    }
+    job.color = panel_->colorMode();
+    job.palette.clear();
+    if (panel_->palettePanel()->wantsPalette()) {
+        job.palette = panel_->palettePanel()->spec().toStdString();
+        if (job.palette.empty())
+            return Status::error("an edited palette has no name a preset or batch run can use; save it as a palette "
+                                 "file (Save palette...) and choose that file");
+    }
+    job.separation = separation_;
+    const std::optional<Device> d = panel_->device();
+    job.device = !d ? "auto" : *d == Device::Gpu ? "gpu" : "cpu";
+    job.threads = panel_->threads();
+    job.prepare = adjust_->settings();
+    job.printSize = adjust_->printSize().toStdString();
+    job.dpi = adjust_->dpi();
+    if (job.dpi > 0 && m->param("dpi")) job.params.set("dpi", job.dpi);
+    if (!job.printSize.empty()) job.prepare.width = job.prepare.height = 0;
+    PrepareSettings check;
+    if (Status s = adjust_->effective(check); !s) return Status::error("Adjust: " + s.message());
+    return validateJob(job);
+}
+
+Status MainWindow::applyJob(const JobSettings& job) {
+    if (Status s = validateJob(job); !s) return s;
+    const MethodInfo* m = nullptr;
+    if (Status s = jobMethod(job, m); !s) return s;
+    if (!m->cpu && !registry_.gpuAvailability().usable)
+        return Status::error("method " + m->id() + " runs only on a GPU, and no GPU is usable here (" +
+                             registry_.gpuAvailability().reason + ")");
+    if (!job.palette.empty() && job.palette.rfind("auto:", 0) != 0) {
+        Palette p;  // a palette file that cannot be read refuses the whole preset before anything changes
+        if (Status s = resolvePalette(job.palette, nullptr, p); !s) return s;
+    }
+    JobSettings before;
+    const bool haveBefore = bool(currentJob(before));
+    auto fail = [&](const std::string& why) {
+        if (haveBefore) (void)applyJob(before);
+        return Status::error(why);
+    };
+    // One run for the whole change: the panels emit changed() per control.
+    const QSignalBlocker quietPanel(panel_);
+    const QSignalBlocker quietAdjust(adjust_);
+    if (!panel_->setMethod(QString::fromStdString(m->method), QString::fromStdString(m->variant)))
+        return fail("method " + m->id() + " cannot run here");
+    for (const ParamSpec& p : m->params) {
+        if (p.key == "threads") continue;
+        const ParamValue v = job.params.has(p.key) ? job.params.all().at(p.key) : defaultParam(p);
+        if (!panel_->setParam(QString::fromStdString(p.key), toVariant(v)))
+            return fail("parameter " + p.key + " of " + m->id() + " cannot be set to that value here");
+    }
+    panel_->setColorMode(job.color);
+    if (job.palette.empty())
+        panel_->palettePanel()->selectNone();
+    else if (Status s = panel_->palettePanel()->selectSpec(QString::fromStdString(job.palette)); !s)
+        return fail(s.message());
+    panel_->setDevice(job.device == "cpu"   ? std::optional<Device>(Device::Cpu)
+                      : job.device == "gpu" ? std::optional<Device>(Device::Gpu)
+                                            : std::nullopt);
+    panel_->setThreads(job.threads);
+    adjust_->setSettings(job.prepare, QString::fromStdString(job.printSize), job.dpi);
+    separation_ = job.separation;
+    extras_ = JobSettings{};
+    extras_.keepAlpha = job.keepAlpha;
+    extras_.format = job.format;
+    updateColourHint();
+    if (autoRun_->isChecked() && image_) debounce_.start();
+    return Status::ok();
+}
+
+bool MainWindow::savePreset(const QString& path) {
+    JobSettings job;
+    Status s = currentJob(job);
+    if (s)
+        s = io::savePreset(QFile::encodeName(path).toStdString(), job);
+    else
+        s = Status::error("cannot save preset '" + QFile::encodeName(path).toStdString() + "': " + s.message());
+    if (!s) {
+        showError(tr("Cannot save preset"), QString::fromStdString(s.message()), StatusTopic::Preset);
+        return false;
+    }
+    presetDir_ = QFileInfo(path).absolutePath();
+    setStatus(StatusTopic::Preset, tr("Saved preset %1").arg(path));
+    return true;
+}
+
+bool MainWindow::loadPreset(const QString& path) {
+    JobSettings job;
+    const std::string file = QFile::encodeName(path).toStdString();
+    Status s = io::loadPreset(file, job);
+    if (s) s = applyJob(job).withContext("cannot use preset '" + file + "'");
+    if (!s) {
+        showError(tr("Cannot load preset"), QString::fromStdString(s.message()), StatusTopic::Preset);
+        return false;
+    }
+    presetDir_ = QFileInfo(path).absolutePath();
+    setStatus(StatusTopic::Preset, tr("Loaded preset %1").arg(path));
+    return true;
+}
+
+BatchDialog* MainWindow::batchDialog() const { return batch_; }
+
+BatchDialog* MainWindow::showBatch() {
+    JobSettings job;
+    if (Status s = currentJob(job); !s) {
+        showError(tr("Cannot start a batch"), QString::fromStdString(s.message()), StatusTopic::Run);
+        return nullptr;
+    }
+    if (!batch_) {
+        batch_ = new BatchDialog(this);
+        // Start takes the settings as they are then: the panels stay usable while the dialog is open.
+        batch_->setJobProvider([this](JobSettings& j) { return currentJob(j); });
+        if (!imagePath_.isEmpty()) batch_->setOutputFolder(QFileInfo(imagePath_).absolutePath() + "/halftoned");
+    }
+    if (!batch_->running()) batch_->setJob(job);
+    batch_->show();
+    batch_->raise();
+    return batch_;
+}
 
 void MainWindow::pinCurrent() {
     if (!current_) return;

@@ -6,8 +6,10 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QTimer>
+#include <functional>
 #include <memory>
 
+#include "core/job.h"
 #include "core/registry.h"
 #include "widgets/jobrunner.h"
 
@@ -23,6 +25,8 @@ class QTabWidget;
 
 namespace halftone {
 
+class AdjustPanel;
+class BatchDialog;
 class BenchmarkPanel;
 class CompareView;
 class MethodPanel;
@@ -60,6 +64,32 @@ public:
     void setScreenshotPath(const QString& path, const QString& tab = {});
 
     MethodPanel* methodPanel() const { return panel_; }
+    AdjustPanel* adjustPanel() const { return adjust_; }
+
+    /// \brief The whole job the studio is set to: the method panel (method, variant, parameters that differ from
+    /// the defaults, device, threads, colour mode) and the Adjust settings; an error when the Adjust settings are not
+    /// valid.
+    Status currentJob(JobSettings& job) const;
+    /// \brief Sets the method panel and the Adjust panel to `job`; changes nothing and returns the problem when the
+    /// studio cannot apply it (a method that cannot run here, a palette).
+    Status applyJob(const JobSettings& job);
+    /// \brief Saves the current job as a preset file (File > Save preset); errors go to an error dialog.
+    bool savePreset(const QString& path);
+    /// \brief Loads a preset file into the panels (File > Load preset); a bad preset gives an error dialog naming the
+    /// file and the problem, and changes nothing.
+    bool loadPreset(const QString& path);
+    /// \brief Opens File > Batch with the current job (non-blocking; returns the dialog).
+    BatchDialog* showBatch();
+    BatchDialog* batchDialog() const;
+    /// \brief What the file dialogs of File > Save preset / Load preset ask.
+    enum class FileChoice { SavePreset, LoadPreset };
+    /// \brief Replaces those file dialogs (tests): returns the chosen path, empty for none.
+    void setFileChooser(std::function<QString(FileChoice, const QString& suggested)> chooser) {
+        fileChooser_ = std::move(chooser);
+    }
+    QAction* savePresetAction() const { return savePresetAction_; }
+    QAction* loadPresetAction() const { return loadPresetAction_; }
+    QAction* batchAction() const { return batchAction_; }
     CompareView* compareView() const { return compare_; }
     ScheduleView* scheduleView() const { return schedule_; }
     BenchmarkPanel* benchmarkPanel() const { return bench_; }
@@ -129,7 +159,7 @@ private:
                    const QString& path);
     void imageReady(const Loaded& loaded, const QString& name, const QString& path);
     /// \brief What a status bar message is about; a message is replaced or cleared when its state changes.
-    enum class StatusTopic { Image, ColourHint, Run, Save, Pins };
+    enum class StatusTopic { Image, ColourHint, Run, Save, Pins, Preset };
     void setStatus(StatusTopic topic, const QString& text);  ///< empty text clears that topic's message
     void clearStatus(StatusTopic topic) { setStatus(topic, {}); }
     void showError(const QString& title, const QString& text, StatusTopic topic);
@@ -164,6 +194,15 @@ private:
     bool runWhenPaletteReady_ = false;  // a run waits for the auto palette being made
     QAction* runAction_ = nullptr;
     QAction* cancelAction_ = nullptr;
+    QAction* savePresetAction_ = nullptr;
+    QAction* loadPresetAction_ = nullptr;
+    QAction* batchAction_ = nullptr;
+    AdjustPanel* adjust_ = nullptr;
+    QPointer<BatchDialog> batch_;
+    std::function<QString(FileChoice, const QString&)> fileChooser_;
+    QString presetDir_;
+    SeparationParams separation_;  // CMYK separation of the loaded preset (no control in the method panel)
+    JobSettings extras_;           // output format and alpha of the loaded preset (carried to presets and batches)
     QList<QPair<StatusTopic, QString>> statusMessages_;  // oldest first; the last one is on screen
     bool currentStale_ = false;
     QMenu* recentMenu_ = nullptr;

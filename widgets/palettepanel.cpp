@@ -361,6 +361,33 @@ void PalettePanel::setAvailable(bool available, const QString& reason) {
     updateUi();
 }
 
+QString PalettePanel::spec() const {
+    if (!wantsPalette()) return {};
+    const QString data = sourceCombo_->currentData().toString();
+    if (data.startsWith(kBuiltinPrefix)) return data.mid(kBuiltinPrefix.size());
+    if (data.startsWith(kFilePrefix)) return data.mid(kFilePrefix.size());
+    if (data == kAuto) return QStringLiteral("auto:%1").arg(autoCount_->value());
+    return {};
+}
+
+Status PalettePanel::selectSpec(const QString& spec) {
+    const std::string text = spec.toStdString();
+    int n = 0;
+    if (Status s = parseAutoPaletteSpec(text, n); !s) return s;
+    if (n > 0) {
+        selectAuto(n);
+        return Status::ok();
+    }
+    if (findBuiltinPalette(text)) {
+        if (!selectBuiltin(spec)) return Status::error("the built-in palette '" + text + "' cannot be chosen here");
+        return Status::ok();
+    }
+    Palette p;
+    if (Status s = resolvePalette(text, nullptr, p); !s) return s;  // checked first: loadFile would show a dialog
+    if (!loadFile(spec)) return Status::error("palette file '" + text + "' cannot be read");
+    return Status::ok();
+}
+
 void PalettePanel::onSourceIndex(int index) {
     const QString data = sourceCombo_->itemData(index).toString();
     if (data == kFileDialog) {

@@ -87,6 +87,13 @@ public:
     void setAvailable(bool available, const QString& reason = {});
     bool isAvailable() const { return available_; }
 
+    /// \brief The choice as --palette takes it: a built-in name, a file path or "auto:N"; empty for "No palette", while
+    /// unavailable, and for an edited palette (which has no name outside this window).
+    QString spec() const;
+    /// \brief Selects what spec() returns (a built-in name, "auto:N" or a palette file). A file that cannot be read
+    /// leaves the choice as it was and returns the problem (no dialog: the caller reports it).
+    Status selectSpec(const QString& spec);
+
     bool selectNone();
     /// \brief Selects a built-in palette by its name (core/palette.h); false when there is none of that name.
     bool selectBuiltin(const QString& name);

@@ -15,6 +15,7 @@
 
 #include "core/registry.h"
 #include "gpu/gpu.h"
+#include "widgets/adjustpanel.h"
 #include "widgets/compareview.h"
 #include "widgets/latencyprobe.h"
 #include "widgets/mainwindow.h"
@@ -232,9 +233,11 @@ int main(int argc, char** argv) {
     if (!scripted) {
         QSettings settings;
         w.methodPanel()->restoreSettings(settings);
+        w.adjustPanel()->restoreSettings(settings);
         QObject::connect(&app, &QCoreApplication::aboutToQuit, &w, [&w] {
             QSettings s;
             w.methodPanel()->saveSettings(s);
+            w.adjustPanel()->saveSettings(s);
         });
     }
     if (cli.isSet(tab)) {

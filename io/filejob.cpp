@@ -1,0 +1,188 @@
+#include "io/filejob.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+#include <filesystem>
+#include <new>
+
+#include "core/budget.h"
+#include "core/palette.h"
+#include "core/prepare.h"
+#include "io/atomicwrite.h"
+#include "io/imagefile.h"
+
+namespace halftone::io {
+
+namespace {
+
+ColorSpace spaceOf(ColorMode mode) {
+    return mode == ColorMode::RGB ? ColorSpace::RGB : mode == ColorMode::CMYK ? ColorSpace::CMYK : ColorSpace::Gray;
+}
+
+/// The output's format as people name it, from the extension: "PNG", "JPEG", "TIF".
+std::string formatName(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    if (!ext.empty()) ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    return ext == "JPG" || ext == "JPE" || ext == "JFIF" || ext == "JIF" ? "JPEG" : ext;
+}
+
+}  // namespace
+
+FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, const std::string& output,
+                          const FileJobOptions& fo, const RunControl& control) {
+    using Kind = FileJobOutcome::Kind;
+    auto failed = [](const std::string& message, Kind kind = Kind::Failed) { return FileJobOutcome{kind, message}; };
+    auto note = [&](const std::string& text) {
+        if (fo.onNote) fo.onNote(text);
+    };
+    auto quiet = [&]() { return fo.quiet ? fo.quiet() : std::shared_ptr<void>(); };
+    const std::string& savePalette = fo.savePalette;
+    const uint64_t maxMemory = fo.maxMemory ? fo.maxMemory : defaultMaxMemory();
+
+    RunRequest request;
+    PrepareSettings prepare;
+    if (Status s = resolveJob(job, nullptr, request, prepare); !s && job.palette.rfind("auto:", 0) != 0)
+        return failed(s.message(), Kind::Usage);
+    if (!request.method) {
+        const MethodInfo* m = nullptr;
+        if (Status s = jobMethod(job, m); !s) return failed(s.message(), Kind::Usage);
+        request.method = m;
+    }
+    int autoColors = 0;
+    if (!job.palette.empty()) (void)parseAutoPaletteSpec(job.palette, autoColors);
+    const MethodInfo& m = *request.method;
+    ParamValues resolved = request.params;
+    (void)Registry::instance().resolveParams(m, resolved);
+    const ColorMode outputColor = job.palette.empty() ? job.color : ColorMode::RGB;
+
+    // Everything about the output is checked before the input is read: nothing is computed for an output that
+    // cannot be written.
+    if (samePath(input, output))
+        return failed("refusing to overwrite the input: '" + input + "' and '" + output + "' are the same file");
+    if (!savePalette.empty() && (samePath(savePalette, input) || samePath(savePalette, output)))
+        return failed("--save-palette '" + savePalette + "' is the input or the output file", Kind::Usage);
+    if (!savePalette.empty()) {
+        std::string probe;
+        Palette two;
+        two.colors = {Rgb8{0, 0, 0}, Rgb8{255, 255, 255}};
+        if (Status s = formatPaletteFile(savePalette, two, probe); !s) return failed(s.message(), Kind::Usage);
+        if (Status s = checkWritableTarget(savePalette); !s)
+            return failed("cannot write '" + savePalette + "': " + s.message());
+    }
+    if (outputColor == ColorMode::CMYK) {
+        const std::string ext = formatName(output);
+        if (ext != "TIF" && ext != "TIFF")
+            return failed(
+                "cannot write '" + output + "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)",
+                Kind::Usage);
+    }
+    const bool lossy = isLossyFormat(output);
+    if (lossy && !fo.force)
+        return failed("cannot write '" + output + "': " + formatName(output) +
+                      " is a lossy format and would blur the halftone's dots into gray; write .png, .tif or .pbm, "
+                      "or add --force to write it anyway");
+    const int64_t levels = m.param("levels") ? resolved.getInt("levels", 256) : 2;
+    if (formatName(output) == "PBM" && m.param("levels") && levels > 2)
+        return failed("cannot write '" + output + "': PBM holds only black and white but --levels is " +
+                      std::to_string(levels) + "; write .pgm instead");
+    OutputLayout layout;
+    layout.space = spaceOf(outputColor);
+    if (Status s = checkOutputPath(output, layout); !s) return failed(s.message());
+    if (lossy)
+        note("writing a halftone to " + formatName(output) + ", a lossy format: the dots of '" + output +
+             "' will not be exactly black and white (--force)");
+
+    Image image;
+    ReadOptions ro;
+    ro.maxPixels = fo.maxPixels;
+    ro.maxMemory = maxMemory;
+    ro.stop = control.stop;
+    ReadInfo info;
+    Status read;
+    {
+        const auto hush = quiet();
+        read = readImage(input, image, ro, &info);
+    }
+    if (read.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
+    if (!read) return failed(read.message());
+    if (!info.notes.empty()) note(input + ": " + info.notes);
+
+    // Prepare: the first part of the job's progress when it does something.
+    const bool preparing = !prepare.isIdentity();
+    const double prepShare = preparing ? 0.2 : 0.0;
+    if (preparing) {
+        Image prepared;
+        Status s;
+        try {
+            s = prepareImage(image, prepare, prepared, control.scaled(0.0, prepShare, "prepare"));
+        } catch (const std::bad_alloc&) {
+            s = Status::error("out of memory while preparing the image");
+        }
+        if (s.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
+        if (!s) return failed(input + ": " + s.message());
+        image = std::move(prepared);
+    }
+    // Now that the size and alpha are known: formats with size limits, writers refusing alpha.
+    layout.alpha = job.keepAlpha && image.hasAlpha;
+    layout.width = image.width() * prepare.pixelSize;
+    layout.height = image.height() * prepare.pixelSize;
+    if (Status s = checkOutputPath(output, layout); !s) return failed(s.message());
+
+    if (autoColors > 0) {
+        Palette p;
+        if (Status s = autoPalette(image, autoColors, p); !s) return failed(input + ": " + s.message());
+        if (p.size() < autoColors)
+            note("palette " + job.palette + ": '" + input + "' has only " + std::to_string(p.size()) +
+                 " colours; the palette holds those");
+        request.palette = std::move(p);
+    }
+    request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
+
+    RunResult result;
+    Status s;
+    try {
+        s = runImage(image, request, result, control.scaled(prepShare, 1.0));
+    } catch (const std::bad_alloc&) {
+        s = Status::error("out of memory while halftoning (the method needs more memory than this machine could give)");
+    } catch (const std::exception& e) {
+        s = Status::error(std::string("the method failed: ") + e.what());
+    }
+    if (s.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
+    if (!s) return failed(input + ": " + s.message());
+    if (!result.note.empty()) note(result.note);
+    if (fo.onRun) fo.onRun(m, result);
+    if (prepare.pixelSize > 1) result.image = enlargePixels(result.image, prepare.pixelSize);
+
+    WriteOptions wo;
+    wo.dpi = job.dpi;
+    if (m.param("levels")) {
+        wo.levels = int(levels);
+    } else {
+        bool binary = true;
+        for (const Plane8& p : result.image.channels)
+            binary = binary && std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
+        wo.levels = binary ? 2 : 256;
+    }
+    // The file has no name until it is complete, so an interruption leaves nothing behind.
+    if (fo.announceWrite) note("writing '" + output + "'");
+    Status written;
+    {
+        const auto hush = quiet();
+        written = writeImage(output, result.image, wo);
+    }
+    if (fo.afterWrite) fo.afterWrite(output, bool(written));
+    if (written.isCancelled()) return failed("interrupted; no output written", Kind::Cancelled);
+    if (!written) return failed(written.message());
+    if (!savePalette.empty() && request.palette) {
+        std::string text;
+        Status saved = formatPaletteFile(savePalette, *request.palette, text);
+        if (saved) saved = fo.writeText ? fo.writeText(savePalette, text) : writeFileAtomically(savePalette, text);
+        if (saved.isCancelled()) return failed("interrupted; palette not written", Kind::Cancelled);
+        if (!saved) return failed(saved.message());
+    }
+    return {};
+}
+
+}  // namespace halftone::io

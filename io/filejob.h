@@ -1,0 +1,55 @@
+#pragma once
+// \brief One file through a whole job: check the output, read, prepare, halftone, enlarge the pixels, write complete
+// or not at all. The CLI's `halftone IN OUT`, `halftone batch` and the studio's batch run the same steps, so a file
+// gets the same output from each.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/image.h"
+#include "core/job.h"
+#include "core/registry.h"
+#include "core/runcontrol.h"
+#include "core/status.h"
+
+namespace halftone::io {
+
+/// \brief Limits and hooks of one file's run; the defaults suit a program without a terminal.
+struct FileJobOptions {
+    uint64_t maxPixels = kDefaultMaxPixels;  ///< refuse larger inputs before decoding them
+    uint64_t maxMemory = 0;                  ///< refuse inputs whose reading or halftoning needs more; 0 = half the RAM
+    bool force = false;                      ///< write a lossy output format anyway (with a note)
+    bool announceWrite = false;              ///< note "writing 'OUTPUT'" before the write
+    std::string savePalette;                 ///< also write the palette used to this file (.hex, .gpl, ...)
+    /// \brief Notes (fallbacks, conversions, lossy output), one line each, without the program's name.
+    std::function<void(const std::string&)> onNote;
+    /// \brief Called once the method has run (the CLI's --time prints its wall time).
+    std::function<void(const MethodInfo&, const RunResult&)> onRun;
+    /// \brief Held while the decoder and the encoder run; the CLI silences codecs that print their own errors.
+    std::function<std::shared_ptr<void>()> quiet;
+    /// \brief Called right after the output's write returns, with whether it was written.
+    std::function<void(const std::string& output, bool written)> afterWrite;
+    /// \brief Writes the palette file complete or not at all; unset: io::writeFileAtomically.
+    std::function<Status(const std::string& path, const std::string& text)> writeText;
+};
+
+/// \brief How one file's run ended.
+struct FileJobOutcome {
+    enum class Kind {
+        Written,    ///< the output is complete
+        Failed,     ///< the message says why; no output was written
+        Usage,      ///< the job cannot apply to this output (format, palette file, CMYK to non-TIFF); nothing written
+        Cancelled,  ///< stopped; no output written
+    };
+    Kind kind = Kind::Written;
+    std::string message;
+    bool written() const { return kind == Kind::Written; }
+};
+
+/// \brief Runs `job` on `input` and writes `output`. Everything about the output is checked before the input is read,
+/// the input is never overwritten, and the output appears only when complete.
+FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, const std::string& output,
+                          const FileJobOptions& options, const RunControl& control = {});
+
+}  // namespace halftone::io

@@ -1,0 +1,260 @@
+#include "widgets/adjustpanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace halftone {
+
+namespace {
+
+QDoubleSpinBox* doubleSpin(double lo, double hi, double step, int decimals, double value, const QString& tip) {
+    auto* s = new QDoubleSpinBox;
+    s->setRange(lo, hi);
+    s->setSingleStep(step);
+    s->setDecimals(decimals);
+    s->setValue(value);
+    s->setToolTip(tip);
+    return s;
+}
+
+QSpinBox* intSpin(int lo, int hi, int value, const QString& tip) {
+    auto* s = new QSpinBox;
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setToolTip(tip);
+    return s;
+}
+
+}  // namespace
+
+AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
+    const PrepareSettings d;
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    auto* sizeBox = new QGroupBox(tr("Size"));
+    auto* sf = new QFormLayout(sizeBox);
+    width_ = intSpin(0, 1 << 20, 0, tr("Width in pixels; 0 = from the height (aspect kept) or unchanged"));
+    width_->setSpecialValueText(tr("auto"));
+    height_ = intSpin(0, 1 << 20, 0, tr("Height in pixels; 0 = from the width (aspect kept) or unchanged"));
+    height_->setSpecialValueText(tr("auto"));
+    scale_ = doubleSpin(0, 64, 0.05, 3, 0, tr("Scale factor when width and height are auto; 0 = none"));
+    scale_->setSpecialValueText(tr("none"));
+    printSize_ = new QLineEdit;
+    printSize_->setPlaceholderText(tr("e.g. 6x4in, 15x10cm, 210x297mm"));
+    printSize_->setToolTip(tr("Print size at the resolution below: sets width and height in pixels"));
+    dpi_ = doubleSpin(0, 100000, 10, 1, 0,
+                      tr("Device resolution in dots per inch: the resolution of the print size, written into saved "
+                         "files, and the printer resolution of methods that model one"));
+    dpi_->setSpecialValueText(tr("unset"));
+    fit_ = new QComboBox;
+    fit_->addItem(tr("Inside (keep aspect)"), QStringLiteral("inside"));
+    fit_->addItem(tr("Stretch"), QStringLiteral("stretch"));
+    fit_->setToolTip(tr("With width and height both set: fit inside them or stretch to exactly that size"));
+    filter_ = new QComboBox;
+    for (ResizeFilter f : {ResizeFilter::Lanczos3, ResizeFilter::Bicubic, ResizeFilter::Box, ResizeFilter::Nearest})
+        filter_->addItem(QString::fromLatin1(toString(f)), int(f));
+    filter_->setToolTip(tr("Resize filter: lanczos (sharp), bicubic, box (area average), nearest (pixel art)"));
+    linear_ = new QCheckBox(tr("Resize in linear light"));
+    linear_->setChecked(d.linearResize);
+    linear_->setToolTip(tr("Resample decoded sRGB (correct averages of light); off: resample the 8-bit values"));
+    pixelSize_ = intSpin(1, 1024, 1, tr("Halftone at 1/N of the size and enlarge each dot to N x N (pixel-art look)"));
+    sf->addRow(tr("Width"), width_);
+    sf->addRow(tr("Height"), height_);
+    sf->addRow(tr("Scale"), scale_);
+    sf->addRow(tr("Print size"), printSize_);
+    sf->addRow(tr("DPI"), dpi_);
+    sf->addRow(tr("Fit"), fit_);
+    sf->addRow(tr("Filter"), filter_);
+    sf->addRow(linear_);
+    sf->addRow(tr("Pixel size"), pixelSize_);
+    layout->addWidget(sizeBox);
+
+    auto* toneBox = new QGroupBox(tr("Tone"));
+    auto* tf = new QFormLayout(toneBox);
+    black_ = intSpin(0, 254, d.blackPoint, tr("Input level that becomes black (levels)"));
+    white_ = intSpin(1, 255, d.whitePoint, tr("Input level that becomes white (levels)"));
+    brightness_ = doubleSpin(-100, 100, 1, 1, d.brightness, tr("Adds brightness x 2.55 to every level"));
+    contrast_ = doubleSpin(-100, 100, 1, 1, d.contrast,
+                           tr("Steeper (> 0) or flatter (< 0) about mid-gray; 100 = a "
+                              "threshold"));
+    gamma_ = doubleSpin(0.1, 10, 0.05, 2, d.gamma, tr("> 1 lightens the mid-tones, < 1 darkens them"));
+    saturation_ = doubleSpin(0, 400, 5, 1, d.saturation, tr("Colour images: 0 = gray, 100 = unchanged (percent)"));
+    sharpen_ = doubleSpin(0, 500, 10, 1, d.sharpenAmount, tr("Unsharp mask strength in percent; 0 = off"));
+    radius_ = doubleSpin(0.3, 50, 0.1, 2, d.sharpenRadius, tr("Unsharp mask radius in pixels"));
+    tf->addRow(tr("Black point"), black_);
+    tf->addRow(tr("White point"), white_);
+    tf->addRow(tr("Brightness"), brightness_);
+    tf->addRow(tr("Contrast"), contrast_);
+    tf->addRow(tr("Gamma"), gamma_);
+    tf->addRow(tr("Saturation %"), saturation_);
+    tf->addRow(tr("Sharpen %"), sharpen_);
+    tf->addRow(tr("Sharpen radius"), radius_);
+    layout->addWidget(toneBox);
+
+    reset_ = new QPushButton(tr("Reset"));
+    reset_->setObjectName(QStringLiteral("adjustReset"));
+    reset_->setToolTip(tr("Back to the defaults: the image as it was opened"));
+    layout->addWidget(reset_);
+    problem_ = new QLabel;
+    problem_->setObjectName(QStringLiteral("adjustProblem"));
+    problem_->setWordWrap(true);
+    problem_->setStyleSheet(QStringLiteral("color: #b00020"));
+    layout->addWidget(problem_);
+    auto* note =
+        new QLabel(tr("Applied in this order before the method: resize, levels, brightness, contrast, gamma, "
+                      "saturation, sharpen. The original pane shows the prepared image."));
+    note->setWordWrap(true);
+    layout->addWidget(note);
+    layout->addStretch(1);
+
+    for (QSpinBox* s : {width_, height_, pixelSize_, black_, white_})
+        connect(s, &QSpinBox::valueChanged, this, &AdjustPanel::edited);
+    for (QDoubleSpinBox* s : {scale_, dpi_, brightness_, contrast_, gamma_, saturation_, sharpen_, radius_})
+        connect(s, &QDoubleSpinBox::valueChanged, this, &AdjustPanel::edited);
+    for (QComboBox* c : {fit_, filter_}) connect(c, &QComboBox::currentIndexChanged, this, &AdjustPanel::edited);
+    connect(linear_, &QCheckBox::toggled, this, &AdjustPanel::edited);
+    connect(printSize_, &QLineEdit::textChanged, this, &AdjustPanel::edited);
+    connect(reset_, &QPushButton::clicked, this, &AdjustPanel::reset);
+    updateProblem();
+}
+
+PrepareSettings AdjustPanel::settings() const {
+    PrepareSettings s;
+    s.width = width_->value();
+    s.height = height_->value();
+    s.scale = scale_->value();
+    s.fit = fit_->currentData().toString() == QLatin1String("stretch") ? ResizeFit::Stretch : ResizeFit::Inside;
+    s.filter = ResizeFilter(filter_->currentData().toInt());
+    s.linearResize = linear_->isChecked();
+    s.pixelSize = pixelSize_->value();
+    s.blackPoint = black_->value();
+    s.whitePoint = white_->value();
+    s.brightness = brightness_->value();
+    s.contrast = contrast_->value();
+    s.gamma = gamma_->value();
+    s.saturation = saturation_->value();
+    s.sharpenAmount = sharpen_->value();
+    s.sharpenRadius = radius_->value();
+    return s;
+}
+
+QString AdjustPanel::printSize() const { return printSize_->text().trimmed(); }
+double AdjustPanel::dpi() const { return dpi_->value(); }
+
+void AdjustPanel::setSettings(const PrepareSettings& s, const QString& printSize, double dpi) {
+    setting_ = true;
+    width_->setValue(s.width);
+    height_->setValue(s.height);
+    scale_->setValue(s.scale);
+    fit_->setCurrentIndex(s.fit == ResizeFit::Stretch ? 1 : 0);
+    filter_->setCurrentIndex(std::max(0, filter_->findData(int(s.filter))));
+    linear_->setChecked(s.linearResize);
+    pixelSize_->setValue(s.pixelSize);
+    black_->setValue(s.blackPoint);
+    white_->setValue(s.whitePoint);
+    brightness_->setValue(s.brightness);
+    contrast_->setValue(s.contrast);
+    gamma_->setValue(s.gamma);
+    saturation_->setValue(s.saturation);
+    sharpen_->setValue(s.sharpenAmount);
+    radius_->setValue(s.sharpenRadius);
+    printSize_->setText(printSize);
+    dpi_->setValue(dpi);
+    setting_ = false;
+    edited();
+}
+
+Status AdjustPanel::effective(PrepareSettings& out) const {
+    out = settings();
+    if (!printSize().isEmpty()) {
+        if (out.width || out.height || out.scale)
+            return Status::error("the print size sets the size: set width, height and scale to auto");
+        if (Status s = applyPrintSize(out, printSize().toStdString(), dpi()); !s) return s;
+    }
+    return out.validate();
+}
+
+bool AdjustPanel::isIdentity() const {
+    PrepareSettings s;
+    return effective(s) && s.isIdentity();
+}
+
+void AdjustPanel::reset() { setSettings(PrepareSettings{}); }
+
+QString AdjustPanel::problemText() const { return problem_->text(); }
+
+void AdjustPanel::updateProblem() {
+    PrepareSettings s;
+    const Status st = effective(s);
+    problem_->setText(st ? QString() : QString::fromStdString(st.message()));
+    problem_->setVisible(!st);
+}
+
+void AdjustPanel::edited() {
+    if (setting_) return;
+    updateProblem();
+    emit changed();
+}
+
+void AdjustPanel::saveSettings(QSettings& q) const {
+    const PrepareSettings s = settings();
+    q.beginGroup(QStringLiteral("adjust"));
+    q.setValue(QStringLiteral("width"), s.width);
+    q.setValue(QStringLiteral("height"), s.height);
+    q.setValue(QStringLiteral("scale"), s.scale);
+    q.setValue(QStringLiteral("fit"), fit_->currentData());
+    q.setValue(QStringLiteral("filter"), filter_->currentText());
+    q.setValue(QStringLiteral("linearResize"), s.linearResize);
+    q.setValue(QStringLiteral("pixelSize"), s.pixelSize);
+    q.setValue(QStringLiteral("blackPoint"), s.blackPoint);
+    q.setValue(QStringLiteral("whitePoint"), s.whitePoint);
+    q.setValue(QStringLiteral("brightness"), s.brightness);
+    q.setValue(QStringLiteral("contrast"), s.contrast);
+    q.setValue(QStringLiteral("gamma"), s.gamma);
+    q.setValue(QStringLiteral("saturation"), s.saturation);
+    q.setValue(QStringLiteral("sharpenAmount"), s.sharpenAmount);
+    q.setValue(QStringLiteral("sharpenRadius"), s.sharpenRadius);
+    q.setValue(QStringLiteral("printSize"), printSize());
+    q.setValue(QStringLiteral("dpi"), dpi());
+    q.endGroup();
+}
+
+void AdjustPanel::restoreSettings(QSettings& q) {
+    PrepareSettings s;
+    q.beginGroup(QStringLiteral("adjust"));
+    s.width = q.value(QStringLiteral("width"), s.width).toInt();
+    s.height = q.value(QStringLiteral("height"), s.height).toInt();
+    s.scale = q.value(QStringLiteral("scale"), s.scale).toDouble();
+    s.fit =
+        q.value(QStringLiteral("fit")).toString() == QLatin1String("stretch") ? ResizeFit::Stretch : ResizeFit::Inside;
+    if (!parseResizeFilter(q.value(QStringLiteral("filter"), QStringLiteral("lanczos")).toString().toStdString(),
+                           s.filter))
+        s.filter = ResizeFilter::Lanczos3;
+    s.linearResize = q.value(QStringLiteral("linearResize"), s.linearResize).toBool();
+    s.pixelSize = q.value(QStringLiteral("pixelSize"), s.pixelSize).toInt();
+    s.blackPoint = q.value(QStringLiteral("blackPoint"), s.blackPoint).toInt();
+    s.whitePoint = q.value(QStringLiteral("whitePoint"), s.whitePoint).toInt();
+    s.brightness = q.value(QStringLiteral("brightness"), s.brightness).toDouble();
+    s.contrast = q.value(QStringLiteral("contrast"), s.contrast).toDouble();
+    s.gamma = q.value(QStringLiteral("gamma"), s.gamma).toDouble();
+    s.saturation = q.value(QStringLiteral("saturation"), s.saturation).toDouble();
+    s.sharpenAmount = q.value(QStringLiteral("sharpenAmount"), s.sharpenAmount).toDouble();
+    s.sharpenRadius = q.value(QStringLiteral("sharpenRadius"), s.sharpenRadius).toDouble();
+    const QString print = q.value(QStringLiteral("printSize")).toString();
+    const double dpi = q.value(QStringLiteral("dpi"), 0.0).toDouble();
+    q.endGroup();
+    if (!s.validate()) s = PrepareSettings{};
+    setSettings(s, print, dpi);
+}
+
+}  // namespace halftone

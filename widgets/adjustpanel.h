@@ -1,0 +1,95 @@
+#pragma once
+// \brief The Adjust panel: the prepare steps of a job (core/prepare.h) as the studio sets them: size (pixels, scale or
+// print size at a resolution), fit, filter, linear-light resize, pixel size, levels, brightness, contrast, gamma,
+// saturation and sharpening, with the ranges of PrepareSettings::validate.
+#include <QWidget>
+
+#include "core/prepare.h"
+#include "core/status.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSettings;
+class QSpinBox;
+
+namespace halftone {
+
+/// \brief Edits PrepareSettings plus a print size and its resolution; emits changed() on every edit.
+class AdjustPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit AdjustPanel(QWidget* parent = nullptr);
+
+    /// \brief The settings as entered (a print size is not applied: see effective()).
+    PrepareSettings settings() const;
+    QString printSize() const;
+    double dpi() const;
+    /// \brief Sets every control at once and emits changed() once.
+    void setSettings(const PrepareSettings& s, const QString& printSize = {}, double dpi = 0);
+    /// \brief The settings the run uses: the print size turned into pixels at the resolution, every range checked.
+    Status effective(PrepareSettings& out) const;
+    /// \brief True when the settings change nothing.
+    bool isIdentity() const;
+    /// \brief Back to the defaults (nothing prepared).
+    void reset();
+
+    /// \brief Stores every setting (group "adjust").
+    void saveSettings(QSettings& settings) const;
+    /// \brief Restores what saveSettings stored; values out of range fall back to the defaults.
+    void restoreSettings(QSettings& settings);
+
+    QSpinBox* widthSpin() const { return width_; }
+    QSpinBox* heightSpin() const { return height_; }
+    QDoubleSpinBox* scaleSpin() const { return scale_; }
+    QLineEdit* printSizeEdit() const { return printSize_; }
+    QDoubleSpinBox* dpiSpin() const { return dpi_; }
+    QComboBox* fitCombo() const { return fit_; }
+    QComboBox* filterCombo() const { return filter_; }
+    QCheckBox* linearCheck() const { return linear_; }
+    QSpinBox* pixelSizeSpin() const { return pixelSize_; }
+    QSpinBox* blackPointSpin() const { return black_; }
+    QSpinBox* whitePointSpin() const { return white_; }
+    QDoubleSpinBox* brightnessSpin() const { return brightness_; }
+    QDoubleSpinBox* contrastSpin() const { return contrast_; }
+    QDoubleSpinBox* gammaSpin() const { return gamma_; }
+    QDoubleSpinBox* saturationSpin() const { return saturation_; }
+    QDoubleSpinBox* sharpenSpin() const { return sharpen_; }
+    QDoubleSpinBox* radiusSpin() const { return radius_; }
+    QPushButton* resetButton() const { return reset_; }
+    /// \brief The problem shown under the controls (empty when the settings are valid).
+    QString problemText() const;
+
+signals:
+    void changed();
+
+private:
+    void edited();
+    void updateProblem();
+
+    QSpinBox* width_;
+    QSpinBox* height_;
+    QDoubleSpinBox* scale_;
+    QLineEdit* printSize_;
+    QDoubleSpinBox* dpi_;
+    QComboBox* fit_;
+    QComboBox* filter_;
+    QCheckBox* linear_;
+    QSpinBox* pixelSize_;
+    QSpinBox* black_;
+    QSpinBox* white_;
+    QDoubleSpinBox* brightness_;
+    QDoubleSpinBox* contrast_;
+    QDoubleSpinBox* gamma_;
+    QDoubleSpinBox* saturation_;
+    QDoubleSpinBox* sharpen_;
+    QDoubleSpinBox* radius_;
+    QPushButton* reset_;
+    QLabel* problem_;
+    bool setting_ = false;  // setSettings is filling the controls: one changed() at the end
+};
+
+}  // namespace halftone
