@@ -385,6 +385,19 @@ void TestStudioJob::presetRoundTripThroughMenu() {
     QVERIFY2(back == saved, io::presetJson(back).c_str());
     QCOMPARE(w.methodPanel()->method()->id(), std::string("ed/plain"));
     QCOMPARE(w.adjustPanel()->widthSpin()->value(), 800);
+
+    // The palette choice travels too: a built-in by name, an auto palette by its count.
+    for (const QString& spec : {QStringLiteral("pico8"), QStringLiteral("auto:12")}) {
+        QVERIFY(w.methodPanel()->palettePanel()->selectSpec(spec));
+        JobSettings withPalette;
+        QVERIFY(w.currentJob(withPalette));
+        QCOMPARE(QString::fromStdString(withPalette.palette), spec);
+        w.savePresetAction()->trigger();
+        QVERIFY(w.methodPanel()->palettePanel()->selectNone());
+        w.loadPresetAction()->trigger();
+        QVERIFY2(!w.errorBox(), qPrintable(w.lastError()));
+        QCOMPARE(w.methodPanel()->palettePanel()->spec(), spec);
+    }
 }
 
 void TestStudioJob::badPresetShowsErrorAndKeepsJob_data() {
