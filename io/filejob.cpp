@@ -108,6 +108,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     if (read.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
     if (!read) return failed(read.message());
     if (!info.notes.empty()) note(input + ": " + info.notes);
+    if (job.palette.empty() && job.color == ColorMode::CMYK && image.space == ColorSpace::CMYK &&
+        job.separation.gcr != SeparationParams{}.gcr)
+        note(input + " is already separated into inks: --gcr does not apply to it (--ink-limit does)");
 
     // Prepare: the first part of the job's progress when it does something.
     const bool preparing = !prepare.isIdentity();

@@ -955,8 +955,9 @@ Status MainWindow::currentJob(JobSettings& job) const {
     if (panel_->palettePanel()->wantsPalette()) {
         job.palette = panel_->palettePanel()->spec().toStdString();
         if (job.palette.empty())
-            return Status::error("an edited palette has no name a preset or batch run can use; save it as a palette "
-                                 "file (Save palette...) and choose that file");
+            return Status::error(
+                "an edited palette has no name a preset or batch run can use; save it as a palette "
+                "file (Save palette...) and choose that file");
     }
     job.separation = separation_;
     const std::optional<Device> d = panel_->device();

@@ -199,8 +199,12 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
                         kExitUsage);
-    if (o.given("gcr")) job.separation.gcr = int(std::clamp<int64_t>(o.gcr, -1, 101));
-    if (o.given("ink-limit")) job.separation.inkLimit = int(std::clamp<int64_t>(o.inkLimit, -1, 401));
+    if (o.given("gcr") && (o.gcr < 0 || o.gcr > 100))
+        return fail("--gcr must be a percent from 0 to 100, got " + std::to_string(o.gcr), kExitUsage);
+    if (o.given("ink-limit") && (o.inkLimit < 0 || o.inkLimit > 400))
+        return fail("--ink-limit must be a percent from 0 to 400, got " + std::to_string(o.inkLimit), kExitUsage);
+    if (o.given("gcr")) job.separation.gcr = int(o.gcr);
+    if (o.given("ink-limit")) job.separation.inkLimit = int(o.inkLimit);
     if (Status s = checkSeparation(job.separation); !s) return fail(s.message(), kExitUsage);
     if (o.given("device")) job.device = o.device;
     if (job.device != "cpu" && job.device != "gpu" && job.device != "auto")
@@ -224,7 +228,7 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (autoColors == 0) {
             Palette p;
             if (Status s = resolvePalette(job.palette, nullptr, p); !s)
-                return fail(s.message(), std::filesystem::exists(job.palette) ? kExitError : kExitUsage);
+                return fail(s.message(), s.message().rfind("unknown palette", 0) == 0 ? kExitUsage : kExitError);
         }
         if (o.given("color") && job.color != ColorMode::RGB)
             note("--color is not used with --palette: the palette's colours make the output");

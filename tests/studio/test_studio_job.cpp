@@ -30,6 +30,7 @@
 #include "widgets/compareview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
+#include "widgets/palettepanel.h"
 
 using namespace halftone;
 
