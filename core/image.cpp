@@ -79,6 +79,17 @@ Image toRgb(const Image& in) {
 
 }  // namespace
 
+bool isColorIdentity(const Image& in, ColorMode mode, const SeparationParams& separation) {
+    switch (mode) {
+        case ColorMode::Gray:
+            return in.space == ColorSpace::Gray;
+        case ColorMode::RGB:
+            return in.space == ColorSpace::RGB;
+        default:
+            return in.space == ColorSpace::CMYK && inkCap(separation.inkLimit) >= 4 * 255;
+    }
+}
+
 Image convertColor(const Image& in, ColorMode mode) { return convertColor(in, mode, SeparationParams{}); }
 
 Image convertColor(const Image& in, ColorMode mode, const SeparationParams& separation) {
