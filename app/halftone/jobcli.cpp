@@ -1,6 +1,7 @@
 #include "app/halftone/jobcli.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <filesystem>
 #include <new>
@@ -164,7 +165,9 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
         "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--force", o.force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--progress", o.progress, "report progress on stderr");
-    app.add_flag("--time", o.time, "print the method's wall time on stderr");
+    app.add_flag("--time", o.time,
+                 "print the method's wall time on stderr, then the time of each stage (read, prepare, method, "
+                 "write)");
 }
 
 int buildJob(const JobOptions& o, JobSettings& job) {
@@ -341,6 +344,8 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
         onNote("writing a halftone to " + formatName(output) + ", a lossy format: the dots of '" + output +
                "' will not be exactly black and white (--force)");
 
+    using Clock = std::chrono::steady_clock;
+    const auto tRead = Clock::now();
     Image image;
     io::ReadOptions ro;
     ro.maxPixels = uint64_t(fo.maxPixels);
@@ -353,6 +358,7 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     }
     if (!read) return failed(read.message());
     if (!info.notes.empty()) onNote(input + ": " + info.notes);
+    const auto tPrepare = Clock::now();
 
     // Prepare: the first part of the job's progress when it does something.
     const bool preparing = !prepare.isIdentity();
@@ -387,6 +393,7 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
 
     RunResult result;
     Status s;
+    const auto tMethod = Clock::now();
     try {
         s = runImage(image, request, result, control.scaled(prepShare, 1.0));
     } catch (const std::bad_alloc&) {
@@ -400,7 +407,9 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     if (fo.time)
         std::fprintf(stderr, "halftone: %s on %s: %.6f s\n", m.id().c_str(), toString(result.device), result.seconds);
     if (prepare.pixelSize > 1) result.image = enlargePixels(result.image, prepare.pixelSize);
+    image = Image{};  // the input is not needed any more: its memory goes back before the output is written
 
+    const auto tWrite = Clock::now();
     io::WriteOptions wo;
     wo.dpi = job.dpi;
     if (m.param("levels")) {
@@ -422,6 +431,13 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, output, bool(written));
     if (written.isCancelled()) return failed("interrupted; no output written", kExitCancelled);
     if (!written) return failed(written.message());
+    if (fo.time) {
+        const auto sec = [](Clock::time_point a, Clock::time_point b) {
+            return std::chrono::duration<double>(b - a).count();
+        };
+        std::fprintf(stderr, "halftone: stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s\n",
+                     sec(tRead, tPrepare), sec(tPrepare, tMethod), sec(tMethod, tWrite), sec(tWrite, Clock::now()));
+    }
     if (!savePalette.empty() && request.palette) {
         std::string text;
         Status saved = formatPaletteFile(savePalette, *request.palette, text);
