@@ -27,7 +27,7 @@ root="$out/root"
 dpkg-deb -x "$deb" "$root"
 sample="$(ls "$root"/usr/share/halftone-studio/samples/*.png | head -n1)"
 if trace="$(LD_DEBUG=files "$root/usr/bin/halftone" "$sample" "$out/sample.pbm" 2>&1)" &&
-   grep -q "file=$root/usr/bin/../lib/.*halftone-io-oiio.so" <<<"$trace"; then
+   grep -q "$root/usr/bin/../lib/.*halftone-io-oiio.so" <<<"$trace"; then
   echo "ok: the installed halftone loads its module from the package"
 else
   echo "FAIL: the installed halftone did not load the module from the package"; grep -m3 "halftone-io-oiio\|halftone:" <<<"$trace" || true; fail=1
