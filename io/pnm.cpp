@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -100,7 +101,9 @@ Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo*
 
     Image out;
     out.space = channels == 3 ? ColorSpace::RGB : ColorSpace::Gray;
-    out.channels.assign(size_t(channels), Plane8(int(width), int(height)));
+    // Each plane allocated in place (assign() from one prototype would allocate, fill and copy one more plane).
+    out.channels.resize(size_t(channels));
+    for (Plane8& p : out.channels) p = Plane8(int(width), int(height));
     const uint32_t mv = uint32_t(maxval), half = mv / 2;
     const int w = int(width), h = int(height);
     if (!bitmap && channels == 1 && bytesPerSample == 1 && mv == 255) {
@@ -193,15 +196,22 @@ Status writePnm(std::FILE* f, const Image& image, PnmKind kind) {
             const uint8_t* s = image.channels[0].row(y);
             unsigned bad = 0;
             const int full = w / 8;
+            // Eight pixels a 64-bit word (little-endian: pixel k in byte k). A byte is 0 or 255 exactly when its
+            // low seven bits all equal its top bit; the top bits of the black pixels, moved to bit 8k, are
+            // gathered into bits 63-k by one multiplication (the partial products never overlap, so nothing
+            // carries) and shifted down: pixel 0 lands in the byte's top bit, as PBM wants.
+            static_assert(std::endian::native == std::endian::little,
+                          "the packing reads pixels as little-endian words");
+            uint64_t badWord = 0;
             for (int b = 0; b < full; ++b) {
-                const uint8_t* p = s + 8 * b;
-                unsigned bits = 0;
-                for (int k = 0; k < 8; ++k) {
-                    bits |= unsigned(p[k] == 0) << (7 - k);
-                    bad |= unsigned(uint8_t(p[k] + 1) > 1);
-                }
-                row[size_t(b)] = uint8_t(bits);
+                uint64_t v;
+                std::memcpy(&v, s + 8 * b, 8);
+                const uint64_t top = (v >> 7) & 0x0101010101010101ull;
+                badWord |= (v & 0x7F7F7F7F7F7F7F7Full) ^ (top * 0x7F);
+                const uint64_t black = top ^ 0x0101010101010101ull;
+                row[size_t(b)] = uint8_t((black * 0x8040201008040201ull) >> 56);
             }
+            bad |= unsigned(badWord != 0);
             if (w % 8) {
                 unsigned bits = 0;
                 for (int x = 8 * full; x < w; ++x) {
