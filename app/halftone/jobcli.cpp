@@ -435,8 +435,23 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
         const auto sec = [](Clock::time_point a, Clock::time_point b) {
             return std::chrono::duration<double>(b - a).count();
         };
-        std::fprintf(stderr, "halftone: stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s\n",
-                     sec(tRead, tPrepare), sec(tPrepare, tMethod), sec(tMethod, tWrite), sec(tWrite, Clock::now()));
+        // The peak resident memory of this program's own address space (VmHWM: unlike getrusage's maxrss it
+        // does not carry the peak of a large parent that spawned it).
+        double peakMiB = 0;
+        if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+            char line[256];
+            while (std::fgets(line, sizeof line, status))
+                if (std::sscanf(line, "VmHWM: %lf kB", &peakMiB) == 1) {
+                    peakMiB /= 1024;
+                    break;
+                }
+            std::fclose(status);
+        }
+        std::fprintf(stderr,
+                     "halftone: stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s; peak memory %.1f "
+                     "MiB\n",
+                     sec(tRead, tPrepare), sec(tPrepare, tMethod), sec(tMethod, tWrite), sec(tWrite, Clock::now()),
+                     peakMiB);
     }
     if (!savePalette.empty() && request.palette) {
         std::string text;

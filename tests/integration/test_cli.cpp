@@ -832,10 +832,12 @@ void TestCli::pnmRunLoadsNoOpenImageIO() {
     // the stage times of --time: read, prepare, method, write
     const Run timed = runCli({"--time", QString::fromStdString(in), QString::fromStdString(path("lazy2.pbm"))});
     QCOMPARE(timed.exitCode, 0);
-    QVERIFY2(QRegularExpression("stages: read [0-9.]+ s, prepare [0-9.]+ s, method [0-9.]+ s, write [0-9.]+ s")
-                 .match(timed.err)
-                 .hasMatch(),
-             qPrintable(timed.err));
+    QVERIFY2(
+        QRegularExpression(
+            "stages: read [0-9.]+ s, prepare [0-9.]+ s, method [0-9.]+ s, write [0-9.]+ s; peak memory [0-9.]+ MiB")
+            .match(timed.err)
+            .hasMatch(),
+        qPrintable(timed.err));
 }
 
 void TestCli::missingModuleIsNamed() {
