@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -17,8 +16,6 @@ struct Loaded {
     const OiioModuleApi* api = nullptr;
     std::string error;
 };
-
-std::atomic<bool> g_loaded{false};
 
 /// The directory of the running executable ("" when /proc is not mounted).
 std::string executableDir() {
@@ -68,15 +65,9 @@ Loaded load() {
 }  // namespace
 
 Status oiioModule(const OiioModuleApi*& api) {
-    static const Loaded loaded = [] {
-        Loaded l = load();
-        if (l.api) g_loaded.store(true);
-        return l;
-    }();
+    static const Loaded loaded = load();
     api = loaded.api;
     return api ? Status::ok() : Status::error(loaded.error);
 }
-
-bool oiioModuleLoaded() { return g_loaded.load(); }
 
 }  // namespace halftone::io::detail

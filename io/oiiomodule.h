@@ -45,7 +45,4 @@ inline constexpr const char* kOiioModuleFile = "halftone-io-oiio.so";
 /// directory (BINDIR/../LIBDIR/halftone), and in the build tree the executable came from.
 Status oiioModule(const OiioModuleApi*& api);
 
-/// \brief True when the module is loaded in this process (for tests and the benchmark's start-up breakdown).
-bool oiioModuleLoaded();
-
 }  // namespace halftone::io::detail
