@@ -33,6 +33,29 @@ Run runCli(const QStringList& args, int timeoutMs = 120000, std::function<void()
     return test::runProcess(HALFTONE_CLI_PATH, args, timeoutMs, std::move(inChild));
 }
 
+/// As runCli with `name`=`value` added to the child's environment (set through QProcess: a child modifier may
+/// run in a vfork child that shares this process's memory, so a setenv there would change this process too).
+Run runCliWithEnv(const QStringList& args, const QString& name, const QString& value) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(name, value);
+    p.setProcessEnvironment(env);
+    p.start(HALFTONE_CLI_PATH, args);
+    Run r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        r.crashed = true;
+        r.err = "timed out";
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = r.crashed ? -1000 - p.exitCode() : p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
 std::vector<std::string> dirEntries(const std::string& dir) {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -812,9 +835,7 @@ void TestCli::pnmRunLoadsNoOpenImageIO() {
     // the OpenImageIO module nor OpenImageIO; a PNG run opens both (the check can tell them apart).
     const std::string in = path("lazy.pgm");
     QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(37, 23, test::freshSeed("lazy io")))));
-    auto traced = [](const QStringList& args) {
-        return runCli(args, 120000, [] { ::setenv("LD_DEBUG", "files", 1); });
-    };
+    auto traced = [](const QStringList& args) { return runCliWithEnv(args, "LD_DEBUG", "files"); };
     for (const QStringList& args :
          {QStringList{"--list-kernels"},
           QStringList{"--time", QString::fromStdString(in), QString::fromStdString(path("lazy.pbm"))},
@@ -843,7 +864,7 @@ void TestCli::pnmRunLoadsNoOpenImageIO() {
 void TestCli::missingModuleIsNamed() {
     // Without the module, formats that need it fail with a message naming the module and the file; PNM still works.
     auto noModule = [](const QStringList& args) {
-        return runCli(args, 120000, [] { ::setenv("HALFTONE_IO_MODULE", "/nonexistent/halftone-io-oiio.so", 1); });
+        return runCliWithEnv(args, "HALFTONE_IO_MODULE", "/nonexistent/halftone-io-oiio.so");
     };
     const QString png = QString::fromStdString(test::dataPath("page.png"));
     const std::string out = path("nomodule.pbm");
