@@ -66,8 +66,9 @@ Image toRgb(const Image& in) {
         out.channels = in.channels;
     } else if (in.space == ColorSpace::Gray) {
         out.channels.assign(3, in.channels[0]);
-    } else {  // CMYK
-        out.channels.assign(3, Plane8(w, h));
+    } else {  // CMYK; each plane allocated in place (assign from one prototype would copy it)
+        out.channels.assign(3, Plane8());
+        for (Plane8& plane : out.channels) plane = Plane8(w, h);
         for (size_t i = 0; i < in.channels[0].size(); ++i) {
             const int k = in.channels[3].data[i];
             for (int c = 0; c < 3; ++c)
@@ -78,6 +79,17 @@ Image toRgb(const Image& in) {
 }
 
 }  // namespace
+
+bool isColorIdentity(const Image& in, ColorMode mode, const SeparationParams& separation) {
+    switch (mode) {
+        case ColorMode::Gray:
+            return in.space == ColorSpace::Gray;
+        case ColorMode::RGB:
+            return in.space == ColorSpace::RGB;
+        default:
+            return in.space == ColorSpace::CMYK && inkCap(separation.inkLimit) >= 4 * 255;
+    }
+}
 
 Image convertColor(const Image& in, ColorMode mode) { return convertColor(in, mode, SeparationParams{}); }
 
@@ -116,7 +128,8 @@ Image convertColor(const Image& in, ColorMode mode, const SeparationParams& sepa
     out.space = ColorSpace::CMYK;
     out.hasAlpha = in.hasAlpha;
     out.alpha = in.alpha;
-    out.channels.assign(4, Plane8(w, h));
+    out.channels.assign(4, Plane8());  // then each plane allocated in place, not copied
+    for (Plane8& plane : out.channels) plane = Plane8(w, h);
     for (size_t i = 0; i < rgb.channels[0].size(); ++i) {
         const std::array<uint8_t, 4> v =
             separatePixel(rgb.channels[0].data[i], rgb.channels[1].data[i], rgb.channels[2].data[i], separation);

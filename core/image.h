@@ -84,6 +84,9 @@ Image convertColor(const Image& in, ColorMode mode);
 /// separatePixel, a CMYK input keeps its inks and gets the ink limit (limitInk).
 Image convertColor(const Image& in, ColorMode mode, const SeparationParams& separation);
 
+/// \brief True when convertColor(in, mode, separation) returns `in` unchanged, so a caller can use `in` itself.
+bool isColorIdentity(const Image& in, ColorMode mode, const SeparationParams& separation);
+
 /// \brief A synthetic picture: a horizontal ramp (weight 3) plus a vertical one, plus `noise.at(y, x) % 64`, over 4
 /// (wrapping past 255 near the bright corner). Smooth areas with both levels everywhere: the benchmark's GPU input
 /// (noise from a fixed seed) and a test image of the fast GPU shapes (fresh noise).

@@ -64,7 +64,8 @@ Plane8 referencePaletteErrorDiffusion(const Image& rgb, const Palette& palette, 
 Image expandIndexed(const Plane8& indices, const Palette& palette) {
     Image im;
     im.space = ColorSpace::RGB;
-    im.channels.assign(3, Plane8(indices.width, indices.height));
+    im.channels.assign(3, Plane8());  // then each plane allocated in place, not copied
+    for (Plane8& plane : im.channels) plane = Plane8(indices.width, indices.height);
     for (size_t i = 0; i < indices.size(); ++i) {
         const Rgb8& c = palette.colors[std::min<size_t>(indices.data[i], palette.colors.size() - 1)];
         for (int ch = 0; ch < 3; ++ch) im.channels[size_t(ch)].data[i] = c[size_t(ch)];

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace halftone::pnm {
@@ -111,7 +112,9 @@ Status readPixels(Source& in, const Header& hd, Image& image) {
     const uint64_t rowBytes = hd.rowBytes();
     Image out;
     out.space = channels == 3 ? ColorSpace::RGB : ColorSpace::Gray;
-    out.channels.assign(size_t(channels), Plane8(int(hd.width), int(hd.height)));
+    // Each plane allocated in place (assign() from one prototype would allocate, fill and copy one more plane).
+    out.channels.resize(size_t(channels));
+    for (Plane8& p : out.channels) p = Plane8(int(hd.width), int(hd.height));
     const uint32_t mv = uint32_t(hd.maxval), half = mv / 2;
     const int w = int(hd.width), h = int(hd.height);
     if (!bitmap && channels == 1 && bytesPerSample == 1 && mv == 255) {
@@ -198,23 +201,36 @@ Status write(const Image& image, Kind kind, const Sink& put) {
 
     if (kind == Kind::Pgm) return put(image.channels[0].data.data(), image.channels[0].size());  // rows are contiguous
     const int outCh = kind == Kind::Ppm ? 3 : 1;
-    std::vector<unsigned char> row(kind == Kind::Pbm ? size_t(w + 7) / 8 : size_t(w) * outCh);
+    // Rows are packed into a chunk of about 1 MiB that goes out in one write (row by row, an 8K PBM took 2048
+    // system calls through stdio's 4 KiB buffer).
+    const size_t rowBytes = kind == Kind::Pbm ? size_t(w + 7) / 8 : size_t(w) * outCh;
+    const size_t chunkRows = std::max<size_t>(1, (size_t(1) << 20) / rowBytes);
+    std::vector<unsigned char> chunk(rowBytes * std::min(chunkRows, size_t(h)));
+    size_t filled = 0;
     for (int y = 0; y < h; ++y) {
+        unsigned char* const row = chunk.data() + filled * rowBytes;
         if (kind == Kind::Pbm) {
             // Pack 8 pixels a byte (0 = black = bit set) and check, in the same pass, that the row is binary:
             // uint8(v + 1) is 1 for 0 and 0 for 255, and >= 2 for any other value.
             const uint8_t* s = image.channels[0].row(y);
             unsigned bad = 0;
             const int full = w / 8;
+            // Eight pixels a 64-bit word (little-endian: pixel k in byte k). A byte is 0 or 255 exactly when its
+            // low seven bits all equal its top bit; the top bits of the black pixels, moved to bit 8k, are
+            // gathered into bits 63-k by one multiplication (the partial products never overlap, so nothing
+            // carries) and shifted down: pixel 0 lands in the byte's top bit, as PBM wants.
+            static_assert(std::endian::native == std::endian::little,
+                          "the packing reads pixels as little-endian words");
+            uint64_t badWord = 0;
             for (int b = 0; b < full; ++b) {
-                const uint8_t* p = s + 8 * b;
-                unsigned bits = 0;
-                for (int k = 0; k < 8; ++k) {
-                    bits |= unsigned(p[k] == 0) << (7 - k);
-                    bad |= unsigned(uint8_t(p[k] + 1) > 1);
-                }
-                row[size_t(b)] = uint8_t(bits);
+                uint64_t v;
+                std::memcpy(&v, s + 8 * b, 8);
+                const uint64_t top = (v >> 7) & 0x0101010101010101ull;
+                badWord |= (v & 0x7F7F7F7F7F7F7F7Full) ^ (top * 0x7F);
+                const uint64_t black = top ^ 0x0101010101010101ull;
+                row[size_t(b)] = uint8_t((black * 0x8040201008040201ull) >> 56);
             }
+            bad |= unsigned(badWord != 0);
             if (w % 8) {
                 unsigned bits = 0;
                 for (int x = 8 * full; x < w; ++x) {
@@ -239,7 +255,10 @@ Status write(const Image& image, Kind kind, const Sink& put) {
                 for (int x = 0; x < w; ++x) row[size_t(x) * outCh + c] = s[x];
             }
         }
-        if (Status st = put(row.data(), row.size()); !st) return st;
+        if (++filled * rowBytes == chunk.size() || y == h - 1) {
+            if (Status st = put(chunk.data(), filled * rowBytes); !st) return st;
+            filled = 0;
+        }
     }
     return Status::ok();
 }

@@ -192,6 +192,26 @@ std::vector<std::string> Registry::variants(const std::string& method) const {
     return v;
 }
 
+void Registry::setGpuAvailability(GpuAvailability a) {
+    std::lock_guard<std::mutex> lock(gpuMutex_);
+    gpuProbe_ = nullptr;
+    gpu_ = std::move(a);
+}
+
+void Registry::setGpuProbe(std::function<GpuAvailability()> probe) {
+    std::lock_guard<std::mutex> lock(gpuMutex_);
+    gpuProbe_ = std::move(probe);
+}
+
+const GpuAvailability& Registry::gpuAvailability() const {
+    std::lock_guard<std::mutex> lock(gpuMutex_);
+    if (gpuProbe_) {
+        gpu_ = gpuProbe_();
+        gpuProbe_ = nullptr;
+    }
+    return gpu_;
+}
+
 std::string Registry::defaultVariant(const std::string& method) const {
     if (auto it = defaultVariants_.find(method); it != defaultVariants_.end() && find(method, it->second))
         return it->second;
@@ -272,7 +292,8 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
     if (Status s = Registry::instance().resolveParams(m, params); !s) return s;
     if (input.channels.empty()) return Status::error("image has no channels");
 
-    const GpuAvailability& gpu = Registry::instance().gpuAvailability();
+    // Asked only where the answer matters: a CPU run never probes the GPU.
+    auto gpu = [] { return Registry::instance().gpuAvailability(); };
     const bool toPalette = request.palette.has_value();
     if (toPalette) {
         if (!m.hasPaletteForm())
@@ -290,14 +311,14 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         if (device == Device::Gpu && !hasGpu)
             return Status::error("method " + m.id() + form + " has no GPU implementation");
         if (device == Device::Cpu && !hasCpu) return Status::error("method " + m.id() + form + " runs only on the GPU");
-        if (device == Device::Gpu && !gpu.usable) {
-            if (!hasCpu) return Status::unavailable("no usable GPU: " + gpu.reason);
-            note = "GPU not usable (" + gpu.reason + "), ran on the CPU";
+        if (device == Device::Gpu && !gpu().usable) {
+            if (!hasCpu) return Status::unavailable("no usable GPU: " + gpu().reason);
+            note = "GPU not usable (" + gpu().reason + "), ran on the CPU";
             device = Device::Cpu;
         }
     } else {
-        device = (hasGpu && gpu.usable) || !hasCpu ? Device::Gpu : Device::Cpu;
-        if (device == Device::Gpu && !gpu.usable) return Status::unavailable("no usable GPU: " + gpu.reason);
+        device = (hasGpu && gpu().usable) || !hasCpu ? Device::Gpu : Device::Cpu;
+        if (device == Device::Gpu && !gpu().usable) return Status::unavailable("no usable GPU: " + gpu().reason);
     }
 
     if (request.maxMemory > 0) {
@@ -320,7 +341,10 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
             return s;
     }
     if (toPalette) {
-        const Image rgb = convertColor(input, ColorMode::RGB);
+        Image converted;
+        const bool same = isColorIdentity(input, ColorMode::RGB, SeparationParams{});
+        if (!same) converted = convertColor(input, ColorMode::RGB);
+        const Image& rgb = same ? input : converted;
         const auto t0 = std::chrono::steady_clock::now();
         Plane8 indices;
         Status s =
@@ -344,7 +368,11 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         return Status::ok();
     }
     if (Status s = checkSeparation(request.separation); !s) return s;
-    const Image planes = convertColor(input, request.color, request.separation);
+    // The input's own planes when no conversion is needed: a copy would add a whole image to the peak memory.
+    Image converted;
+    const bool same = isColorIdentity(input, request.color, request.separation);
+    if (!same) converted = convertColor(input, request.color, request.separation);
+    const Image& planes = same ? input : converted;
     Image out;
     out.space = planes.space;
     if (request.keepAlpha && planes.hasAlpha) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -180,8 +181,13 @@ public:
     std::string displayName(const std::string& method) const;
     void setDisplayName(const std::string& method, const std::string& name) { displayNames_[method] = name; }
 
-    void setGpuAvailability(GpuAvailability a) { gpu_ = std::move(a); }
-    const GpuAvailability& gpuAvailability() const { return gpu_; }
+    /// \brief Sets the GPU state now (replaces any probe not yet run).
+    void setGpuAvailability(GpuAvailability a);
+    /// \brief Sets how the GPU state is found; it runs on the first call of gpuAvailability(), so a program that
+    /// never asks (a PNM-to-PBM run on the CPU, --list-kernels) never pays for creating a CUDA context.
+    void setGpuProbe(std::function<GpuAvailability()> probe);
+    /// \brief The GPU state, probed on first use when a probe is set (thread-safe).
+    const GpuAvailability& gpuAvailability() const;
 
     /// \brief Fills missing values with defaults and checks ranges and choices against the specs.
     Status resolveParams(const MethodInfo& m, ParamValues& values) const;
@@ -190,7 +196,9 @@ private:
     Registry();
     std::vector<MethodInfo> methods_;
     std::map<std::string, std::string> defaultVariants_, displayNames_;
-    GpuAvailability gpu_;
+    mutable std::mutex gpuMutex_;
+    mutable std::function<GpuAvailability()> gpuProbe_;
+    mutable GpuAvailability gpu_;
 };
 
 /// \brief How to run a method on a whole image.

@@ -77,7 +77,7 @@ std::string scheduleOf(const std::string& variant) {
 }  // namespace
 
 void registerMethods(Registry& registry) {
-    registry.setGpuAvailability(probe());
+    registry.setGpuProbe(&probe);  // the device is probed (a CUDA context created) on first need
     auto fnFor = [](const std::string& variant) -> PlaneFunction {
         return [variant](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
             return runPlane(variant, src, dst, edParamsFrom(v), rc);

@@ -1,6 +1,7 @@
 #include "io/filejob.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <exception>
 #include <filesystem>
@@ -94,6 +95,11 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         note("writing a halftone to " + formatName(output) + ", a lossy format: the dots of '" + output +
              "' will not be exactly black and white (--force)");
 
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double>(b - a).count();
+    };
+    const Clock::time_point tRead = Clock::now();
     Image image;
     ReadOptions ro;
     ro.maxPixels = fo.maxPixels;
@@ -113,6 +119,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         note(input + " is already separated into inks: --gcr does not apply to it (--ink-limit does)");
 
     // Prepare: the first part of the job's progress when it does something.
+    const Clock::time_point tPrepare = Clock::now();
     const bool preparing = !prepare.isIdentity();
     const double prepShare = preparing ? 0.2 : 0.0;
     if (preparing) {
@@ -143,6 +150,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     }
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
 
+    const Clock::time_point tMethod = Clock::now();
     RunResult result;
     Status s;
     try {
@@ -156,7 +164,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     if (!s) return failed(input + ": " + s.message());
     if (!result.note.empty()) note(result.note);
     if (fo.onRun) fo.onRun(m, result);
+    image = Image{};  // the input is not needed any more: its memory goes back before the output is written
     if (prepare.pixelSize > 1) result.image = enlargePixels(result.image, prepare.pixelSize);
+    const Clock::time_point tWrite = Clock::now();
 
     WriteOptions wo;
     wo.dpi = job.dpi;
@@ -175,6 +185,8 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         const auto hush = quiet();
         written = writeImage(output, result.image, wo);
     }
+    if (fo.times) *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),
+                               seconds(tWrite, Clock::now())};
     if (fo.afterWrite) fo.afterWrite(output, bool(written));
     if (written.isCancelled()) return failed("interrupted; no output written", Kind::Cancelled);
     if (!written) return failed(written.message());

@@ -15,6 +15,11 @@
 
 namespace halftone::io {
 
+/// \brief Seconds one file's run spent in each stage (the CLI's --time).
+struct FileJobTimes {
+    double read = 0, prepare = 0, method = 0, write = 0;
+};
+
 /// \brief Limits and hooks of one file's run; the defaults suit a program without a terminal.
 struct FileJobOptions {
     uint64_t maxPixels = kDefaultMaxPixels;  ///< refuse larger inputs before decoding them
@@ -30,6 +35,8 @@ struct FileJobOptions {
     std::function<std::shared_ptr<void>()> quiet;
     /// \brief Called right after the output's write returns, with whether it was written.
     std::function<void(const std::string& output, bool written)> afterWrite;
+    /// \brief Filled with the stage times when set.
+    FileJobTimes* times = nullptr;
     /// \brief Writes the palette file complete or not at all; unset: io::writeFileAtomically.
     std::function<Status(const std::string& path, const std::string& text)> writeText;
 };

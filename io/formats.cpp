@@ -61,7 +61,8 @@ Image fromRgba(const unsigned char* rgba, int w, int h, size_t stride) {
     }
     Image out;
     out.space = gray ? ColorSpace::Gray : ColorSpace::RGB;
-    out.channels.assign(gray ? 1 : 3, Plane8(w, h));
+    out.channels.assign(gray ? 1 : 3, Plane8());  // then each plane allocated in place, not copied
+    for (Plane8& plane : out.channels) plane = Plane8(w, h);
     out.hasAlpha = !opaque;
     if (!opaque) out.alpha = Plane8(w, h);
     for (int y = 0; y < h; ++y) {
@@ -167,7 +168,8 @@ Image fromIndexed(const Plane8& idx, const std::vector<Bgr>& pal) {
     const bool gray = std::all_of(pal.begin(), pal.end(), [](const Bgr& c) { return c.r == c.g && c.g == c.b; });
     Image out;
     out.space = gray ? ColorSpace::Gray : ColorSpace::RGB;
-    out.channels.assign(gray ? 1 : 3, Plane8(idx.width, idx.height));
+    out.channels.assign(gray ? 1 : 3, Plane8());  // then each plane allocated in place, not copied
+    for (Plane8& plane : out.channels) plane = Plane8(idx.width, idx.height);
     for (int y = 0; y < idx.height; ++y) {
         const uint8_t* s = idx.row(y);
         for (int x = 0; x < idx.width; ++x) {
@@ -406,7 +408,8 @@ Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& opt
     if (options.stop.stopRequested()) return Status::cancelled();
     Image out;
     out.space = ColorSpace::CMYK;
-    out.channels.assign(4, Plane8(int(w), int(h)));
+    out.channels.assign(4, Plane8());  // then each plane allocated in place, not copied
+    for (Plane8& plane : out.channels) plane = Plane8(int(w), int(h));
     out.hasAlpha = alpha;
     if (alpha) out.alpha = Plane8(int(w), int(h));
     std::vector<unsigned char> row(rowBytes);

@@ -20,9 +20,8 @@
 #include "io/atomicwrite.h"
 #include "io/pnm.h"
 #ifdef HALFTONE_HAVE_OIIO
-#include "io/formats.h"
 #include "io/headers.h"
-#include "io/oiio.h"
+#include "io/oiiomodule.h"
 #endif
 
 namespace halftone::io {
@@ -114,17 +113,19 @@ Status readImageUnguarded(const std::string& path, Image& image, const ReadOptio
         }
         detail::HeaderFacts facts;
         if (Status s = detail::checkHeader(path, format, options, facts); !s) return s.withContext(ctx);
+        const detail::OiioModuleApi* api = nullptr;
+        if (Status s = detail::oiioModule(api); !s) return s.withContext(ctx);
         Status s;
         if (format == "webp")
-            s = detail::readWebp(path, out, options, &ri);
+            s = api->readWebp(path, out, options, &ri);
         else if (format == "bmp" && facts.bmpRle)
-            s = detail::readBmp(path, out, options, &ri);
+            s = api->readBmp(path, out, options, &ri);
         else if (format == "ico")
-            s = detail::readIco(path, out, options, &ri);
-        else if (format == "psd" && detail::isPsdCmyk(head, n))
-            s = detail::readPsdCmyk(path, out, options, &ri);
+            s = api->readIco(path, out, options, &ri);
+        else if (format == "psd" && api->isPsdCmyk(head, n))
+            s = api->readPsdCmyk(path, out, options, &ri);
         else
-            s = detail::readOiioAs(path, format, facts, out, options, &ri);
+            s = api->readOiioAs(path, format, facts, out, options, &ri);
         if (!s) return s.withContext(ctx);
 #else
         if (n >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '3')
@@ -210,7 +211,9 @@ Status probeWriter(const std::string& path, const OutputLayout& layout) {
     if (::access(where.c_str(), W_OK) == 0) {
         WriteOptions wo;
         wo.levels = 2;
-        s = detail::writeOiio(path, where, im, wo);
+        const detail::OiioModuleApi* api = nullptr;
+        s = detail::oiioModule(api);
+        if (s) s = api->writeOiio(path, where, im, wo);
     }
     ::close(fd);
     return s;
@@ -243,8 +246,10 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
                                  " channels; write .ppm, .png or .tif instead");
     } else {
 #ifdef HALFTONE_HAVE_OIIO
+        const detail::OiioModuleApi* api = nullptr;
+        if (Status s = detail::oiioModule(api); !s) return Status::error(ctx + ": " + s.message());
         std::string why;
-        if (!detail::oiioCanWrite(path, why)) return Status::error(ctx + ": " + why);
+        if (!api->canWrite(path, why)) return Status::error(ctx + ": " + why);
         if (Status s = writerNeedsExtension(ext) ? Status::ok() : probeWriter(path, layout); !s)
             return Status::error(ctx + ": " + s.message() + " (the output is a " + spaceName(layout.space) +
                                  (layout.alpha ? " + alpha" : "") + " image; " +
@@ -312,19 +317,21 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
         if (!s) return fail(s.message());
     } else {
 #ifdef HALFTONE_HAVE_OIIO
-        if (Status s = detail::writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
+        const detail::OiioModuleApi* api = nullptr;
+        if (Status s = detail::oiioModule(api); !s) return fail(s.message());
+        if (Status s = api->writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
         struct stat st {};
         if (file.unnamed() && ::fstat(file.fd(), &st) == 0 && st.st_size == 0) {
             // Another writer that needs the extension in the name it opens: again through a named file.
             if (Status s = open(true); !s) return s;
-            if (Status s = detail::writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
+            if (Status s = api->writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
         }
         if (::fstat(file.fd(), &st) == 0 && st.st_size == 0)
             return fail("the writer for '" + ext + "' wrote nothing; use .png, .tif, .pgm, .ppm or .pbm");
         // OpenImageIO's PNG and TIFF writers can lose the error of a failed write (full disk, file size
         // limit) and report success, and some formats change values: read the file back before it
         // replaces anything.
-        if (Status s = detail::verifyWrittenOiio(path, file.writePath(), image, !isLossyFormat(path)); !s)
+        if (Status s = api->verifyWritten(path, file.writePath(), image, !isLossyFormat(path)); !s)
             return fail(s.message());
 #else
         (void)options;

@@ -433,7 +433,8 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
     };
     auto allocate = [&] {  // once the first pixels decode: a file with no pixel data costs no planes
         if (!out.channels.empty()) return;
-        out.channels.assign(size_t(colorChannels), Plane8(w, h));
+        out.channels.assign(size_t(colorChannels), Plane8());  // then each plane allocated in place, not copied
+        for (Plane8& plane : out.channels) plane = Plane8(w, h);
         if (alphaChannel >= 0) {
             out.hasAlpha = true;
             out.alpha = Plane8(w, h);

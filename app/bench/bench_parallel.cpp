@@ -4,6 +4,7 @@
 // the baseline and the fastest method (PBM out, PGM for more than two levels), against netpbm's `pamditherbw -fs` and
 // ImageMagick's `convert`; then the
 // --big sizes, each method in a child process so that its peak memory is its own. Ratios are from the same run.
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -105,6 +106,99 @@ ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues
     return r;
 }
 
+/// One run of the `halftone` program as a separate process: wall time, peak resident memory and the stage times
+/// it prints with --time (read, prepare, method, write); start-up and exit are the wall time the stages leave.
+struct CliRun {
+    double wall = -1, read = 0, prepare = 0, method = 0, write = 0;
+    double peakMiB = 0;
+    std::string error;
+    double startup() const { return wall - read - prepare - method - write; }
+};
+
+/// The `halftone` program next to this one (the build tree and an installed bin directory hold both).
+std::string cliPath() {
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return {};
+    std::string dir(buf, size_t(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    const std::string exe = dir + "/halftone";
+    return access(exe.c_str(), X_OK) == 0 ? exe : std::string();
+}
+
+CliRun runCli(const std::string& exe, const std::vector<std::string>& args) {
+    CliRun r;
+    std::vector<std::string> all = {"halftone"};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        r.error = "cannot create a pipe";
+        return r;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    std::fflush(nullptr);
+    pid_t pid = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const int e = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (e != 0) {
+        close(fds[0]);
+        r.error = "cannot start " + exe;
+        return r;
+    }
+    std::string err;
+    char buf[4096];
+    for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(k));
+    close(fds[0]);
+    int status = 0;
+    rusage u{};
+    wait4(pid, &status, 0, &u);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        r.error = err.empty() ? "failed" : err.substr(0, err.find('\n'));
+        return r;
+    }
+    r.wall = wall;
+    // The program reports its own peak with --time; wait4's maxrss would include this process's (Linux carries
+    // the peak of the spawning address space across exec), so it is only the fallback.
+    r.peakMiB = double(u.ru_maxrss) / 1024.0;
+    if (const size_t at = err.find("stages: read "); at != std::string::npos)
+        std::sscanf(err.c_str() + at, "stages: read %lf s, prepare %lf s, method %lf s, write %lf s; peak memory %lf",
+                    &r.read, &r.prepare, &r.method, &r.write, &r.peakMiB);
+    return r;
+}
+
+/// Medians of each field over `runs` runs (the first is a warm-up, not counted).
+CliRun medianCli(const std::string& exe, const std::vector<std::string>& args, int runs) {
+    std::vector<CliRun> all;
+    for (int i = 0; i <= std::max(1, runs); ++i) {
+        CliRun r = runCli(exe, args);
+        if (r.wall < 0) return r;
+        if (i > 0) all.push_back(r);
+    }
+    auto med = [&](double CliRun::*f) {
+        std::vector<double> v;
+        for (const CliRun& r : all) v.push_back(r.*f);
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    CliRun m;
+    m.wall = med(&CliRun::wall);
+    m.read = med(&CliRun::read);
+    m.prepare = med(&CliRun::prepare);
+    m.method = med(&CliRun::method);
+    m.write = med(&CliRun::write);
+    m.peakMiB = med(&CliRun::peakMiB);
+    return m;
+}
 }  // namespace
 
 int memoryRunChild(const std::string& id, const std::string& device, int side, const std::string& paramList) {
@@ -285,6 +379,50 @@ int benchParallel(const BenchContext& c) {
         const double t = timeTool(tool, in, outTool, c.runs >= 3 ? 3 : c.runs);
         std::printf("  file in/out  %-60s %9s ms\n", tool.name.c_str(), t > 0 ? fmt(t * 1e3).c_str() : "failed");
         toolTimes.push_back({tool.name, t});
+    }
+
+    // The `halftone` program as a user runs it, a process per run: start-up (loading, parsing, exit), read,
+    // method, write and peak memory, against the tools above (same input, same run).
+    if (const std::string exe = cliPath(); exe.empty()) {
+        std::printf("  halftone program not found next to halftone-bench: CLI rows skipped\n");
+    } else {
+        const CliRun list = medianCli(exe, {"--list-kernels"}, std::max(c.runs, 9));
+        if (list.wall >= 0)
+            std::printf("  CLI          %-60s %9.2f ms\n", "halftone --list-kernels (start-up)", list.wall * 1e3);
+        for (const MethodInfo* m : fileMethods) {
+            RunRequest request;
+            if (Status s = paramsFor(c, *m, request.params); !s) continue;
+            const int levels = m->param("levels") ? int(request.params.getInt("levels", 2)) : 2;
+            const std::string out = outBase + "-cli" + (levels == 2 ? ".pbm" : ".pgm");
+            std::vector<std::string> args = {"--method", m->method, "--variant", m->variant,
+                                             "--device", "cpu",     "--time"};
+            for (const auto& [k, v] : request.params.all()) {
+                if (const bool* flag = std::get_if<bool>(&v)) {  // a flag: given when true
+                    if (*flag) args.push_back("--" + k);
+                    continue;
+                }
+                args.push_back("--" + k);
+                args.push_back(valueText(v));
+            }
+            args.push_back(in);
+            args.push_back(out);
+            const CliRun r = medianCli(exe, args, c.runs);
+            std::remove(out.c_str());
+            if (r.wall < 0) {
+                std::printf("  CLI          %-60s failed: %s\n", m->id().c_str(), r.error.c_str());
+                rc = 1;
+                continue;
+            }
+            const std::string name = "halftone " + m->id() + " (start-up " + fmt(r.startup() * 1e3, 1) + ", read " +
+                                     fmt(r.read * 1e3, 1) + ", run " + fmt((r.prepare + r.method) * 1e3, 1) +
+                                     ", write " + fmt(r.write * 1e3, 1) + " ms)";
+            std::printf("  CLI          %-60s %9.2f ms  peak RSS %.0f MiB (input + output %.0f MiB)", name.c_str(),
+                        r.wall * 1e3, r.peakMiB, 2.0 * double(side) * side / (1 << 20));
+            for (const auto& [tn, tt] : toolTimes)
+                if (tt > 0) std::printf("  %.1fx faster than %s", tt / r.wall, tn.c_str());
+            std::printf("\n");
+            files.push_back({"CLI: " + name, r.wall, "-"});
+        }
     }
     std::remove(in.c_str());
     std::remove(outTool.c_str());

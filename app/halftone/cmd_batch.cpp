@@ -111,9 +111,10 @@ int runBatchCommand(BatchCli& o) {
             ++finished;
             switch (outcome.kind) {
                 case BatchOutcome::Kind::Failed: {
-                    // "FILE: message", naming the input once
+                    // "FILE: message", naming the input once; through printLine, which reaches the real stderr
+                    // while another file's read has fd 2 silenced (QuietStderr)
                     const std::string& m = outcome.message;
-                    std::fprintf(stderr, "%s\n", (m.rfind(item.input, 0) == 0 ? m : item.input + ": " + m).c_str());
+                    printLine(m.rfind(item.input, 0) == 0 ? m : item.input + ": " + m);
                     break;
                 }
                 case BatchOutcome::Kind::Skipped:

@@ -1,6 +1,7 @@
 #include "app/halftone/jobcli.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <filesystem>
 #include <new>
@@ -303,9 +304,31 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
         if (const int sig = takeDeferredSignal()) exitForDeferredSignal(sig, out, written);
     };
     options.writeText = writeTextFile;
+    io::FileJobTimes times;
+    if (fo.time) options.times = &times;
     const io::FileJobOutcome r = io::runFileJob(job, input, output, options, control);
     switch (r.kind) {
         case io::FileJobOutcome::Kind::Written:
+            if (fo.time) {
+                // The peak resident memory of this program's own address space (VmHWM: unlike getrusage's maxrss it
+                // does not carry the peak of a large parent that spawned it).
+                double peakMiB = 0;
+                if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+                    char line[256];
+                    while (std::fgets(line, sizeof line, status))
+                        if (std::sscanf(line, "VmHWM: %lf kB", &peakMiB) == 1) {
+                            peakMiB /= 1024;
+                            break;
+                        }
+                    std::fclose(status);
+                }
+                char text[256];
+                std::snprintf(text, sizeof text,
+                              "halftone: stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s; peak "
+                              "memory %.1f MiB",
+                              times.read, times.prepare, times.method, times.write, peakMiB);
+                printLine(text);
+            }
             return {};
         case io::FileJobOutcome::Kind::Usage:
             return {kExitUsage, r.message};

@@ -20,6 +20,18 @@ expect "./usr/share/icons/hicolor/scalable/apps/halftone-studio.svg"
 expect "./usr/share/metainfo/halftone-studio.metainfo.xml"
 expect "./usr/share/halftone-studio/samples/.*\.png"
 expect "./usr/share/halftone-studio/screens/"
+expect "./usr/lib/\(.*/\)\?halftone/halftone-io-oiio\.so$"
+# The unpacked CLI finds its OpenImageIO module next to it (BINDIR/../LIBDIR/halftone), not in the build tree:
+# the loader's trace names the module it opened.
+root="$out/root"
+dpkg-deb -x "$deb" "$root"
+sample="$(ls "$root"/usr/share/halftone-studio/samples/*.png | head -n1)"
+if trace="$(LD_DEBUG=files "$root/usr/bin/halftone" "$sample" "$out/sample.pbm" 2>&1)" &&
+   grep -q "$root/usr/bin/../lib/.*halftone-io-oiio.so" <<<"$trace"; then
+  echo "ok: the installed halftone loads its module from the package"
+else
+  echo "FAIL: the installed halftone did not load the module from the package"; grep -m3 "halftone-io-oiio\|halftone:" <<<"$trace" || true; fail=1
+fi
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
 for lib in libqt6widgets6 libopenimageio; do

@@ -33,6 +33,29 @@ Run runCli(const QStringList& args, int timeoutMs = 120000, std::function<void()
     return test::runProcess(HALFTONE_CLI_PATH, args, timeoutMs, std::move(inChild));
 }
 
+/// As runCli with `name`=`value` added to the child's environment (set through QProcess: a child modifier may
+/// run in a vfork child that shares this process's memory, so a setenv there would change this process too).
+Run runCliWithEnv(const QStringList& args, const QString& name, const QString& value) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(name, value);
+    p.setProcessEnvironment(env);
+    p.start(HALFTONE_CLI_PATH, args);
+    Run r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        r.crashed = true;
+        r.err = "timed out";
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = r.crashed ? -1000 - p.exitCode() : p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
 std::vector<std::string> dirEntries(const std::string& dir) {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -102,6 +125,8 @@ private slots:
     void version();
     void atomicFile();
     void writeErrorNamesNoEmptyFile();
+    void pnmRunLoadsNoOpenImageIO();
+    void missingModuleIsNamed();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;
@@ -803,6 +828,60 @@ void TestCli::writeErrorNamesNoEmptyFile() {
     QVERIFY2(r.err.startsWith("halftone: cannot write '" + out + "': ") && r.err.count('\n') == 1, qPrintable(r.err));
     QVERIFY2(!r.err.contains("\"\"") && !r.err.contains("''"), qPrintable(r.err));
     QVERIFY(dirEntries(dir()).empty());
+}
+
+void TestCli::pnmRunLoadsNoOpenImageIO() {
+    // The dynamic loader lists every object it opens (LD_DEBUG=files): a PNM run and --list-kernels open neither
+    // the OpenImageIO module nor OpenImageIO; a PNG run opens both (the check can tell them apart).
+    const std::string in = path("lazy.pgm");
+    QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(37, 23, test::freshSeed("lazy io")))));
+    auto traced = [](const QStringList& args) { return runCliWithEnv(args, "LD_DEBUG", "files"); };
+    for (const QStringList& args :
+         {QStringList{"--list-kernels"},
+          QStringList{"--time", QString::fromStdString(in), QString::fromStdString(path("lazy.pbm"))},
+          QStringList{QString::fromStdString(in), QString::fromStdString(path("lazy-out.pgm"))}}) {
+        const Run r = traced(args);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("file="), "LD_DEBUG gave no trace; the check below would prove nothing");
+        QVERIFY2(!r.err.contains("halftone-io-oiio") && !r.err.contains("libOpenImageIO"),
+                 qPrintable(args.join(' ') + " loaded OpenImageIO"));
+    }
+    const Run png = traced({QString::fromStdString(in), QString::fromStdString(path("lazy.png"))});
+    QCOMPARE(png.exitCode, 0);
+    QVERIFY2(png.err.contains("halftone-io-oiio") && png.err.contains("libOpenImageIO"),
+             "a PNG output loads the module");
+    // the stage times of --time: read, prepare, method, write
+    const Run timed = runCli({"--time", QString::fromStdString(in), QString::fromStdString(path("lazy2.pbm"))});
+    QCOMPARE(timed.exitCode, 0);
+    QVERIFY2(
+        QRegularExpression(
+            "stages: read [0-9.]+ s, prepare [0-9.]+ s, method [0-9.]+ s, write [0-9.]+ s; peak memory [0-9.]+ MiB")
+            .match(timed.err)
+            .hasMatch(),
+        qPrintable(timed.err));
+}
+
+void TestCli::missingModuleIsNamed() {
+    // Without the module, formats that need it fail with a message naming the module and the file; PNM still works.
+    auto noModule = [](const QStringList& args) {
+        return runCliWithEnv(args, "HALFTONE_IO_MODULE", "/nonexistent/halftone-io-oiio.so");
+    };
+    const QString png = QString::fromStdString(test::dataPath("page.png"));
+    const std::string out = path("nomodule.pbm");
+    Run r = noModule({png, QString::fromStdString(out)});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("cannot read '" + png + "'") && r.err.contains("halftone-io-oiio.so") &&
+                 r.err.contains("could not be loaded") && r.err.contains("/nonexistent/"),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(out));
+    const std::string in = path("nomodule.pgm");
+    QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(9, 5, test::freshSeed("no module")))));
+    r = noModule({QString::fromStdString(in), QString::fromStdString(path("nomodule.png"))});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("cannot write '") && r.err.contains("halftone-io-oiio.so"), qPrintable(r.err));
+    r = noModule({QString::fromStdString(in), QString::fromStdString(out)});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(fs::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

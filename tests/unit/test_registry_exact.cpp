@@ -60,6 +60,8 @@ private slots:
     void realImages_data();
     void realImages();
     void defaultVariants();
+    void gpuProbedOnFirstUse();
+    void grayRunUsesInputPlanes();
 };
 
 void TestRegistryExact::initTestCase() {
@@ -192,6 +194,62 @@ void TestRegistryExact::defaultVariants() {
     // Unknown methods have no default; an unset default is the first variant registered.
     QVERIFY(r.defaultVariant("no-such-method").empty());
     QCOMPARE(r.defaultVariant("ordered"), r.variants("ordered").front());
+}
+
+void TestRegistryExact::gpuProbedOnFirstUse() {
+    // The probe (creating a CUDA context on a GPU machine) runs on the first question, once; a state set
+    // afterwards replaces it.
+    Registry& r = Registry::instance();
+    const GpuAvailability saved = r.gpuAvailability();
+    int calls = 0;
+    r.setGpuProbe([&calls] {
+        ++calls;
+        GpuAvailability a;
+        a.usable = false;
+        a.reason = "probed";
+        return a;
+    });
+    QCOMPARE(calls, 0);
+    QCOMPARE(QString::fromStdString(r.gpuAvailability().reason), QStringLiteral("probed"));
+    QCOMPARE(QString::fromStdString(r.gpuAvailability().reason), QStringLiteral("probed"));
+    QCOMPARE(calls, 1);
+    // A CPU run never asks.
+    r.setGpuProbe([&calls] {
+        ++calls;
+        return GpuAvailability{};
+    });
+    RunRequest req;
+    req.method = r.find("ed", "rc");
+    QVERIFY(req.method);
+    req.device = Device::Cpu;
+    RunResult res;
+    QVERIFY(runImage(Image::gray(test::randomPlane(8, 5, test::freshSeed("probe"))), req, res).isOk());
+    QCOMPARE(calls, 1);
+    r.setGpuAvailability(saved);
+    QCOMPARE(calls, 1);
+}
+
+void TestRegistryExact::grayRunUsesInputPlanes() {
+    // No colour conversion is needed: the identity is recognised (runImage then runs on the input's planes), and
+    // the result equals the reference on the same plane.
+    const Image gray = Image::gray(test::randomPlane(33, 17, test::freshSeed("identity")));
+    QVERIFY(isColorIdentity(gray, ColorMode::Gray, SeparationParams{}));
+    QVERIFY(!isColorIdentity(gray, ColorMode::RGB, SeparationParams{}));
+    const Image rgb = convertColor(gray, ColorMode::RGB);
+    QVERIFY(isColorIdentity(rgb, ColorMode::RGB, SeparationParams{}));
+    QVERIFY(!isColorIdentity(rgb, ColorMode::Gray, SeparationParams{}));
+    const Image cmyk = convertColor(rgb, ColorMode::CMYK);
+    QVERIFY(isColorIdentity(cmyk, ColorMode::CMYK, SeparationParams{}));
+    SeparationParams limited;
+    limited.inkLimit = 250;
+    QVERIFY(!isColorIdentity(cmyk, ColorMode::CMYK, limited));
+    RunRequest req;
+    req.method = Registry::instance().find("ed", "rc");
+    req.device = Device::Cpu;
+    RunResult res;
+    QVERIFY(runImage(gray, req, res).isOk());
+    QCOMPARE(res.image.channelCount(), 1);
+    QVERIFY(res.image.channels[0] == referenceErrorDiffusion(gray.channels[0], EdParams{}));
 }
 
 QTEST_GUILESS_MAIN(TestRegistryExact)
