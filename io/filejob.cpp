@@ -185,8 +185,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         const auto hush = quiet();
         written = writeImage(output, result.image, wo);
     }
-    if (fo.times) *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),
-                               seconds(tWrite, Clock::now())};
+    if (fo.times)
+        *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),
+                     seconds(tWrite, Clock::now())};
     if (fo.afterWrite) fo.afterWrite(output, bool(written));
     if (written.isCancelled()) return failed("interrupted; no output written", Kind::Cancelled);
     if (!written) return failed(written.message());
