@@ -121,6 +121,9 @@ struct MethodInfo {
     PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
     PaletteFunction paletteGpu;  ///< the same on the GPU; empty when none
     bool hasPaletteForm() const { return paletteCpu || paletteGpu; }
+    /// Set: the method always halftones to a palette; runImage uses this one when the request names none (MBVQ's
+    /// eight RGB-cube corners).
+    std::optional<Palette> fixedPalette;
     /// \brief Bytes the CPU implementation allocates for one plane of width x height beyond its input and
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
@@ -209,5 +212,6 @@ void registerErrorDiffusionMethods(Registry& r);
 void registerOrderedMethods(Registry& r);
 void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
+void registerMbvqMethods(Registry& r);
 
 }  // namespace halftone
