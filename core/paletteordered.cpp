@@ -60,6 +60,21 @@ void MixingPlanner::plan(uint8_t r, uint8_t g, uint8_t b, uint8_t* out) const {
         for (int i = 0; i < count[c]; ++i) *out++ = uint8_t(c);
 }
 
+std::array<uint8_t, 256> MixingPlanner::entryTable(const ThresholdArray& screen, int planSize) {
+    const int64_t n = std::clamp(planSize, kMinMixingPlan, kMaxMixingPlan);
+    std::array<int64_t, 256> hist{};
+    for (uint8_t t : screen.data) ++hist[t];
+    const int64_t m = int64_t(screen.size());
+    std::array<uint8_t, 256> entry{};
+    int64_t below = 0;
+    for (int t = 0; t < 256; ++t) {
+        const int64_t atOrBelow = below + hist[size_t(t)];
+        entry[size_t(t)] = uint8_t(m ? std::min(n - 1, n * (below + atOrBelow) / (2 * m)) : 0);
+        below = atOrBelow;
+    }
+    return entry;
+}
+
 namespace {
 
 /// A direct-mapped cache of plans, one per thread: a pure function of the colour, so its hits change nothing.
@@ -104,9 +119,7 @@ Status orderedPaletteDither(const Image& rgb, const Palette& palette, const Thre
     for (int c = 0; c < 3; ++c) in[c] = &rgb.channels[rgb.channels.size() == 1 ? 0 : size_t(c)];
     const MixingPlanner planner(palette, planSize);
     const int n = planner.planSize();
-    // The plan entry each threshold value picks.
-    std::array<uint8_t, 256> entry{};
-    for (int t = 0; t < 256; ++t) entry[size_t(t)] = uint8_t(MixingPlanner::entryFor(t, n));
+    const std::array<uint8_t, 256> entry = MixingPlanner::entryTable(screen, n);
 
     Plane8 out(w, h);
     constexpr int kBand = 16;

@@ -27,8 +27,10 @@ public:
     int planSize() const { return n_; }
     /// \brief Writes the plan of the 8-bit sRGB colour (r, g, b) to out[0 .. N-1], brightest entry first.
     void plan(uint8_t r, uint8_t g, uint8_t b, uint8_t* out) const;
-    /// \brief The entry the threshold t (0..255) picks: min(N - 1, floor((2 t + 1) N / 510)).
-    static int entryFor(int t, int planSize) { return std::min(planSize - 1, ((2 * t + 1) * planSize) / 510); }
+    /// \brief The plan entry each threshold value t picks on `screen` (M entries): the centre of the ranks that
+    /// hold t, entry(t) = min(N - 1, floor(N (F(t) + G(t)) / (2 M))) with F(t) the count of entries below t and
+    /// G(t) the count at or below t, so that every entry is picked equally often over one period of the screen.
+    static std::array<uint8_t, 256> entryTable(const ThresholdArray& screen, int planSize);
 
 private:
     int n_;
