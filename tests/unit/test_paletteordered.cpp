@@ -118,14 +118,14 @@ private slots:
 };
 
 void TestPaletteOrdered::handCheckedPlans() {
-    // Gray 188 is 2051 in linear light (round(4080 lin(188 / 255))); the greedy plan of four takes white (2029 from
-    // the target against 2051 for black), then black (the two-entry mean 2040 against 4080), then white, then black.
-    QCOMPARE(Quantizer(2, true).input(188), 2051);
+    // Gray 188 is 2052 in linear light (round(4080 lin(188 / 255))); the greedy plan of four takes white (2028 from
+    // the target against 2052 for black), then black (the two-entry mean 2040 against 4080), then white, then black.
+    QCOMPARE(Quantizer(2, true).input(188), 2052);
     QCOMPARE(plannerPlan(kBlackWhite, 4, {188, 188, 188}), (std::vector<int>{1, 1, 0, 0}));
     QCOMPARE(plannerPlan(kBlackWhite, 4, {0, 0, 0}), (std::vector<int>{0, 0, 0, 0}));
     QCOMPARE(plannerPlan(kBlackWhite, 3, {255, 255, 255}), (std::vector<int>{1, 1, 1}));
-    // Black, red, white and a light red (255, 188, 188): first white (299 * 0 + 701 * 2029^2 beats red's
-    // 701 * 2051^2), then red (the remaining difference is (4080, 22, 22) from black, (0, 22, 22) from red). Brightest
+    // Black, red, white and a light red (255, 188, 188): first white (299 * 0 + 701 * 2028^2 beats red's
+    // 701 * 2052^2), then red (the remaining difference is (4080, 24, 24) from black, (0, 24, 24) from red). Brightest
     // first: white, red.
     const Palette krw = makePalette({{0, 0, 0}, {255, 0, 0}, {255, 255, 255}});
     QCOMPARE(plannerPlan(krw, 2, {255, 188, 188}), (std::vector<int>{2, 1}));
