@@ -106,7 +106,7 @@ bool MethodInfo::paramApplies(const ParamSpec& p, const ParamValues& values) con
 
 std::vector<Device> MethodInfo::devices() const {
     std::vector<Device> d;
-    if (cpu || (fixedPalette && paletteCpu)) d.push_back(Device::Cpu);
+    if (runsOnCpu()) d.push_back(Device::Cpu);
     if (gpu || (fixedPalette && paletteGpu)) d.push_back(Device::Gpu);
     return d;
 }
