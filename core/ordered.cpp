@@ -58,7 +58,8 @@ void registerOrderedMethods(Registry& r) {
     m.family = "ordered";
     m.description =
         "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
-        "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file.";
+        "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file. With a "
+        "palette, each colour becomes a mix of palette colours (a mixing plan) and the screen picks among them.";
     m.exact = false;
     m.params.push_back(screenParamSpec(
         "Screen", "bayer:8",
