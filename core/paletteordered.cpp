@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <numeric>
 
 #include "core/quantizer.h"
@@ -108,7 +109,7 @@ private:
 }  // namespace
 
 Status orderedPaletteDither(const Image& rgb, const Palette& palette, const ThresholdArray& screen, int planSize,
-                            Plane8& indices, const RunControl& control) {
+                            Plane8& indices, const RunControl& control, uint64_t planTableBytes) {
     if (Status s = checkPalette(palette); !s) return s;
     if (screen.empty()) return Status::error("ordered dither: the threshold array is empty");
     if (rgb.channels.size() != 1 && rgb.channels.size() < 3)
@@ -124,30 +125,94 @@ Status orderedPaletteDither(const Image& rgb, const Palette& palette, const Thre
     Plane8 out(w, h);
     constexpr int kBand = 16;
     const int bands = (h + kBand - 1) / kBand;
-    const int threads = std::max(1, std::min(threadsOrAll(control.threads), bands));
-    std::atomic<int> next{0}, done{0};
+    const int threads = std::max(1, threadsOrAll(control.threads));
     std::atomic<bool> stop{false};
-    WorkerPool::shared().run(threads, [&](int worker) {
-        PlanCache cache(planner);
-        for (int band = next++; band < bands && !stop; band = next++) {
-            if (control.cancelled()) {
-                stop = true;
-                break;
+
+    // The distinct colours of the image, as a bit set over the 2^24 colours with a prefix count per 64-bit word, so
+    // that a colour's rank among them is prefix[word] + popcount(lower bits of the word).
+    std::vector<uint64_t> used(size_t(1) << 18, 0);
+    for (int y = 0; y < h; ++y) {
+        const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
+        for (int x = 0; x < w; ++x) {
+            const uint32_t key = uint32_t(r[x]) << 16 | uint32_t(g[x]) << 8 | b[x];
+            used[key >> 6] |= uint64_t(1) << (key & 63);
+        }
+    }
+    std::vector<uint32_t> prefix(used.size());
+    uint64_t distinct = 0;
+    for (size_t i = 0; i < used.size(); ++i) {
+        prefix[i] = uint32_t(distinct);
+        distinct += uint64_t(std::popcount(used[i]));
+    }
+    auto rank = [&](uint32_t key) {
+        return prefix[key >> 6] + uint32_t(std::popcount(used[key >> 6] & ((uint64_t(1) << (key & 63)) - 1)));
+    };
+
+    if (distinct * uint64_t(n) <= planTableBytes) {
+        // Every distinct colour's plan once, in parallel over the bit set, then one table look-up per pixel.
+        std::vector<uint8_t> plans(size_t(distinct) * size_t(n));
+        constexpr size_t kWords = 256;
+        const size_t chunks = used.size() / kWords;
+        std::atomic<size_t> next{0}, done{0};
+        WorkerPool::shared().run(threads, [&](int worker) {
+            for (size_t chunk = next++; chunk < chunks && !stop; chunk = next++) {
+                if (control.cancelled()) {
+                    stop = true;
+                    break;
+                }
+                for (size_t word = chunk * kWords; word < (chunk + 1) * kWords; ++word) {
+                    uint32_t index = prefix[word];
+                    for (uint64_t bits = used[word]; bits; bits &= bits - 1, ++index) {
+                        const uint32_t key = uint32_t(word * 64 + size_t(std::countr_zero(bits)));
+                        planner.plan(uint8_t(key >> 16), uint8_t(key >> 8), uint8_t(key), &plans[size_t(index) * n]);
+                    }
+                }
+                const size_t d = ++done;
+                if (worker == 0) control.report(0.9 * double(d) / double(chunks), "ordered dither to a palette: plans");
             }
-            const int y1 = std::min(h, (band + 1) * kBand);
-            for (int y = band * kBand; y < y1; ++y) {
-                const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
-                const uint8_t* t = screen.row(y % screen.height);
-                uint8_t* o = out.row(y);
-                for (int x = 0, tx = 0; x < w; ++x) {
-                    o[x] = cache.get(r[x], g[x], b[x])[entry[t[tx]]];
-                    if (++tx == screen.width) tx = 0;
+        });
+        if (stop || control.cancelled()) return Status::cancelled();
+        std::atomic<int> nextBand{0};
+        WorkerPool::shared().run(std::min(threads, bands), [&](int) {
+            for (int band = nextBand++; band < bands; band = nextBand++) {
+                const int y1 = std::min(h, (band + 1) * kBand);
+                for (int y = band * kBand; y < y1; ++y) {
+                    const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
+                    const uint8_t* t = screen.row(y % screen.height);
+                    uint8_t* o = out.row(y);
+                    for (int x = 0, tx = 0; x < w; ++x) {
+                        const uint32_t key = uint32_t(r[x]) << 16 | uint32_t(g[x]) << 8 | b[x];
+                        o[x] = plans[size_t(rank(key)) * n + entry[t[tx]]];
+                        if (++tx == screen.width) tx = 0;
+                    }
                 }
             }
-            const int d = ++done;
-            if (worker == 0) control.report(double(d) / bands, "ordered dither to a palette");
-        }
-    });
+        });
+    } else {
+        // Too many colours for a table of every plan: a cache per thread, rows in bands.
+        std::atomic<int> next{0}, done{0};
+        WorkerPool::shared().run(std::min(threads, bands), [&](int worker) {
+            PlanCache cache(planner);
+            for (int band = next++; band < bands && !stop; band = next++) {
+                if (control.cancelled()) {
+                    stop = true;
+                    break;
+                }
+                const int y1 = std::min(h, (band + 1) * kBand);
+                for (int y = band * kBand; y < y1; ++y) {
+                    const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
+                    const uint8_t* t = screen.row(y % screen.height);
+                    uint8_t* o = out.row(y);
+                    for (int x = 0, tx = 0; x < w; ++x) {
+                        o[x] = cache.get(r[x], g[x], b[x])[entry[t[tx]]];
+                        if (++tx == screen.width) tx = 0;
+                    }
+                }
+                const int d = ++done;
+                if (worker == 0) control.report(double(d) / bands, "ordered dither to a palette");
+            }
+        });
+    }
     if (stop || control.cancelled()) return Status::cancelled();
     indices = std::move(out);
     control.report(1.0, "ordered dither to a palette");

@@ -17,6 +17,9 @@ namespace halftone {
 inline constexpr int kMinMixingPlan = 1;
 inline constexpr int kMaxMixingPlan = 256;
 inline constexpr int kDefaultMixingPlan = 64;
+/// \brief Up to this many bytes, ordered dither to a palette computes the plan of every distinct colour of the image
+/// once into a table; beyond, each thread caches the plans of recent colours.
+inline constexpr uint64_t kPlanTableBytes = uint64_t(256) << 20;
 
 /// \brief Computes mixing plans: for an input colour, N palette indices whose mean in linear light is close to the
 /// colour, ordered brightest first (docs/spec.md section 5).
@@ -42,8 +45,10 @@ private:
 
 /// \brief Ordered dither of an RGB image (three planes, or one gray plane used as R = G = B) to `palette` with the
 /// threshold array `screen` (tiled from the top-left corner); `indices` gets the palette index per pixel.
-/// Rows run on `control.threads` threads; cancellation is checked per band of rows.
+/// Plans and rows run on `control.threads` threads (the indices do not depend on the count); cancellation is checked
+/// per band of work.
+/// `planTableBytes` bounds the table of every distinct colour's plan (0 forces the per-thread caches; same indices).
 Status orderedPaletteDither(const Image& rgb, const Palette& palette, const ThresholdArray& screen, int planSize,
-                            Plane8& indices, const RunControl& control = {});
+                            Plane8& indices, const RunControl& control = {}, uint64_t planTableBytes = kPlanTableBytes);
 
 }  // namespace halftone

@@ -140,7 +140,7 @@ void TestPaletteOrdered::handCheckedPlans() {
 void TestPaletteOrdered::planMatchesSpecStatement() {
     std::mt19937_64 rng(test::freshSeed("palette ordered plans"));
     for (int trial = 0; trial < 60; ++trial) {
-        const int k = 2 + int(rng() % 15);
+        const int k = trial % 2 ? 2 + int(rng() % 15) : 17 + int(rng() % 240);
         const Palette p = randomPalette(rng, k);
         const int n = std::vector<int>{1, 2, 3, 16, 64, 256}[size_t(trial % 6)];
         for (int c = 0; c < 20; ++c) {
@@ -229,13 +229,14 @@ void TestPaletteOrdered::threadsAndRepeatsAgree() {
     const ThresholdArray t = screen("blue-noise");
     Plane8 first;
     QVERIFY(orderedPaletteDither(im, p, t, 32, first).isOk());
-    for (int threads : {1, 2, 3, 0}) {
-        RunControl rc;
-        rc.threads = threads;
-        Plane8 again;
-        QVERIFY(orderedPaletteDither(im, p, t, 32, again, rc).isOk());
-        QCOMPARE(again, first);
-    }
+    for (int threads : {1, 2, 3, 0})
+        for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {  // the table of every colour's plan, or the caches
+            RunControl rc;
+            rc.threads = threads;
+            Plane8 again;
+            QVERIFY(orderedPaletteDither(im, p, t, 32, again, rc, table).isOk());
+            QCOMPARE(again, first);
+        }
 }
 
 void TestPaletteOrdered::awkwardSizes_data() {
@@ -287,9 +288,12 @@ void TestPaletteOrdered::cancel() {
     RunControl rc;
     rc.stop.requestStop();
     Plane8 idx;
-    const Status s = orderedPaletteDither(flatImage(64, 64, {1, 2, 3}), kEpaper, screen("bayer:8"), 64, idx, rc);
-    QVERIFY(s.isCancelled());
-    QVERIFY(idx.empty());
+    for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {
+        const Status s =
+            orderedPaletteDither(flatImage(64, 64, {1, 2, 3}), kEpaper, screen("bayer:8"), 64, idx, rc, table);
+        QVERIFY(s.isCancelled());
+        QVERIFY(idx.empty());
+    }
     // Palettes out of range and empty screens are errors with a message.
     QVERIFY(
         !orderedPaletteDither(flatImage(4, 4, {1, 2, 3}), makePalette({{0, 0, 0}}), screen("bayer:8"), 8, idx).isOk());
