@@ -39,7 +39,9 @@ Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
     req.device = r.device;
     RunResult res;
     if (Status s = runImage(Image::gray(src), req, res); !s) return s;
-    out = std::move(res.image.channels.front());
+    // A palette result (RGB from a gray input) is charted by its luma.
+    out = res.image.space == ColorSpace::Gray ? std::move(res.image.channels.front())
+                                              : convertColor(res.image, ColorMode::Gray).channels.front();
     return Status::ok();
 }
 
@@ -55,7 +57,8 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     if (!r.halftone) return row;
     // A CMYK result is measured as it is shown, in RGB (as the pane labels' PSNR).
     const bool cmyk = r.halftone->space == ColorSpace::CMYK;
-    const Image orig = convertColor(original, cmyk ? ColorMode::RGB : r.color);
+    // A palette result is RGB whatever the colour mode: measured against the original in RGB.
+    const Image orig = convertColor(original, cmyk || r.halftone->space == ColorSpace::RGB ? ColorMode::RGB : r.color);
     const Image shownResult = cmyk ? convertColor(*r.halftone, ColorMode::RGB) : Image();
     const Image& result = cmyk ? shownResult : *r.halftone;
     const int w = orig.width(), h = orig.height();

@@ -175,7 +175,16 @@ void TestStudioQualityPanel::deltaEForColourResults() {
     panel.setResults(image, {result});
     panel.measure();
     QVERIFY(measured.wait(60000));
-    QCOMPARE(panel.rows().front().deltaE2000, filteredDeltaE2000(*image, *result->halftone));
+    const QualityRow& row = panel.rows().front();
+    QVERIFY2(row.error.isEmpty(), qPrintable(row.error));
+    QCOMPARE(row.deltaE2000, filteredDeltaE2000(*image, *result->halftone));
+    // PSNR over the three channels of the original, not the gray original against the red channel; the tone curve
+    // (of the result's luma on the gray ramp) has every level.
+    double psnr = 0;
+    for (int c = 0; c < 3; ++c)
+        psnr += filteredPsnr(image->channels[size_t(c)], result->halftone->channels[size_t(c)], 1.2, 4, true);
+    QCOMPARE(row.psnrDb, psnr / 3);
+    QCOMPARE(row.toneIn.size(), 256);
 }
 
 QTEST_MAIN(TestStudioQualityPanel)
