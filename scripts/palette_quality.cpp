@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     if (!readPpm(argv[1], im) || !readPpm(argv[4], magick)) return 1;
     const Palette p = parseHex(argv[2], argv[3]);
     auto report = [&](const std::string& method, const Plane8& idx) {
-        std::printf("| %s | %s | %.2f |\n", p.name.c_str(), method.c_str(), filteredDeltaE2000(im, expandIndexed(idx, p)));
+        std::printf("| %s | %s | %.2f |\n", p.name.c_str(), method.c_str(),
+                    filteredDeltaE2000(im, expandIndexed(idx, p)));
     };
     for (bool linear : {false, true}) {
         EdParams e;
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
     for (const char* spec : {"bayer:8", "blue-noise", "dbs"}) {
         ThresholdArray t;
         Plane8 idx;
-        if (!screenFromSpec(spec, t).isOk() || !orderedPaletteDither(im, p, t, kDefaultMixingPlan, idx).isOk()) return 1;
+        if (!screenFromSpec(spec, t).isOk() || !orderedPaletteDither(im, p, t, kDefaultMixingPlan, idx).isOk())
+            return 1;
         report(std::string("ordered, ") + spec + ", plan 64", idx);
     }
     std::array<int, 8> corners;
