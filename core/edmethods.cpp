@@ -1,5 +1,6 @@
 // Registers the sequential error diffusion and error collection variants (Kasagi, Nakano and Ito's Table V (1)).
 #include "core/errordiffusion.h"
+#include "core/paletteed.h"
 #include "core/registry.h"
 
 namespace halftone {
@@ -51,6 +52,10 @@ MethodInfo sequential(const char* method, const char* variant, EdVariant which, 
     m.schedule = "raster";
     m.cpu = [which](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
         return errorDiffuse(src, dst, edParamsFrom(v), which, rc);
+    };
+    m.paletteCpu = [which](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues& v,
+                           const RunControl& rc) {
+        return paletteErrorDiffuse(rgb, palette, indices, edParamsFrom(v), which, rc);
     };
     return m;
 }

@@ -79,7 +79,9 @@ Image toRgb(const Image& in) {
 
 }  // namespace
 
-Image convertColor(const Image& in, ColorMode mode) {
+Image convertColor(const Image& in, ColorMode mode) { return convertColor(in, mode, SeparationParams{}); }
+
+Image convertColor(const Image& in, ColorMode mode, const SeparationParams& separation) {
     const int w = in.width(), h = in.height();
     if (mode == ColorMode::RGB) return toRgb(in);
     if (mode == ColorMode::Gray) {
@@ -98,7 +100,17 @@ Image convertColor(const Image& in, ColorMode mode) {
         return out;
     }
     // CMYK
-    if (in.space == ColorSpace::CMYK) return in;
+    if (in.space == ColorSpace::CMYK) {
+        if (inkCap(separation.inkLimit) >= 4 * 255) return in;
+        Image out = in;
+        for (size_t i = 0; i < out.channels[0].size(); ++i) {
+            std::array<uint8_t, 4> v;
+            for (size_t c = 0; c < 4; ++c) v[c] = out.channels[c].data[i];
+            limitInk(v, separation.inkLimit);
+            for (size_t c = 0; c < 4; ++c) out.channels[c].data[i] = v[c];
+        }
+        return out;
+    }
     Image rgb = toRgb(in);
     Image out;
     out.space = ColorSpace::CMYK;
@@ -106,13 +118,9 @@ Image convertColor(const Image& in, ColorMode mode) {
     out.alpha = in.alpha;
     out.channels.assign(4, Plane8(w, h));
     for (size_t i = 0; i < rgb.channels[0].size(); ++i) {
-        const int r = rgb.channels[0].data[i], g = rgb.channels[1].data[i], b = rgb.channels[2].data[i];
-        const int k = 255 - std::max({r, g, b});
-        const int den = 255 - k;
-        out.channels[3].data[i] = uint8_t(k);
-        const int cmy[3] = {r, g, b};
-        for (int c = 0; c < 3; ++c)
-            out.channels[c].data[i] = den == 0 ? 0 : uint8_t(((255 - cmy[c] - k) * 255 + den / 2) / den);
+        const std::array<uint8_t, 4> v =
+            separatePixel(rgb.channels[0].data[i], rgb.channels[1].data[i], rgb.channels[2].data[i], separation);
+        for (size_t c = 0; c < 4; ++c) out.channels[c].data[i] = v[c];
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/separation.h"
 #include "core/status.h"
 
 namespace halftone {
@@ -71,12 +72,17 @@ enum class ColorMode { Gray, RGB, CMYK };
 const char* toString(ColorMode m);
 bool parseColorMode(const std::string& s, ColorMode& out);
 
-/// \brief Converts any Image to the planes of `mode`.
+/// \brief Converts any Image to the planes of `mode`, separating to CMYK with the default SeparationParams
+/// (full grey component replacement, no ink limit).
 ///
 /// Gray = (77 R + 150 G + 29 B + 128) >> 8 (Rec. 601 luma in integers); CMYK -> RGB as
-/// R = 255 - min(255, C + K) etc.; RGB -> CMYK by K = 255 - max(R,G,B),
-/// C = (255 - R - K) * 255 / (255 - K) (0 when K = 255). Alpha is carried along unchanged.
+/// R = 255 - min(255, C + K) etc.; RGB -> CMYK as separatePixel (docs/spec.md "Separation into inks"), which with the
+/// defaults is K = 255 - max(R,G,B), C = (255 - R - K) * 255 / (255 - K) rounded (0 when K = 255). Alpha is carried
+/// along unchanged.
 Image convertColor(const Image& in, ColorMode mode);
+/// \brief The same with the separation's GCR and ink limit for CMYK output: a colour input is separated with
+/// separatePixel, a CMYK input keeps its inks and gets the ink limit (limitInk).
+Image convertColor(const Image& in, ColorMode mode, const SeparationParams& separation);
 
 /// \brief A synthetic picture: a horizontal ramp (weight 3) plus a vertical one, plus `noise.at(y, x) % 64`, over 4
 /// (wrapping past 255 near the bright corner). Smooth areas with both levels everywhere: the benchmark's GPU input

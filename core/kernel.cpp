@@ -1,5 +1,7 @@
 #include "core/kernel.h"
 
+#include "core/kerneltable.h"
+
 #include <algorithm>
 
 namespace halftone {
@@ -32,53 +34,17 @@ int Kernel::minimalDelay() const {
 }
 
 std::span<const Kernel> kernels() {
-    static const std::vector<Kernel> all = {
-        {"floyd-steinberg", {{0, 1, 7}, {1, -1, 3}, {1, 0, 5}, {1, 1, 1}}, 16},
-        {"jarvis",
-         {{0, 1, 7},
-          {0, 2, 5},
-          {1, -2, 3},
-          {1, -1, 5},
-          {1, 0, 7},
-          {1, 1, 5},
-          {1, 2, 3},
-          {2, -2, 1},
-          {2, -1, 3},
-          {2, 0, 5},
-          {2, 1, 3},
-          {2, 2, 1}},
-         48},
-        {"stucki",
-         {{0, 1, 8},
-          {0, 2, 4},
-          {1, -2, 2},
-          {1, -1, 4},
-          {1, 0, 8},
-          {1, 1, 4},
-          {1, 2, 2},
-          {2, -2, 1},
-          {2, -1, 2},
-          {2, 0, 4},
-          {2, 1, 2},
-          {2, 2, 1}},
-         42},
-        {"burkes", {{0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2}}, 32},
-        {"sierra",
-         {{0, 1, 5},
-          {0, 2, 3},
-          {1, -2, 2},
-          {1, -1, 4},
-          {1, 0, 5},
-          {1, 1, 4},
-          {1, 2, 2},
-          {2, -1, 2},
-          {2, 0, 3},
-          {2, 1, 2}},
-         32},
-        {"sierra2", {{0, 1, 4}, {0, 2, 3}, {1, -2, 1}, {1, -1, 2}, {1, 0, 3}, {1, 1, 2}, {1, 2, 1}}, 16},
-        {"sierra-lite", {{0, 1, 2}, {1, -1, 1}, {1, 0, 1}}, 4},
-        {"atkinson", {{0, 1, 1}, {0, 2, 1}, {1, -1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 1}}, 8},
-    };
+    static const std::vector<Kernel> all = [] {
+        std::vector<Kernel> v;
+        for (const kerneltable::KernelDef& d : kerneltable::kKernels) {
+            Kernel k;
+            k.name = d.name;
+            for (int i = 0; i < d.count; ++i) k.taps.push_back({d.taps[i].di, d.taps[i].dj, d.taps[i].w});
+            k.divisor = d.divisor;
+            v.push_back(std::move(k));
+        }
+        return v;
+    }();
     return all;
 }
 

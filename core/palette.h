@@ -45,17 +45,30 @@ const std::vector<BuiltinPalette>& builtinPalettes();
 const BuiltinPalette* findBuiltinPalette(const std::string& name);
 
 /// \brief Parses palette file text: `.hex` (one RRGGBB a line), GIMP `.gpl`, Paint.NET `.txt` (AARRGGBB), Adobe
-/// `.act` (binary); `fileName` picks the format by its extension (and names the file in errors, with the line).
+/// `.act` (binary), JASC `.pal`; `fileName` picks the format by its extension (the content decides when the
+/// extension names none of these) and names the file in errors, with the line ("palette file 'F', line N: ...").
+/// Colours keep the file's order, duplicates included (the order is the index of indexed output).
 Status parsePaletteFile(const std::string& fileName, const std::string& bytes, Palette& out);
 
 /// \brief Reads and parses a palette file.
 Status loadPaletteFile(const std::string& path, Palette& out);
 
-/// \brief Writes a palette as a `.hex` or `.gpl` file (by extension).
+/// \brief The bytes of a palette file named `fileName`, in the format its extension names: `.hex`, `.gpl`, `.txt`
+/// (Paint.NET), `.act` (772 bytes, with the colour count) or `.pal` (JASC).
+Status formatPaletteFile(const std::string& fileName, const Palette& p, std::string& bytes);
+
+/// \brief Writes a palette file in the format of its extension (see formatPaletteFile).
 Status savePaletteFile(const std::string& path, const Palette& p);
 
-/// \brief Builds an n-colour palette from an image (RGB or gray), deterministically (same image, same palette).
+/// \brief Builds a palette of at most n colours (2..256) from an image (gray, RGB or CMYK), deterministically (same
+/// image, same palette): weighted k-means in CIELAB over a fixed grid of at most about 2^18 samples, seeded by
+/// the heaviest colour and then farthest-weighted colours. An image with n colours or fewer gets exactly its own
+/// colours (a one-colour image gets black or white beside it). Colours are sorted darkest first (L*), ties by
+/// their hex value.
 Status autoPalette(const Image& image, int n, Palette& out);
+
+/// \brief For a spec "auto:N" sets n = N (an error unless 2 <= N <= 256); n = 0 for any other spec.
+Status parseAutoPaletteSpec(const std::string& spec, int& n);
 
 /// \brief Resolves what a user typed: a built-in name, "auto:N" (needs `image`), or a palette file path.
 Status resolvePalette(const std::string& spec, const Image* image, Palette& out);

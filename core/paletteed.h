@@ -7,6 +7,9 @@
 #include "core/errordiffusion.h"
 #include "core/image.h"
 #include "core/palette.h"
+#include "core/parallel.h"
+#include "core/runcontrol.h"
+#include "core/status.h"
 
 namespace halftone {
 
@@ -25,6 +28,25 @@ struct PaletteTargets {
 /// `rgb` holds three planes (gray input: the same plane three times); returns the palette index per pixel.
 /// Uses params.kernel, params.serpentine and params.linear (params.levels is ignored).
 Plane8 referencePaletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdParams& params);
+
+/// \brief Section 4 in one of the four sequential forms of Kasagi, Nakano and Ito, Table V (1) (diffusion or
+/// collection, full buffer or register caching), three channels interleaved, raster or serpentine; the nearest
+/// colour through NearestColor (core/nearestcolor.h) with cells of side 2^searchShift (0: chosen by palette size;
+/// 12: one cell, the full search; the benchmark compares them). Bit-identical to referencePaletteErrorDiffusion.
+Status paletteErrorDiffuse(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
+                           EdVariant variant, const RunControl& control = {}, int searchShift = 0);
+
+/// \brief Section 4 as the k-delay wavefront on several threads (the "wavefront" schedule: bands of
+/// simdBandRows(options.simd) rows, each running ahead as far as the band above allows); serpentine runs
+/// sequentially. Bit-identical to referencePaletteErrorDiffusion.
+Status wavefrontPaletteErrorDiffusion(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
+                                      const ParallelOptions& options, const RunControl& control = {});
+
+/// \brief Section 4 in the trapezoid blocks of Deshpande, Misra and Narayanan (the "trapezoid" schedule, one barrier
+/// per block diagonal), a full error plane; serpentine runs sequentially. Bit-identical to
+/// referencePaletteErrorDiffusion.
+Status trapezoidPaletteErrorDiffusion(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
+                                      const ParallelOptions& options, const RunControl& control = {});
 
 /// \brief Expands palette indices to an RGB image.
 Image expandIndexed(const Plane8& indices, const Palette& palette);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/paletteed.h"
 #include "core/parallel_kernels.h"
 #include "core/quantizer.h"
 #include "core/registry.h"
@@ -536,6 +537,12 @@ void registerParallelMethods(Registry& r) {
         o.threads = int(v.getInt("threads", 0));
         return trapezoidErrorDiffusion(src, dst, edParamsFrom(v), o, rc);
     };
+    t.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues& v,
+                      const RunControl& rc) {
+        ParallelOptions o;
+        o.threads = int(v.getInt("threads", 0));
+        return trapezoidPaletteErrorDiffusion(rgb, palette, indices, edParamsFrom(v), o, rc);
+    };
     r.add(std::move(t));
 
     MethodInfo w;
@@ -555,6 +562,13 @@ void registerParallelMethods(Registry& r) {
         o.threads = int(v.getInt("threads", 0));
         if (!parseSimdPath(v.getText("simd", "auto"), o.simd)) return Status::error("unknown simd path");
         return wavefrontErrorDiffusion(src, dst, edParamsFrom(v), o, rc);
+    };
+    w.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues& v,
+                      const RunControl& rc) {
+        ParallelOptions o;
+        o.threads = int(v.getInt("threads", 0));
+        if (!parseSimdPath(v.getText("simd", "auto"), o.simd)) return Status::error("unknown simd path");
+        return wavefrontPaletteErrorDiffusion(rgb, palette, indices, edParamsFrom(v), o, rc);
     };
     r.add(std::move(w));
 }

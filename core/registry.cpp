@@ -12,6 +12,14 @@ namespace halftone {
 
 const char* toString(Device d) { return d == Device::Gpu ? "gpu" : "cpu"; }
 
+const char* channelName(ColorSpace space, int index) {
+    static const char* const rgb[] = {"r", "g", "b"};
+    static const char* const cmyk[] = {"c", "m", "y", "k"};
+    if (space == ColorSpace::RGB && index >= 0 && index < 3) return rgb[index];
+    if (space == ColorSpace::CMYK && index >= 0 && index < 4) return cmyk[index];
+    return "gray";
+}
+
 int64_t ParamValues::getInt(const std::string& key, int64_t def) const {
     auto it = values_.find(key);
     if (it == values_.end()) return def;
@@ -129,6 +137,7 @@ Registry::Registry() {
     registerOrderedMethods(*this);
     registerDbsMethods(*this);
     registerParallelMethods(*this);
+    registerAmScreenMethods(*this);
     registerMbvqMethods(*this);
 }
 
@@ -145,15 +154,18 @@ void Registry::add(MethodInfo info) {
     methods_.push_back(std::move(info));
 }
 
-void Registry::attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn) {
+void Registry::attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn,
+                         const std::string& schedule) {
     if (MethodInfo* m = findMutable(method, variant)) {
         m->gpu = std::move(fn);
+        m->gpuSchedule = schedule;
         return;
     }
     MethodInfo info;
     info.method = method;
     info.variant = variant;
     info.gpu = std::move(fn);
+    info.schedule = schedule;
     methods_.push_back(std::move(info));
 }
 
@@ -332,7 +344,8 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         control.report(1.0);
         return Status::ok();
     }
-    const Image planes = convertColor(input, request.color);
+    if (Status s = checkSeparation(request.separation); !s) return s;
+    const Image planes = convertColor(input, request.color, request.separation);
     Image out;
     out.space = planes.space;
     if (request.keepAlpha && planes.hasAlpha) {
@@ -345,11 +358,13 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         const std::string stage = n > 1 ? "channel " + std::to_string(c + 1) + "/" + std::to_string(n) : std::string();
         const RunControl sub = control.scaled(double(c) / n, double(c + 1) / n, stage);
         Plane8 dst;
-        Status s = (device == Device::Gpu ? m.gpu : m.cpu)(planes.channels[size_t(c)], dst, params, sub);
+        ParamValues planeParams = params;
+        planeParams.set(kChannelKey, std::string(channelName(planes.space, c)));
+        Status s = (device == Device::Gpu ? m.gpu : m.cpu)(planes.channels[size_t(c)], dst, planeParams, sub);
         if (!s && s.isUnavailable() && device == Device::Gpu && m.cpu) {
             note = "GPU failed (" + s.message() + "), ran on the CPU";
             device = Device::Cpu;
-            s = m.cpu(planes.channels[size_t(c)], dst, params, sub);
+            s = m.cpu(planes.channels[size_t(c)], dst, planeParams, sub);
         }
         if (!s) return s;
         out.channels.push_back(std::move(dst));

@@ -100,6 +100,13 @@ private:
     std::map<std::string, ParamValue> values_;
 };
 
+/// \brief The parameter key runImage sets on each plane's ParamValues (not a ParamSpec: it is never resolved or
+/// shown) to say which channel the plane is: "gray", "r", "g", "b" (light: 255 = white paper) or "c", "m", "y",
+/// "k" (ink: 255 = solid ink). A method called on a lone plane sees no key and treats it as "gray".
+inline constexpr const char* kChannelKey = "channel";
+/// \brief The kChannelKey value of channel `index` of an image in `space`.
+const char* channelName(ColorSpace space, int index);
+
 /// \brief Runs a method on one 8-bit plane; dst gets the halftone (values 0..255) of the same size.
 using PlaneFunction = std::function<Status(const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&)>;
 
@@ -118,6 +125,7 @@ struct MethodInfo {
     PlaneFunction cpu;           ///< may be empty for GPU-only methods
     PlaneFunction gpu;           ///< empty when no GPU implementation exists
     std::string schedule;        ///< name in the schedule model, empty if none
+    std::string gpuSchedule;     ///< the GPU path's name in the schedule model when it differs from `schedule`
     PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
     PaletteFunction paletteGpu;  ///< the same on the GPU; empty when none
     bool hasPaletteForm() const { return paletteCpu || paletteGpu; }
@@ -134,6 +142,10 @@ struct MethodInfo {
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
     std::string id() const { return method + "/" + variant; }
+    /// \brief The schedule that runs on `device`: gpuSchedule on the GPU when set, else schedule.
+    const std::string& scheduleOn(Device device) const {
+        return device == Device::Gpu && !gpuSchedule.empty() ? gpuSchedule : schedule;
+    }
     const ParamSpec* param(const std::string& key) const;
     /// \brief Whether parameter `p` applies given the other values (its visibleWhen condition); values
     /// missing from `values` count as their defaults.
@@ -154,8 +166,10 @@ public:
     static Registry& instance();
 
     void add(MethodInfo info);
-    /// \brief Adds a GPU implementation to an existing entry (or creates a GPU-only one if absent).
-    void attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn);
+    /// \brief Adds a GPU implementation to an existing entry (or creates a GPU-only one if absent); `schedule` names
+    /// the GPU path's schedule in the schedule model (MethodInfo::gpuSchedule).
+    void attachGpu(const std::string& method, const std::string& variant, PlaneFunction fn,
+                   const std::string& schedule = {});
     const MethodInfo* find(const std::string& method, const std::string& variant) const;
     MethodInfo* findMutable(const std::string& method, const std::string& variant);
     const std::vector<MethodInfo>& methods() const { return methods_; }
@@ -190,6 +204,7 @@ struct RunRequest {
     ParamValues params;
     std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
     ColorMode color = ColorMode::Gray;
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK (docs/spec.md "Separation into inks")
     /// Set: halftone to these colours with the method's palette form (`color` is then ignored); the result is RGB
     /// with Image::palette and Image::indices filled.
     std::optional<Palette> palette;
@@ -214,6 +229,7 @@ void registerErrorDiffusionMethods(Registry& r);
 void registerOrderedMethods(Registry& r);
 void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
+void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
 void registerMbvqMethods(Registry& r);
 
 }  // namespace halftone

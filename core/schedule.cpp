@@ -1,5 +1,6 @@
 #include "core/schedule.h"
 
+#include "core/gpustrips.h"
 #include "core/parallel.h"
 #include "core/threads.h"
 
@@ -39,7 +40,9 @@ Status checkDelay(const Kernel& k, int delay) {
     return Status::ok();
 }
 
-Status blockPlan(SchedulePlan& p, const Kernel& k, int bw, int bh, int skew) {
+/// Builds the labels of a skewed-block geometry; `stripOffset` 0 = the smallest the kernel's taps allow, else a
+/// larger distance a method keeps between strips (the GPU wavefront's group lag).
+Status blockPlan(SchedulePlan& p, const Kernel& k, int bw, int bh, int skew, int stripOffset = 0) {
     if (bw < 1 || bh < 1) return Status::error("block size must be at least 1 x 1");
     for (const Tap& t : k.taps)
         if (int64_t(skew) * t.di + t.dj < 0)
@@ -50,6 +53,13 @@ Status blockPlan(SchedulePlan& p, const Kernel& k, int bw, int bh, int skew) {
     g.blockHeight = bh;
     g.skew = skew;
     g.stripOffset = minimalStripOffset(k, bw, bh, skew);
+    if (stripOffset > 0) {
+        if (stripOffset < g.stripOffset)
+            return Status::error("strips " + std::to_string(stripOffset) + " labels apart are too close for kernel '" +
+                                 k.name + "': a source block would run at the same step; the smallest distance is " +
+                                 std::to_string(g.stripOffset));
+        g.stripOffset = stripOffset;
+    }
     g.strips = int(ceilDiv64(p.height, bh));
     const int rows = std::min(bh, p.height);
     g.blocksPerStrip = int(floorDiv64(int64_t(p.width) - 1 + int64_t(skew) * (rows - 1), bw) + 1);
@@ -117,8 +127,10 @@ int conflictFreeDelay(const Kernel& kernel) {
     return 0;  // two taps with the same offset: no delay keeps them apart
 }
 
+bool gpuWavefrontFast(const Kernel& kernel, int levels) { return kernel.name == "floyd-steinberg" && levels == 2; }
+
 std::vector<std::string> scheduleNames() {
-    return {"raster", "serpentine", "k-delay", "knight", "trapezoid", "parallelogram", "wavefront"};
+    return {"raster", "serpentine", "k-delay", "knight", "trapezoid", "parallelogram", "wavefront", "gpu-wavefront"};
 }
 
 Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel, const ScheduleOptions& o,
@@ -199,6 +211,24 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
                         "-delay wavefront across them with SIMD (one row per lane); a band runs ahead as far as "
                         "the band above allows (progress counters, no barrier). Units are " +
                         std::to_string(bw) + "-step chunks of a band; the step shown is the earliest a chunk can run";
+        return Status::ok();
+    }
+    if (name == "gpu-wavefront") {
+        // The GPU wavefront kernel (gpu/wavefront.cu): its form and strip shape from core/gpustrips.h, the constants
+        // the kernels are built with. Units are boundary groups of a strip; a strip runs groupLag() groups behind
+        // the strip above, the distance at which its checks find the words they wait for.
+        const bool fast = gpuWavefrontFast(kernel, o.levels);
+        const gpustrips::Shape& shape = fast ? gpustrips::kFast : gpustrips::kGeneral;
+        p.delay = shape.delay(kmin);
+        const int bh = o.blockHeight > 0 ? o.blockHeight : shape.rows();
+        const int bw = o.blockWidth > 0 ? o.blockWidth : shape.group;
+        if (Status s = blockPlan(p, kernel, bw, bh, p.delay, gpustrips::groupLag(bw, p.delay, bh)); !s) return s;
+        p.description =
+            std::string("GPU wavefront, ") + (fast ? "fast form (binary Floyd-Steinberg)" : "general form") +
+            ": one warp per strip of " + std::to_string(bh) + " rows, row r of a strip " + std::to_string(p.delay) +
+            " steps behind row r - 1 (one row per lane, errors passed down by shuffles); units are " +
+            std::to_string(bw) + "-step groups, and a strip checks the errors the strip above published once per " +
+            "group, so it runs " + std::to_string(p.geometry.stripOffset) + " groups behind it";
         return Status::ok();
     }
     std::string all;

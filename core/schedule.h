@@ -17,6 +17,7 @@ struct ScheduleOptions {
     int blockHeight = 0;  ///< 0 = the method's default
     int delay = 0;        ///< k of k-delay; 0 = kernel's minimalDelay()
     int threads = 0;      ///< for CPU block methods that size blocks by thread count; 0 = hardware
+    int levels = 2;       ///< output levels: the GPU wavefront runs its fast form for binary Floyd-Steinberg
 };
 
 /// \brief A concrete schedule for one image size and kernel.
@@ -90,6 +91,10 @@ bool blockNonEmpty(const BlockGeometry& g, int strip, int block, int width, int 
 /// kernel.minimalDelay() (Kasagi, Nakano and Ito, section IV: 3-delay PED for Floyd-Steinberg). 0 when two
 /// taps have the same offset.
 int conflictFreeDelay(const Kernel& kernel);
+
+/// \brief True when the GPU wavefront kernel runs its fast form (core/gpustrips.h: kFast) for this kernel and level
+/// count, else its general form (kGeneral).
+bool gpuWavefrontFast(const Kernel& kernel, int levels);
 
 /// \brief Names of every schedule the model knows, for lists in the CLI and the studio.
 std::vector<std::string> scheduleNames();

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/dbs.h"
+#include "core/pnm.h"
 
 namespace halftone {
 
@@ -278,45 +279,21 @@ Status dbsScreen(const DbsScreenParams& sp, ThresholdArray& out, const RunContro
 }
 
 Status parsePgm(const uint8_t* data, size_t size, ThresholdArray& out) {
-    size_t pos = 0;
-    auto skipSpace = [&] {
-        for (;;) {
-            while (pos < size && std::isspace(data[pos])) ++pos;
-            if (pos < size && data[pos] == '#') {
-                while (pos < size && data[pos] != '\n') ++pos;
-                continue;
-            }
-            break;
-        }
-    };
-    auto readInt = [&](long& v) {
-        skipSpace();
-        if (pos >= size || !std::isdigit(data[pos])) return false;
-        v = 0;
-        while (pos < size && std::isdigit(data[pos]) && v < 100000000) v = v * 10 + (data[pos++] - '0');
-        return true;
-    };
     if (size < 2 || data[0] != 'P' || data[1] != '5') return Status::error("not a binary PGM (P5) file");
-    pos = 2;
-    long w = 0, h = 0, maxv = 0;
-    if (!readInt(w) || !readInt(h) || !readInt(maxv)) return Status::error("PGM header is truncated or malformed");
-    if (maxv != 255) return Status::error("PGM must be 8-bit (maxval 255), got maxval " + std::to_string(maxv));
-    if (Status s = checkImageSize(w, h, 1, 1ull << 26); !s) return s;
-    if (pos >= size || !std::isspace(data[pos])) return Status::error("PGM header is malformed");
-    ++pos;
-    if (size - pos < size_t(w) * size_t(h))
-        return Status::error("PGM data is truncated: " + std::to_string(size - pos) + " of " + std::to_string(w * h) +
-                             " bytes");
-    out = ThresholdArray(int(w), int(h));
-    std::copy(data + pos, data + pos + size_t(w) * size_t(h), out.data.begin());
+    pnm::MemorySource in(data, size);
+    pnm::Header h;
+    if (Status s = pnm::readHeader(in, h); !s)
+        return Status::error("PGM header is truncated or malformed (" + s.message() + ")");
+    if (h.maxval != 255) return Status::error("PGM must be 8-bit (maxval 255), got maxval " + std::to_string(h.maxval));
+    if (Status s = checkImageSize(h.width, h.height, 1, 1ull << 26); !s) return s;
+    const uint64_t need = uint64_t(h.width) * uint64_t(h.height);
+    if (uint64_t(in.remaining()) < need)
+        return Status::error("PGM data is truncated: " + std::to_string(in.remaining()) + " of " +
+                             std::to_string(need) + " bytes");
+    Image image;
+    if (Status s = pnm::readPixels(in, h, image); !s) return s;
+    out = std::move(image.channels[0]);
     return Status::ok();
-}
-
-std::vector<uint8_t> encodePgm(const ThresholdArray& a) {
-    const std::string head = "P5\n" + std::to_string(a.width) + " " + std::to_string(a.height) + "\n255\n";
-    std::vector<uint8_t> v(head.begin(), head.end());
-    v.insert(v.end(), a.data.begin(), a.data.end());
-    return v;
 }
 
 namespace {

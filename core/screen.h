@@ -59,10 +59,8 @@ const ThresholdArray& defaultBlueNoiseScreen();
 /// format through io/; the built-in one reads binary PGM (P5, 8-bit).
 using ScreenFileLoader = std::function<Status(const std::string& path, ThresholdArray& out)>;
 void setScreenFileLoader(ScreenFileLoader loader);
-/// \brief Parses an 8-bit binary PGM held in memory.
+/// \brief A threshold array from an 8-bit binary PGM held in memory (core/pnm.h reads it; pnm::encodePgm writes one).
 Status parsePgm(const uint8_t* data, size_t size, ThresholdArray& out);
-/// \brief Writes an 8-bit binary PGM into a byte vector.
-std::vector<uint8_t> encodePgm(const ThresholdArray& a);
 
 /// \brief Screen from its text form: "bayer:N", "cluster[:cell=C,angle=A,dot=round|elliptic]",
 /// "blue-noise[:N]", "dbs", or a file path (anything else).

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/kerneltable.h"
 #include "gpu/launch.h"
 
 namespace halftone::gpu::dev {
@@ -11,71 +12,24 @@ namespace halftone::gpu::dev {
 struct TapC {
     int di, dj, w;
 };
-/// \brief A SPEC kernel as a literal type (same order as core/kernel.cpp's kernels()).
+/// \brief A SPEC kernel as a literal type, from core's one kernel table (core/kerneltable.h, the order of kernels()).
 struct KernelC {
     TapC t[12];
     int n;
     int D;
 };
 
-__host__ __device__ constexpr KernelC kernelDef(int id) {
-    switch (id) {
-        case 0:
-            return KernelC{{{0, 1, 7}, {1, -1, 3}, {1, 0, 5}, {1, 1, 1}}, 4, 16};
-        case 1:
-            return KernelC{{{0, 1, 7},
-                            {0, 2, 5},
-                            {1, -2, 3},
-                            {1, -1, 5},
-                            {1, 0, 7},
-                            {1, 1, 5},
-                            {1, 2, 3},
-                            {2, -2, 1},
-                            {2, -1, 3},
-                            {2, 0, 5},
-                            {2, 1, 3},
-                            {2, 2, 1}},
-                           12,
-                           48};
-        case 2:
-            return KernelC{{{0, 1, 8},
-                            {0, 2, 4},
-                            {1, -2, 2},
-                            {1, -1, 4},
-                            {1, 0, 8},
-                            {1, 1, 4},
-                            {1, 2, 2},
-                            {2, -2, 1},
-                            {2, -1, 2},
-                            {2, 0, 4},
-                            {2, 1, 2},
-                            {2, 2, 1}},
-                           12,
-                           42};
-        case 3:
-            return KernelC{{{0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2}}, 7, 32};
-        case 4:
-            return KernelC{{{0, 1, 5},
-                            {0, 2, 3},
-                            {1, -2, 2},
-                            {1, -1, 4},
-                            {1, 0, 5},
-                            {1, 1, 4},
-                            {1, 2, 2},
-                            {2, -1, 2},
-                            {2, 0, 3},
-                            {2, 1, 2}},
-                           10,
-                           32};
-        case 5:
-            return KernelC{{{0, 1, 4}, {0, 2, 3}, {1, -2, 1}, {1, -1, 2}, {1, 0, 3}, {1, 1, 2}, {1, 2, 1}}, 7, 16};
-        case 6:
-            return KernelC{{{0, 1, 2}, {1, -1, 1}, {1, 0, 1}}, 3, 4};
-        default:
-            return KernelC{{{0, 1, 1}, {0, 2, 1}, {1, -1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 1}}, 6, 8};
-    }
+inline constexpr int kKernelCount = kerneltable::kCount;
+
+/// \brief Kernel `id` (position in core's kernels()); evaluated at compile time.
+constexpr KernelC kernelDef(int id) {
+    const kerneltable::KernelDef& d = kerneltable::kKernels[id];
+    KernelC k{};
+    for (int i = 0; i < 12; ++i) k.t[i] = TapC{d.taps[i].di, d.taps[i].dj, d.taps[i].w};
+    k.n = d.count;
+    k.D = d.divisor;
+    return k;
 }
-inline constexpr int kKernelCount = 8;
 
 __host__ __device__ constexpr int maxDiOf(const KernelC& k) {
     int m = 0;

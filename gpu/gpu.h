@@ -58,6 +58,20 @@ struct Timing {
 Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& timing,
                  Plane8* result = nullptr, const std::string& form = {});
 
+/// \brief Error diffusion to a colour palette (docs/spec.md section 4) with the wavefront kernel, bit for bit the
+/// sequential result: `rgb` holds three planes R, G, B (or one gray plane, used as R = G = B); `indices` gets each
+/// pixel's palette index. Every kernel, 2..256 colours, gamma or linear light (params.levels is ignored). Serpentine
+/// scans (no wavefront parallelism), images over 2^30 pixels, no usable device, out of memory or a kernel error give
+/// Status::unavailable (callers run it on the CPU).
+Status paletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdParams& params, Plane8& indices,
+                             const RunControl& control = {});
+
+/// \brief Timings of paletteErrorDiffusion (h2dMs: the three planes; deviceMs: device-resident, planes on the device
+/// to indices on the device; d2hMs: the indices; endToEndMs: host planes to host indices, pinned); the last result
+/// goes to `result` (may be null).
+Status timePalette(const Image& rgb, const Palette& palette, const EdParams& params, int runs, Timing& timing,
+                   Plane8* result = nullptr);
+
 /// \brief The forms of the wavefront kernel: "fast" (binary Floyd-Steinberg only, the default there) and "general"
 /// (every kernel, level count and input mode).
 std::vector<std::string> wavefrontForms();

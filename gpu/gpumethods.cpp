@@ -745,7 +745,7 @@ const MethodSpec* findSpec(const std::string& variant) {
 /// The wavefront form a request names: "" = the fastest compiled one (fast for binary Floyd-Steinberg, general
 /// otherwise), "fast" or "general".
 Status parseForm(const std::string& text, const Kernel& kernel, int levels, WavefrontForm& form) {
-    const bool fastFits = kernel.name == "floyd-steinberg" && levels == 2;
+    const bool fastFits = gpuWavefrontFast(kernel, levels);  // the schedule model's rule
     if (text.empty()) {
         form = fastFits ? WavefrontForm::Fast : WavefrontForm::General;
         return Status::ok();

@@ -33,6 +33,14 @@ Status timePlane(const std::string&, const Plane8&, const EdParams&, int, Timing
     return Status::unavailable(kReason);
 }
 
+Status paletteErrorDiffusion(const Image&, const Palette&, const EdParams&, Plane8&, const RunControl&) {
+    return Status::unavailable(kReason);
+}
+
+Status timePalette(const Image&, const Palette&, const EdParams&, int, Timing&, Plane8*) {
+    return Status::unavailable(kReason);
+}
+
 std::vector<std::string> wavefrontForms() { return {}; }
 
 }  // namespace halftone::gpu

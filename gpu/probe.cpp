@@ -64,6 +64,18 @@ GpuAvailability probe() {
     return a;
 }
 
+namespace {
+
+/// The schedule model's name for what a GPU method runs (core/schedule.h).
+std::string scheduleOf(const std::string& variant) {
+    if (variant == "wavefront") return "gpu-wavefront";
+    if (variant.rfind("bw", 0) == 0) return "parallelogram";
+    if (variant == "knight" || variant == "handover" || variant == "hybrid") return "knight";
+    return "k-delay";
+}
+
+}  // namespace
+
 void registerMethods(Registry& registry) {
     registry.setGpuAvailability(probe());
     auto fnFor = [](const std::string& variant) -> PlaneFunction {
@@ -75,7 +87,7 @@ void registerMethods(Registry& registry) {
         // an entry of the same name from core (the CPU "ec/wavefront") keeps its CPU path and parameters
         // and gains the GPU path: one name per idea, both devices listed
         if (const MethodInfo* existing = registry.find(m.method, m.variant); existing && existing->cpu) {
-            registry.attachGpu(m.method, m.variant, fnFor(m.variant));
+            registry.attachGpu(m.method, m.variant, fnFor(m.variant), scheduleOf(m.variant));
             continue;
         }
         MethodInfo info;
@@ -88,10 +100,7 @@ void registerMethods(Registry& registry) {
             for (ParamSpec& ps : info.params)
                 if (ps.key == "kernel") ps.choices = {"floyd-steinberg"};
         info.gpu = fnFor(m.variant);
-        info.schedule = m.variant == "wavefront"                                                    ? "k-delay"
-                        : m.variant.rfind("bw", 0) == 0                                             ? "parallelogram"
-                        : m.variant == "knight" || m.variant == "handover" || m.variant == "hybrid" ? "knight"
-                                                                                                    : "k-delay";
+        info.schedule = scheduleOf(m.variant);
         info.exact = true;
         registry.add(std::move(info));
     }
@@ -99,7 +108,18 @@ void registerMethods(Registry& registry) {
     // entries too.
     for (const char* method : {"ed", "ec"})
         for (const char* variant : {"plain", "rc"})
-            if (registry.find(method, variant)) registry.attachGpu(method, variant, fnFor("wavefront"));
+            if (registry.find(method, variant))
+                registry.attachGpu(method, variant, fnFor("wavefront"), scheduleOf("wavefront"));
+    // Error diffusion to a palette (docs/spec.md section 4): the palette wavefront is exact for every kernel and
+    // working space, so it is the GPU path of the sequential entries' palette form too (serpentine scans come back
+    // unavailable and run on the CPU).
+    const PaletteFunction palette = [](const Image& rgb, const Palette& p, Plane8& indices, const ParamValues& v,
+                                       const RunControl& rc) {
+        return paletteErrorDiffusion(rgb, p, edParamsFrom(v), indices, rc);
+    };
+    for (const char* method : {"ed", "ec"})
+        for (const char* variant : {"wavefront", "plain", "rc"})
+            if (MethodInfo* m = registry.findMutable(method, variant)) m->paletteGpu = palette;
     registerDbsGpu(registry);  // DBS: gpu/dbs_gpu.h
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "core/gpustrips.h"
 #include "gpu/devicecommon.cuh"
 #include "gpu/launch.h"
 #include "gpu/wavefront_fast.cuh"
@@ -22,13 +23,14 @@ namespace {
 
 using namespace dev;
 
-/// \brief The general form's tuning (every kernel, level count and input mode), measured best on an H100.
+/// \brief The general form's tuning (every kernel, level count and input mode), measured best on an H100. The strip
+/// shape comes from core/gpustrips.h, which the schedule model reads too.
 struct GeneralPolicy {
-    static constexpr int kWarpsPerBlock = 4;
-    static constexpr int kExtraDelay = 1;  ///< steps between rows beyond the kernel's minimal delay
-    static constexpr int kRowSets = 2;     ///< row sets per lane: a strip has 32 kRowSets rows
-    static constexpr int kChunk = 32;      ///< steps per chunk: input refill and output flush granularity
-    static constexpr int kGroup = 8;       ///< steps per boundary-fetch group
+    static constexpr int kWarpsPerBlock = gpustrips::kGeneral.warpsPerBlock;
+    static constexpr int kExtraDelay = gpustrips::kGeneral.extraDelay;  ///< steps between rows beyond the minimal delay
+    static constexpr int kRowSets = gpustrips::kGeneral.rowSets;        ///< row sets per lane: 32 kRowSets rows a strip
+    static constexpr int kChunk = gpustrips::kGeneral.chunk;  ///< steps per chunk: input refill and output flush
+    static constexpr int kGroup = gpustrips::kGeneral.group;  ///< steps per boundary-fetch group
     static constexpr int kRingStride =
         68;  ///< bytes per row of the per-row rings (2 chunks + 4 bytes: no bank conflicts)
 };
@@ -350,6 +352,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 
 using KernelFn = void (*)(WavefrontArgs);
 
+static_assert(kKernelCount == 8, "one general-form instance per kernel of core/kerneltable.h");
+
 template <bool BIN>
 KernelFn generalKernel(int id) {
     switch (id) {
@@ -395,7 +399,9 @@ cudaError_t launchSetFlag(int* flag, int index, int value, cudaStream_t stream) 
     return cudaGetLastError();
 }
 
-int wavefrontStripRows(WavefrontForm form) { return form == WavefrontForm::Fast ? 32 : 32 * GeneralPolicy::kRowSets; }
+int wavefrontStripRows(WavefrontForm form) {
+    return form == WavefrontForm::Fast ? gpustrips::kFast.rows() : gpustrips::kGeneral.rows();
+}
 
 bool wavefrontHasForm(int kernelIndex, WavefrontForm form, bool binary) {
     return findKernel(kernelIndex, form, binary, true) != nullptr;

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/gpustrips.h"
 #include "gpu/devicecommon.cuh"
 #include "gpu/launch.h"
 #include "gpu/wavefront_strip.cuh"
@@ -53,12 +54,15 @@
 namespace halftone::gpu::fastfs {
 
 /// \brief The fast form's tuning, measured best at 16K x 16K on an H100 (docs/design/gpu-wavefront.md lists the
-/// values that lost and why). Steps are counted inside a chunk, 0 .. kChunk - 1.
+/// values that lost and why). Steps are counted inside a chunk, 0 .. kChunk - 1. The strip shape comes from
+/// core/gpustrips.h, which the schedule model reads too.
 struct FastPolicy {
-    static constexpr int kWarpsPerBlock = 4;
-    static constexpr int kDelay = 2;   ///< K: steps between a row and the row below
-    static constexpr int kChunk = 32;  ///< steps per chunk: input, output and loop granularity
-    static constexpr int kGroup = 16;  ///< steps per boundary group: one vote per group
+    static constexpr int kWarpsPerBlock = gpustrips::kFast.warpsPerBlock;
+    static constexpr int kRows = gpustrips::kFast.rows();  ///< rows per strip: lane i owns row i
+    /// K: steps between a row and the row below (Floyd-Steinberg's minimal delay is 2)
+    static constexpr int kDelay = gpustrips::kFast.delay(2);
+    static constexpr int kChunk = gpustrips::kFast.chunk;  ///< steps per chunk: input, output and loop granularity
+    static constexpr int kGroup = gpustrips::kFast.group;  ///< steps per boundary group: one vote per group
     static constexpr int kFlagAt = 8;  ///< the first strip loads the next chunk's cancel flag at this step
     static constexpr int kBoundaryCopyAt =
         23;                              ///< the next group's boundary words are copied at this step (mod kGroup)
@@ -185,8 +189,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1) fastKernel(WavefrontAr
     static_assert(K == 2, "the step's sum order is written for K = 2");
     constexpr int kG = kGroup;
     constexpr int kSl = kChunk / kG;  // boundary-word registers: one per group of a chunk
-    constexpr int kRows = 32;         // rows per strip: lane i owns row i
-    __shared__ int32_t sTerm[256];    // 16 A(a) + 8 (linear input)
+    constexpr int kRows = FastPolicy::kRows;
+    static_assert(kRows == 32, "lane i owns row i of the strip");
+    __shared__ int32_t sTerm[256];  // 16 A(a) + 8 (linear input)
     // input rings: per lane the aligned 32-byte blocks B..B+3 of its row in slots (T / 32) & 3 (cp.async)
     __shared__ __align__(16) uint32_t sRing[kWarpsPerBlock * 32 * kRingWords];
     // boundary words copied ahead: per lane the aligned 16 bytes that hold its word (a private slot, so the copy and

@@ -300,4 +300,21 @@ bool abandonWritesForSignal() {
     return committing;
 }
 
+Status writeFileAtomically(const std::string& path, const std::string& bytes) {
+    AtomicFile file;
+    if (Status s = file.open(path); !s) return s;
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(file.fd(), bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int err = n < 0 ? errno : EIO;
+            file.discard();
+            return Status::error(std::string("write failed: ") + std::strerror(err));
+        }
+        done += size_t(n);
+    }
+    return file.commit();
+}
+
 }  // namespace halftone::io

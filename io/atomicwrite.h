@@ -52,6 +52,10 @@ private:
     std::string writePath_;
 };
 
+/// \brief Writes `bytes` as the whole content of `path` through an AtomicFile (complete or not at all). The message
+/// names the problem, not the file.
+Status writeFileAtomically(const std::string& path, const std::string& bytes);
+
 /// \brief For signal handlers (async-signal-safe): removes the hidden temporaries of writes in
 /// progress and makes every later commit() fail. Returns true when a commit was already under way,
 /// so its file may be in place (the caller may then report that the output was written).

@@ -20,6 +20,15 @@ namespace halftone::io::detail {
 
 namespace {
 
+/// Checks an image's size against the read's limits before any pixel memory is allocated: the pixel count, then
+/// `bytesPerPixel` bytes a pixel (planes and decoder buffers) plus the `fileBytes` held in memory.
+Status checkDecodeSize(int64_t width, int64_t height, int channels, uint64_t bytesPerPixel, uint64_t fileBytes,
+                       const ReadOptions& options, const std::string& what) {
+    if (Status s = checkImageSize(width, height, channels, options.maxPixels); !s) return s;
+    return checkMemory(addBytes(uint64_t(width) * uint64_t(height) * bytesPerPixel, fileBytes), options.maxMemory,
+                       "reading this " + std::to_string(width) + " x " + std::to_string(height) + " " + what);
+}
+
 uint32_t le32(const unsigned char* p) {
     return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | p[0];
 }
@@ -192,12 +201,7 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
                              " bits per pixel");
     const bool topDown = hs < 0;
     const int64_t h = topDown ? -int64_t(hs) : hs;
-    if (Status s = checkImageSize(w, h, 3, options.maxPixels); !s) return s;
-    const uint64_t pixels = uint64_t(w) * uint64_t(h);
-    if (Status s = checkMemory(addBytes(pixels * 4, d.size()), options.maxMemory,
-                               "reading this " + std::to_string(w) + " x " + std::to_string(h) + " BMP image");
-        !s)
-        return s;
+    if (Status s = checkDecodeSize(w, h, 3, 4, d.size(), options, "BMP image"); !s) return s;
     const uint32_t maxColors = 1u << bpp;
     std::vector<Bgr> pal;
     if (Status s = readPalette(d, 14 + size_t(infoSize), used == 0 || used > maxColors ? maxColors : used, 4, pal); !s)
@@ -299,12 +303,8 @@ Status readIco(const std::string& path, Image& image, const ReadOptions& options
             return Status::error("ICO bitmap with compression " + std::to_string(compression) + " is not supported");
         if (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 24 && bpp != 32)
             return Status::error("ICO bitmap with " + std::to_string(bpp) + " bits per pixel is not supported");
-        if (Status s = checkImageSize(w, h, 4, options.maxPixels); !s) return s;
+        if (Status s = checkDecodeSize(w, h, 4, 8, d.size(), options, "icon"); !s) return s;
         const uint64_t pixels = uint64_t(w) * uint64_t(h);
-        if (Status s = checkMemory(addBytes(pixels * 8, d.size()), options.maxMemory,
-                                   "reading this " + std::to_string(w) + " x " + std::to_string(h) + " icon");
-            !s)
-            return s;
         size_t at = hdr + (compression == 3 ? 12 : 0);
         std::vector<Bgr> pal;
         if (bpp <= 8) {
@@ -384,13 +384,8 @@ Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& opt
     if (depth != 8 && depth != 16)
         return Status::error("CMYK PSD with " + std::to_string(depth) +
                              "-bit samples is not supported (8 or 16 bit only)");
-    if (Status s = checkImageSize(w, h, channels, options.maxPixels); !s) return s;
     const bool alpha = channels >= 5;  // the first channel after the inks: transparency of the merged image
-    const uint64_t pixels = uint64_t(w) * h;
-    if (Status s = checkMemory(addBytes(pixels * (alpha ? 5 : 4), d.size()), options.maxMemory,
-                               "reading this " + std::to_string(w) + " x " + std::to_string(h) + " CMYK image");
-        !s)
-        return s;
+    if (Status s = checkDecodeSize(w, h, channels, alpha ? 5 : 4, d.size(), options, "CMYK image"); !s) return s;
     // Colour mode data, image resources, layer and mask information: skipped to the merged image.
     size_t at = 26;
     for (int section = 0; section < 3; ++section) {

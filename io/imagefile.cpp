@@ -54,58 +54,6 @@ bool haveOpenImageIO() {
 #endif
 }
 
-Image applyExifOrientation(const Image& in, int orientation) {
-    if (orientation < 2 || orientation > 8) return in;
-    const int w = in.width(), h = in.height();
-    const bool swap = orientation >= 5;
-    const int ow = swap ? h : w, oh = swap ? w : h;
-    auto transform = [&](const Plane8& src) {
-        Plane8 dst(ow, oh);
-        for (int y = 0; y < oh; ++y)
-            for (int x = 0; x < ow; ++x) {
-                int sx = x, sy = y;
-                switch (orientation) {
-                    case 2:
-                        sx = w - 1 - x;
-                        sy = y;
-                        break;
-                    case 3:
-                        sx = w - 1 - x;
-                        sy = h - 1 - y;
-                        break;
-                    case 4:
-                        sx = x;
-                        sy = h - 1 - y;
-                        break;
-                    case 5:
-                        sx = y;
-                        sy = x;
-                        break;
-                    case 6:
-                        sx = y;
-                        sy = h - 1 - x;
-                        break;
-                    case 7:
-                        sx = w - 1 - y;
-                        sy = h - 1 - x;
-                        break;
-                    case 8:
-                        sx = w - 1 - y;
-                        sy = x;
-                        break;
-                }
-                dst.at(y, x) = src.at(sy, sx);
-            }
-        return dst;
-    };
-    Image out;
-    out.space = in.space;
-    for (const Plane8& p : in.channels) out.channels.push_back(transform(p));
-    out.hasAlpha = in.hasAlpha;
-    if (in.hasAlpha) out.alpha = transform(in.alpha);
-    return out;
-}
-
 namespace {
 
 /// Extensions read by name, as OpenImageIO chooses: formats with no signature in their first bytes

@@ -89,7 +89,4 @@ bool samePath(const std::string& a, const std::string& b);
 /// \brief True when this build reads and writes through OpenImageIO (otherwise PNM only).
 bool haveOpenImageIO();
 
-/// \brief Returns `image` turned upright for an EXIF orientation tag (1..8; other values change nothing).
-Image applyExifOrientation(const Image& image, int orientation);
-
 }  // namespace halftone::io

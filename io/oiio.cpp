@@ -1,11 +1,13 @@
 // Reading and writing through OpenImageIO: sample conversion to 8 bit, layouts, 1-bit TIFF.
 #include "io/oiio.h"
 #include "io/png1bit.h"
+#include "io/indexed.h"
 
 #include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
 
 #include "core/budget.h"
+#include "core/prepare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -464,7 +466,7 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
     // Asked after reading: some readers (WebP) lose their place when asked to seek and come back.
     if (in->seek_subimage(1, 0)) notes = "multi-image file: only the first image was read";
     in->geterror();  // clear the "no such subimage" of the probe
-    if (orientation >= 2 && orientation <= 8) out = applyExifOrientation(out, orientation);
+    if (orientation >= 2 && orientation <= 8) out = applyOrientation(out, orientation);
     if (info) {
         info->format = fmt;
         info->sourceChannels = nch;
@@ -558,6 +560,11 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
         spec.attribute("ResolutionUnit", "inch");
     }
     if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
+    // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
+    if ((png || tiff || ext == ".gif") && hasExactPalette(image))
+        return png    ? writePngIndexed(tmpPath, image, dpi)
+               : tiff ? writeTiffIndexed(tmpPath, image, dpi)
+                      : writeGifIndexed(tmpPath, image);
     if (!out->open(tmpPath, spec)) return Status::error(oneLine(out->geterror(), tmpPath));
 
     std::vector<unsigned char> row(size_t(w) * size_t(nch));

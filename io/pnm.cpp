@@ -1,227 +1,38 @@
-// Built-in binary PNM reader and writer (netpbm formats P4, P5, P6; maxval up to 65535).
+// Image files in binary PNM through core's one PNM codec (core/pnm.h).
 #include "io/pnm.h"
-
-#include "core/budget.h"
-
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
+
+#include "core/pnm.h"
 
 namespace halftone::io::detail {
 
-namespace {
-
-bool isSpace(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-/// Skips whitespace and '#' comments (to the end of the line).
-void skipSpaceAndComments(std::FILE* f) {
-    for (;;) {
-        int c = std::getc(f);
-        if (c == '#') {
-            while (c != EOF && c != '\n' && c != '\r') c = std::getc(f);
-            continue;
-        }
-        if (isSpace(c)) continue;
-        if (c != EOF) std::ungetc(c, f);
-        return;
-    }
-}
-
-/// Reads one unsigned decimal header field; `last` means exactly one whitespace byte must follow.
-Status readField(std::FILE* f, const char* name, int64_t& value, bool last) {
-    skipSpaceAndComments(f);
-    int c = std::getc(f);
-    if (c == EOF) return Status::error(std::string("truncated header: ") + name + " is missing");
-    if (c < '0' || c > '9') return Status::error(std::string("bad header: ") + name + " is not a number");
-    value = 0;
-    int digits = 0;
-    while (c >= '0' && c <= '9') {
-        if (++digits > 10) return Status::error(std::string("bad header: ") + name + " is too large");
-        value = value * 10 + (c - '0');
-        c = std::getc(f);
-    }
-    if (c == EOF) return Status::error("truncated: the header ends without pixel data");
-    if (last) {
-        if (!isSpace(c)) return Status::error(std::string("bad header: no whitespace after ") + name);
-    } else {
-        if (c == '#')
-            std::ungetc(c, f);
-        else if (!isSpace(c))
-            return Status::error(std::string("bad header: unexpected character after ") + name);
-    }
-    return Status::ok();
-}
-
-}  // namespace
-
-bool isBinaryPnmMagic(const unsigned char* head, size_t n) {
-    return n >= 2 && head[0] == 'P' && (head[1] == '4' || head[1] == '5' || head[1] == '6');
-}
+bool isBinaryPnmMagic(const unsigned char* head, size_t n) { return pnm::isBinaryMagic(head, n); }
 
 Status readPnm(std::FILE* f, Image& image, const ReadOptions& options, ReadInfo* info) {
-    const int m0 = std::getc(f), m1 = std::getc(f);
-    if (m0 != 'P' || m1 < '1' || m1 > '7') return Status::error("not a PNM file (bad magic number)");
-    if (m1 >= '1' && m1 <= '3')
-        return Status::error("ASCII PNM (P" + std::string(1, char(m1)) + ") is not supported, only binary P4/P5/P6");
-    if (m1 == '7') return Status::error("PAM (P7) is not supported, only binary P4/P5/P6");
-    const bool bitmap = m1 == '4';
-    const int channels = m1 == '6' ? 3 : 1;
-
-    int64_t width = 0, height = 0, maxval = 1;
-    if (Status s = readField(f, "width", width, false); !s) return s;
-    if (Status s = readField(f, "height", height, bitmap); !s) return s;
-    if (!bitmap) {
-        if (Status s = readField(f, "maxval", maxval, true); !s) return s;
-        if (maxval < 1 || maxval > 65535)
-            return Status::error("bad header: maxval " + std::to_string(maxval) + " is outside 1..65535");
-    }
-    if (Status s = checkImageSize(width, height, channels, options.maxPixels); !s) return s;
-
-    const int bytesPerSample = maxval > 255 ? 2 : 1;
-    const uint64_t rowBytes = bitmap ? (uint64_t(width) + 7) / 8 : uint64_t(width) * channels * bytesPerSample;
-    if (Status s =
-            checkMemory(addBytes(uint64_t(width) * uint64_t(height) * uint64_t(channels), rowBytes), options.maxMemory,
-                        "reading this " + std::to_string(width) + " x " + std::to_string(height) + " image");
-        !s)
-        return s;
-    const uint64_t need = rowBytes * uint64_t(height);
-    const long here = std::ftell(f);
-    struct stat st {};
-    if (here >= 0 && ::fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
-        const uint64_t have = uint64_t(st.st_size) > uint64_t(here) ? uint64_t(st.st_size) - uint64_t(here) : 0;
-        if (have < need)
-            return Status::error("truncated: the header promises " + std::to_string(width) + " x " +
-                                 std::to_string(height) + " (" + std::to_string(need) + " bytes of pixels) but only " +
-                                 std::to_string(have) + " bytes follow");
-    }
-
-    Image out;
-    out.space = channels == 3 ? ColorSpace::RGB : ColorSpace::Gray;
-    out.channels.assign(size_t(channels), Plane8(int(width), int(height)));
-    const uint32_t mv = uint32_t(maxval), half = mv / 2;
-    const int w = int(width), h = int(height);
-    if (!bitmap && channels == 1 && bytesPerSample == 1 && mv == 255) {
-        // The common case (8-bit P5): rows are contiguous in the plane and every byte is valid,
-        // so one bulk read is the whole decode.
-        const size_t n = size_t(w) * size_t(h);
-        if (std::fread(out.channels[0].data.data(), 1, n, f) != n)
-            return Status::error("truncated: pixel data ends before " + std::to_string(n) + " bytes");
-    } else {
-        std::vector<unsigned char> row(rowBytes);
-        for (int y = 0; y < h; ++y) {
-            if (std::fread(row.data(), 1, rowBytes, f) != rowBytes)
-                return Status::error("truncated: pixel data ends at row " + std::to_string(y) + " of " +
-                                     std::to_string(height));
-            if (bitmap) {
-                uint8_t* d = out.channels[0].row(y);
-                for (int x = 0; x < w; ++x) d[x] = (row[size_t(x >> 3)] >> (7 - (x & 7))) & 1 ? 0 : 255;
-                continue;
-            }
-            if (bytesPerSample == 1 && mv == 255) {  // 8-bit P6: de-interleave only
-                uint8_t* r = out.channels[0].row(y);
-                uint8_t* g = out.channels[1].row(y);
-                uint8_t* b = out.channels[2].row(y);
-                for (int x = 0; x < w; ++x) {
-                    r[x] = row[3 * size_t(x)];
-                    g[x] = row[3 * size_t(x) + 1];
-                    b[x] = row[3 * size_t(x) + 2];
-                }
-                continue;
-            }
-            for (int x = 0; x < w; ++x)
-                for (int c = 0; c < channels; ++c) {
-                    const size_t i = (size_t(x) * channels + c) * bytesPerSample;
-                    const uint32_t v = bytesPerSample == 2 ? (uint32_t(row[i]) << 8) | row[i + 1] : row[i];
-                    if (v > mv)
-                        return Status::error("corrupt: sample value " + std::to_string(v) + " exceeds maxval " +
-                                             std::to_string(mv) + " at (" + std::to_string(x) + ", " +
-                                             std::to_string(y) + ")");
-                    out.channels[size_t(c)].row(y)[x] = uint8_t((v * 255 + half) / mv);
-                }
-        }
-    }
+    pnm::FileSource in(f);
+    pnm::Limits limits;
+    limits.maxPixels = options.maxPixels;
+    limits.maxMemory = options.maxMemory;
+    pnm::Info found;
+    if (Status s = pnm::read(in, image, limits, info ? &found : nullptr); !s) return s;
     if (info) {
         info->format = "pnm";
-        info->sourceChannels = channels;
-        info->sourceType = bitmap ? "1-bit" : (bytesPerSample == 2 ? "uint16" : "uint8");
-        info->notes.clear();
-        skipSpaceAndComments(f);
-        const int a = std::getc(f), b = std::getc(f);
-        if (a == 'P' && b >= '1' && b <= '7') info->notes = "multi-image PNM: only the first image was read";
+        info->sourceChannels = found.sourceChannels;
+        info->sourceType = found.sourceType;
+        info->notes = found.notes;
     }
-    image = std::move(out);
     return Status::ok();
 }
 
 Status writePnm(std::FILE* f, const Image& image, PnmKind kind) {
-    const int w = image.width(), h = image.height();
-    const int n = image.channelCount();
-    if (kind != PnmKind::Ppm && !(image.space == ColorSpace::Gray && n == 1))
-        return Status::error(std::string(kind == PnmKind::Pbm ? "PBM" : "PGM") +
-                             " holds one gray channel but the image has " + std::to_string(n) +
-                             " channels; write .ppm, .png or .tif instead");
-    if (kind == PnmKind::Ppm && image.space == ColorSpace::CMYK)
-        return Status::error("PPM cannot hold CMYK; write .tif instead");
-    const char magic = kind == PnmKind::Pbm ? '4' : kind == PnmKind::Pgm ? '5' : '6';
-    if (kind == PnmKind::Pbm)
-        std::fprintf(f, "P%c\n%d %d\n", magic, w, h);
-    else
-        std::fprintf(f, "P%c\n%d %d\n255\n", magic, w, h);
-    auto put = [&](const void* data, size_t bytes) {
+    const pnm::Kind k = kind == PnmKind::Pbm ? pnm::Kind::Pbm : kind == PnmKind::Pgm ? pnm::Kind::Pgm : pnm::Kind::Ppm;
+    return pnm::write(image, k, [f](const void* data, size_t bytes) {
         return std::fwrite(data, 1, bytes, f) == bytes
                    ? Status::ok()
                    : Status::error(std::string("write failed: ") + std::strerror(errno));
-    };
-
-    if (kind == PnmKind::Pgm)
-        return put(image.channels[0].data.data(), image.channels[0].size());  // rows are contiguous
-    const int outCh = kind == PnmKind::Ppm ? 3 : 1;
-    std::vector<unsigned char> row(kind == PnmKind::Pbm ? size_t(w + 7) / 8 : size_t(w) * outCh);
-    for (int y = 0; y < h; ++y) {
-        if (kind == PnmKind::Pbm) {
-            // Pack 8 pixels a byte (0 = black = bit set) and check, in the same pass, that the row is binary:
-            // uint8(v + 1) is 1 for 0 and 0 for 255, and >= 2 for any other value.
-            const uint8_t* s = image.channels[0].row(y);
-            unsigned bad = 0;
-            const int full = w / 8;
-            for (int b = 0; b < full; ++b) {
-                const uint8_t* p = s + 8 * b;
-                unsigned bits = 0;
-                for (int k = 0; k < 8; ++k) {
-                    bits |= unsigned(p[k] == 0) << (7 - k);
-                    bad |= unsigned(uint8_t(p[k] + 1) > 1);
-                }
-                row[size_t(b)] = uint8_t(bits);
-            }
-            if (w % 8) {
-                unsigned bits = 0;
-                for (int x = 8 * full; x < w; ++x) {
-                    bits |= unsigned(s[x] == 0) << (7 - (x & 7));
-                    bad |= unsigned(uint8_t(s[x] + 1) > 1);
-                }
-                row[size_t(full)] = uint8_t(bits);
-            }
-            if (bad) {
-                int v = 0;
-                for (int x = 0; x < w; ++x)
-                    if (s[x] != 0 && s[x] != 255) {
-                        v = s[x];
-                        break;
-                    }
-                return Status::error("PBM holds only black and white but the image has the value " + std::to_string(v) +
-                                     "; write .pgm instead");
-            }
-        } else {
-            for (int c = 0; c < outCh; ++c) {
-                const uint8_t* s = image.channels[size_t(n == 1 ? 0 : c)].row(y);
-                for (int x = 0; x < w; ++x) row[size_t(x) * outCh + c] = s[x];
-            }
-        }
-        if (Status st = put(row.data(), row.size()); !st) return st;
-    }
-    return Status::ok();
+    });
 }
 
 }  // namespace halftone::io::detail

@@ -1,5 +1,5 @@
 #pragma once
-// \brief Built-in binary PNM codec (P4 PBM, P5 PGM, P6 PPM; 8 and 16 bit), present in every build.
+// \brief Binary PNM image files (P4 PBM, P5 PGM, P6 PPM; 8 and 16 bit) in every build, through core/pnm.h.
 #include <cstdio>
 #include <string>
 

@@ -23,9 +23,9 @@ cfg=$?; tail -3 "$OUT/configure.log"
 summary+=("configure: rc=$cfg")
 
 stage "build"
-cmake --build $B -j "$(nproc)" --target test_gpu bench_gpu test_dbs_gpu test_gpu_faults >"$OUT/build.log" 2>&1
+cmake --build $B -j "$(nproc)" --target test_gpu test_gpu_palette bench_gpu test_dbs_gpu test_gpu_faults >"$OUT/build.log" 2>&1
 bld=$?; grep -E "error|warning|FAILED" "$OUT/build.log" | head -20; tail -2 "$OUT/build.log"
-summary+=("build (test_gpu bench_gpu test_dbs_gpu test_gpu_faults): rc=$bld")
+summary+=("build (test_gpu test_gpu_palette bench_gpu test_dbs_gpu test_gpu_faults): rc=$bld")
 [ $bld -eq 0 ] || { printf '%s\n' "${summary[@]}"; exit 1; }
 # halftone-bench (owned by the bench's main) carries the GPU section; bench_gpu is the stand-alone driver
 hbok=1
@@ -35,8 +35,8 @@ if cmake --build $B --target help 2>/dev/null | grep -q "halftone-bench"; then
 fi
 
 stage "ctest (GPU tests)"
-if [ $QUICK -eq 1 ]; then tests="test_gpu_small"; else tests="test_gpu"; fi
-T=240; [ $QUICK -eq 1 ] && T=150
+if [ $QUICK -eq 1 ]; then tests="test_gpu_small|test_gpu_palette_small"; else tests="test_gpu|test_gpu_palette"; fi
+T=360; [ $QUICK -eq 1 ] && T=180
 timeout $T ctest --test-dir $B -R "^(${tests})\$" --timeout $T -V >"$OUT/ctest.log" 2>&1
 ct=$?; grep -E "FAIL|passed|Passed|Failed|tests passed|SKIP|device:" "$OUT/ctest.log" | tail -15
 summary+=("ctest $tests: rc=$ct; $(grep -oE '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$OUT/ctest.log" | tail -1)")
@@ -45,6 +45,10 @@ stage "compute-sanitizer memcheck (tiny sizes)"
 timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/memcheck.log" 2>&1
 mc=$?; grep -E "ERROR SUMMARY|passed|FAIL" "$OUT/memcheck.log" | tail -5
 summary+=("memcheck: rc=$mc; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/memcheck.log" | tail -1)")
+
+timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 $B/tests/gpu/test_gpu_palette --sanitize >"$OUT/memcheck-palette.log" 2>&1
+mcp=$?; grep -E "ERROR SUMMARY|passed|FAIL" "$OUT/memcheck-palette.log" | tail -5
+summary+=("memcheck palette: rc=$mcp; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck-palette.log" | tail -1); $(grep -E '^[0-9]+ passed' "$OUT/memcheck-palette.log" | tail -1)")
 
 stage "compute-sanitizer racecheck (tiny sizes)"
 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 $B/tests/gpu/test_gpu --sanitize >"$OUT/racecheck.log" 2>&1

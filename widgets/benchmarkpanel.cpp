@@ -1,5 +1,7 @@
 #include "widgets/benchmarkpanel.h"
 
+#include "core/threads.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -18,7 +20,6 @@
 #include <QSplitter>
 #include <QSysInfo>
 #include <QTextStream>
-#include <QThread>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -376,7 +377,7 @@ void BenchmarkPanel::start() {
         c.levels = paramText(registry_, *m, "levels").toInt();
         const QString t = paramText(registry_, *m, "threads");
         c.threads = t.isEmpty()               ? QStringLiteral("1")
-                    : t == QLatin1String("0") ? tr("all (%1)").arg(QThread::idealThreadCount())
+                    : t == QLatin1String("0") ? tr("all (%1)").arg(hardwareThreads())
                                               : t;
         context[m] = c;
     }
@@ -571,7 +572,7 @@ QStringList BenchmarkPanel::measurementContext() const {
                                             .arg(autoRepeats(2048)));
     out << tr("machine: %1, %2 logical cores, %3")
                .arg(cpuModel())
-               .arg(QThread::idealThreadCount())
+               .arg(hardwareThreads())
                .arg(QSysInfo::prettyProductName());
     out << tr("GPU: %1").arg(g.usable ? QString::fromStdString(g.deviceName)
                                       : tr("none (%1)").arg(QString::fromStdString(g.reason)));

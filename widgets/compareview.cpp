@@ -2,6 +2,7 @@
 
 #include <QGridLayout>
 #include <QTimer>
+#include <algorithm>
 
 namespace halftone {
 
@@ -44,6 +45,13 @@ void CompareView::setPerceived(bool on) {
     perceived_ = on;
     relayout();
 }
+void CompareView::setPrintPreview(bool on) {
+    printPreview_ = on;
+    relayout();
+}
+bool CompareView::hasPrintPreview() const {
+    return std::any_of(results_.begin(), results_.end(), [](const ComparePane& r) { return r.printable; });
+}
 void CompareView::setSplit(bool on) {
     split_ = on;
     relayout();
@@ -63,11 +71,19 @@ void CompareView::relayout() {
     placeholder_->hide();
 
     auto shown = [this](const ComparePane& r) {
-        const bool usePerceived = perceived_ && !r.perceived.isNull();
+        const bool print = printPreview_ && r.printable && !r.printPreview.isNull();
+        const QImage& perceivedImage = print ? r.perceivedPrint : r.perceived;
+        const bool usePerceived = perceived_ && !perceivedImage.isNull();
         QString label = r.label;
+        if (print)
+            label += tr("\n(print preview: process inks on white paper)");
+        else if (printPreview_ && r.printable)
+            label += tr("\n(print preview: computing...)");
         if (perceived_) label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
-        return std::make_tuple(usePerceived ? r.perceived : r.display, label,
-                               usePerceived ? r.perceivedLevels : r.displayLevels);
+        if (usePerceived)
+            return std::make_tuple(perceivedImage, label, print ? r.perceivedPrintLevels : r.perceivedLevels);
+        return std::make_tuple(print ? r.printPreview : r.display, label,
+                               print ? r.printPreviewLevels : r.displayLevels);
     };
     auto describe = [](ImagePane* pane, const ComparePane* r) {
         pane->setToolTip(r ? r->toolTip : QString());

@@ -19,6 +19,11 @@ struct ComparePane {
     QVector<QImage> displayLevels{}, perceivedLevels{};  ///< reductions() of each, for zooms below 1
     QString toolTip{};     ///< everything about the result (all parameters), shown on hover
     bool current = false;  ///< the latest result (drawn with an accent frame), as opposed to a pin
+    /// CMYK results: the print preview (process inks on white paper) and its perceived view; null for the others and
+    /// while they are being made.
+    QImage printPreview{}, perceivedPrint{};
+    bool printable = false;  ///< a CMYK result, which has a print preview (made or being made)
+    QVector<QImage> printPreviewLevels{}, perceivedPrintLevels{};
 };
 
 /// \brief Original + up to four result panes with one shared ViewState (synchronised zoom and pan).
@@ -35,6 +40,12 @@ public:
     int resultCount() const { return results_.size(); }
     void setPerceived(bool on);
     bool perceived() const { return perceived_; }
+    /// \brief Print preview: CMYK results are shown as printed with process inks on white paper (core/printpreview.h)
+    /// instead of the plain CMYK-to-RGB view; other results are unchanged.
+    void setPrintPreview(bool on);
+    bool printPreview() const { return printPreview_; }
+    /// \brief Whether any result on show has a print preview (is CMYK).
+    bool hasPrintPreview() const;
     /// \brief Split mode: one pane, original left of the divider, result `index` right of it.
     void setSplit(bool on);
     bool split() const { return split_; }
@@ -67,7 +78,7 @@ private:
     QImage original_;
     QVector<QImage> originalLevels_;
     QString originalLabel_;
-    bool perceived_ = false, split_ = false;
+    bool perceived_ = false, split_ = false, printPreview_ = false;
     int splitIndex_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "core/budget.h"
 #include "core/hvsfilter.h"
 #include "core/metrics.h"
+#include "core/printpreview.h"
 #include "widgets/imageconvert.h"
 
 namespace halftone {
@@ -33,7 +34,29 @@ QString colorModeName(ColorMode c) {
     return {};
 }
 
+QString paletteLabel(const Palette& palette) {
+    QString name = palette.name.empty() ? QStringLiteral("palette") : QString::fromStdString(palette.name);
+    // "auto:8" names the spec; the label says what it is.
+    if (name.startsWith(QLatin1String("auto:"))) name = QStringLiteral("auto from the image");
+    return QStringLiteral("%1, %2 colours").arg(name).arg(palette.size());
+}
+
 namespace {
+
+/// The palette's colours as "#RRGGBB" words (the first `max`, then how many more).
+QString paletteColours(const Palette& palette, int max) {
+    QStringList words;
+    for (int i = 0; i < palette.size() && i < max; ++i) {
+        const Rgb8& c = palette.colors[size_t(i)];
+        words << QStringLiteral("#%1%2%3")
+                     .arg(c[0], 2, 16, QLatin1Char('0'))
+                     .arg(c[1], 2, 16, QLatin1Char('0'))
+                     .arg(c[2], 2, 16, QLatin1Char('0'))
+                     .toUpper();
+    }
+    if (palette.size() > max) words << QStringLiteral("... (%1 more)").arg(palette.size() - max);
+    return words.join(QLatin1Char(' '));
+}
 
 QString valueText(const ParamSpec& spec, const ParamValue& v) {
     return std::visit(
@@ -91,7 +114,7 @@ ParamValue defaultValue(const ParamSpec& p) {
 }  // namespace
 
 ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color,
-                                 std::optional<Device> device) {
+                                 std::optional<Device> device, const Palette* palette) {
     ParamValues resolved = params;
     (void)Registry::instance().resolveParams(method, resolved);  // fills defaults; an invalid value is shown as given
     QStringList differs;
@@ -99,7 +122,10 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
     const QString id = QString::fromStdString(method.id());
     lines << QStringLiteral("Method: %1").arg(id);
     if (!method.description.empty()) lines << QString::fromStdString(method.description);
-    lines << QStringLiteral("Colour mode: %1").arg(colorModeName(color));
+    if (palette)
+        lines << QStringLiteral("Palette: %1: %2").arg(paletteLabel(*palette), paletteColours(*palette, 32));
+    else
+        lines << QStringLiteral("Colour mode: %1").arg(colorModeName(color));
     lines << QStringLiteral("Device: %1").arg(device ? QString::fromLatin1(toString(*device)) : QStringLiteral("auto"));
     for (const ParamSpec& spec : method.params) {
         const auto it = resolved.all().find(spec.key);
@@ -112,7 +138,7 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
     }
     QString head = id;
     if (!differs.isEmpty()) head += QLatin1Char(' ') + differs.takeFirst();
-    differs.prepend(colorModeName(color));
+    differs.prepend(palette ? paletteLabel(*palette) : colorModeName(color));
     ResultDescription d;
     d.shortText = head + QStringLiteral(", ") + differs.join(QStringLiteral(", "));
     if (device) d.shortText += QStringLiteral(" [%1]").arg(QString::fromLatin1(toString(*device)));
@@ -140,16 +166,18 @@ constexpr int kPsnrCrop = 2048;
 /// True when the method diffused in linear light, so its results are seen and measured in linear light.
 bool usesLinearLight(const ParamValues& params) { return params.getBool("linear", false); }
 
-/// Filters each channel of `halftone` for display, in the working space the method used.
-Status perceive(const Image& halftone, bool linear, const RunControl& control, QImage& view, QVector<QImage>& levels) {
+/// Filters each channel of `shown` (gray or RGB, as it is displayed) for the perceived view, in the working space the
+/// method used: a colour result stays in colour.
+Status perceiveImage(const Image& shown, bool linear, const RunControl& control, QImage& view,
+                     QVector<QImage>& levels) {
     auto filtered = std::make_shared<Image>();
-    filtered->space = halftone.space;
-    const int n = halftone.channelCount();
+    filtered->space = shown.space;
+    const int n = shown.channelCount();
     HvsFilterParams hp;
     hp.linear = linear;
     for (int c = 0; c < n; ++c) {
         Plane8 f;
-        if (Status s = hvsFilter(halftone.channels[size_t(c)], f, hp, control.scaled(double(c) / n, double(c + 1) / n));
+        if (Status s = hvsFilter(shown.channels[size_t(c)], f, hp, control.scaled(double(c) / n, double(c + 1) / n));
             !s)
             return s;
         filtered->channels.push_back(std::move(f));
@@ -157,6 +185,27 @@ Status perceive(const Image& halftone, bool linear, const RunControl& control, Q
     view = toDisplayImage(filtered);
     levels = reductions(view);
     return Status::ok();
+}
+
+/// The perceived views of a result: the picture on screen filtered per channel (a CMYK result as its RGB view, since
+/// the eye averages the light that reaches it, not the ink values), and for CMYK with `print` also its print preview
+/// filtered.
+Status perceive(const Image& halftone, bool linear, bool print, const RunControl& control, JobResult& out) {
+    if (halftone.space != ColorSpace::CMYK)
+        return perceiveImage(halftone, linear, control, out.perceived, out.perceivedLevels);
+    if (Status s = perceiveImage(convertColor(halftone, ColorMode::RGB), linear, control.scaled(0.0, print ? 0.5 : 1.0),
+                                 out.perceived, out.perceivedLevels);
+        !s)
+        return s;
+    if (!print) return Status::ok();
+    return perceiveImage(simulatePrint(halftone), linear, control.scaled(0.5, 1.0), out.perceivedPrint,
+                         out.perceivedPrintLevels);
+}
+
+/// The print preview of a CMYK result (core/printpreview.h) for display.
+void makePrintPreview(const Image& halftone, JobResult& out) {
+    out.printPreview = toDisplayImageCopy(simulatePrint(halftone));
+    out.printPreviewLevels = reductions(out.printPreview);
 }
 
 }  // namespace
@@ -193,6 +242,7 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     rr.params = request.params;
     rr.device = request.device;
     rr.color = request.color;
+    rr.palette = request.palette;
     rr.maxMemory = defaultMaxMemory();  // refuse a run that cannot fit before it allocates
     if (Status s = Registry::instance().resolveParams(*request.method, rr.params); !s) return s;
     RunControl rc = control.scaled(0.0, request.perceived ? 0.8 : 1.0);
@@ -205,17 +255,18 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.note = QString::fromStdString(result.note);
     out.seconds = result.seconds;
     out.color = request.color;
+    out.palette = request.palette;
     out.params = rr.params;
-    out.description = describeResult(*request.method, rr.params, request.color, result.device);
+    out.description = describeResult(*request.method, rr.params, request.color, result.device,
+                                     request.palette ? &*request.palette : nullptr);
     out.display = toDisplayImage(halftone);
     out.displayLevels = reductions(out.display);
+    const bool print = request.printPreview && halftone->space == ColorSpace::CMYK;
+    if (print) makePrintPreview(*halftone, out);
     out.halftone = halftone;
     const bool linear = usesLinearLight(rr.params);
     if (request.perceived) {
-        if (Status s =
-                perceive(*halftone, linear, control.scaled(0.8, 0.95, "perceived"), out.perceived, out.perceivedLevels);
-            !s)
-            return s;
+        if (Status s = perceive(*halftone, linear, print, control.scaled(0.8, 0.95, "perceived"), out); !s) return s;
     }
     if (control.cancelled()) return Status::cancelled();
     measurePsnr(*halftone, *request.image, linear, out.psnrDb, out.psnrRegion);
@@ -259,11 +310,18 @@ void JobRunner::waitForDone() { pool_.waitForDone(); }
 QString JobRunner::cacheKey(const JobRequest& r) {
     ParamValues p = r.params;
     if (r.method) (void)Registry::instance().resolveParams(*r.method, p);
+    // A palette run is told apart by its colours (in order: the order is the index of indexed output).
+    QString colour = QString::fromLatin1(toString(r.color));
+    if (r.palette) {
+        QByteArray bytes;
+        for (const Rgb8& c : r.palette->colors) bytes.append(reinterpret_cast<const char*>(c.data()), 3);
+        colour = QStringLiteral("palette:") + QString::fromLatin1(bytes.toHex());
+    }
     return QStringLiteral("%1|%2|%3|%4|%5")
         .arg(r.imageId)
         .arg(r.method ? QString::fromStdString(r.method->id()) : QString())
         .arg(r.device ? QString::fromLatin1(toString(*r.device)) : QStringLiteral("auto"))
-        .arg(QString::fromLatin1(toString(r.color)))
+        .arg(colour)
         .arg(QString::fromStdString(p.canonical()));
 }
 
@@ -277,12 +335,14 @@ void JobRunner::clearCache() {
 
 void JobRunner::insertCache(const JobResultPtr& r) {
     auto bytes = [](const JobResultPtr& x) {
-        qint64 b = x->perceived.sizeInBytes();
+        qint64 b = x->perceived.sizeInBytes() + x->printPreview.sizeInBytes() + x->perceivedPrint.sizeInBytes();
         if (x->halftone)
             for (const Plane8& p : x->halftone->channels) b += qint64(p.size());
         if (x->halftone && x->halftone->space != ColorSpace::Gray) b += x->display.sizeInBytes();
         for (const QImage& l : x->displayLevels) b += l.sizeInBytes();
         for (const QImage& l : x->perceivedLevels) b += l.sizeInBytes();
+        for (const QImage& l : x->printPreviewLevels) b += l.sizeInBytes();
+        for (const QImage& l : x->perceivedPrintLevels) b += l.sizeInBytes();
         return b;
     };
     if (cache_.contains(r->key)) {
@@ -390,21 +450,20 @@ void JobRunner::onWatcherFinished(std::shared_ptr<Running> run) {
 }
 
 void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original) {
-    if (!result || !result->halftone || !result->perceived.isNull()) return;
+    if (!result || !result->halftone) return;
+    const bool printMissing = !result->printPreview.isNull() && result->perceivedPrint.isNull();
+    if (!result->perceived.isNull() && !printMissing) return;
     auto* watcher = new QFutureWatcher<JobResultPtr>(this);
     connect(watcher, &QFutureWatcher<JobResultPtr>::finished, this, [this, watcher] {
         JobResultPtr updated = watcher->result();
         watcher->deleteLater();
-        if (!updated) return;
-        insertCache(updated);
-        emit perceivedReady(updated);
+        if (updated) viewsMade(updated);
     });
     watcher->setFuture(QtConcurrent::run(&pool_, [result, original]() -> JobResultPtr {
         auto copy = std::make_shared<JobResult>(*result);
         Status s;
         try {
-            s = perceive(*result->halftone, usesLinearLight(result->params), {}, copy->perceived,
-                         copy->perceivedLevels);
+            s = perceive(*result->halftone, usesLinearLight(result->params), !result->printPreview.isNull(), {}, *copy);
             if (s && std::isnan(copy->psnrDb) && original)
                 measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb,
                             copy->psnrRegion);
@@ -414,6 +473,59 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
         if (!s) return {};
         return copy;
     }));
+}
+
+void JobRunner::computePrintPreview(const JobResultPtr& result) {
+    if (!result || !result->halftone || result->halftone->space != ColorSpace::CMYK || !result->printPreview.isNull())
+        return;
+    auto* watcher = new QFutureWatcher<JobResultPtr>(this);
+    connect(watcher, &QFutureWatcher<JobResultPtr>::finished, this, [this, watcher] {
+        JobResultPtr updated = watcher->result();
+        watcher->deleteLater();
+        if (updated) viewsMade(updated);
+    });
+    watcher->setFuture(QtConcurrent::run(&pool_, [result]() -> JobResultPtr {
+        auto copy = std::make_shared<JobResult>(*result);
+        try {
+            makePrintPreview(*result->halftone, *copy);
+            if (!result->perceived.isNull() &&
+                !perceiveImage(simulatePrint(*result->halftone), usesLinearLight(result->params), {},
+                               copy->perceivedPrint, copy->perceivedPrintLevels))
+                return {};
+        } catch (const std::exception&) {
+            return {};  // out of memory for the preview: the result stays without it
+        }
+        return copy;
+    }));
+}
+
+void JobRunner::viewsMade(JobResultPtr updated) {
+    // Views made one after another for the same result (perceived, print preview) are kept together.
+    if (const JobResultPtr have = cache_.value(updated->key); have && have != updated) {
+        auto merged = std::make_shared<JobResult>(*updated);
+        if (merged->perceived.isNull()) {
+            merged->perceived = have->perceived;
+            merged->perceivedLevels = have->perceivedLevels;
+        }
+        if (merged->printPreview.isNull()) {
+            merged->printPreview = have->printPreview;
+            merged->printPreviewLevels = have->printPreviewLevels;
+        }
+        if (merged->perceivedPrint.isNull()) {
+            merged->perceivedPrint = have->perceivedPrint;
+            merged->perceivedPrintLevels = have->perceivedPrintLevels;
+        }
+        if (std::isnan(merged->psnrDb)) {
+            merged->psnrDb = have->psnrDb;
+            merged->psnrRegion = have->psnrRegion;
+        }
+        updated = merged;
+    }
+    insertCache(updated);
+    emit perceivedReady(updated);
+    // Made in either order, a perceived view and a print preview still need the perceived print preview.
+    if (!updated->perceived.isNull() && !updated->printPreview.isNull() && updated->perceivedPrint.isNull())
+        computePerceived(updated, nullptr);
 }
 
 }  // namespace halftone

@@ -29,6 +29,10 @@ struct JobRequest {
     ColorMode color = ColorMode::Gray;
     int threads = 0;
     bool perceived = true;  ///< also compute the HVS-filtered view (the PSNR is always measured)
+    bool printPreview =
+        true;  ///< CMYK results: also make the print preview (and, with `perceived`, its perceived view)
+    /// Set: halftone to these colours with the method's palette form (RunRequest::palette; `color` is then unused).
+    std::optional<Palette> palette;
 };
 
 /// \brief What tells one result apart from another: a one-line short form (method, colour mode, every
@@ -41,11 +45,14 @@ struct ResultDescription {
 /// \brief "gray", "RGB" or "CMYK", as labels write a colour mode.
 QString colorModeName(ColorMode mode);
 
+/// \brief How labels name a palette: "pico8, 16 colours", "auto from the image, 8 colours".
+QString paletteLabel(const Palette& palette);
+
 /// \brief Describes a result of `method` run with `params` (resolved or not) in colour mode `color` on `device`
-/// (unset = not yet known). Parameters that do not change the image (threads, SIMD path) appear only in the
-/// long form.
+/// (unset = not yet known), or to `palette` when one is given (it then stands where the colour mode would). Parameters
+/// that do not change the image (threads, SIMD path) appear only in the long form.
 ResultDescription describeResult(const MethodInfo& method, const ParamValues& params, ColorMode color,
-                                 std::optional<Device> device);
+                                 std::optional<Device> device, const Palette* palette = nullptr);
 
 /// \brief A finished halftone with what ran, how long it took, its display images and quality numbers.
 struct JobResult {
@@ -55,11 +62,16 @@ struct JobResult {
     QString note;
     double seconds = 0;
     ColorMode color = ColorMode::Gray;
-    ParamValues params;  ///< resolved values
+    std::optional<Palette> palette;  ///< the palette it was halftoned to (the result is then RGB), else unset
+    ParamValues params;              ///< resolved values
     std::shared_ptr<const Image> halftone;
     QImage display;
     QImage perceived;                                ///< HVS Gaussian view (null when not computed)
     QVector<QImage> displayLevels, perceivedLevels;  ///< reductions() for zoomed-out views
+    /// CMYK results only (null otherwise): the print preview (simulatePrint: process inks on white paper) and its
+    /// perceived view.
+    QImage printPreview, perceivedPrint;
+    QVector<QImage> printPreviewLevels, perceivedPrintLevels;
     double psnrDb = qQNaN();        ///< measurePsnr: filtered PSNR against the input, mean over channels
     QString psnrRegion;             ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)
@@ -75,7 +87,8 @@ public:
     explicit JobRunner(QObject* parent = nullptr);
     ~JobRunner() override;
 
-    /// \brief Cache key: image id + method + device choice + colour + canonical resolved parameters.
+    /// \brief Cache key: image id + method + device choice + colour (or the palette's colours) + canonical resolved
+    /// parameters.
     static QString cacheKey(const JobRequest& request);
     /// \brief Starts a job (cancelling the current one) or answers from the cache; returns its generation.
     quint64 submit(const JobRequest& request);
@@ -86,8 +99,12 @@ public:
     JobResultPtr cached(const QString& key) const;
     int cacheSize() const { return int(cache_.size()); }
     void clearCache();
-    /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady).
+    /// \brief Computes the perceived view of an existing result in the background (emits perceivedReady), and that of
+    /// its print preview when it has one.
     void computePerceived(const JobResultPtr& result, std::shared_ptr<const Image> original);
+    /// \brief Makes the print preview of an existing CMYK result in the background, and its perceived view when the
+    /// result has one (emits perceivedReady); nothing for other results or when it is there.
+    void computePrintPreview(const JobResultPtr& result);
     /// \brief Waits for every worker (used on shutdown and by tests).
     void waitForDone();
 
@@ -98,6 +115,8 @@ signals:
                   const QVector<int>& frontier);
     void finished(quint64 generation, halftone::JobResultPtr result, bool fromCache);
     void failed(quint64 generation, const QString& message, bool cancelled);
+    /// \brief A result got views made after it was shown (perceived, print preview); `updated` holds every view made
+    /// so far for its key.
     void perceivedReady(halftone::JobResultPtr updated);
 
 private:
@@ -105,6 +124,7 @@ private:
     void onWatcherFinished(std::shared_ptr<Running> run);
     void pollProgress();
     void insertCache(const JobResultPtr& r);
+    void viewsMade(JobResultPtr updated);
 
     QThreadPool pool_;
     quint64 generation_ = 0;

@@ -40,6 +40,7 @@
 #include "widgets/imagepane.h"
 #include "widgets/imageconvert.h"
 #include "widgets/methodpanel.h"
+#include "widgets/palettepanel.h"
 #include "widgets/qualitypanel.h"
 #include "widgets/scheduleview.h"
 
@@ -52,7 +53,7 @@ namespace halftone {
 namespace {
 constexpr int kMaxRecent = 8;
 constexpr int kMaxPinned = CompareView::kMaxResults - 1;
-/// Perceived views are computed with every run up to this size; larger ones on demand.
+/// Perceived views and print previews are made with every run up to this size; larger ones on demand.
 constexpr qint64 kPerceivedAlwaysPixels = qint64(4096) * 4096;
 
 /// A synthetic picture used when the build has no embedded sample: ramps, a disc and fine lines.
@@ -91,7 +92,14 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     });
     connect(panel_, &MethodPanel::changed, this, [this] {
         updateColourHint();
-        if (autoRun_->isChecked() && image_) debounce_.start();
+        // the scheduling tab follows the chosen method and device (ec/wavefront on the GPU: its strip schedule)
+        if (const MethodInfo* m = panel_->method()) schedule_->showMethod(*m, panel_->device(), panel_->params());
+        if (runWhenPaletteReady_ && !panel_->paletteWaiting()) {
+            runWhenPaletteReady_ = false;
+            runCurrent();
+        } else if (autoRun_->isChecked() && image_) {
+            debounce_.start();
+        }
     });
     resize(1400, 900);
 }
@@ -185,12 +193,27 @@ void MainWindow::buildUi() {
     perceivedAction_ = bar->addAction(tr("Perceived"));
     perceivedAction_->setCheckable(true);
     perceivedAction_->setToolTip(
-        tr("Show each halftone through the HVS Gaussian filter (sigma 1.2 px), as seen from a distance"));
+        tr("Show each halftone through the HVS Gaussian filter (sigma 1.2 px), as seen from a distance; colour "
+           "results are filtered channel by channel and stay in colour"));
     connect(perceivedAction_, &QAction::toggled, this, [this](bool on) {
         compare_->setPerceived(on);
         if (on && image_) {
             if (current_) jobs_->computePerceived(current_, image_);
             for (const JobResultPtr& p : pinned_) jobs_->computePerceived(p, image_);
+        }
+    });
+    printPreviewAction_ = bar->addAction(tr("Print preview"));
+    printPreviewAction_->setObjectName(QStringLiteral("printPreview"));
+    printPreviewAction_->setCheckable(true);
+    printPreviewAction_->setEnabled(false);
+    printPreviewAction_->setToolTip(
+        tr("Show CMYK results as printed: process inks (cyan #00AEEF, magenta #EC008C, yellow #FFF200, black "
+           "#231F20) on white paper, overprints multiplying (for CMYK results only)"));
+    connect(printPreviewAction_, &QAction::toggled, this, [this](bool on) {
+        compare_->setPrintPreview(on);
+        if (on) {  // large results are shown without one until asked
+            if (current_) jobs_->computePrintPreview(current_);
+            for (const JobResultPtr& p : pinned_) jobs_->computePrintPreview(p);
         }
     });
     splitAction_ = bar->addAction(tr("Split"));
@@ -215,7 +238,7 @@ void MainWindow::buildUi() {
     bar->addSeparator();
     bar->addAction(tr("Save..."), this, &MainWindow::saveResultDialog);
     bar->addAction(tr("Copy"), [this] {
-        if (current_) QGuiApplication::clipboard()->setImage(current_->display.copy());
+        if (current_) QGuiApplication::clipboard()->setImage(copyImage());
     });
     tabs_->addTab(comparePage, tr("Compare"));
     schedule_ = new ScheduleView;
@@ -245,7 +268,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(tr("&Save result..."), QKeySequence::Save, this, &MainWindow::saveResultDialog);
     file->addAction(tr("&Copy result"), QKeySequence::Copy, this, [this] {
-        if (current_) QGuiApplication::clipboard()->setImage(current_->display.copy());
+        if (current_) QGuiApplication::clipboard()->setImage(copyImage());
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -403,6 +426,7 @@ void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QSt
     currentStale_ = false;
     pinned_.clear();
     if (!path.isEmpty()) addRecent(path);
+    panel_->setImage(image_);  // an auto palette is made again from this image (runCurrent waits for it)
     // The platform appends the application's display name unless the title already ends with it.
     setWindowTitle(tr("%1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()) +
                    QStringLiteral(" \u2014 ") + tr("Halftone Studio"));
@@ -420,6 +444,22 @@ void MainWindow::runCurrent() {
     if (!image_) return;
     const MethodInfo* m = panel_->method();
     if (!m) return;
+    if (panel_->paletteWaiting()) {
+        // The auto palette is being made from this image: the run starts when it is ready.
+        runWhenPaletteReady_ = true;
+        stageLabel_->setText(tr("Making the palette from the image..."));
+        return;
+    }
+    runWhenPaletteReady_ = false;
+    if (panel_->palettePanel()->wantsPalette() && !panel_->palette()) {
+        // A palette is chosen but there is none to use (it could not be made from this image): never fall back to
+        // the per-channel colour mode unasked.
+        showError(tr("No palette to run with"),
+                  tr("The chosen palette is not available: %1\n\nChoose another palette, or \u201cNo palette\u201d.")
+                      .arg(panel_->palettePanel()->infoText()),
+                  StatusTopic::Run);
+        return;
+    }
     JobRequest r;
     r.image = image_;
     r.imageId = imageId_;
@@ -427,8 +467,11 @@ void MainWindow::runCurrent() {
     r.params = panel_->params();
     r.device = panel_->device();
     r.color = panel_->colorMode();
+    r.palette = panel_->palette();
     r.threads = panel_->threads();
     r.perceived = perceivedAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
+    r.printPreview =
+        printPreviewAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
     currentGen_ = jobs_->submit(r);
     cancelAction_->setEnabled(jobs_->busy() || loading_);
     clearStatus(StatusTopic::Run);
@@ -468,6 +511,7 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     setStatus(StatusTopic::Run, result->note);
     clearStatus(StatusTopic::Save);
     if (perceivedAction_->isChecked() && result->perceived.isNull()) jobs_->computePerceived(result, image_);
+    if (printPreviewAction_->isChecked()) jobs_->computePrintPreview(result);
     showResults();
     const bool shoot = screenshotPending_;  // decided before listeners of resultShown may queue more runs
     emit resultShown(result);
@@ -537,6 +581,11 @@ void MainWindow::showResults() {
         ComparePane pane{r->display, r->perceived, paneLabel(r, pinIndex), r->displayLevels, r->perceivedLevels};
         pane.toolTip = r->description.longText;
         pane.current = isCurrent;
+        pane.printable = r->halftone && r->halftone->space == ColorSpace::CMYK;
+        pane.printPreview = r->printPreview;
+        pane.perceivedPrint = r->perceivedPrint;
+        pane.printPreviewLevels = r->printPreviewLevels;
+        pane.perceivedPrintLevels = r->perceivedPrintLevels;
         panes.push_back(pane);
         const QString who = pinIndex >= 0 ? tr("Pin %1").arg(pinIndex + 1) : tr("Current");
         splitChoice_->addItem(who + QStringLiteral(": ") + r->description.shortText);
@@ -547,6 +596,7 @@ void MainWindow::showResults() {
     splitChoice_->blockSignals(false);
     compare_->setResults(panes);
     compare_->setSplitResult(splitChoice_->currentIndex());
+    printPreviewAction_->setEnabled(compare_->hasPrintPreview());
     quality_->setResults(image_, shown, imageName_);
 }
 
@@ -558,6 +608,9 @@ QString MainWindow::pathWithExtension(const QString& path, const QString& filter
 }
 
 namespace {
+
+/// A palette result that can go out as an indexed file (the writer takes no alpha with a palette).
+bool isIndexed(const Image& im) { return !im.palette.empty() && !im.indices.empty() && !im.hasAlpha; }
 
 bool isBinaryGray(const Image& im) {
     if (im.space != ColorSpace::Gray || im.channels.size() != 1) return false;
@@ -574,6 +627,13 @@ QStringList MainWindow::saveFilters() const {
     const bool binary = isBinaryGray(im);
     if (im.space == ColorSpace::CMYK) {
         f << tr("TIFF, CMYK (*.tif *.tiff)") << tr("PNG, converted to RGB for viewing (*.png)");
+        return f;
+    }
+    if (isIndexed(im)) {
+        // A palette result is written as an indexed file: the palette and each pixel's index, as the method chose.
+        const int n = int(im.palette.size());
+        f << tr("PNG, indexed, %1 colours (*.png)").arg(n) << tr("TIFF, indexed, %1 colours (*.tif *.tiff)").arg(n)
+          << tr("GIF, indexed, %1 colours (*.gif)").arg(n) << tr("PPM, RGB (*.ppm)");
         return f;
     }
     f << (binary ? tr("PNG, 1-bit (*.png)") : tr("PNG (*.png)"));
@@ -614,7 +674,9 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
                           : binary                          ? tr("black and white")
                                                             : tr("gray");
     // Formats that can hold this result, for advice that never suggests one that fails.
+    const bool indexed = isIndexed(result);
     const QString works = result.space == ColorSpace::CMYK  ? tr("TIFF (keeps CMYK) or PNG (converted to RGB)")
+                          : indexed                         ? tr("PNG, TIFF or GIF (indexed), or PPM")
                           : result.space == ColorSpace::RGB ? tr("PNG, TIFF or PPM")
                           : binary                          ? tr("PNG, TIFF, PBM or PGM")
                                                             : tr("PNG, TIFF or PGM");
@@ -644,10 +706,13 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
         converted = tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)");
     }
     io::WriteOptions opt;
-    opt.levels = binary ? 2 : int(current_->params.getInt("levels", 256));
+    // A palette result's colours are its palette (kept on the image for an indexed file), not the "levels" parameter.
+    opt.levels = binary ? 2 : current_->palette ? 256 : int(current_->params.getInt("levels", 256));
     const Status s = io::writeImage(QFile::encodeName(path).toStdString(), *image, opt);
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
+    if (indexed && (tiff || ext == QLatin1String("png") || ext == QLatin1String("gif")))
+        converted = tr(" (indexed: %1 palette colours)").arg(result.palette.size());
     setStatus(StatusTopic::Save, tr("Saved %1%2").arg(path, converted));
     return true;
 }
@@ -677,7 +742,8 @@ void MainWindow::setStatus(StatusTopic topic, const QString& text) {
 }
 
 void MainWindow::updateColourHint() {
-    if (image_ && image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray)
+    if (image_ && image_->space != ColorSpace::Gray && panel_->colorMode() == ColorMode::Gray &&
+        !panel_->palettePanel()->wantsPalette())
         setStatus(StatusTopic::ColourHint,
                   tr("%1 is in colour; the colour mode is Gray (luma). Choose RGB or CMYK to halftone each channel.")
                       .arg(imageName_));
@@ -793,8 +859,16 @@ void MainWindow::pinCurrent() {
     if (dropped) emit pinDropped(dropped);
 }
 
+QImage MainWindow::copyImage() const {
+    if (!current_) return {};
+    // The picture as the pane shows it unfiltered: the print preview of a CMYK result while that view is on.
+    const bool print = printPreviewAction_->isChecked() && !current_->printPreview.isNull();
+    return (print ? current_->printPreview : current_->display).copy();
+}
+
 void MainWindow::setPerceivedView(bool on) { perceivedAction_->setChecked(on); }
 void MainWindow::setSplitView(bool on) { splitAction_->setChecked(on); }
+void MainWindow::setPrintPreview(bool on) { printPreviewAction_->setChecked(on); }
 
 void MainWindow::setScreenshotPath(const QString& path, const QString& tab) {
     screenshotPath_ = path;

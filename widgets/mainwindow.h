@@ -78,6 +78,11 @@ public:
     /// \brief The compare view's "perceived" and "split" toggles, as the toolbar sets them.
     void setPerceivedView(bool on);
     void setSplitView(bool on);
+    /// \brief The compare view's "Print preview" toggle: CMYK results as process inks on white paper.
+    void setPrintPreview(bool on);
+    QAction* printPreviewAction() const { return printPreviewAction_; }
+    /// \brief What Copy puts on the clipboard: the current result as displayed (its print preview while that is on).
+    QImage copyImage() const;
     /// \brief The results on screen, pins first, then the current one (when it is not pinned).
     QVector<JobResultPtr> shownResults() const;
     QVector<JobResultPtr> pinnedResults() const { return pinned_; }
@@ -155,6 +160,8 @@ private:
     QComboBox* splitChoice_ = nullptr;
     QAction* perceivedAction_ = nullptr;
     QAction* splitAction_ = nullptr;
+    QAction* printPreviewAction_ = nullptr;
+    bool runWhenPaletteReady_ = false;  // a run waits for the auto palette being made
     QAction* runAction_ = nullptr;
     QAction* cancelAction_ = nullptr;
     QList<QPair<StatusTopic, QString>> statusMessages_;  // oldest first; the last one is on screen

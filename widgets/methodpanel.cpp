@@ -1,5 +1,7 @@
 #include "widgets/methodpanel.h"
 
+#include "core/threads.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -13,10 +15,11 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
-#include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
+
+#include "widgets/palettepanel.h"
 
 namespace halftone {
 
@@ -26,6 +29,8 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 
 /// The key of the method's own thread-count parameter; the panel's Threads control fills it.
 const QString kThreadsKey = QStringLiteral("threads");
+/// The key of the output levels, which a palette run ignores (docs/spec.md section 4).
+const std::string kLevelsKey = "levels";
 
 /// A widget value as a registry value of the spec's kind.
 ParamValue toParamValue(const ParamSpec& p, const QVariant& v) {
@@ -100,7 +105,7 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     threads_ = new QSpinBox;
     threads_->setObjectName(QStringLiteral("threads"));
     threads_->setRange(0, 1024);
-    threads_->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
+    threads_->setSpecialValueText(tr("all (%1)").arg(hardwareThreads()));
     color_ = new QComboBox;
     color_->setObjectName(QStringLiteral("color"));
     color_->addItem(tr("Gray"), int(ColorMode::Gray));
@@ -121,6 +126,8 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     gpuReason_->setWordWrap(true);
     gpuReason_->setObjectName(QStringLiteral("gpuReason"));
     layout->addWidget(gpuReason_);
+    palette_ = new PalettePanel;
+    layout->addWidget(palette_);
     paramBox_ = new QGroupBox(tr("Parameters"));
     paramForm_ = new QFormLayout(paramBox_);
     layout->addWidget(paramBox_);
@@ -143,6 +150,10 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
         if (!building_) emit changed();
     });
     connect(color_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!building_) emit changed();
+    });
+    connect(palette_, &PalettePanel::changed, this, [this] {
+        updateDevices();  // a palette run uses the method's palette form, which may run on other devices
         if (!building_) emit changed();
     });
     refresh();
@@ -226,10 +237,28 @@ void MethodPanel::updateDevices() {
     const MethodInfo* m = method();
     const GpuAvailability& gpu = registry_.gpuAvailability();
     auto* model = qobject_cast<QStandardItemModel*>(deviceCombo_->model());
-    const bool hasCpu = m && m->runsOnCpu(), hasGpu = m && m->gpu;
+    // The palette chooser applies to methods with a palette form; the others grey it and say which can.
+    if (m && m->hasPaletteForm()) {
+        palette_->setAvailable(true);
+    } else {
+        QStringList can;
+        for (const MethodInfo& info : registry_.methods())
+            if (info.hasPaletteForm()) can << q(info.id());
+        palette_->setAvailable(
+            false,
+            m ? (can.isEmpty() ? tr("%1 cannot halftone to a palette, and no method in this build can.").arg(q(m->id()))
+                               : tr("%1 cannot halftone to a palette. Methods that can: %2.")
+                                     .arg(q(m->id()), can.join(QStringLiteral(", "))))
+              : QString());
+    }
+    updateColourChoice();
+    const bool toPalette = palette_->wantsPalette();
+    const bool hasCpu = m && (toPalette ? bool(m->paletteCpu) : m->runsOnCpu());
+    const bool hasGpu = m && (toPalette ? bool(m->paletteGpu) : bool(m->gpu));
     QString gpuWhy;
     if (!hasGpu)
-        gpuWhy = tr("this method has no GPU implementation");
+        gpuWhy = toPalette ? tr("this method has no GPU implementation of its palette form")
+                           : tr("this method has no GPU implementation");
     else if (!gpu.usable)
         gpuWhy = tr("no usable GPU: %1").arg(q(gpu.reason));
     model->item(1)->setEnabled(hasCpu);
@@ -259,6 +288,7 @@ void MethodPanel::updateDevices() {
         }
     }
     description_->setText(text);
+    updateVisibility();  // the output levels row follows the palette choice
 }
 
 QWidget* MethodPanel::makeParamWidget(const ParamSpec& p, const QVariant& value) {
@@ -392,7 +422,8 @@ void MethodPanel::updateVisibility() {
     for (const ParamSpec& p : m->params) {
         QWidget* field = rowFields_.value(q(p.key));
         if (!field) continue;
-        const bool show = m->paramApplies(p, current);
+        // A palette run takes its colours from the palette: the output levels do not apply to it.
+        const bool show = m->paramApplies(p, current) && !(palette_->wantsPalette() && p.key == kLevelsKey);
         paramForm_->setRowVisible(field, show);
         any = any || show;
     }
@@ -496,6 +527,18 @@ void MethodPanel::setDevice(std::optional<Device> d) {
     deviceCombo_->setCurrentIndex(!d ? 0 : (*d == Device::Cpu ? 1 : 2));
 }
 
+void MethodPanel::updateColourChoice() {
+    const bool palette = palette_->wantsPalette();
+    color_->setEnabled(!palette);
+    color_->setToolTip(palette ? tr("The palette sets the output colours. Choose \u201cNo palette\u201d to halftone "
+                                    "each channel of gray, RGB or CMYK.")
+                               : tr("Gray halftones the luma; RGB and CMYK halftone each channel on its own."));
+}
+
+std::optional<Palette> MethodPanel::palette() const { return palette_->palette(); }
+bool MethodPanel::paletteWaiting() const { return palette_->waiting(); }
+void MethodPanel::setImage(std::shared_ptr<const Image> image) { palette_->setImage(std::move(image)); }
+
 ColorMode MethodPanel::colorMode() const { return ColorMode(color_->currentData().toInt()); }
 void MethodPanel::setColorMode(ColorMode m) { color_->setCurrentIndex(color_->findData(int(m))); }
 int MethodPanel::threads() const { return threads_->value(); }
@@ -518,6 +561,7 @@ void MethodPanel::saveSettings(QSettings& s) const {
         s.setValue(QStringLiteral("from"), it->source);
     }
     s.endArray();
+    palette_->saveSettings(s);
     s.endGroup();
 }
 
@@ -557,6 +601,7 @@ void MethodPanel::restoreSettings(QSettings& s) {
     const QString device = s.value(QStringLiteral("device")).toString();
     const QVariant color = s.value(QStringLiteral("color"));
     const QVariant threads = s.value(QStringLiteral("threads"));
+    palette_->restoreSettings(s);
     s.endGroup();
 
     if (threads.isValid()) threads_->setValue(threads.toInt());

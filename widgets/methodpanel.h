@@ -3,6 +3,7 @@
 // mode and one input per ParamSpec (with its range), so new methods appear with no GUI change.
 #include <QMap>
 #include <QWidget>
+#include <memory>
 #include <optional>
 
 #include "core/registry.h"
@@ -16,6 +17,8 @@ class QGroupBox;
 class QSettings;
 
 namespace halftone {
+
+class PalettePanel;
 
 /// \brief Chooses what to run; emits changed() whenever the choice or a parameter changes.
 ///
@@ -44,6 +47,15 @@ public:
     void setColorMode(ColorMode m);
     int threads() const;
     void setThreads(int n);
+    /// \brief The palette chooser (enabled only for methods with a palette form).
+    PalettePanel* palettePanel() const { return palette_; }
+    /// \brief The palette a run halftones to (RunRequest::palette): unset for "No palette", for a method without a
+    /// palette form, and while an auto palette is being made (see paletteWaiting()).
+    std::optional<Palette> palette() const;
+    /// \brief True while the chosen auto palette is not ready yet (a run then waits for it).
+    bool paletteWaiting() const;
+    /// \brief The image auto palettes are made from.
+    void setImage(std::shared_ptr<const Image> image);
     /// \brief The input widget of a parameter (tests, tooltips); nullptr when absent.
     QWidget* paramWidget(const QString& key) const { return paramWidgets_.value(key); }
     QStringList paramKeys() const { return paramWidgets_.keys(); }
@@ -57,7 +69,7 @@ public:
     /// \brief Re-reads the registry (methods added later, GPU availability).
     void refresh();
 
-    /// \brief Stores method, variant, device, colour, threads and the values the user set.
+    /// \brief Stores method, variant, device, colour, threads, the palette choice and the values the user set.
     void saveSettings(QSettings& settings) const;
     /// \brief Restores what saveSettings stored; entries the registry no longer has are skipped.
     void restoreSettings(QSettings& settings);
@@ -75,6 +87,7 @@ private:
     void rebuildParams();
     void updateDevices();
     void updateVisibility();
+    void updateColourChoice();
     QWidget* makeParamWidget(const ParamSpec& p, const QVariant& value);
     QVariant widgetValue(const ParamSpec& p) const;
     void userEdited(const ParamSpec& p);
@@ -87,6 +100,7 @@ private:
     QLabel* gpuReason_;
     QSpinBox* threads_;
     QComboBox* color_;
+    PalettePanel* palette_;
     QGroupBox* paramBox_;
     QFormLayout* paramForm_;
     QMap<QString, QWidget*> paramWidgets_;

@@ -7,7 +7,6 @@
 #include <QPainter>
 #include <QSysInfo>
 #include <QTextStream>
-#include <QThread>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,6 +20,7 @@
 #include <qcustomplot.h>
 
 #include "core/metrics.h"
+#include "core/threads.h"
 
 namespace halftone {
 
@@ -350,7 +350,7 @@ QStringList QualityPanel::provenance() const {
         "PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space");
     lines << QStringLiteral("machine: %1, %2, %3 threads")
                  .arg(QSysInfo::machineHostName(), QSysInfo::prettyProductName())
-                 .arg(QThread::idealThreadCount());
+                 .arg(hardwareThreads());
     const GpuAvailability& gpu = registry_.gpuAvailability();
     lines << QStringLiteral("GPU: %1").arg(
         QString::fromStdString(gpu.usable ? gpu.deviceName : "none (" + gpu.reason + ")"));

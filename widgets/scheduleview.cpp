@@ -213,7 +213,7 @@ QString kernelTitle(const Kernel& k) {
 
 bool isBlockSchedule(const QString& name) {
     return name == QLatin1String("parallelogram") || name == QLatin1String("wavefront") ||
-           name == QLatin1String("trapezoid");
+           name == QLatin1String("trapezoid") || name == QLatin1String("gpu-wavefront");
 }
 
 /// Integer ticks only: steps and unit counts are whole numbers.
@@ -235,6 +235,8 @@ QSize ScheduleView::blockSizeForView(const QString& schedule) {
     // the thread count and the grid, so they fit any grid already.
     if (schedule == QLatin1String("parallelogram")) return {4, 4};
     if (schedule == QLatin1String("wavefront")) return {6, 2};
+    // GPU strips of 32 or 64 rows in groups of 8 or 16 steps: 4 rows in groups of 4 steps show several strips
+    if (schedule == QLatin1String("gpu-wavefront")) return {4, 4};
     return {0, 0};
 }
 
@@ -414,6 +416,17 @@ bool ScheduleView::configure(const QString& schedule, const QString& kernel, int
     return valid_ && scheduleCombo_->currentText() == schedule && kernelCombo_->currentText() == kernel;
 }
 
+bool ScheduleView::showMethod(const MethodInfo& method, std::optional<Device> device, const ParamValues& params) {
+    const GpuAvailability& gpu = Registry::instance().gpuAvailability();
+    Device d = device ? *device : ((method.gpu && gpu.usable) || !method.cpu ? Device::Gpu : Device::Cpu);
+    if (d == Device::Gpu && (!method.gpu || !gpu.usable) && method.cpu) d = Device::Cpu;  // runImage falls back
+    const std::string& name = method.scheduleOn(d);
+    if (name.empty() || scheduleCombo_->findText(QString::fromStdString(name)) < 0) return false;
+    levels_ = int(params.getInt("levels", 2));
+    return configure(QString::fromStdString(name), QString::fromStdString(params.getText("kernel", "floyd-steinberg")),
+                     widthSpin_->value(), heightSpin_->value());
+}
+
 bool ScheduleView::setBlockOptions(int blockWidth, int blockHeight, int delay) {
     building_ = true;
     blockWSpin_->setValue(blockWidth);
@@ -429,6 +442,7 @@ ScheduleOptions ScheduleView::options() const {
     opt.blockWidth = blockWSpin_->value();
     opt.blockHeight = blockHSpin_->value();
     opt.delay = delaySpin_->value();
+    opt.levels = levels_;
     return opt;
 }
 
@@ -475,8 +489,10 @@ void ScheduleView::rebuild() {
         if (blocks && (opt.blockWidth > 0 || opt.blockHeight > 0)) {
             // Say what the method itself uses, so the small teaching blocks are not taken for the real ones.
             SchedulePlan own;
+            ScheduleOptions ownOptions;
+            ownOptions.levels = levels_;
             if (planSchedule(name.toStdString(), std::max(widthSpin_->value(), 4096),
-                             std::max(heightSpin_->value(), 4096), *kernel_, {}, own)
+                             std::max(heightSpin_->value(), 4096), *kernel_, ownOptions, own)
                     .isOk() &&
                 own.blocks)
                 text += tr(" Blocks are %1 x %2 here to fit the grid; on images the method uses %3 x %4 (block "

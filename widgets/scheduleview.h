@@ -5,6 +5,9 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <optional>
+
+#include "core/registry.h"
 #include "core/schedule.h"
 
 class QComboBox;
@@ -66,6 +69,12 @@ public:
     /// \brief Selects schedule/kernel/grid size and rebuilds from the model; false when makeSchedule failed.
     /// A new schedule brings its block size for this view (blockSizeForView()).
     bool configure(const QString& schedule, const QString& kernel, int width, int height);
+    /// \brief Shows the schedule `method` runs on `device` (unset = auto, as runImage picks: the GPU when usable and
+    /// implemented) with its kernel and level count: the view follows the method panel. False when the method has
+    /// no schedule in the model; the view then keeps what it showed.
+    bool showMethod(const MethodInfo& method, std::optional<Device> device, const ParamValues& params);
+    /// \brief Output levels passed to the model (ScheduleOptions::levels: the GPU wavefront's form).
+    int levels() const { return levels_; }
     /// \brief Sets the block size (0 = the method's own default) and the delay k (0 = minimal), then rebuilds.
     bool setBlockOptions(int blockWidth, int blockHeight, int delay);
     /// \brief The options passed to makeSchedule() for the schedule shown.
@@ -118,6 +127,7 @@ private:
     const Kernel* kernel_ = nullptr;
     bool valid_ = false;
     int step_ = 0;
+    int levels_ = 2;
     bool building_ = false;
 };
 

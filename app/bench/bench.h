@@ -34,6 +34,8 @@ struct BenchContext {
     std::string workDir = "/tmp";  ///< where PGM/PBM files are written
     bool usePamditherbw = true;
     bool useConvert = true;
+    int paletteWidth = 6000, paletteHeight = 4000;  ///< synthetic image of the palette section
+    std::string paletteImage;                       ///< or this file (--palette-image)
 };
 
 /// \brief One benchmark section: a name for --sections and the function that runs it.
@@ -115,6 +117,7 @@ int benchSizes(const BenchContext& c);     ///< bench_sizes.cpp: every picked me
 int benchParallel(const BenchContext& c);  ///< bench_parallel.cpp: one image, SIMD and thread settings, files, memory
 int benchDbs(const BenchContext& c);       ///< bench_dbs.cpp: DBS to convergence, CPU and GPU
 int benchGpu(const BenchContext& c);       ///< bench_gpusection.cpp: device-resident GPU timings of registered methods
+int benchPalette(const BenchContext& c);   ///< bench_palette.cpp: error diffusion to a palette against ImageMagick
 
 /// \brief The child side of a memory run (halftone-bench --memory-run ...): runs one method once on a synthetic
 /// plane and prints "seconds hash peak-KiB" on stdout. Returns the exit status.

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "core/errordiffusion.h"
+#include "core/paletteed.h"
 #include "gpu/gpu.h"
 
 namespace halftone::bench {
@@ -31,6 +32,34 @@ Plane8 benchImage(int n) {
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x) noise.at(y, x) = uint8_t(rng() % 64);
     return noisyGradient(noise);
+}
+
+/// Colour benchmark input: three differently seeded gradient + noise planes.
+Image benchRgb(int n) {
+    Image im;
+    im.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) {
+        Plane8 noise(n, n);
+        std::mt19937 rng(777u * unsigned(c + 1) + unsigned(n));
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x) noise.at(y, x) = uint8_t(rng() % 64);
+        Plane8 p = noisyGradient(noise);
+        if (c == 1) std::reverse(p.data.begin(), p.data.end());  // the channels do not move together
+        if (c == 2)
+            for (int y = 0; y < n; ++y)
+                std::reverse(p.data.begin() + ptrdiff_t(y) * n, p.data.begin() + ptrdiff_t(y + 1) * n);
+        im.channels.push_back(std::move(p));
+    }
+    return im;
+}
+
+/// A reproducible palette of `colors` colours.
+Palette benchPalette(int colors) {
+    Palette p;
+    p.name = "bench:" + std::to_string(colors);
+    std::mt19937 rng(4242u + unsigned(colors));
+    for (int i = 0; i < colors; ++i) p.colors.push_back({uint8_t(rng()), uint8_t(rng()), uint8_t(rng())});
+    return p;
 }
 
 int runsFor(const gpu::MethodSpec& m, int n, int forced) {
@@ -99,13 +128,6 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     const EdParams fs;
     for (int n : o.sizes) {
         const Plane8 src = benchImage(n);
-        Plane8 ref;
-        double cpuMs = 0;
-        if (o.verify) {
-            const auto t0 = std::chrono::steady_clock::now();
-            ref = referenceErrorDiffusion(src, fs);
-            cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        }
         std::vector<std::pair<std::string, std::string>> todo;  // (variant, wavefront form)
         auto wanted = [&](const std::string& v) {
             return o.methods.empty() || std::find(o.methods.begin(), o.methods.end(), v) != o.methods.end();
@@ -117,6 +139,13 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
                 if (o.formFilter.empty() ||
                     std::find(o.formFilter.begin(), o.formFilter.end(), f) != o.formFilter.end())
                     todo.push_back({"wavefront", f});
+        Plane8 ref;
+        double cpuMs = 0;
+        if (o.verify && !todo.empty()) {
+            const auto t0 = std::chrono::steady_clock::now();
+            ref = referenceErrorDiffusion(src, fs);
+            cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
         double bwecMs = 0;
         std::vector<Row> sizeRows;
         for (const auto& [variant, form] : todo) {
@@ -156,12 +185,52 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
             out << line.str() << std::flush;
             rows.push_back(r);
         }
-        if (o.verify) {
+        if (o.verify && !todo.empty()) {
             std::ostringstream line;
             line << "| " << n << " | CPU reference (sequential reference, 1 thread) | " << fmtMs(cpuMs)
                  << " | | | | | 1 | | |\n";
             md << line.str();
             out << line.str();
+        }  // error diffusion to a palette: the palette wavefront against the sequential reference of section 4
+        if (o.methods.empty() || wanted("palette")) {
+            const Image rgb = o.paletteColors.empty() ? Image() : benchRgb(n);
+            for (int colors : o.paletteColors) {
+                const Palette pal = benchPalette(colors);
+                Row r;
+                r.n = n;
+                r.name = "palette wavefront, " + std::to_string(colors) + " colours";
+                Plane8 result, pref;
+                double pcpuMs = 0;
+                if (o.verify) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    pref = referencePaletteErrorDiffusion(rgb, pal, fs);
+                    pcpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                }
+                const int runs = o.runs > 0 ? o.runs : (n >= 8192 ? 5 : 11);
+                const Status s = gpu::timePalette(rgb, pal, fs, runs, r.t, o.verify ? &result : nullptr);
+                r.ok = s.isOk();
+                if (!r.ok) {
+                    r.error = s.message();
+                    rc = 1;
+                } else {
+                    r.exact = !o.verify || result == pref;
+                    if (!r.exact) rc = 1;
+                }
+                std::ostringstream line;
+                line << "| " << n << " | " << r.name << " | ";
+                if (!r.ok)
+                    line << "error: " << r.error << " | | | | | | | |\n";
+                else
+                    line << fmtMs(r.t.deviceMs) << " | " << fmtMs(r.t.h2dMs) << " | " << fmtMs(r.t.d2hMs) << " | "
+                         << fmtMs(r.t.endToEndMs) << " | - | " << r.t.runs << " | "
+                         << (o.verify ? (r.exact ? "yes" : "NO") : "not checked") << " | |\n";
+                if (o.verify)
+                    line << "| " << n << " | CPU reference to " << colors
+                         << " colours (sequential reference, 1 thread) | " << fmtMs(pcpuMs) << " | | | | | 1 | | |\n";
+                md << line.str();
+                out << line.str() << std::flush;
+                rows.push_back(r);
+            }
         }
     }
     if (!o.markdownPath.empty()) {
@@ -172,8 +241,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     const int big = o.sizes.empty() ? 0 : o.sizes.back();
     out << "\nSummary (" << big << " x " << big << ", Floyd-Steinberg, " << avail.deviceName << "):\n";
     for (const Row& r : rows)
-        if (r.n == big &&
-            (r.name.rfind("wavefront", 0) == 0 || r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
+        if (r.n == big && (r.name.rfind("wavefront", 0) == 0 || r.name.rfind("palette", 0) == 0 ||
+                           r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
             out << "  " << r.name << ": device " << (r.ok ? fmtMs(r.t.deviceMs) : "error") << " ms, end-to-end "
                 << (r.ok ? fmtMs(r.t.endToEndMs) : "-") << " ms"
                 << (r.t.overlappedMs > 0 ? ", overlapped " + fmtMs(r.t.overlappedMs) + " ms" : std::string())

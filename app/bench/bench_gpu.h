@@ -20,6 +20,9 @@ struct GpuBenchOptions {
     bool diagnose = false;
     std::vector<int> diagnoseHeights{64, 128, 256, 512, 1024, 2048, 4096};  ///< heights of the diagnose runs
     std::vector<std::string> formFilter;  ///< only these wavefront forms (empty = all)
+    /// error diffusion to a palette (docs/spec.md section 4) on a colour image, one row per palette size (empty =
+    /// none); runs when `methods` is empty or names "palette"
+    std::vector<int> paletteColors{16};
 };
 
 /// \brief Runs the GPU section; prints the full table, then a short 16K summary last. Returns 0, 1 on a

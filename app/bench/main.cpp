@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
          "device-resident GPU timings: the wavefront kernel against the published methods of Kasagi, Nakano and Ito "
          "and of Deshpande, Misra and Narayanan, --sizes plus 16384 (table in <workdir>/gpu-ed.md)",
          benchGpu},
+        {"palette",
+         "error diffusion to a colour palette: a --palette-size photo-like image (or --palette-image) to 16 colours, "
+         "every method with a palette form against ImageMagick's -remap; the nearest-colour search by palette size",
+         benchPalette},
     };
 
     BenchContext ctx;
@@ -113,6 +117,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--big", big, "sides of the memory runs (e.g. 16384,32768; 0 = none)");
     app.add_option("--dbs-size", dbsSize, "WIDTHxHEIGHT of the dbs section's image (default 4096x3072)");
+    std::string paletteSize;
+    app.add_option("--palette-size", paletteSize, "WIDTHxHEIGHT of the palette section's image (default 6000x4000)");
+    app.add_option("--palette-image", ctx.paletteImage, "an image file for the palette section instead");
     app.add_option("--workdir", ctx.workDir, "directory for temporary PGM/PBM files")->capture_default_str();
     bool noPam = false, noConvert = false, gpuOnly = false;
     app.add_flag("--no-pamditherbw", noPam, "skip netpbm's pamditherbw -fs");
@@ -146,6 +153,10 @@ int main(int argc, char** argv) {
     if (!dbsSize.empty() && (std::sscanf(dbsSize.c_str(), "%dx%d", &ctx.dbsWidth, &ctx.dbsHeight) != 2 ||
                              ctx.dbsWidth < 1 || ctx.dbsHeight < 1 || ctx.dbsWidth > 65536 || ctx.dbsHeight > 65536))
         return usage("--dbs-size needs WIDTHxHEIGHT, e.g. 4096x3072");
+    if (!paletteSize.empty() &&
+        (std::sscanf(paletteSize.c_str(), "%dx%d", &ctx.paletteWidth, &ctx.paletteHeight) != 2 ||
+         ctx.paletteWidth < 1 || ctx.paletteHeight < 1 || ctx.paletteWidth > 65536 || ctx.paletteHeight > 65536))
+        return usage("--palette-size needs WIDTHxHEIGHT, e.g. 6000x4000");
     if (device == "cpu")
         ctx.device = DeviceChoice::Cpu;
     else if (device == "gpu")
@@ -205,7 +216,7 @@ int main(int argc, char** argv) {
         const BenchSection* found = nullptr;
         for (const auto& s : sections)
             if (name == s.name) found = &s;
-        if (!found) return usage("unknown section '" + name + "'; choose sizes, parallel, dbs or gpu");
+        if (!found) return usage("unknown section '" + name + "'; choose sizes, parallel, dbs, gpu or palette");
         todo.push_back(found);
     }
     int rc = 0;

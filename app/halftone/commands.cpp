@@ -30,19 +30,39 @@ bool Commands::runChosen(int& exitCode) const {
     return false;
 }
 
-int fail(const std::string& message, int code) {
-    std::string line = message;
-    for (char& c : line)
-        if (c == '\n' || c == '\r') c = ' ';
-    std::fprintf(stderr, "halftone: %s\n", line.c_str());
-    return code;
-}
-
-void note(const std::string& message) { std::fprintf(stderr, "halftone: note: %s\n", message.c_str()); }
-
 namespace {
 /// Where the signal handler writes: the real stderr, also while QuietStderr points fd 2 at /dev/null.
 std::atomic<int> g_stderrFd{2};
+/// QuietStderr is counted: the first one sends fd 2 to /dev/null, the last one brings it back, so that files
+/// read and written by several threads at once (batch runs) never leave stderr silenced.
+std::mutex g_quietMutex;
+int g_quietCount = 0;
+}  // namespace
+
+void printLine(const std::string& text) {
+    std::string line = text;
+    for (char& c : line)
+        if (c == '\n' || c == '\r') c = ' ';
+    line += '\n';
+    std::lock_guard<std::mutex> lock(g_quietMutex);
+    std::fflush(stderr);
+    const int fd = g_stderrFd.load();
+    for (size_t done = 0; done < line.size();) {
+        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += size_t(n);
+    }
+}
+
+int fail(const std::string& message, int code) {
+    printLine("halftone: " + message);
+    return code;
+}
+
+void note(const std::string& message) { printLine("halftone: note: " + message); }
+
+namespace {
 std::atomic<int> g_deferredSignal{0};
 bool g_stderrIsTty = false;  // a progress line ending in '\r' may be open: start a new line
 
@@ -93,23 +113,28 @@ extern "C" void onSignal(int sig) {
 }  // namespace
 
 QuietStderr::QuietStderr() {
+    std::lock_guard<std::mutex> lock(g_quietMutex);
+    if (g_quietCount++ > 0) return;
     std::fflush(stderr);
     const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null < 0) return;
-    saved_ = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
-    if (saved_ >= 0) {
-        g_stderrFd.store(saved_);
+    const int saved = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved >= 0) {
+        g_stderrFd.store(saved);
         ::dup2(null, 2);
     }
     ::close(null);
 }
 
 QuietStderr::~QuietStderr() {
-    if (saved_ < 0) return;
+    std::lock_guard<std::mutex> lock(g_quietMutex);
+    if (--g_quietCount > 0) return;
+    const int saved = g_stderrFd.load();
+    if (saved == 2) return;
     std::fflush(stderr);
-    ::dup2(saved_, 2);
+    ::dup2(saved, 2);
     g_stderrFd.store(2);
-    ::close(saved_);
+    ::close(saved);
 }
 
 void installSignalHandlers() {

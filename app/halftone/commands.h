@@ -33,22 +33,22 @@ private:
     std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
 };
 
+/// \brief Writes one line to the real stderr (also while a QuietStderr is alive in another thread).
+void printLine(const std::string& text);
 /// \brief Prints "halftone: <message>" as one line on stderr and returns `code`.
 int fail(const std::string& message, int code = kExitError);
 /// \brief Prints "halftone: note: <message>" on stderr.
 void note(const std::string& message);
 
 /// \brief Sends stderr to /dev/null while alive: some codecs behind OpenImageIO (libpng) print their
-/// own errors, which the CLI already reports as one line.
+/// own errors, which the CLI already reports as one line. Counted across threads: stderr comes back when the last
+/// one ends; printLine, fail and note still reach the terminal meanwhile.
 class QuietStderr {
 public:
     QuietStderr();
     ~QuietStderr();
     QuietStderr(const QuietStderr&) = delete;
     QuietStderr& operator=(const QuietStderr&) = delete;
-
-private:
-    int saved_ = -1;
 };
 
 /// \brief Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT end the program at once, whatever it is doing
@@ -76,5 +76,6 @@ std::function<int()> addHalftoneOptions(CLI::App& app);
 // Subcommands, each defined in its own file (one line per command in main.cpp):
 void addScreenCommand(Commands& commands);   ///< cmd_screen.cpp: `halftone screen`
 void addAnalyzeCommand(Commands& commands);  ///< cmd_analyze.cpp: `halftone analyze`
+void addBatchCommand(Commands& commands);    ///< cmd_batch.cpp: `halftone batch`
 
 }  // namespace halftone::cli

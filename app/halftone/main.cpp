@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     // Subcommands: one line each, defined in their own files (see commands.h).
     cli::addScreenCommand(commands);
     cli::addAnalyzeCommand(commands);
+    cli::addBatchCommand(commands);
 
     try {
         app.parse(argc, argv);

@@ -19,6 +19,7 @@
 #include "widgets/latencyprobe.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
+#include "widgets/palettepanel.h"
 
 using namespace halftone;
 
@@ -92,11 +93,20 @@ int main(int argc, char** argv) {
     const QCommandLineOption perceived(QStringLiteral("perceived"),
                                        QStringLiteral("start with the perceived (HVS-filtered) view on"));
     const QCommandLineOption split(QStringLiteral("split"), QStringLiteral("start in split-slider mode"));
+    const QCommandLineOption palette(
+        QStringLiteral("palette"),
+        QStringLiteral("halftone to a palette: a built-in name (halftone --list-palettes), auto:N (N colours from the "
+                       "image) or a palette file"),
+        QStringLiteral("SPEC"));
+    const QCommandLineOption printPreview(QStringLiteral("print-preview"),
+                                          QStringLiteral("start with CMYK results shown as printed (process inks on "
+                                                         "white paper)"));
     const QCommandLineOption latency(
         QStringLiteral("ui-latency"),
         QStringLiteral("halftone a synthetic N x N image and print the UI thread's longest block, then quit"),
         QStringLiteral("N"));
-    cli.addOptions({screenshot, tab, method, device, color, size, compare, perceived, split, latency});
+    cli.addOptions(
+        {screenshot, tab, method, device, color, size, compare, perceived, split, palette, printPreview, latency});
     cli.process(app);  // unknown options and missing values: a message and exit status 1
 
     gpu::registerMethods(Registry::instance());
@@ -169,6 +179,22 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+    int autoColours = 0;  // --palette auto:N
+    if (cli.isSet(palette)) {
+        const std::string spec = cli.value(palette).toStdString();
+        if (Status s = parseAutoPaletteSpec(spec, autoColours); !s)
+            return usageError(QStringLiteral("--palette: %1").arg(QString::fromStdString(s.message())));
+        Palette p;
+        if (autoColours == 0 && !findBuiltinPalette(spec))
+            if (Status s = loadPaletteFile(spec, p); !s)
+                return usageError(
+                    QStringLiteral("--palette '%1' is not a built-in palette (halftone --list-palettes) and cannot be "
+                                   "read as a palette file: %2")
+                        .arg(cli.value(palette), QString::fromStdString(s.message())));
+        for (const QString& id : methods)
+            if (const MethodInfo* m = findMethod(id); m && !m->hasPaletteForm())
+                return usageError(QStringLiteral("--palette: method %1 cannot halftone to a palette").arg(id));
+    }
     if (dev == QLatin1String("gpu") && !gpuState.usable)
         std::fprintf(stderr, "halftone-studio: no usable GPU (%s); methods with a CPU path run on the CPU\n",
                      gpuState.reason.c_str());
@@ -234,6 +260,19 @@ int main(int argc, char** argv) {
         w.methodPanel()->setDevice(Device::Gpu);
     if (cli.isSet(color)) w.methodPanel()->setColorMode(colorMode);
 
+    if (cli.isSet(palette)) {
+        if (const MethodInfo* m = w.methodPanel()->method(); !m || !m->hasPaletteForm())
+            return usageError(QStringLiteral("--palette: method %1 cannot halftone to a palette; name one that can "
+                                             "with --method, e.g. ed/plain")
+                                  .arg(m ? QString::fromStdString(m->id()) : QStringLiteral("(none)")));
+        PalettePanel* pp = w.methodPanel()->palettePanel();
+        const QString spec = cli.value(palette);
+        if (autoColours > 0)
+            pp->selectAuto(autoColours);
+        else if (!pp->selectBuiltin(spec))
+            pp->loadFile(spec);
+    }
+    if (cli.isSet(printPreview)) w.setPrintPreview(true);
     if (cli.isSet(perceived)) w.setPerceivedView(true);
     if (cli.isSet(split)) w.setSplitView(true);
     // --compare: select the first method now; each finished result is pinned and the next one selected.

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -13,6 +12,7 @@
 
 #include "core/errordiffusion.h"
 #include "core/kernel.h"
+#include "core/pnm.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "tests/gpu/gputest.h"
@@ -42,15 +42,18 @@ void exact(const std::string& variant, const Plane8& src, const EdParams& p, con
     check(out == ref, what + (out == ref ? "" : ": " + firstDiff(out, ref)));
 }
 
-bool readPgm(const std::string& path, Plane8& p) {
-    std::ifstream f(path, std::ios::binary);
-    std::string magic;
-    int w = 0, h = 0, maxv = 0;
-    if (!(f >> magic >> w >> h >> maxv) || magic != "P5" || maxv != 255 || w <= 0 || h <= 0) return false;
-    f.get();
-    p = Plane8(w, h);
-    f.read(reinterpret_cast<char*>(p.data.data()), std::streamsize(p.size()));
-    return bool(f);
+/// The gray plane of a PGM test image (core's PNM codec); the message says why not.
+Status readPgm(const std::string& path, Plane8& p) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return Status::error("cannot open").withContext(path);
+    pnm::FileSource in(f);
+    Image image;
+    const Status s = pnm::read(in, image);
+    std::fclose(f);
+    if (!s) return s.withContext(path);
+    if (image.channelCount() != 1) return Status::error("not a gray image").withContext(path);
+    p = std::move(image.channels[0]);
+    return Status::ok();
 }
 
 struct Size {
@@ -282,8 +285,8 @@ int main(int argc, char** argv) {
     if (!sanitize)
         for (const char* name : {"chelsea.pgm", "moon.pgm"}) {
             Plane8 img;
-            if (!readPgm(std::string(HALFTONE_GPU_TEST_DATA) + "/" + name, img)) {
-                check(false, std::string("cannot read test image ") + name);
+            if (const Status s = readPgm(std::string(HALFTONE_GPU_TEST_DATA) + "/" + name, img); !s) {
+                check(false, "cannot read test image: " + s.message());
                 continue;
             }
             const Plane8 ref = referenceErrorDiffusion(img, fs);

@@ -44,6 +44,7 @@ private slots:
     void parameterSomeMethodsCannotTake();
     void dbsSection();
     void gpuSectionWithoutGpuSucceeds();
+    void paletteSection();
     void badUsage_data();
     void badUsage();
     void productVocabulary_data();
@@ -166,12 +167,29 @@ void TestBench::badUsage() {
     QVERIFY2(!r.out.contains("=="), qPrintable(r.out));  // no section started
 }
 
+void TestBench::paletteSection() {
+    // every method with a palette form is timed and checked bit for bit; the search table covers 2..256 colours
+    const Run r = runBench(tiny({"--sections", "palette", "--palette-size", "53x29"}));
+    QCOMPARE(r.exitCode, 0);
+    for (const MethodInfo& m : Registry::instance().methods()) {
+        if (!m.paletteCpu || !m.exact) continue;
+        const QRegularExpression line(
+            "^" + QRegularExpression::escape(QString::fromStdString(m.id())) + "\\s+[0-9.]+ ms .* exact yes$",
+            QRegularExpression::MultilineOption);
+        QVERIFY2(line.match(r.out).hasMatch(), qPrintable(QString::fromStdString(m.id()) + " missing:\n" + r.out));
+    }
+    QVERIFY2(!r.out.contains("exact NO"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("| 256 |"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("not installed or disabled"), qPrintable(r.out));  // --no-convert says so
+}
+
 void TestBench::productVocabulary_data() {
     QTest::addColumn<QStringList>("args");
     QTest::newRow("help") << QStringList{"--help"};
     QTest::newRow("list") << QStringList{"--list"};
     QTest::newRow("sizes") << tiny({"--sections", "sizes", "--sizes", "48"});
     QTest::newRow("parallel") << tiny({"--sections", "parallel", "--parallel-size", "48", "--big", "0"});
+    QTest::newRow("palette") << tiny({"--sections", "palette", "--palette-size", "48x40"});
 }
 
 void TestBench::productVocabulary() {

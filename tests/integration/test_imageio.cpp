@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include <webp/encode.h>
 #include <webp/mux.h>
 
+#include "core/paletteed.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 
@@ -102,6 +104,39 @@ int oiioBitsPerSample(const std::string& path) {
 
 bool oneLine(const std::string& s) { return s.find('\n') == std::string::npos && s.find('\r') == std::string::npos; }
 
+/// The value of a SHORT tag of the first IFD of a little-endian TIFF file, or -1.
+int tiffShortTag(const std::string& bytes, int tag) {
+    auto u16 = [&](size_t at) { return int(uint8_t(bytes[at])) | (int(uint8_t(bytes[at + 1])) << 8); };
+    auto u32 = [&](size_t at) { return uint32_t(u16(at)) | (uint32_t(u16(at + 2)) << 16); };
+    if (bytes.size() < 8 || bytes.compare(0, 4, std::string("II*\0", 4)) != 0) return -1;
+    const size_t ifd = u32(4);
+    if (ifd + 2 > bytes.size()) return -1;
+    const int n = u16(ifd);
+    for (int i = 0; i < n && ifd + 2 + 12 * size_t(i + 1) <= bytes.size(); ++i) {
+        const size_t e = ifd + 2 + 12 * size_t(i);
+        if (u16(e) == tag && u16(e + 2) == 3) return u16(e + 8);
+    }
+    return -1;
+}
+
+/// An RGB image drawn from `colors` random palette indices, with Image::palette and Image::indices set as palette
+/// halftoning leaves them.
+Image randomIndexed(int w, int h, int colors, uint64_t seed) {
+    Palette p;
+    std::mt19937_64 rng(seed);
+    std::set<Rgb8> used;
+    while (int(p.colors.size()) < colors) {
+        const Rgb8 c{uint8_t(rng()), uint8_t(rng()), uint8_t(rng())};
+        if (used.insert(c).second) p.colors.push_back(c);
+    }
+    Plane8 idx(w, h);
+    for (auto& v : idx.data) v = uint8_t(rng() % uint64_t(colors));
+    Image im = expandIndexed(idx, p);
+    im.palette = p.colors;
+    im.indices = idx;
+    return im;
+}
+
 }  // namespace
 
 class TestImageIo : public QObject {
@@ -121,6 +156,9 @@ private slots:
     void layouts_data();
     void layouts();
     void palette();
+    void indexedWrite_data();
+    void indexedWrite();
+    void indexedFallsBackToRgb();
     void exifOrientation_data();
     void exifOrientation();
     void exifJpeg();
@@ -436,6 +474,106 @@ void TestImageIo::palette() {
     for (int y = 0; y < 3; ++y)
         for (int x = 0; x < 4; ++x)
             for (int c = 0; c < 3; ++c) QCOMPARE(im.channels[size_t(c)].at(y, x), pal[(x + y) % 4][c]);
+}
+
+void TestImageIo::indexedWrite_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("colors");
+    QTest::addColumn<int>("bitDepth");  // of the indexed file; 0 = written as RGB
+    QTest::newRow("png 2 colours, 1 bit") << "o.png" << 2 << 1;
+    QTest::newRow("png 3 colours, 2 bits") << "o.png" << 3 << 2;
+    QTest::newRow("png 4 colours, 2 bits") << "o.png" << 4 << 2;
+    QTest::newRow("png 5 colours, 4 bits") << "o.png" << 5 << 4;
+    QTest::newRow("png 16 colours, 4 bits") << "o.png" << 16 << 4;
+    QTest::newRow("png 17 colours, 8 bits") << "o.png" << 17 << 8;
+    QTest::newRow("png 256 colours, 8 bits") << "o.png" << 256 << 8;
+    QTest::newRow("tif 2 colours, 4 bits") << "o.tif" << 2 << 4;
+    QTest::newRow("tif 16 colours, 4 bits") << "o.tif" << 16 << 4;
+    QTest::newRow("tiff 17 colours, 8 bits") << "o.tiff" << 17 << 8;
+    QTest::newRow("tif 256 colours, 8 bits") << "o.tif" << 256 << 8;
+    QTest::newRow("gif 2 colours") << "o.gif" << 2 << 1;
+    QTest::newRow("gif 3 colours") << "o.gif" << 3 << 2;
+    QTest::newRow("gif 16 colours") << "o.gif" << 16 << 4;
+    QTest::newRow("gif 17 colours") << "o.gif" << 17 << 5;
+    QTest::newRow("gif 256 colours") << "o.gif" << 256 << 8;
+    QTest::newRow("ppm is RGB") << "o.ppm" << 7 << 0;
+    QTest::newRow("bmp is RGB") << "o.bmp" << 7 << 0;
+}
+
+void TestImageIo::indexedWrite() {
+    QFETCH(QString, name);
+    QFETCH(int, colors);
+    QFETCH(int, bitDepth);
+    // Odd sizes: rows that end inside a byte at every bit depth; TIFF strips of more than one row, and (2000 x
+    // 300) more than one strip; GIF codes past the 4096-entry table.
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{13, 7}, std::pair{301, 211}, std::pair{2000, 300}}) {
+        const Image im = randomIndexed(w, h, colors, test::freshSeed("indexed write"));
+        const std::string file = path(name.toStdString());
+        const Status s = io::writeImage(file, im);
+        QVERIFY2(s.isOk(), s.message().c_str());
+        QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
+        Image back;
+        const Status r = io::readImage(file, back);
+        QVERIFY2(r.isOk(), r.message().c_str());
+        QCOMPARE(back.space, ColorSpace::RGB);
+        QVERIFY(back.channels == im.channels);
+        const std::string bytes = readBytes(file);
+        if (name.endsWith(".png")) {
+            // IHDR: bit depth at byte 24, colour type at 25 (3 = palette); a PLTE chunk of 3 bytes per colour.
+            QVERIFY(bytes.size() > 33);
+            QCOMPARE(int(uint8_t(bytes[25])), bitDepth ? 3 : 2);
+            if (bitDepth) {
+                QCOMPARE(int(uint8_t(bytes[24])), bitDepth);
+                const size_t plte = bytes.find("PLTE");
+                QVERIFY(plte != std::string::npos && plte >= 4);
+                const uint32_t len = (uint32_t(uint8_t(bytes[plte - 4])) << 24) |
+                                     (uint32_t(uint8_t(bytes[plte - 3])) << 16) |
+                                     (uint32_t(uint8_t(bytes[plte - 2])) << 8) | uint8_t(bytes[plte - 1]);
+                QCOMPARE(int(len), 3 * colors);
+                QCOMPARE(uint8_t(bytes[plte + 4]), im.palette[0][0]);
+            }
+        } else if (name.endsWith(".gif")) {
+            // The global colour table is the palette in its order, padded to 2^bitDepth entries.
+            QCOMPARE(bytes.substr(0, 6), std::string("GIF89a"));
+            QCOMPARE(int(uint8_t(bytes[10])), 0x80 | ((bitDepth - 1) << 4) | (bitDepth - 1));
+            for (int k = 0; k < colors; ++k)
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(uint8_t(bytes[size_t(13 + 3 * k + c)]), im.palette[size_t(k)][size_t(c)]);
+        } else if (name.contains(".tif")) {
+            QCOMPARE(tiffShortTag(bytes, 262), 3);  // photometric: palette colour
+            QCOMPARE(tiffShortTag(bytes, 258), bitDepth);
+            QCOMPARE(tiffShortTag(bytes, 277), 1);
+        }
+        QVERIFY(fs::remove(file));
+    }
+}
+
+void TestImageIo::indexedFallsBackToRgb() {
+    // A palette that does not describe the pixels (here one pixel changed) is not written: the file is RGB and
+    // holds the pixels.
+    Image im = randomIndexed(20, 10, 4, test::freshSeed("indexed fallback"));
+    im.channels[1].at(3, 5) ^= 1;
+    for (const char* name : {"o.png", "o.tif"}) {
+        const std::string file = path(name);
+        QVERIFY(io::writeImage(file, im).isOk());
+        Image back;
+        QVERIFY(io::readImage(file, back).isOk());
+        QVERIFY(back.channels == im.channels);
+        const std::string bytes = readBytes(file);
+        if (std::string(name) == "o.png")
+            QCOMPARE(int(uint8_t(bytes[25])), 2);
+        else
+            QCOMPARE(tiffShortTag(bytes, 262), 2);
+    }
+    // With alpha the palette is not used either (an indexed file holds no per-pixel alpha here).
+    Image withAlpha = randomIndexed(9, 9, 4, test::freshSeed("indexed alpha"));
+    withAlpha.hasAlpha = true;
+    withAlpha.alpha = Plane8(9, 9, 128);
+    const std::string file = path("a.png");
+    QVERIFY(io::writeImage(file, withAlpha).isOk());
+    Image back;
+    QVERIFY(io::readImage(file, back).isOk());
+    QVERIFY(back.hasAlpha && back.alpha == withAlpha.alpha && back.channels == withAlpha.channels);
 }
 
 void TestImageIo::exifOrientation_data() {

@@ -1,12 +1,28 @@
 #pragma once
-// \brief Helpers shared by the studio tests: a slow, cancellable test method in the registry.
+// \brief Helpers shared by the studio tests: the start of a test process, a slow, cancellable test method and a
+// nearest-colour palette method in the registry.
+#include <QCoreApplication>
+#include <QSettings>
+#include <QStandardPaths>
 #include <atomic>
 #include <chrono>
 #include <thread>
 
+#include "core/paletteed.h"
 #include "core/registry.h"
+#include "gpu/gpu.h"
 
 namespace halftone::test {
+
+/// \brief Starts a studio test process: settings of its own (test mode, application `name`), cleared, so that a
+/// window restores nothing from a user's or another test's run; the GPU methods registered as the studio does.
+inline void startStudioTest(const char* name) {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("HalftoneStudioTest");
+    QCoreApplication::setApplicationName(name);
+    QSettings().clear();
+    gpu::registerMethods(Registry::instance());
+}
 
 /// \brief Rows run by the slow method so far (tests reset it).
 inline std::atomic<int> g_slowRowsRun{0};
@@ -32,6 +48,34 @@ inline void registerSlowMethod() {
             rc.report(p);
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
+        return Status::ok();
+    };
+    Registry::instance().add(m);
+}
+
+/// \brief Registers "zz-palette/nearest": each pixel becomes its nearest palette colour (docs/spec.md section 4's
+/// distance, no diffusion), so a flat colour stays flat; its plane form copies the input. Studio paths are tested with
+/// it independently of the real palette error diffusion.
+inline void registerPaletteTestMethod() {
+    if (Registry::instance().find("zz-palette", "nearest")) return;
+    MethodInfo m;
+    m.method = "zz-palette";
+    m.variant = "nearest";
+    m.family = "test";
+    m.description = "nearest palette colour per pixel (test only)";
+    m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
+        dst = src;
+        return Status::ok();
+    };
+    m.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues&,
+                      const RunControl&) {
+        const PaletteTargets t(palette, false);
+        indices = Plane8(rgb.width(), rgb.height());
+        for (int y = 0; y < rgb.height(); ++y)
+            for (int x = 0; x < rgb.width(); ++x)
+                indices.at(y, x) =
+                    uint8_t(t.nearest(t.input[rgb.channels[0].at(y, x)], t.input[rgb.channels[1].at(y, x)],
+                                      t.input[rgb.channels[2].at(y, x)]));
         return Status::ok();
     };
     Registry::instance().add(m);

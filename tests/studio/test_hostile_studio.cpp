@@ -24,6 +24,7 @@
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
+#include "tests/studio/studioutil.h"
 #include "widgets/jobrunner.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
@@ -71,12 +72,8 @@ private slots:
 };
 
 void TestHostileStudio::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_hostile_studio");
-    QSettings().clear();
+    test::startStudioTest("test_hostile_studio");
     qRegisterMetaType<JobResultPtr>();
-    gpu::registerMethods(Registry::instance());
     signal(SIGXFSZ, SIG_IGN);
 }
 
@@ -88,12 +85,12 @@ void TestHostileStudio::cancelAnyMethodAnyMoment_data() {
     for (const MethodInfo& m : Registry::instance().methods()) {
         if (!m.cpu) continue;
         ids << QString::fromStdString(m.id());
-        for (int moment : {-1, 0, 25}) {
+        for (int moment : {-1, 0, 2}) {
             const QByteArray name = QString("%1/%2 %3")
                                         .arg(QString::fromStdString(m.method), QString::fromStdString(m.variant),
                                              moment < 0    ? QString("at once")
                                              : moment == 0 ? QString("first progress")
-                                                           : QString("after %1 ms").arg(moment))
+                                                           : QString("progress report %1").arg(moment + 1))
                                         .toUtf8();
             QTest::newRow(name.constData())
                 << QString::fromStdString(m.method) << QString::fromStdString(m.variant) << moment;
@@ -120,10 +117,10 @@ void TestHostileStudio::cancelAnyMethodAnyMoment() {
     job.device = Device::Cpu;
     job.perceived = true;  // the perceived view (HVS filter, PSNR) is part of the job too
     const quint64 gen = runner.submit(job);
-    if (moment == 0)  // may finish before any report: then the cancel hits nothing
-        (void)QTest::qWaitFor([&] { return progress.count() + done.count() + failed.count() > 0; }, 3000);
-    else if (moment > 0)
-        QTest::qWait(moment);
+    // moment -1: at once; else once it has reported progress moment + 1 times (it may finish first: then the cancel
+    // hits nothing)
+    if (moment >= 0)
+        (void)QTest::qWaitFor([&] { return progress.count() > moment || done.count() + failed.count() > 0; }, 30000);
     runner.cancel();
     // it ends: either it had finished or the cancel stopped it; never an error, never a hang
     QTRY_VERIFY_WITH_TIMEOUT(done.count() + failed.count() >= 1 && !runner.busy(), 120000);
@@ -150,12 +147,14 @@ void TestHostileStudio::cancelAnyMethodAnyMoment() {
 }
 
 void TestHostileStudio::cancelWindowAtMoments_data() {
-    QTest::addColumn<int>("delayMs");
-    for (int d : {0, 10, 60, 250}) QTest::newRow(qPrintable(QString("cancel after %1 ms").arg(d))) << d;
+    // how far the run is when it is cancelled: -1 at once, else the fraction its progress has reached
+    QTest::addColumn<double>("reached");
+    QTest::newRow("cancel at once") << -1.0;
+    for (double f : {0.0, 0.25, 0.5}) QTest::newRow(qPrintable(QString("cancel at %1 % progress").arg(100 * f))) << f;
 }
 
 void TestHostileStudio::cancelWindowAtMoments() {
-    QFETCH(int, delayMs);
+    QFETCH(double, reached);
     MainWindow w(Registry::instance());
     w.setAutoRun(false);
     w.show();
@@ -166,8 +165,15 @@ void TestHostileStudio::cancelWindowAtMoments() {
     const Plane8 src = test::randomPlane(320, 240, test::freshSeed("window cancel moments"));
     w.setImage(Image::gray(src), "random");
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, 10000);
+    QSignalSpy progress(w.jobs(), &JobRunner::progress);
     w.runCurrent();
-    if (delayMs > 0) QTest::qWait(delayMs);
+    if (reached >= 0)
+        (void)QTest::qWaitFor(
+            [&] {
+                return (!progress.isEmpty() && progress.last().at(1).toDouble() >= reached) ||
+                       shown.count() + failed.count() > 0;
+            },
+            30000);
     w.cancelRun();
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() + failed.count() >= 1 && !w.jobs()->busy(), 120000);
     for (const QList<QVariant>& f : failed) QVERIFY2(f.at(1).toBool(), qPrintable(f.at(0).toString()));

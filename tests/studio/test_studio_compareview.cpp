@@ -46,9 +46,9 @@ void TestStudioCompareView::wheelZoomSyncsAllPanes() {
     view.setResults({{img, {}, "a"}, {img, {}, "b"}, {img, {}, "c"}});
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QTest::qWait(50);
     ImagePane* r1 = view.resultPane(1);
-    QVERIFY(r1 && r1->isVisible());
+    QVERIFY(r1);
+    QTRY_VERIFY(r1->isVisible() && r1->width() > 0 && r1->height() > 0);
     const double before = view.viewState()->zoom();
     const QPointF at(r1->width() / 3.0, r1->height() / 4.0);
     const QPointF imageUnder = r1->mapToImage(at);
@@ -76,8 +76,8 @@ void TestStudioCompareView::dragPanSyncsAllPanes() {
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.viewState()->setZoom(4);
-    QTest::qWait(20);
     ImagePane* r = view.resultPane(0);
+    QTRY_VERIFY(r->isVisible() && r->width() > 0);
     const QPointF o0 = r->imageOrigin();
     QTest::mousePress(r, Qt::LeftButton, Qt::NoModifier, QPoint(100, 100));
     QTest::mouseMove(r, QPoint(130, 90));
@@ -109,7 +109,7 @@ void TestStudioCompareView::integerZoomIsPixelExact() {
     view.setResults({{img, {}, {}}});
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QTest::qWait(20);
+    QTRY_VERIFY(view.resultPane(0)->isVisible() && view.resultPane(0)->width() > 0);
     view.viewState()->setZoom(zoom);
     view.viewState()->setCenter(QPointF(w / 2.0 + 0.37, h / 2.0 - 0.21));  // a fractional centre must not blur
     ImagePane* pane = view.resultPane(0);
@@ -208,8 +208,7 @@ void TestStudioCompareView::splitMode() {
     view.setSplit(true);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QTest::qWait(20);
-    QVERIFY(view.splitPane()->isVisible());
+    QTRY_VERIFY(view.splitPane()->isVisible() && view.splitPane()->width() > 0);
     QVERIFY(!view.originalPane()->isVisible());
     view.viewState()->setZoom(8);  // 320 x 240: covers the pane's middle
     view.splitPane()->setSplitFraction(0.5);

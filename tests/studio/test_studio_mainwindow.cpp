@@ -15,6 +15,7 @@
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "widgets/jobrunner.h"
 #include "widgets/qualitypanel.h"
 #include <QLabel>
 #include <QStatusBar>
@@ -57,11 +58,7 @@ private slots:
 };
 
 void TestStudioMainWindow::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_studio_mainwindow");
-    QSettings().clear();
-    gpu::registerMethods(Registry::instance());
+    test::startStudioTest("test_studio_mainwindow");
     test::registerSlowMethod();
 }
 
@@ -150,8 +147,9 @@ void TestStudioMainWindow::cancelKeepsWindowUsable() {
     QVERIFY(w.methodPanel()->setMethod("zz-slow", "rows"));
     w.setImage(Image::gray(test::randomPlane(16, 3000, test::freshSeed("window cancel"))),
                "tall");  // 9 s if not cancelled
+    QSignalSpy progress(w.jobs(), &JobRunner::progress);
     QVERIFY(loaded.wait(10000));
-    QTest::qWait(150);
+    QVERIFY(progress.wait(10000));  // the slow run is under way
     QVERIFY(w.jobs()->busy());
     auto* cancel = w.findChild<QPushButton*>("cancel");
     QVERIFY(cancel && cancel->isEnabled());

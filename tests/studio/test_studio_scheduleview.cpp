@@ -10,7 +10,11 @@
 #include <tuple>
 #include <qcustomplot.h>
 
+#include "core/registry.h"
 #include "core/schedule.h"
+#include "tests/studio/studioutil.h"
+#include "widgets/mainwindow.h"
+#include "widgets/methodpanel.h"
 #include "widgets/scheduleview.h"
 
 using namespace halftone;
@@ -29,6 +33,7 @@ private slots:
     void stencilCaptionFits();
     void delayNoteNamesTheDifference();
     void conflictFreeDelayHasNoCollisions();
+    void followsTheMethodOnItsDevice();
 };
 
 void TestStudioScheduleView::stepsMatchModel_data() {
@@ -113,7 +118,12 @@ void TestStudioScheduleView::playStepScrub() {
     QTRY_VERIFY_WITH_TIMEOUT(view.currentStep() >= 2, 5000);
     view.pause();
     const int at = view.currentStep();
-    QTest::qWait(600);
+    // paused: a timer of the animation's interval (250 ms) fires twice, the view does not step
+    QTimer reference;
+    QSignalSpy fired(&reference, &QTimer::timeout);
+    reference.start(250);
+    QVERIFY(fired.wait(5000));
+    QVERIFY(fired.wait(5000));
     QCOMPARE(view.currentStep(), at);
 }
 
@@ -288,6 +298,72 @@ void TestStudioScheduleView::conflictFreeDelayHasNoCollisions() {
         if (c - 1 >= k.minimalDelay()) QVERIFY2(collides(k, c - 1), k.name.c_str());
     }
     QCOMPARE(conflictFreeDelay(*findKernel("floyd-steinberg")), 3);
+}
+
+void TestStudioScheduleView::followsTheMethodOnItsDevice() {
+    // Picking ec/wavefront shows the schedule that runs: the SIMD bands on the CPU, the GPU kernel's strips on the GPU
+    // (its fast form for binary Floyd-Steinberg, the general form otherwise), in the view alone and in the window.
+    test::startStudioTest("test_studio_scheduleview");
+    Registry& r = Registry::instance();
+    const MethodInfo* m = r.find("ec", "wavefront");
+    QVERIFY(m);
+    if (!m->gpu) QSKIP("this build has no GPU path for ec/wavefront");
+    QCOMPARE(m->scheduleOn(Device::Cpu), std::string("wavefront"));
+    QCOMPARE(m->scheduleOn(Device::Gpu), std::string("gpu-wavefront"));
+    QCOMPARE(r.find("ec", "rc")->scheduleOn(Device::Gpu), std::string("gpu-wavefront"));  // the same kernel runs
+    // a usable GPU for the length of the test (the schedule shown does not need one to run)
+    const GpuAvailability saved = r.gpuAvailability();
+    GpuAvailability usable;
+    usable.usable = true;
+    usable.deviceName = "test device";
+    r.setGpuAvailability(usable);
+    auto restore = qScopeGuard([&] { r.setGpuAvailability(saved); });
+
+    ScheduleView view;
+    ParamValues v;
+    v.set("kernel", std::string("floyd-steinberg"));
+    v.set("levels", int64_t(2));
+    QVERIFY(view.showMethod(*m, Device::Gpu, v));
+    QCOMPARE(view.schedule().name, std::string("gpu-wavefront"));
+    QCOMPARE(view.findChild<QComboBox*>("schedule")->currentText(), QString("gpu-wavefront"));
+    QVERIFY2(QString::fromStdString(view.schedule().description).contains("fast form"),
+             view.schedule().description.c_str());
+    Schedule model;
+    QVERIFY(makeSchedule("gpu-wavefront", view.schedule().width, view.schedule().height, *findKernel("floyd-steinberg"),
+                         view.options(), model)
+                .isOk());
+    QVERIFY(model.pixelStep == view.schedule().pixelStep);
+    QVERIFY(view.schedule().units > 2);  // several strips and groups on the default grid
+    // the info line names the kernel's own strips: 32 rows in groups of 16 steps
+    QVERIFY2(view.findChild<QLabel*>("scheduleInfo")->text().contains("16 x 32"),
+             qPrintable(view.findChild<QLabel*>("scheduleInfo")->text()));
+
+    v.set("levels", int64_t(4));  // more levels: the general form
+    QVERIFY(view.showMethod(*m, std::nullopt, v));
+    QCOMPARE(view.levels(), 4);
+    QCOMPARE(view.schedule().name, std::string("gpu-wavefront"));
+    QVERIFY2(QString::fromStdString(view.schedule().description).contains("general form"),
+             view.schedule().description.c_str());
+    QVERIFY(view.showMethod(*m, Device::Cpu, v));
+    QCOMPARE(view.schedule().name, std::string("wavefront"));
+    // without a usable GPU the run falls back to the CPU, and so does the view
+    r.setGpuAvailability(saved);
+    if (!saved.usable) {
+        QVERIFY(view.showMethod(*m, Device::Gpu, v));
+        QCOMPARE(view.schedule().name, std::string("wavefront"));
+        r.setGpuAvailability(usable);
+    }
+
+    // The window: choosing the method and the device in the panel is enough.
+    r.setGpuAvailability(usable);
+    MainWindow w(r);
+    MethodPanel* panel = w.findChild<MethodPanel*>();
+    QVERIFY(panel);
+    QVERIFY(panel->setMethod("ec", "wavefront"));
+    panel->setDevice(Device::Gpu);
+    QTRY_COMPARE(w.scheduleView()->schedule().name, std::string("gpu-wavefront"));
+    panel->setDevice(Device::Cpu);
+    QTRY_COMPARE(w.scheduleView()->schedule().name, std::string("wavefront"));
 }
 
 QTEST_MAIN(TestStudioScheduleView)

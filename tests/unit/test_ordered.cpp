@@ -9,6 +9,7 @@
 
 #include "core/metrics.h"
 #include "core/ordered.h"
+#include "core/pnm.h"
 #include "core/registry.h"
 #include "core/screen.h"
 #include "tests/common/testutil.h"
@@ -267,7 +268,7 @@ void TestOrdered::specsAndBadInput() {
     ThresholdArray b8;
     QVERIFY(bayerScreen(8, b8).isOk());
     const std::string path = QDir::tempPath().toStdString() + "/halftone_test_screen.pgm";
-    const std::vector<uint8_t> enc = encodePgm(b8);
+    const std::vector<uint8_t> enc = pnm::encodePgm(b8);
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(enc.data()), std::streamsize(enc.size()));
     QVERIFY(screenFromSpec(path, t).isOk());
     QCOMPARE(t.data, b8.data);

@@ -1,7 +1,9 @@
 // The schedule model: every schedule x kernel x awkward size processes each pixel once and after
 // all its sources; step counts match the seeds' formulas under the seeds' conventions.
 #include <QtTest>
+#include <algorithm>
 
+#include "core/gpustrips.h"
 #include "core/kernel.h"
 #include "core/parallel.h"
 #include "core/schedule.h"
@@ -23,6 +25,8 @@ private slots:
     void verifierCatchesBadSchedules();
     void badOptions();
     void planWithoutPlanesForHugeImages();
+    void gpuWavefrontIsTheKernelsSchedule_data();
+    void gpuWavefrontIsTheKernelsSchedule();
 };
 
 void TestSchedule::everyScheduleIsValid_data() {
@@ -263,6 +267,85 @@ void TestSchedule::planWithoutPlanesForHugeImages() {
     QCOMPARE(p.steps, int64_t(3) * 32767 + 1);
     Schedule s;
     QVERIFY(!makeSchedule("raster", 32768, 32768, *fs, {}, s).isOk());
+}
+
+void TestSchedule::gpuWavefrontIsTheKernelsSchedule_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("levels");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    const QList<QPair<int, int>> sizes = {{1, 1}, {1, 130}, {130, 1}, {7, 13}, {97, 61}, {300, 200}, {33, 65}};
+    for (const Kernel& k : kernels())
+        for (int levels : {2, 5})
+            for (const auto& sz : sizes)
+                QTest::addRow("%s/L%d/%dx%d", k.name.c_str(), levels, sz.first, sz.second)
+                    << QString::fromStdString(k.name) << levels << sz.first << sz.second;
+}
+
+void TestSchedule::gpuWavefrontIsTheKernelsSchedule() {
+    // The schedule the GPU wavefront kernel runs (gpu/wavefront.cu, gpu/wavefront_fast.cuh): strips of R rows, row r
+    // of a strip at column t - K r at the strip's step t, steps in groups of G; before the group starting at step g0
+    // a strip waits for the row above it in columns g0 + K - 1 .. g0 + K - 2 + G (and, in the general form, the row
+    // two above in columns g0 + 2K - 1 .. g0 + 2K - 2 + G). Worked out here pixel by pixel against the model.
+    QFETCH(QString, kernel);
+    QFETCH(int, levels);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    const Kernel* k = findKernel(kernel.toStdString());
+    ScheduleOptions o;
+    o.levels = levels;
+    Schedule s;
+    const Status st = makeSchedule("gpu-wavefront", width, height, *k, o, s);
+    QVERIFY2(st.isOk(), st.message().c_str());
+    // every pixel once, after every source (or earlier in its own group's wavefront)
+    const Status v = verifySchedule(s, *k);
+    QVERIFY2(v.isOk(), v.message().c_str());
+
+    // the kernel's form and shape: the fast form for binary Floyd-Steinberg only, as the GPU picks it
+    const bool fast = kernel == "floyd-steinberg" && levels == 2;
+    QCOMPARE(gpuWavefrontFast(*k, levels), fast);
+    const gpustrips::Shape shape = fast ? gpustrips::kFast : gpustrips::kGeneral;
+    const int R = fast ? 32 : 64, G = fast ? 16 : 8, K = k->minimalDelay() + (fast ? 0 : 1);
+    QCOMPARE(shape.rows(), R);
+    QCOMPARE(shape.group, G);
+    QCOMPARE(shape.delay(k->minimalDelay()), K);
+    SchedulePlan p;
+    QVERIFY(planSchedule("gpu-wavefront", width, height, *k, o, p).isOk());
+    QVERIFY(p.blocks);
+    QCOMPARE(p.geometry.blockHeight, R);
+    QCOMPARE(p.geometry.blockWidth, G);
+    QCOMPARE(p.geometry.skew, K);
+    QCOMPARE(p.delay, K);
+
+    // The label distance between strips is the smallest at which every group starts after the groups of the strip
+    // above whose words it checks, and the taps' dependencies alone never need more.
+    int need = 1;
+    const bool twoRows = !fast && std::any_of(k->taps.begin(), k->taps.end(), [](const Tap& t) { return t.di == 2; });
+    for (int J = 0; J < 64; ++J) {
+        const int g0 = G * J;
+        int lastStep = g0 + K - 2 + G + K * (R - 1);  // the strip above's step of its last row, last column checked
+        if (twoRows) lastStep = std::max(lastStep, g0 + 2 * K - 2 + G + K * (R - 2));
+        need = std::max(need, lastStep / G - J + 1);
+    }
+    QCOMPARE(p.geometry.stripOffset, need);
+    QCOMPARE(p.geometry.stripOffset, gpustrips::groupLag(shape, k->minimalDelay()));
+    QVERIFY(p.geometry.stripOffset >= minimalStripOffset(*k, G, R, K));
+    if (fast) QCOMPARE(p.geometry.stripOffset, 5);  // 80 steps: 64 of schedule (32 rows x 2) and a group of 16
+
+    // Pixel by pixel: (i, j) is in group (j + K r) / G of strip i / R, and the groups run in label order.
+    std::vector<int32_t> labels;
+    for (int i = 0; i < height; ++i)
+        for (int j = 0; j < width; ++j) labels.push_back(need * (i / R) + (j + K * (i % R)) / G);
+    std::vector<int32_t> sorted = labels;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    QCOMPARE(int64_t(sorted.size()), int64_t(s.steps));
+    for (int i = 0; i < height; ++i)
+        for (int j = 0; j < width; ++j) {
+            const int32_t label = labels[size_t(i) * width + j];
+            const int32_t step = int32_t(std::lower_bound(sorted.begin(), sorted.end(), label) - sorted.begin());
+            QCOMPARE(s.pixelStep.at(i, j), step);
+        }
 }
 
 QTEST_GUILESS_MAIN(TestSchedule)

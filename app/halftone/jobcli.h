@@ -1,0 +1,79 @@
+#pragma once
+// \brief The options that describe a halftoning job on the command line, shared by `halftone IN OUT` and
+// `halftone batch`, and the run of one file: check the output, read, prepare, halftone, write.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+
+#include "core/job.h"
+#include "core/registry.h"
+#include "core/runcontrol.h"
+
+namespace halftone::cli {
+
+/// \brief One `--key` option generated from a method parameter and where CLI11 stores its value.
+struct MethodOption {
+    std::string key;
+    ParamSpec::Kind kind = ParamSpec::Kind::Int;
+    int64_t i = 0;
+    double r = 0.0;
+    bool b = false;
+    std::string s;
+    CLI::Option* option = nullptr;
+
+    ParamValue value() const;
+};
+
+/// \brief Every option that describes the job; values stay at their defaults unless the command line gives them.
+struct JobOptions {
+    std::string preset, savePreset;
+    std::string method, variant, color = "gray", palette, savePalette, device = "auto";
+    int64_t gcr = 100, inkLimit = 400, threads = 0;
+    bool keepAlpha = false;
+    int64_t width = 0, height = 0, pixelSize = 1, blackPoint = 0, whitePoint = 255;
+    double scale = 0, brightness = 0, contrast = 0, gamma = 1, saturation = 100, sharpen = 0, sharpenRadius = 1;
+    std::string fit = "inside", resizeFilter = "lanczos", resizeSpace = "linear", printSize;
+    double dpi = 0;
+    std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set
+    std::deque<MethodOption> methodOptions;
+
+    bool given(const std::string& name) const;
+};
+
+/// \brief Options about files rather than the job: limits, lossy formats, progress and timing.
+struct FileOptions {
+    int64_t maxPixels = 0;
+    std::string maxMemory;  ///< empty: half the physical memory
+    bool force = false;
+    bool progress = false;
+    bool time = false;
+};
+
+/// \brief Registers the job options (and one option per method parameter key) on `app`.
+void addJobOptions(CLI::App& app, JobOptions& o);
+/// \brief Registers the file options on `app`.
+void addFileOptions(CLI::App& app, FileOptions& o);
+
+/// \brief The job the options describe: the preset file's job (--preset), then every option the command line gives.
+/// Returns kExitOk, or prints the problem and returns its exit code.
+int buildJob(const JobOptions& o, JobSettings& job);
+
+/// \brief Checks the file options once (--max-pixels, --max-memory); prints and returns the exit code.
+int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
+
+/// \brief What one file's run ended with: kExitOk, or an exit code and the message (not yet printed).
+struct FileOutcome {
+    int code = 0;
+    std::string message;
+};
+
+/// \brief Runs the job on one file, from reading INPUT to OUTPUT written complete (or not at all), and writes the
+/// palette used to `savePalette` when given. Notes (fallbacks, conversions) go to `onNote`.
+FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxMemory, const std::string& input,
+                    const std::string& output, const std::string& savePalette, const RunControl& control,
+                    const std::function<void(const std::string&)>& onNote);
+
+}  // namespace halftone::cli

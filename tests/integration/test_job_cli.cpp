@@ -1,0 +1,235 @@
+// The whole job from the command line, as processes: prepare options, presets, and `halftone batch` (mixed formats,
+// nested folders, broken files among good ones, --skip-existing, shards), each batch output identical to the single
+// command's.
+#include <QtTest>
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QDirIterator>
+#include <QTemporaryDir>
+
+#include <OpenImageIO/imageio.h>
+
+#include "tests/common/process.h"
+#include "tests/common/testutil.h"
+
+using namespace halftone;
+
+namespace {
+
+test::ProcessRun cli(const QStringList& args) { return test::runProcess(HALFTONE_CLI_PATH, args, 300000); }
+
+QByteArray digest(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return "missing";
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+}
+
+QString data(const char* name) { return QString::fromStdString(test::dataPath(name)); }
+
+QStringList filesUnder(const QString& dir) {
+    QStringList out;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) out << QDir(dir).relativeFilePath(it.next());
+    out.sort();
+    return out;
+}
+
+/// A folder of inputs: PNG, JPEG, PGM (converted by the CLI itself), nested, one broken file and one text file.
+void makeInputs(const QString& root) {
+    QDir().mkpath(root + "/sub/deeper");
+    QFile::copy(data("moon.png"), root + "/moon.png");
+    QFile::copy(data("page.jpg"), root + "/sub/page.jpg");
+    QFile::copy(data("chelsea.png"), root + "/sub/deeper/chelsea.png");
+    QFile broken(root + "/sub/broken.png");
+    broken.open(QIODevice::WriteOnly);
+    broken.write("not a png at all");
+    broken.close();
+    QFile notes(root + "/notes.txt");
+    notes.open(QIODevice::WriteOnly);
+    notes.write("not an image");
+}
+
+}  // namespace
+
+class TestJobCli : public QObject {
+    Q_OBJECT
+private slots:
+    void resizeAndPixelSize();
+    void printSizeWritesItsResolution();
+    void badPrepareValuesAreUsageErrors();
+    void presetRoundTripGivesTheSameOutput();
+    void presetErrorsNameTheFile();
+    void batchMatchesSingleRunsAndReportsFailures();
+    void batchSkipExistingAndCollisions();
+    void shardsAreDisjointAndComplete();
+};
+
+void TestJobCli::resizeAndPixelSize() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("small.pgm");
+    auto r = cli({"--width", "100", data("moon.png"), out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readLine().startsWith("P5"));
+    const QList<QByteArray> size = f.readLine().trimmed().split(' ');
+    QCOMPARE(size.value(0), QByteArray("100"));
+    // pixel size 4: every 4 x 4 block is one value
+    const QString px = dir.filePath("px.pgm");
+    r = cli({"--width", "64", "--pixel-size", "4", data("moon.png"), px});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile g(px);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    QCOMPARE(g.readLine().trimmed(), QByteArray("P5"));
+    const QList<QByteArray> wh = g.readLine().trimmed().split(' ');
+    const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+    QCOMPARE(w, 64);
+    g.readLine();
+    const QByteArray pixels = g.readAll();
+    QCOMPARE(pixels.size(), w * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) QCOMPARE(pixels[y * w + x], pixels[(y / 4 * 4) * w + x / 4 * 4]);
+}
+
+void TestJobCli::printSizeWritesItsResolution() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("print.tif");
+    auto r = cli({"--print-size", "2x1in", "--dpi", "150", "--fit", "stretch", data("moon.png"), out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    auto in = OIIO::ImageInput::open(out.toStdString());
+    QVERIFY(in);
+    const OIIO::ImageSpec& spec = in->spec();
+    QCOMPARE(spec.width, 300);
+    QCOMPARE(spec.height, 150);
+    QCOMPARE(qRound(spec.get_float_attribute("XResolution", 0)), 150);
+    QCOMPARE(spec.get_string_attribute("ResolutionUnit"), std::string("in"));
+}
+
+void TestJobCli::badPrepareValuesAreUsageErrors() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("x.png");
+    for (const QStringList& args :
+         {QStringList{"--gamma", "0"}, QStringList{"--brightness", "300"},
+          QStringList{"--print-size", "6x4ft", "--dpi", "300"}, QStringList{"--print-size", "6x4in"},
+          QStringList{"--resize-filter", "magic"}, QStringList{"--fit", "cover"},
+          QStringList{"--black-point", "200", "--white-point", "100"}}) {
+        const auto r = cli(QStringList(args) << data("moon.png") << out);
+        QVERIFY2(r.exitCode == 2, qPrintable(args.join(' ') + ": " + r.err));
+        QVERIFY(!QFile::exists(out));
+    }
+}
+
+void TestJobCli::presetRoundTripGivesTheSameOutput() {
+    QTemporaryDir dir;
+    const QString preset = dir.filePath("job.json");
+    const QStringList job = {"--method", "ed",  "--kernel",   "jarvis", "--serpentine", "--width", "120",
+                             "--gamma",  "1.3", "--contrast", "10"};
+    auto r = cli(QStringList(job) << "--save-preset" << preset);  // no files: only the preset
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(QFile::exists(preset));
+    r = cli(QStringList(job) << data("chelsea.png") << dir.filePath("direct.png"));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli({"--preset", preset, data("chelsea.png"), dir.filePath("preset.png")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(digest(dir.filePath("preset.png")), digest(dir.filePath("direct.png")));
+    // an option on the command line overrides the preset
+    r = cli({"--preset", preset, "--kernel", "floyd-steinberg", data("chelsea.png"), dir.filePath("fs.png")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(digest(dir.filePath("fs.png")) != digest(dir.filePath("direct.png")));
+}
+
+void TestJobCli::presetErrorsNameTheFile() {
+    QTemporaryDir dir;
+    const QString preset = dir.filePath("bad.json");
+    QFile f(preset);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 99}}");
+    f.close();
+    const QString out = dir.filePath("x.png");
+    const auto r = cli({"--preset", preset, data("moon.png"), out});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("bad.json") && r.err.contains("gamma"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(out));
+}
+
+void TestJobCli::batchMatchesSingleRunsAndReportsFailures() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in"), out = dir.filePath("out");
+    makeInputs(in);
+    const QStringList job = {"--width", "160", "--kernel", "stucki"};
+    const auto r = cli(QStringList{"batch", "--out-dir", out, "--jobs", "2"} << job << in);
+    QCOMPARE(r.exitCode, 1);  // the broken file failed, the others were written
+    QVERIFY2(r.err.contains(in + "/sub/broken.png: "), qPrintable(r.err));
+    QVERIFY2(r.err.contains("3 written") && r.err.contains("1 failed"), qPrintable(r.err));
+    const QStringList expected = {"moon.png", "sub/deeper/chelsea.png", "sub/page.png"};
+    QCOMPARE(filesUnder(out), expected);  // no partial or temporary file for the broken one
+    // each output is the single command's output
+    for (const QString& rel : expected) {
+        QString source = rel;
+        if (rel == "sub/page.png") source = "sub/page.jpg";
+        const QString single = dir.filePath("single.png");
+        QFile::remove(single);
+        const auto s = cli(QStringList(job) << in + "/" + source << single);
+        QVERIFY2(s.exitCode == 0, qPrintable(s.err));
+        QCOMPARE(digest(out + "/" + rel), digest(single));
+    }
+    // the format and suffix
+    const QString pbm = dir.filePath("pbm");
+    const auto p = cli({"batch", "--out-dir", pbm, "--format", "pbm", "--suffix", "-ht", in + "/moon.png"});
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    QCOMPARE(filesUnder(pbm), QStringList{"moon-ht.pbm"});
+}
+
+void TestJobCli::batchSkipExistingAndCollisions() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in"), out = dir.filePath("out");
+    makeInputs(in);
+    QFile::remove(in + "/sub/broken.png");
+    auto r = cli({"batch", "--out-dir", out, in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QByteArray before = digest(out + "/moon.png");
+    QFile::remove(out + "/sub/page.png");
+    QFile marker(out + "/moon.png");  // an existing output is left alone with --skip-existing
+    QVERIFY(marker.open(QIODevice::Append));
+    marker.write("x");
+    marker.close();
+    const QByteArray changed = digest(out + "/moon.png");
+    r = cli({"batch", "--out-dir", out, "--skip-existing", in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("1 written, 2 skipped"), qPrintable(r.err));
+    QCOMPARE(digest(out + "/moon.png"), changed);
+    QVERIFY(changed != before);
+    QVERIFY(QFile::exists(out + "/sub/page.png"));
+    // two inputs that map to one output: refused before any work, both named
+    QFile::copy(data("moon.png"), in + "/sub/page.png");
+    const QString fresh = dir.filePath("fresh");
+    r = cli({"batch", "--out-dir", fresh, in});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("page.jpg") && r.err.contains("page.png"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(fresh));
+}
+
+void TestJobCli::shardsAreDisjointAndComplete() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in");
+    QDir().mkpath(in);
+    for (int i = 0; i < 12; ++i) QFile::copy(data("moon.png"), in + QString("/m%1.png").arg(i));
+    QSet<QString> all;
+    int total = 0;
+    for (int k = 1; k <= 3; ++k) {
+        const QString out = dir.filePath(QString("out%1").arg(k));
+        const auto r = cli({"batch", "--out-dir", out, "--width", "32", "--shard", QString("%1/3").arg(k), in});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList files = QDir(out).exists() ? filesUnder(out) : QStringList{};
+        total += int(files.size());
+        for (const QString& f : files) all.insert(f);
+    }
+    QCOMPARE(total, 12);
+    QCOMPARE(int(all.size()), 12);
+    const auto bad = cli({"batch", "--out-dir", dir.filePath("x"), "--shard", "4/3", in});
+    QCOMPARE(bad.exitCode, 2);
+}
+
+QTEST_GUILESS_MAIN(TestJobCli)
+#include "test_job_cli.moc"

@@ -1,0 +1,300 @@
+// The `halftone` CLI's palette options as a process: --list-palettes, --show-palette, bad palette files and names
+// refused before any work (exit code, file and line in the message, nothing written), and, with a method that has
+// a palette form, indexed output that holds the palette's colours.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <sys/stat.h>
+
+#include "core/palette.h"
+#include "core/registry.h"
+#include "io/imagefile.h"
+#include "tests/common/process.h"
+#include "tests/common/testutil.h"
+
+using namespace halftone;
+namespace fs = std::filesystem;
+
+namespace {
+
+test::ProcessRun runCli(const QStringList& args) { return test::runProcess(HALFTONE_CLI_PATH, args, 120000); }
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+const std::string kPalettes = std::string(HALFTONE_TEST_DATA_DIR) + "/palettes/";
+
+std::string readBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// The methods as the CLI sees them (its registry includes the GPU palette forms found at start-up), asked once:
+/// `ids` all "method/variant", `withPalette` those the CLI says can halftone to a palette.
+struct CliMethods {
+    QStringList ids, withPalette;
+};
+
+const CliMethods& cliMethods() {
+    static const CliMethods info = [] {
+        CliMethods c;
+        for (const MethodInfo& m : Registry::instance().methods()) c.ids << q(m.id());
+        // A method without a palette form is refused before the input is read, naming those that have one; a
+        // method with one gets as far as the (missing) input.
+        for (const MethodInfo& m : Registry::instance().methods()) {
+            const auto r = runCli({"--method", q(m.method), "--variant", q(m.variant), "--palette", "bw",
+                                   "/nonexistent/in.png", "/nonexistent/out.png"});
+            const int at = r.err.indexOf("methods that can: ");
+            if (r.exitCode == 2 && at >= 0) {
+                const QString list = r.err.mid(at + 18).trimmed();
+                if (list != "none in this build") c.withPalette = list.split(", ");
+                return c;
+            }
+        }
+        c.withPalette = c.ids;
+        return c;
+    }();
+    return info;
+}
+
+/// A method ("method/variant") the CLI refuses to run to a palette, or empty.
+QString plainMethod() {
+    for (const QString& id : cliMethods().ids)
+        if (!cliMethods().withPalette.contains(id)) return id;
+    return {};
+}
+
+/// A method that halftones to a palette on this machine (a GPU-only palette form needs a GPU), or empty.
+QString usablePaletteMethod() {
+    static const QString found = [] {
+        QTemporaryDir dir;
+        for (const QString& id : cliMethods().withPalette) {
+            const QStringList mv = id.split('/');
+            const auto r = runCli({"--method", mv[0], "--variant", mv[1], "--palette", "bw",
+                                   q(test::dataPath("moon.png")), dir.path() + "/probe.png"});
+            if (r.exitCode == 0) return id;
+        }
+        return QString();
+    }();
+    return found;
+}
+
+/// --method M --variant V for an id "M/V".
+QStringList methodArgs(const QString& id) {
+    const QStringList mv = id.split('/');
+    return {"--method", mv[0], "--variant", mv[1]};
+}
+
+}  // namespace
+
+class TestPaletteCli : public QObject {
+    Q_OBJECT
+    std::unique_ptr<QTemporaryDir> tmp_;
+    std::string path(const std::string& name) const { return tmp_->path().toStdString() + "/" + name; }
+    std::vector<std::string> entries() const {
+        std::vector<std::string> v;
+        for (const auto& e : fs::directory_iterator(tmp_->path().toStdString())) v.push_back(e.path().filename());
+        std::sort(v.begin(), v.end());
+        return v;
+    }
+
+private slots:
+    void init() {
+        tmp_ = std::make_unique<QTemporaryDir>();
+        QVERIFY(tmp_->isValid());
+    }
+
+    void listPalettes() {
+        const auto r = runCli({"--list-palettes"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.err.isEmpty());
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), int(builtinPalettes().size()));
+        for (int i = 0; i < lines.size(); ++i) {
+            const QStringList f = lines[i].split('\t');
+            QCOMPARE(f.size(), 4);
+            const BuiltinPalette& b = builtinPalettes()[size_t(i)];
+            QCOMPARE(f[0], q(b.name));
+            QCOMPARE(f[1], q(b.group));
+            QCOMPARE(f[2].toInt(), b.palette.size());
+            QCOMPARE(f[3], q(b.description));
+        }
+        for (const char* name :
+             {"bwr", "bwy", "gray4", "acep7", "spectra6", "cga", "ega", "gameboy", "c64", "pico8", "mac16", "websafe"})
+            QVERIFY2(r.out.contains(QString(name) + "\t"), name);
+    }
+
+    void showPalette() {
+        // A built-in and a file: the listing is itself a .hex palette with the same colours.
+        for (const std::string& spec : {std::string("pico8"), kPalettes + "c64.act", kPalettes + "ega.gpl"}) {
+            const auto r = runCli({"--show-palette", q(spec)});
+            QCOMPARE(r.exitCode, 0);
+            Palette shown, expected;
+            QVERIFY(parsePaletteFile("shown.hex", r.out.toStdString(), shown).isOk());
+            QVERIFY(resolvePalette(spec, nullptr, expected).isOk());
+            QCOMPARE(shown.colors, expected.colors);
+        }
+        const auto bad = runCli({"--show-palette", q(kPalettes + "bad/bad-digit.hex")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(q("palette file '" + kPalettes + "bad/bad-digit.hex', line 4:")),
+                 qPrintable(bad.err));
+        QCOMPARE(runCli({"--show-palette", "auto:8"}).exitCode, 2);
+    }
+
+    void badPaletteFiles_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("where");
+        QTest::newRow("bad hex digit") << "bad/bad-digit.hex"
+                                       << "', line 4: expected a colour as RRGGBB";
+        QTest::newRow("one colour") << "bad/one-colour.gpl"
+                                    << "': holds only 1 colour";
+        QTest::newRow("no gpl header") << "bad/no-header.gpl"
+                                       << "', line 1: a GIMP palette starts";
+        QTest::newRow("over 255") << "bad/over-255.gpl"
+                                  << "', line 3: value 256 is over 255";
+        QTest::newRow("truncated act") << "bad/truncated.act"
+                                       << "': an Adobe colour table is 768 or 772 bytes";
+        QTest::newRow("257 colours") << "bad/too-many.hex"
+                                     << "', line 257: more than 256 colours";
+        QTest::newRow("empty") << "bad/empty.hex"
+                               << "': holds no colours";
+        QTest::newRow("unknown format") << "bad/unknown.xyz"
+                                        << "': not a palette file this program reads";
+        QTest::newRow("missing") << "bad/missing.gpl"
+                                 << "': cannot be read";
+    }
+    void badPaletteFiles() {
+        QFETCH(QString, file);
+        QFETCH(QString, where);
+        const std::string palette = kPalettes + file.toStdString();
+        const std::string out = path("out.png");
+        const auto r = runCli({"--palette", q(palette), q(test::dataPath("moon.png")), q(out)});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.startsWith("halftone: palette file '" + q(palette) + where), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);  // one line
+        QVERIFY(entries().empty());      // nothing written, not even a temporary file
+    }
+
+    void paletteIsAFifo() {
+        // Refused at once (a reader of a FIFO would wait for a writer forever).
+        QTemporaryDir other;
+        const std::string fifo = other.path().toStdString() + "/inks.gpl";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        const auto r = runCli({"--palette", q(fifo), q(test::dataPath("moon.png")), q(path("out.png"))});
+        QVERIFY(!r.crashed);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(q("palette file '" + fifo + "': cannot be read: not a regular file")),
+                 qPrintable(r.err));
+        QVERIFY(entries().empty());
+    }
+
+    void badPaletteSpecs_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("auto:1") << QStringList{"--palette", "auto:1"} << 2
+                                << "auto:N needs a number of colours N from 2 to 256";
+        QTest::newRow("auto:257") << QStringList{"--palette", "auto:257"} << 2 << "from 2 to 256";
+        QTest::newRow("auto:") << QStringList{"--palette", "auto:"} << 2 << "from 2 to 256";
+        QTest::newRow("auto:x") << QStringList{"--palette", "auto:x"} << 2 << "from 2 to 256";
+        QTest::newRow("unknown name") << QStringList{"--palette", "pico9"} << 2 << "unknown palette 'pico9'";
+        QTest::newRow("save without palette")
+            << QStringList{"--save-palette", "p.hex"} << 2 << "--save-palette needs --palette";
+        QTest::newRow("save to unknown format")
+            << QStringList{"--palette", "bw", "--save-palette", "p.png"} << 2 << "unknown extension '.png'";
+    }
+    void badPaletteSpecs() {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QDir::setCurrent(tmp_->path());
+        const auto r = runCli(args + QStringList{q(test::dataPath("moon.png")), q(path("out.png"))});
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(entries().empty());
+    }
+
+    void methodWithoutPaletteForm() {
+        const QString m = plainMethod();
+        if (m.isEmpty()) QSKIP("every method of this build has a palette form");
+        const auto r =
+            runCli(methodArgs(m) + QStringList{"--palette", "bwr", q(test::dataPath("moon.png")), q(path("out.png"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("method " + m + " cannot halftone to a palette; methods that can: "),
+                 qPrintable(r.err));
+        QVERIFY(entries().empty());
+    }
+
+    void outputThatCannotHoldColour() {
+        // A palette output is RGB: PGM and PBM are refused before any work, whatever the method.
+        if (cliMethods().withPalette.isEmpty()) QSKIP("no method of this build has a palette form");
+        const auto r = runCli(methodArgs(cliMethods().withPalette.front()) +
+                              QStringList{"--palette", "gray4", q(test::dataPath("moon.png")), q(path("out.pgm"))});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("cannot write"), qPrintable(r.err));
+        QVERIFY(entries().empty());
+    }
+
+    void indexedOutput_data() {
+        QTest::addColumn<QString>("palette");
+        QTest::addColumn<QString>("output");
+        QTest::newRow("builtin to png") << "pico8"
+                                        << "out.png";
+        QTest::newRow("file to tif") << q(kPalettes + "gameboy.pal") << "out.tif";
+        QTest::newRow("auto:8 to png") << "auto:8"
+                                       << "out.png";
+        QTest::newRow("bwr to ppm (RGB)") << "bwr"
+                                          << "out.ppm";
+    }
+    void indexedOutput() {
+        QFETCH(QString, palette);
+        QFETCH(QString, output);
+        const QString m = usablePaletteMethod();
+        if (m.isEmpty()) QSKIP("no method of this build halftones to a palette on this machine");
+        const std::string out = path(output.toStdString()), saved = path("used.gpl");
+        const QStringList args =
+            methodArgs(m) +
+            QStringList{"--palette", palette, "--save-palette", q(saved), q(test::dataPath("chelsea.png")), q(out)};
+        const auto r = runCli(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        Palette used;
+        QVERIFY(loadPaletteFile(saved, used).isOk());
+        if (palette == "auto:8") {
+            QCOMPARE(used.size(), 8);
+        } else {
+            Palette expected;
+            QVERIFY(resolvePalette(palette.toStdString(), nullptr, expected).isOk());
+            QCOMPARE(used.colors, expected.colors);
+        }
+        Image back;
+        QVERIFY(io::readImage(out, back).isOk());
+        QCOMPARE(back.space, ColorSpace::RGB);
+        const std::set<Rgb8> allowed(used.colors.begin(), used.colors.end());
+        std::set<Rgb8> seen;
+        for (size_t i = 0; i < back.channels[0].size(); ++i)
+            seen.insert({back.channels[0].data[i], back.channels[1].data[i], back.channels[2].data[i]});
+        for (const Rgb8& c : seen) QVERIFY(allowed.count(c));
+        QVERIFY(seen.size() >= 2);
+        const std::string bytes = readBytes(out);
+        if (output.endsWith(".png")) {
+            // Colour type 3, and the PLTE chunk is the palette in its order (index k = colour k).
+            QCOMPARE(int(uint8_t(bytes[25])), 3);
+            const size_t plte = bytes.find("PLTE");
+            QVERIFY(plte != std::string::npos);
+            std::string expected;
+            for (const Rgb8& c : used.colors) expected += std::string{char(c[0]), char(c[1]), char(c[2])};
+            QCOMPARE(bytes.substr(plte + 4, expected.size()), expected);
+            QCOMPARE(int(uint8_t(bytes[plte - 1])) + 256 * int(uint8_t(bytes[plte - 2])), int(expected.size()));
+        }
+        // The same command gives the same file (auto:N included).
+        const std::string first = bytes;
+        QVERIFY(fs::remove(out));
+        QCOMPARE(runCli(args).exitCode, 0);
+        QVERIFY(readBytes(out) == first);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPaletteCli)
+#include "test_palette_cli.moc"

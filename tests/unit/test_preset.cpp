@@ -1,0 +1,182 @@
+// Presets: a whole job round-trips through its JSON file, and bad files are refused with a message naming the file
+// and the key; nothing is written for a job that does not validate.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include "core/job.h"
+#include "io/preset.h"
+
+using namespace halftone;
+
+namespace {
+
+JobSettings fullJob() {
+    JobSettings j;
+    j.method = "ed";
+    j.variant = "rc";
+    j.params.set("kernel", std::string("jarvis"));
+    j.params.set("serpentine", true);
+    j.params.set("levels", int64_t(4));
+    j.color = ColorMode::CMYK;
+    j.separation.gcr = 60;
+    j.separation.inkLimit = 300;
+    j.device = "cpu";
+    j.threads = 2;
+    j.keepAlpha = true;
+    j.prepare.width = 800;
+    j.prepare.fit = ResizeFit::Stretch;
+    j.prepare.height = 600;
+    j.prepare.filter = ResizeFilter::Box;
+    j.prepare.linearResize = false;
+    j.prepare.pixelSize = 2;
+    j.prepare.blackPoint = 10;
+    j.prepare.whitePoint = 240;
+    j.prepare.brightness = -5.5;
+    j.prepare.contrast = 12;
+    j.prepare.gamma = 1.2;
+    j.prepare.saturation = 150;
+    j.prepare.sharpenAmount = 80;
+    j.prepare.sharpenRadius = 1.5;
+    j.format = "tif";
+    return j;
+}
+
+Status parse(const std::string& text, JobSettings& job) { return io::parsePreset("job.json", text, job); }
+
+}  // namespace
+
+class TestPreset : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTripsEverySetting();
+    void defaultsWriteOnlyMethodAndColour();
+    void savesAndLoadsFiles();
+    void badFilesAreRefused_data();
+    void badFilesAreRefused();
+    void unreadableAndInvalidJobsWriteNothing();
+};
+
+void TestPreset::roundTripsEverySetting() {
+    const JobSettings job = fullJob();
+    QVERIFY(validateJob(job));
+    JobSettings back;
+    const Status s = parse(io::presetJson(job), back);
+    QVERIFY2(s, s.message().c_str());
+    QVERIFY(back == job);
+    // print size and dpi
+    JobSettings print;
+    print.printSize = "6x4in";
+    print.dpi = 300;
+    QVERIFY(parse(io::presetJson(print), back));
+    QCOMPARE(back.printSize, std::string("6x4in"));
+    QCOMPARE(back.dpi, 300.0);
+    RunRequest request;
+    PrepareSettings prepare;
+    QVERIFY(resolveJob(back, nullptr, request, prepare));
+    QCOMPARE(prepare.width, 1800);
+    QCOMPARE(prepare.height, 1200);
+}
+
+void TestPreset::defaultsWriteOnlyMethodAndColour() {
+    const std::string text = io::presetJson(JobSettings{});
+    QVERIFY(text.find("\"method\": \"ed\"") != std::string::npos);
+    QVERIFY(text.find("\"halftone-preset\": 1") != std::string::npos);
+    QVERIFY(text.find("prepare") == std::string::npos);
+    JobSettings back;
+    QVERIFY(parse(text, back));
+    JobSettings expected;
+    expected.method = "ed";
+    expected.variant = Registry::instance().defaultVariant("ed");
+    QVERIFY(back == expected);
+}
+
+void TestPreset::savesAndLoadsFiles() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("job.json").toStdString();
+    QVERIFY(io::savePreset(path, fullJob()));
+    JobSettings back;
+    QVERIFY(io::loadPreset(path, back));
+    QVERIFY(back == fullJob());
+}
+
+void TestPreset::badFilesAreRefused_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not json") << "{\"halftone-preset\": 1,\n \"method\": }"
+                              << "job.json', line 2: not valid JSON";
+    QTest::newRow("array") << "[1, 2]"
+                           << "not a preset";
+    QTest::newRow("no version") << "{\"method\": \"ed\"}"
+                                << "no \"halftone-preset\"";
+    QTest::newRow("future version") << "{\"halftone-preset\": 2}"
+                                    << "version 2 is not supported";
+    QTest::newRow("unknown key") << "{\"halftone-preset\": 1, \"metod\": \"ed\"}"
+                                 << "unknown key 'metod'";
+    QTest::newRow("unknown prepare key") << "{\"halftone-preset\": 1, \"prepare\": {\"brightnes\": 3}}"
+                                         << "unknown key 'prepare.brightnes'";
+    QTest::newRow("prepare range") << "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 0}}"
+                                   << "gamma must be between 0.1 and 10";
+    QTest::newRow("prepare kind") << "{\"halftone-preset\": 1, \"prepare\": {\"width\": \"800\"}}"
+                                  << "prepare.width has a value of the wrong kind";
+    QTest::newRow("unknown method") << "{\"halftone-preset\": 1, \"method\": \"magic\"}"
+                                    << "unknown method 'magic'";
+    QTest::newRow("unknown variant") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"variant\": \"x\"}"
+                                     << "has no variant 'x'";
+    QTest::newRow("unknown parameter") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"colour\": 1}}"
+                                       << "has no parameter 'colour'";
+    QTest::newRow("parameter kind") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"levels\": \"4\"}}"
+                                    << "params.levels must be a whole number";
+    QTest::newRow("parameter range") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"levels\": 900}}"
+                                     << "levels must be between 2 and 256";
+    QTest::newRow("parameter choice")
+        << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"kernel\": \"nope\"}}"
+        << "unknown kernel 'nope'";
+    QTest::newRow("colour") << "{\"halftone-preset\": 1, \"color\": \"hsv\"}"
+                            << "color must be gray, rgb or cmyk";
+    QTest::newRow("separation") << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"gcr\": 120}}"
+                                << "gcr";
+    QTest::newRow("separation key") << "{\"halftone-preset\": 1, \"separation\": {\"ucr\": 1}}"
+                                    << "unknown key 'separation.ucr'";
+    QTest::newRow("device") << "{\"halftone-preset\": 1, \"device\": \"tpu\"}"
+                            << "unknown device 'tpu'";
+    QTest::newRow("threads") << "{\"halftone-preset\": 1, \"threads\": -3}"
+                             << "threads must be 0";
+    QTest::newRow("print size") << "{\"halftone-preset\": 1, \"print-size\": \"6x4ft\", \"dpi\": 300}"
+                                << "print size '6x4ft'";
+    QTest::newRow("print size without dpi") << "{\"halftone-preset\": 1, \"print-size\": \"6x4in\"}"
+                                            << "--dpi";
+    QTest::newRow("palette on a method without")
+        << "{\"halftone-preset\": 1, \"method\": \"dbs\", \"palette\": \"cga\"}"
+        << "cannot halftone to a palette";
+}
+
+void TestPreset::badFilesAreRefused() {
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    JobSettings job = fullJob();
+    const Status s = parse(text.toStdString(), job);
+    QVERIFY(!s);
+    QVERIFY2(QString::fromStdString(s.message()).contains(message), s.message().c_str());
+    QVERIFY2(s.message().find("preset 'job.json'") == 0, s.message().c_str());
+    QVERIFY(job == fullJob());  // a refused preset changes nothing
+}
+
+void TestPreset::unreadableAndInvalidJobsWriteNothing() {
+    QTemporaryDir dir;
+    JobSettings job;
+    QVERIFY(!io::loadPreset(dir.filePath("missing.json").toStdString(), job));
+    const Status d = io::loadPreset(dir.path().toStdString(), job);
+    QVERIFY(!d);
+    QVERIFY(d.message().find("not a regular file") != std::string::npos);
+    JobSettings bad;
+    bad.prepare.gamma = 50;
+    const std::string path = dir.filePath("bad.json").toStdString();
+    QVERIFY(!io::savePreset(path, bad));
+    QVERIFY(!QFile::exists(QString::fromStdString(path)));
+}
+
+QTEST_APPLESS_MAIN(TestPreset)
+#include "test_preset.moc"
