@@ -30,16 +30,15 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
     return E / double(e.size());
 }
 
-double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma, int radius, bool linear) {
-    if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
-    const int w = std::max(0, radius), W = original.width, H = original.height;
+namespace {
+
+/// The separable truncated Gaussian of section 3 on a W x H plane of values; taps outside the image are dropped and
+/// the rest renormalised.
+std::vector<double> gaussianFiltered(std::vector<double> a, int W, int H, double sigma, int radius) {
+    const int w = std::max(0, radius);
     std::vector<double> k(size_t(2 * w + 1));
     for (int i = -w; i <= w; ++i)
         k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
-    // The working space: gamma values as stored, or linear light on the same 0..255 scale.
-    std::array<double, 256> value{};
-    for (int v = 0; v < 256; ++v) value[size_t(v)] = linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
-    // Separable Gaussian; taps outside the image are dropped and the rest renormalised.
     auto pass = [&](const std::vector<double>& in, std::vector<double>& out, bool horizontal) {
         out.assign(in.size(), 0.0);
         for (int y = 0; y < H; ++y)
@@ -54,12 +53,23 @@ double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma
                 out[size_t(y) * W + x] = acc / ws;
             }
     };
+    std::vector<double> b;
+    pass(a, b, true);
+    pass(b, a, false);
+    return a;
+}
+
+}  // namespace
+
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma, int radius, bool linear) {
+    if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
+    // The working space: gamma values as stored, or linear light on the same 0..255 scale.
+    std::array<double, 256> value{};
+    for (int v = 0; v < 256; ++v) value[size_t(v)] = linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
     auto filtered = [&](const Plane8& p) {
-        std::vector<double> a(p.size()), b;
+        std::vector<double> a(p.size());
         for (size_t i = 0; i < p.size(); ++i) a[i] = value[p.data[i]];
-        pass(a, b, true);
-        pass(b, a, false);
-        return a;
+        return gaussianFiltered(std::move(a), p.width, p.height, sigma, radius);
     };
     const std::vector<double> fo = filtered(original), fh = filtered(halftone);
     double mse = 0;
@@ -70,6 +80,87 @@ double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma
     mse /= double(fo.size());
     if (mse == 0) return std::numeric_limits<double>::infinity();
     return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+Lab linearSrgbToLab(double r, double g, double b) {
+    // IEC 61966-2-1 (sRGB) primaries and D65 white; the white point is the image of (1, 1, 1).
+    const double X = 0.4124 * r + 0.3576 * g + 0.1805 * b;
+    const double Y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const double Z = 0.0193 * r + 0.1192 * g + 0.9505 * b;
+    constexpr double Xn = 0.4124 + 0.3576 + 0.1805, Yn = 1.0, Zn = 0.0193 + 0.1192 + 0.9505;
+    constexpr double d = 6.0 / 29.0;
+    auto f = [](double t) { return t > d * d * d ? std::cbrt(t) : t / (3 * d * d) + 4.0 / 29.0; };
+    const double fx = f(X / Xn), fy = f(Y / Yn), fz = f(Z / Zn);
+    return {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
+}
+
+double ciede2000(const Lab& x, const Lab& y) {
+    // Sharma, Wu and Dalal (2005), equations (1) to (22), angles in degrees.
+    constexpr double pi = std::numbers::pi, deg = 180.0 / pi, pow25_7 = 6103515625.0;  // 25^7
+    const double c1 = std::hypot(x.a, x.b), c2 = std::hypot(y.a, y.b);
+    const double cMean7 = std::pow((c1 + c2) / 2, 7);
+    const double G = 0.5 * (1 - std::sqrt(cMean7 / (cMean7 + pow25_7)));
+    const double a1 = (1 + G) * x.a, a2 = (1 + G) * y.a;
+    const double cp1 = std::hypot(a1, x.b), cp2 = std::hypot(a2, y.b);
+    auto hue = [&](double b, double a) {
+        if (a == 0 && b == 0) return 0.0;
+        const double h = std::atan2(b, a) * deg;
+        return h < 0 ? h + 360 : h;
+    };
+    const double h1 = hue(x.b, a1), h2 = hue(y.b, a2);
+    const double dL = y.L - x.L, dC = cp2 - cp1;
+    double dh = 0;
+    if (cp1 * cp2 != 0) {
+        dh = h2 - h1;
+        if (dh > 180)
+            dh -= 360;
+        else if (dh < -180)
+            dh += 360;
+    }
+    const double dH = 2 * std::sqrt(cp1 * cp2) * std::sin(dh / 2 / deg);
+    const double lMean = (x.L + y.L) / 2, cMean = (cp1 + cp2) / 2;
+    double hMean = h1 + h2;
+    if (cp1 * cp2 != 0) {
+        if (std::abs(h1 - h2) <= 180)
+            hMean /= 2;
+        else
+            hMean = hMean < 360 ? (hMean + 360) / 2 : (hMean - 360) / 2;
+    }
+    const double T = 1 - 0.17 * std::cos((hMean - 30) / deg) + 0.24 * std::cos(2 * hMean / deg) +
+                     0.32 * std::cos((3 * hMean + 6) / deg) - 0.20 * std::cos((4 * hMean - 63) / deg);
+    const double dTheta = 30 * std::exp(-std::pow((hMean - 275) / 25, 2));
+    const double cMeanP7 = std::pow(cMean, 7);
+    const double Rc = 2 * std::sqrt(cMeanP7 / (cMeanP7 + pow25_7));
+    const double l50 = (lMean - 50) * (lMean - 50);
+    const double Sl = 1 + 0.015 * l50 / std::sqrt(20 + l50);
+    const double Sc = 1 + 0.045 * cMean, Sh = 1 + 0.015 * cMean * T;
+    const double Rt = -std::sin(2 * dTheta / deg) * Rc;
+    const double tl = dL / Sl, tc = dC / Sc, th = dH / Sh;
+    return std::sqrt(std::max(0.0, tl * tl + tc * tc + th * th + Rt * tc * th));
+}
+
+double filteredDeltaE2000(const Image& original, const Image& halftone, double sigma, int radius) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (original.channels.empty() || halftone.channels.empty()) return nan;
+    const Image a = convertColor(original, ColorMode::RGB), b = convertColor(halftone, ColorMode::RGB);
+    const int W = a.width(), H = a.height();
+    if (W != b.width() || H != b.height() || W == 0 || H == 0) return nan;
+    std::array<double, 256> lin{};
+    for (int v = 0; v < 256; ++v) lin[size_t(v)] = srgbToLinear(v / 255.0);
+    auto filtered = [&](const Image& im) {
+        std::array<std::vector<double>, 3> ch;
+        for (size_t c = 0; c < 3; ++c) {
+            std::vector<double> v(im.channels[c].size());
+            for (size_t i = 0; i < v.size(); ++i) v[i] = lin[im.channels[c].data[i]];
+            ch[c] = gaussianFiltered(std::move(v), W, H, sigma, radius);
+        }
+        return ch;
+    };
+    const auto fa = filtered(a), fb = filtered(b);
+    double sum = 0;
+    for (size_t i = 0; i < fa[0].size(); ++i)
+        sum += ciede2000(linearSrgbToLab(fa[0][i], fa[1][i], fa[2][i]), linearSrgbToLab(fb[0][i], fb[1][i], fb[2][i]));
+    return sum / double(fa[0].size());
 }
 
 Plane8 centralCrop(const Plane8& p, int maxWidth, int maxHeight) {

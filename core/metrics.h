@@ -20,6 +20,24 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
 double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4,
                     bool linear = false);
 
+/// \brief A CIELAB colour (L* 0..100, a*, b*), white point D65.
+struct Lab {
+    double L = 0, a = 0, b = 0;
+};
+
+/// \brief CIELAB of a linear-light sRGB colour (components 0..1): the sRGB (IEC 61966-2-1) matrix to XYZ, white
+/// D65 taken as the matrix's image of (1, 1, 1) so that white has a* = b* = 0.
+Lab linearSrgbToLab(double r, double g, double b);
+
+/// \brief The CIEDE2000 colour difference with kL = kC = kH = 1, as Sharma, Wu and Dalal (2005) write it out.
+double ciede2000(const Lab& x, const Lab& y);
+
+/// \brief Mean CIEDE2000 between the HVS-filtered original and the HVS-filtered halftone (docs/spec.md section 3):
+/// both as RGB (gray as R = G = B, CMYK converted), each channel decoded to linear light and filtered by the same
+/// truncated Gaussian as filteredPsnr, then converted to CIELAB per pixel. 0 for a copy; NaN when the sizes
+/// differ or an image is empty.
+double filteredDeltaE2000(const Image& original, const Image& halftone, double sigma = 1.2, int radius = 4);
+
 /// \brief The central `maxWidth` x `maxHeight` part of a plane (the whole plane when it is no larger).
 Plane8 centralCrop(const Plane8& plane, int maxWidth, int maxHeight);
 

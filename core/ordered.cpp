@@ -1,6 +1,7 @@
 // Ordered dither (Koge, Ito and Nakano's threshold rule, section 2.1) and its registry entry.
 #include "core/ordered.h"
 
+#include "core/paletteordered.h"
 #include "core/registry.h"
 
 namespace halftone {
@@ -57,7 +58,8 @@ void registerOrderedMethods(Registry& r) {
     m.family = "ordered";
     m.description =
         "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
-        "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file.";
+        "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file. With a "
+        "palette, each colour becomes a mix of palette colours (a mixing plan) and the screen picks among them.";
     m.exact = false;
     m.params.push_back(screenParamSpec(
         "Screen", "bayer:8",
@@ -67,6 +69,16 @@ void registerOrderedMethods(Registry& r) {
         ThresholdArray screen;
         if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.5)); !st) return st;
         return orderedDither(src, dst, screen, rc.scaled(0.5, 1.0));
+    };
+    m.params.push_back(intParam("plan", "Mixing plan size", kMinMixingPlan, kMaxMixingPlan, kDefaultMixingPlan,
+                                "palette output only: palette colours mixed per input colour (Yliluoma's plan, in "
+                                "linear light); the screen picks one of them, so N steps of tone between colours"));
+    m.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues& v,
+                      const RunControl& rc) {
+        ThresholdArray screen;
+        if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.2)); !st) return st;
+        return orderedPaletteDither(rgb, palette, screen, int(v.getInt("plan", kDefaultMixingPlan)), indices,
+                                    rc.scaled(0.2, 1.0));
     };
     r.add(std::move(m));
     r.setDisplayName("ordered", "Ordered dither");

@@ -114,8 +114,8 @@ bool MethodInfo::paramApplies(const ParamSpec& p, const ParamValues& values) con
 
 std::vector<Device> MethodInfo::devices() const {
     std::vector<Device> d;
-    if (cpu) d.push_back(Device::Cpu);
-    if (gpu) d.push_back(Device::Gpu);
+    if (runsOnCpu()) d.push_back(Device::Cpu);
+    if (gpu || (fixedPalette && paletteGpu)) d.push_back(Device::Gpu);
     return d;
 }
 std::string MethodInfo::devicesString() const {
@@ -138,6 +138,7 @@ Registry::Registry() {
     registerDbsMethods(*this);
     registerParallelMethods(*this);
     registerAmScreenMethods(*this);
+    registerMbvqMethods(*this);
 }
 
 Registry& Registry::instance() {
@@ -294,12 +295,13 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
 
     // Asked only where the answer matters: a CPU run never probes the GPU.
     auto gpu = [] { return Registry::instance().gpuAvailability(); };
-    const bool toPalette = request.palette.has_value();
+    const std::optional<Palette>& palette = request.palette ? request.palette : m.fixedPalette;
+    const bool toPalette = palette.has_value();
     if (toPalette) {
         if (!m.hasPaletteForm())
             return Status::error("method " + m.id() +
                                  " cannot halftone to a palette; methods that can: " + paletteMethodList());
-        if (Status s = checkPalette(*request.palette); !s) return s;
+        if (Status s = checkPalette(*palette); !s) return s;
     }
     const bool hasCpu = toPalette ? bool(m.paletteCpu) : bool(m.cpu);
     const bool hasGpu = toPalette ? bool(m.paletteGpu) : bool(m.gpu);
@@ -347,16 +349,15 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         const Image& rgb = same ? input : converted;
         const auto t0 = std::chrono::steady_clock::now();
         Plane8 indices;
-        Status s =
-            (device == Device::Gpu ? m.paletteGpu : m.paletteCpu)(rgb, *request.palette, indices, params, control);
+        Status s = (device == Device::Gpu ? m.paletteGpu : m.paletteCpu)(rgb, *palette, indices, params, control);
         if (!s && s.isUnavailable() && device == Device::Gpu && m.paletteCpu) {
             note = "GPU failed (" + s.message() + "), ran on the CPU";
             device = Device::Cpu;
-            s = m.paletteCpu(rgb, *request.palette, indices, params, control);
+            s = m.paletteCpu(rgb, *palette, indices, params, control);
         }
         if (!s) return s;
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        Image out = expandIndexed(indices, *request.palette);
+        Image out = expandIndexed(indices, *palette);
         if (request.keepAlpha && rgb.hasAlpha) {
             out.hasAlpha = true;
             out.alpha = rgb.alpha;

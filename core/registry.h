@@ -130,6 +130,11 @@ struct MethodInfo {
     PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
     PaletteFunction paletteGpu;  ///< the same on the GPU; empty when none
     bool hasPaletteForm() const { return paletteCpu || paletteGpu; }
+    /// Set: the method always halftones to a palette; runImage uses this one when the request names none (MBVQ's
+    /// eight RGB-cube corners).
+    std::optional<Palette> fixedPalette;
+    /// \brief Whether a plain run (no palette requested) can run on the CPU: a plane form, or a fixed palette's form.
+    bool runsOnCpu() const { return cpu || (fixedPalette && paletteCpu); }
     /// \brief Bytes the CPU implementation allocates for one plane of width x height beyond its input and
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
@@ -233,5 +238,6 @@ void registerOrderedMethods(Registry& r);
 void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
 void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
+void registerMbvqMethods(Registry& r);
 
 }  // namespace halftone

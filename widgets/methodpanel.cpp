@@ -172,7 +172,8 @@ void MethodPanel::refresh() {
         const int i = methodCombo_->count() - 1;
         bool runnable = false;
         for (const std::string& v : registry_.variants(m))
-            if (const MethodInfo* info = registry_.find(m, v); info && (info->cpu || gpuUsable)) runnable = true;
+            if (const MethodInfo* info = registry_.find(m, v); info && (info->runsOnCpu() || gpuUsable))
+                runnable = true;
         methodCombo_->setItemData(i, tr("command-line name: %1").arg(q(m)), Qt::ToolTipRole);
         if (!runnable && model) {
             model->item(i)->setEnabled(false);
@@ -195,7 +196,7 @@ void MethodPanel::fillVariants(const QString& prefer) {
         variantCombo_->addItem(q(v));
         const int i = variantCombo_->count() - 1;
         QString tip = m ? q(m->description) : QString();
-        if (m && !m->cpu && !gpu.usable) {
+        if (m && !m->runsOnCpu() && !gpu.usable) {
             // A GPU-only variant with no usable GPU: shown, greyed out, with the reason; it cannot be chosen.
             tip += tr("\n\nUnavailable: this variant runs only on a GPU, and there is no usable GPU (%1).")
                        .arg(q(gpu.reason));
@@ -220,7 +221,7 @@ const MethodInfo* MethodPanel::method() const {
 
 bool MethodPanel::setMethod(const QString& method, const QString& variant) {
     const MethodInfo* m = registry_.find(method.toStdString(), variant.toStdString());
-    if (!m || (!m->cpu && !registry_.gpuAvailability().usable)) return false;
+    if (!m || (!m->runsOnCpu() && !registry_.gpuAvailability().usable)) return false;
     const int i = methodCombo_->findData(method);
     if (i < 0) return false;
     building_ = true;
@@ -252,7 +253,7 @@ void MethodPanel::updateDevices() {
     }
     updateColourChoice();
     const bool toPalette = palette_->wantsPalette();
-    const bool hasCpu = m && (toPalette ? bool(m->paletteCpu) : bool(m->cpu));
+    const bool hasCpu = m && (toPalette ? bool(m->paletteCpu) : m->runsOnCpu());
     const bool hasGpu = m && (toPalette ? bool(m->paletteGpu) : bool(m->gpu));
     QString gpuWhy;
     if (!hasGpu)

@@ -39,7 +39,9 @@ Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
     req.device = r.device;
     RunResult res;
     if (Status s = runImage(Image::gray(src), req, res); !s) return s;
-    out = std::move(res.image.channels.front());
+    // A palette result (RGB from a gray input) is charted by its luma.
+    out = res.image.space == ColorSpace::Gray ? std::move(res.image.channels.front())
+                                              : convertColor(res.image, ColorMode::Gray).channels.front();
     return Status::ok();
 }
 
@@ -55,7 +57,8 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     if (!r.halftone) return row;
     // A CMYK result is measured as it is shown, in RGB (as the pane labels' PSNR).
     const bool cmyk = r.halftone->space == ColorSpace::CMYK;
-    const Image orig = convertColor(original, cmyk ? ColorMode::RGB : r.color);
+    // A palette result is RGB whatever the colour mode: measured against the original in RGB.
+    const Image orig = convertColor(original, cmyk || r.halftone->space == ColorSpace::RGB ? ColorMode::RGB : r.color);
     const Image shownResult = cmyk ? convertColor(*r.halftone, ColorMode::RGB) : Image();
     const Image& result = cmyk ? shownResult : *r.halftone;
     const int w = orig.width(), h = orig.height();
@@ -72,6 +75,14 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     }
     row.hvsError = e / std::max(1, n);
     row.psnrDb = p / std::max(1, n);
+    if (stop) return row;
+    if (result.space != ColorSpace::Gray) {
+        // Colour: Delta E 2000 of the filtered images, on the same region (docs/spec.md section 3).
+        Image a = convertColor(original, ColorMode::RGB), b = convertColor(result, ColorMode::RGB);
+        for (Image* im : {&a, &b})
+            for (Plane8& plane : im->channels) plane = centralCrop(plane, cw, ch);
+        row.deltaE2000 = filteredDeltaE2000(a, b);
+    }
     if (stop) return row;
 
     // Tone reproduction on a ramp (docs/spec.md section 3).
@@ -121,10 +132,10 @@ const QList<QColor>& colors() {
 }  // namespace
 
 QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
-    table_ = new QTableWidget(0, 7);
+    table_ = new QTableWidget(0, 8);
     table_->setObjectName(QStringLiteral("qualityTable"));
     table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"),
-                                       tr("PSNR (HVS) dB"), tr("Tone max dev."), tr("Region")});
+                                       tr("PSNR (HVS) dB"), tr("Delta E 2000"), tr("Tone max dev."), tr("Region")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setMaximumHeight(170);
@@ -262,6 +273,7 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
                                    QString::number(r.seconds * 1000, 'f', 1),
                                    QString::number(r.hvsError, 'g', 5),
                                    QString::number(r.psnrDb, 'f', 2),
+                                   std::isnan(r.deltaE2000) ? tr("(gray)") : QString::number(r.deltaE2000, 'f', 2),
                                    QString::number(r.toneMaxDeviation, 'f', 2),
                                    r.region};
         for (int c = 0; c < cells.size(); ++c) {
@@ -274,6 +286,11 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
         if (r.colorMode == QLatin1String("CMYK")) how << tr("CMYK measured as shown, in RGB");
         table_->item(i, 3)->setToolTip(how.join(QStringLiteral("; ")));
         table_->item(i, 4)->setToolTip(how.join(QStringLiteral("; ")));
+        table_->item(i, 5)->setToolTip(
+            std::isnan(r.deltaE2000)
+                ? tr("Colour difference: measured for colour results only")
+                : tr("Mean CIEDE2000 between the original and the result, both through the same Gaussian (sigma "
+                     "1.2 px) in linear light, then to CIELAB (D65); below about 1 is invisible side by side"));
         if (!r.error.isEmpty()) errors << r.label + QStringLiteral(": ") + r.error;
     }
     tonePlot_->clearGraphs();
@@ -357,10 +374,10 @@ bool QualityPanel::exportCsv(const QString& path, QString* error) const {
     }
     QTextStream out(&f);
     for (const QString& l : provenance()) out << "# " << l << '\n';
-    out << "section,result,device,time_ms,hvs_error,psnr_hvs_db,tone_max_dev,region\n";
+    out << "section,result,device,time_ms,hvs_error,psnr_hvs_db,delta_e2000,tone_max_dev,region\n";
     for (const QualityRow& r : rows_)
         out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ','
-            << r.psnrDb << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
+            << r.psnrDb << ',' << r.deltaE2000 << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
     out << "section,result,input_gray,mean_output\n";
     for (const QualityRow& r : rows_)
         for (int i = 0; i < r.toneIn.size(); ++i)

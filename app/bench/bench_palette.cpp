@@ -176,7 +176,7 @@ int benchPalette(const BenchContext& c) {
     };
     std::vector<Row> rows;
     const std::vector<const MethodInfo*> methods =
-        methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return bool(m.paletteCpu); });
+        methodsFor(c, DeviceChoice::Cpu, [](const MethodInfo& m) { return m.paletteCpu && m.exact; });
     for (const MethodInfo* m : methods) {
         if (!m->paletteCpu) continue;
         ParamValues params;

@@ -20,7 +20,9 @@ void addAnalyzeCommand(Commands& commands) {
     };
     auto o = std::make_shared<Options>();
     CLI::App* sub = commands.add(
-        "analyze", "quality measures of a halftone against its original: HVS error, filtered PSNR, tone, spectrum",
+        "analyze",
+        "quality measures of a halftone against its original: HVS error, filtered PSNR, colour Delta E 2000, tone, "
+        "spectrum",
         [o]() {
             for (const std::string& csv : {o->csv, o->toneCsv})
                 if (!csv.empty())
@@ -42,6 +44,10 @@ void addAnalyzeCommand(Commands& commands) {
             std::printf("HVS-weighted error E/N   %.8f (%s)\n", hvsWeightedError(f, g, hp), o->hvs.c_str());
             std::printf("PSNR, filtered halftone  %.3f dB (Gaussian sigma %.2f)\n", filteredPsnr(f, g, o->sigma),
                         o->sigma);
+            // Colour: the mean CIEDE2000 of the two HVS-filtered images (linear light per channel, then CIELAB).
+            if (a.space != ColorSpace::Gray || b.space != ColorSpace::Gray)
+                std::printf("Delta E 2000, filtered   %.3f (mean CIEDE2000, Gaussian sigma %.2f, linear light)\n",
+                            filteredDeltaE2000(a, b, o->sigma), o->sigma);
             const ToneCurve tc = toneCurve(f, g);
             double mf = 0, mg = 0;
             for (size_t i = 0; i < f.size(); ++i) {

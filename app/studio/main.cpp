@@ -171,9 +171,9 @@ int main(int argc, char** argv) {
         const MethodInfo* m = findMethod(id);
         if (dev == QLatin1String("gpu") && !m->gpu)
             return usageError(QStringLiteral("--device gpu: method %1 has no GPU implementation").arg(id));
-        if (dev == QLatin1String("cpu") && !m->cpu)
+        if (dev == QLatin1String("cpu") && !m->runsOnCpu())
             return usageError(QStringLiteral("--device cpu: method %1 runs only on a GPU").arg(id));
-        if (!m->cpu && !gpuState.usable) {
+        if (!m->runsOnCpu() && !gpuState.usable) {
             // The method panel does not offer such a variant, so the run could never start: say why and stop.
             std::fprintf(stderr, "halftone-studio: method %s runs only on a GPU, and no GPU is usable (%s)\n",
                          qPrintable(id), gpuState.reason.c_str());

@@ -54,7 +54,7 @@ std::vector<const MethodInfo*> selectable() {
     std::vector<const MethodInfo*> out;
     const Registry& r = Registry::instance();
     for (const MethodInfo& m : r.methods())
-        if (m.cpu || r.gpuAvailability().usable) out.push_back(&m);
+        if (m.runsOnCpu() || r.gpuAvailability().usable) out.push_back(&m);
     return out;
 }
 
@@ -254,7 +254,7 @@ void TestStudioMethodPanel::deviceChoices() {
         QVERIFY(panel.setMethod(QString::fromStdString(m.method), QString::fromStdString(m.variant)));
         const bool gpuOk = m.gpu && r.gpuAvailability().usable;
         QCOMPARE(model->item(2)->isEnabled(), gpuOk);
-        QCOMPARE(model->item(1)->isEnabled(), bool(m.cpu));
+        QCOMPARE(model->item(1)->isEnabled(), m.runsOnCpu());
         if (!gpuOk) QVERIFY(!model->item(2)->toolTip().isEmpty());  // says why
     }
     if (!r.gpuAvailability().usable) {

@@ -864,8 +864,8 @@ void TestStudioPalette::paletteStartupOption_data() {
     QTest::newRow("unknown name") << QStringList{"--palette", "nosuch"} << 2 << "nosuch";
     QTest::newRow("bad auto") << QStringList{"--palette", "auto:1"} << 2 << "2 to 256";
     QTest::newRow("bad file") << QStringList{"--palette", "BAD"} << 2 << "line 2";
-    QTest::newRow("method without palette form") << QStringList{"--palette", "pico8", "--method", "ordered/screen"} << 2
-                                                 << "ordered/screen cannot halftone to a palette";
+    QTest::newRow("method without palette form") << QStringList{"--palette", "pico8", "--method", "dbs/sequential"} << 2
+                                                 << "dbs/sequential cannot halftone to a palette";
     QTest::newRow("screenshot with a palette")
         << QStringList{"--palette", "pico8", "--method", "ed/plain", "--screenshot", "SHOT"} << 0 << "";
     QTest::newRow("screenshot with an auto palette and print preview")

@@ -2,6 +2,9 @@
 // its numbers equal the metrics computed directly, and its tone and spectrum charts hold the data.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <QTableWidget>
+
+#include <cmath>
 #include <qcustomplot.h>
 
 #include "core/metrics.h"
@@ -19,6 +22,7 @@ private slots:
     void emptyIsSaid();
     void legendsOutsideDataAndOnlyWithData();
     void exportsSayWhatWasMeasured();
+    void deltaEForColourResults();
 };
 
 namespace {
@@ -137,6 +141,50 @@ void TestStudioQualityPanel::exportsSayWhatWasMeasured() {
     bool ink = false;
     for (int x = 0; x < png.width() && !ink; ++x) ink = png.pixelColor(x, 14).lightness() < 128;
     QVERIFY(ink);
+}
+
+void TestStudioQualityPanel::deltaEForColourResults() {
+    // A "Delta E 2000" column: the library's filteredDeltaE2000 for colour results, "(gray)" for gray ones.
+    QualityPanel panel(Registry::instance());
+    std::shared_ptr<const Image> image;
+    measureTwo(panel, image);
+    QCOMPARE(panel.rows().size(), 2);
+    auto* table = panel.findChild<QTableWidget*>("qualityTable");
+    QVERIFY(table);
+    int col = -1;
+    for (int c = 0; c < table->columnCount(); ++c)
+        if (table->horizontalHeaderItem(c)->text() == "Delta E 2000") col = c;
+    QVERIFY(col >= 0);
+    QVERIFY(std::isnan(panel.rows()[0].deltaE2000));
+    QCOMPARE(table->item(0, col)->text(), QString("(gray)"));
+    const double de = panel.rows()[1].deltaE2000;
+    QVERIFY(de > 0 && de < 30);
+    QCOMPARE(table->item(1, col)->text(), QString::number(de, 'f', 2));
+
+    // MBVQ: a colour result of the eight corners, measured against the original as it is.
+    JobRequest r;
+    r.image = image;
+    r.method = Registry::instance().find("ed", "mbvq");
+    QVERIFY(r.method);
+    r.device = Device::Cpu;
+    r.params.set("linear", true);
+    auto result = std::make_shared<JobResult>();
+    QVERIFY(runJob(r, {}, *result).isOk());
+    QCOMPARE(result->halftone->space, ColorSpace::RGB);
+    QSignalSpy measured(&panel, &QualityPanel::measured);
+    panel.setResults(image, {result});
+    panel.measure();
+    QVERIFY(measured.wait(60000));
+    const QualityRow& row = panel.rows().front();
+    QVERIFY2(row.error.isEmpty(), qPrintable(row.error));
+    QCOMPARE(row.deltaE2000, filteredDeltaE2000(*image, *result->halftone));
+    // PSNR over the three channels of the original, not the gray original against the red channel; the tone curve
+    // (of the result's luma on the gray ramp) has every level.
+    double psnr = 0;
+    for (int c = 0; c < 3; ++c)
+        psnr += filteredPsnr(image->channels[size_t(c)], result->halftone->channels[size_t(c)], 1.2, 4, true);
+    QCOMPARE(row.psnrDb, psnr / 3);
+    QCOMPARE(row.toneIn.size(), 256);
 }
 
 QTEST_MAIN(TestStudioQualityPanel)

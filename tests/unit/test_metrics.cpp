@@ -8,6 +8,7 @@
 #include "core/errordiffusion.h"
 #include "core/metrics.h"
 #include "core/ordered.h"
+#include "core/quantizer.h"
 #include "core/screen.h"
 #include "tests/common/testutil.h"
 
@@ -27,6 +28,10 @@ private slots:
     void spectrumKnownPatterns_data();
     void spectrumKnownPatterns();
     void spectrumParseval();
+    void ciede2000Sharma_data();
+    void ciede2000Sharma();
+    void labOfKnownColours();
+    void filteredDeltaE();
 };
 
 void TestMetrics::hvsErrorMatchesDbs_data() {
@@ -206,6 +211,122 @@ void TestMetrics::spectrumParseval() {
     QVERIFY(std::abs(total / (48.0 * 36.0) - s.variance) <= 1e-9 * s.variance);
     qInfo("spectrum backend: %s", s.backend.c_str());
     QCOMPARE(s.backend == "fftw3", metricsHaveFftw());
+}
+
+void TestMetrics::ciede2000Sharma_data() {
+    // Sharma, Wu and Dalal (2005), Table 1: all 34 pairs (L1, a1, b1, L2, a2, b2, Delta E 2000 to four decimals).
+    QTest::addColumn<double>("L1");
+    QTest::addColumn<double>("a1");
+    QTest::addColumn<double>("b1");
+    QTest::addColumn<double>("L2");
+    QTest::addColumn<double>("a2");
+    QTest::addColumn<double>("b2");
+    QTest::addColumn<double>("dE");
+    const double table[34][7] = {
+        {50.0000, 2.6772, -79.7751, 50.0000, 0.0000, -82.7485, 2.0425},
+        {50.0000, 3.1571, -77.2803, 50.0000, 0.0000, -82.7485, 2.8615},
+        {50.0000, 2.8361, -74.0200, 50.0000, 0.0000, -82.7485, 3.4412},
+        {50.0000, -1.3802, -84.2814, 50.0000, 0.0000, -82.7485, 1.0000},
+        {50.0000, -1.1848, -84.8006, 50.0000, 0.0000, -82.7485, 1.0000},
+        {50.0000, -0.9009, -85.5211, 50.0000, 0.0000, -82.7485, 1.0000},
+        {50.0000, 0.0000, 0.0000, 50.0000, -1.0000, 2.0000, 2.3669},
+        {50.0000, -1.0000, 2.0000, 50.0000, 0.0000, 0.0000, 2.3669},
+        {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0009, 7.1792},
+        {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0010, 7.1792},
+        {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0011, 7.2195},
+        {50.0000, 2.4900, -0.0010, 50.0000, -2.4900, 0.0012, 7.2195},
+        {50.0000, -0.0010, 2.4900, 50.0000, 0.0009, -2.4900, 4.8045},
+        {50.0000, -0.0010, 2.4900, 50.0000, 0.0010, -2.4900, 4.8045},
+        {50.0000, -0.0010, 2.4900, 50.0000, 0.0011, -2.4900, 4.7461},
+        {50.0000, 2.5000, 0.0000, 50.0000, 0.0000, -2.5000, 4.3065},
+        {50.0000, 2.5000, 0.0000, 73.0000, 25.0000, -18.0000, 27.1492},
+        {50.0000, 2.5000, 0.0000, 61.0000, -5.0000, 29.0000, 22.8977},
+        {50.0000, 2.5000, 0.0000, 56.0000, -27.0000, -3.0000, 31.9030},
+        {50.0000, 2.5000, 0.0000, 58.0000, 24.0000, 15.0000, 19.4535},
+        {50.0000, 2.5000, 0.0000, 50.0000, 3.1736, 0.5854, 1.0000},
+        {50.0000, 2.5000, 0.0000, 50.0000, 3.2972, 0.0000, 1.0000},
+        {50.0000, 2.5000, 0.0000, 50.0000, 1.8634, 0.5757, 1.0000},
+        {50.0000, 2.5000, 0.0000, 50.0000, 3.2592, 0.3350, 1.0000},
+        {60.2574, -34.0099, 36.2677, 60.4626, -34.1751, 39.4387, 1.2644},
+        {63.0109, -31.0961, -5.8663, 62.8187, -29.7946, -4.0864, 1.2630},
+        {61.2901, 3.7196, -5.3901, 61.4292, 2.2480, -4.9620, 1.8731},
+        {35.0831, -44.1164, 3.7933, 35.0232, -40.0716, 1.5901, 1.8645},
+        {22.7233, 20.0904, -46.6940, 23.0331, 14.9730, -42.5619, 2.0373},
+        {36.4612, 47.8580, 18.3852, 36.2715, 50.5065, 21.2231, 1.4146},
+        {90.8027, -2.0831, 1.4410, 91.1528, -1.6435, 0.0447, 1.4441},
+        {90.9257, -0.5406, -0.9208, 88.6381, -0.8985, -0.7239, 1.5381},
+        {6.7747, -0.2908, -2.4247, 5.8714, -0.0985, -2.2286, 0.6377},
+        {2.0776, 0.0795, -1.1350, 0.9033, -0.0636, -0.5514, 0.9082},
+    };
+    for (int i = 0; i < 34; ++i)
+        QTest::newRow(qPrintable(QString("pair %1").arg(i + 1)))
+            << table[i][0] << table[i][1] << table[i][2] << table[i][3] << table[i][4] << table[i][5] << table[i][6];
+}
+
+void TestMetrics::ciede2000Sharma() {
+    QFETCH(double, L1);
+    QFETCH(double, a1);
+    QFETCH(double, b1);
+    QFETCH(double, L2);
+    QFETCH(double, a2);
+    QFETCH(double, b2);
+    QFETCH(double, dE);
+    // The table gives four decimals: the difference must round to it, in both orders (the formula is symmetric).
+    const double d12 = ciede2000({L1, a1, b1}, {L2, a2, b2}), d21 = ciede2000({L2, a2, b2}, {L1, a1, b1});
+    QVERIFY2(std::abs(d12 - dE) <= 0.00005 + 1e-12, qPrintable(QString::number(d12, 'f', 6)));
+    QVERIFY2(std::abs(d21 - dE) <= 0.00005 + 1e-12, qPrintable(QString::number(d21, 'f', 6)));
+    QCOMPARE(ciede2000({L1, a1, b1}, {L1, a1, b1}), 0.0);
+}
+
+void TestMetrics::labOfKnownColours() {
+    const Lab white = linearSrgbToLab(1, 1, 1), black = linearSrgbToLab(0, 0, 0);
+    QVERIFY(std::abs(white.L - 100) < 1e-9 && std::abs(white.a) < 1e-9 && std::abs(white.b) < 1e-9);
+    QVERIFY(std::abs(black.L) < 1e-9 && std::abs(black.a) < 1e-9 && std::abs(black.b) < 1e-9);
+    // sRGB red, green and blue (the usual D65 values, to the precision of the four-digit matrix).
+    const Lab r = linearSrgbToLab(1, 0, 0), g = linearSrgbToLab(0, 1, 0), b = linearSrgbToLab(0, 0, 1);
+    QVERIFY2(std::abs(r.L - 53.24) < 0.05 && std::abs(r.a - 80.09) < 0.1 && std::abs(r.b - 67.20) < 0.1,
+             qPrintable(QString("%1 %2 %3").arg(r.L).arg(r.a).arg(r.b)));
+    QVERIFY2(std::abs(g.L - 87.73) < 0.05 && std::abs(g.a + 86.18) < 0.1 && std::abs(g.b - 83.18) < 0.1,
+             qPrintable(QString("%1 %2 %3").arg(g.L).arg(g.a).arg(g.b)));
+    QVERIFY2(std::abs(b.L - 32.30) < 0.05 && std::abs(b.a - 79.19) < 0.1 && std::abs(b.b + 107.86) < 0.1,
+             qPrintable(QString("%1 %2 %3").arg(b.L).arg(b.a).arg(b.b)));
+    // Mid gray: L* of Y = 0.5 is 76.07.
+    QVERIFY(std::abs(linearSrgbToLab(0.5, 0.5, 0.5).L - 76.069) < 0.01);
+}
+
+void TestMetrics::filteredDeltaE() {
+    auto rgb = [](int w, int h, std::array<uint8_t, 3> c) {
+        Image im;
+        im.space = ColorSpace::RGB;
+        for (uint8_t v : c) im.channels.emplace_back(w, h, v);
+        return im;
+    };
+    const Image orange = rgb(40, 30, {230, 120, 20});
+    QCOMPARE(filteredDeltaE2000(orange, orange), 0.0);
+    QVERIFY(std::isnan(filteredDeltaE2000(orange, rgb(41, 30, {0, 0, 0}))));
+    QVERIFY(std::isnan(filteredDeltaE2000(orange, Image{})));
+    // Flat against flat: the filter keeps a flat colour, so the mean is that pair's CIEDE2000 (linear light, Lab).
+    const Image teal = rgb(40, 30, {20, 130, 140});
+    auto lab = [](std::array<uint8_t, 3> c) {
+        return linearSrgbToLab(srgbToLinear(c[0] / 255.0), srgbToLinear(c[1] / 255.0), srgbToLinear(c[2] / 255.0));
+    };
+    QVERIFY(std::abs(filteredDeltaE2000(orange, teal) - ciede2000(lab({230, 120, 20}), lab({20, 130, 140}))) < 1e-9);
+    // A black and white checkerboard is seen, through the filter, as the gray of half the light: compared with that
+    // gray (sRGB 188, linear 0.5029) it scores far better than with black or white.
+    Image checker = rgb(48, 48, {0, 0, 0});
+    for (int y = 0; y < 48; ++y)
+        for (int x = 0; x < 48; ++x)
+            for (auto& ch : checker.channels) ch.at(y, x) = (x + y) % 2 ? 255 : 0;
+    const double toGray = filteredDeltaE2000(rgb(48, 48, {188, 188, 188}), checker);
+    const double toBlack = filteredDeltaE2000(rgb(48, 48, {0, 0, 0}), checker);
+    QVERIFY2(toGray < 2.0, qPrintable(QString::number(toGray)));
+    QVERIFY(toBlack > 30);
+    // Gray images are compared as R = G = B.
+    const Plane8 g = test::randomPlane(33, 27, test::freshSeed("metrics delta e"));
+    Image g3;
+    g3.space = ColorSpace::RGB;
+    g3.channels.assign(3, g);
+    QCOMPARE(filteredDeltaE2000(Image::gray(g), g3), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestMetrics)

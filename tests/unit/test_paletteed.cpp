@@ -37,7 +37,7 @@ struct Form {
 std::vector<Form> forms(bool exhaustive = true) {
     std::vector<Form> out;
     for (const MethodInfo& m : Registry::instance().methods()) {
-        if (!m.paletteCpu) continue;
+        if (!m.paletteCpu || !m.exact) continue;  // ordered dither and MBVQ have palette forms of their own rules
         std::vector<std::map<std::string, std::string>> settings{{}};
         if (m.param("threads")) {
             settings = {{{"threads", "2"}}};
