@@ -165,11 +165,13 @@ Status read(Source& in, Image& image, const Limits& limits, Info* info) {
     Header h;
     if (Status s = readHeader(in, h); !s) return s;
     if (Status s = checkImageSize(h.width, h.height, h.channels(), limits.maxPixels); !s) return s;
-    if (Status s = checkMemory(addBytes(uint64_t(h.width) * uint64_t(h.height) * uint64_t(h.channels()), h.rowBytes()),
-                               limits.maxMemory,
-                               "reading this " + std::to_string(h.width) + " x " + std::to_string(h.height) + " image");
-        !s)
-        return s;
+    if (limits.maxMemory > 0)  // 0: no limit
+        if (Status s =
+                checkMemory(addBytes(uint64_t(h.width) * uint64_t(h.height) * uint64_t(h.channels()), h.rowBytes()),
+                            limits.maxMemory,
+                            "reading this " + std::to_string(h.width) + " x " + std::to_string(h.height) + " image");
+            !s)
+            return s;
     if (Status s = checkLength(in, h); !s) return s;
     Image out;
     if (Status s = readPixels(in, h, out); !s) return s;

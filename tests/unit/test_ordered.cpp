@@ -273,6 +273,17 @@ void TestOrdered::specsAndBadInput() {
     QVERIFY(screenFromSpec(path, t).isOk());
     QCOMPARE(t.data, b8.data);
     std::remove(path.c_str());
+    // The codec itself with its default limits (no memory limit: the GPU tests read their images this way), and
+    // with a limit too small for the image.
+    pnm::MemorySource src(enc.data(), enc.size());
+    Image im;
+    const Status read = pnm::read(src, im);
+    QVERIFY2(read.isOk(), read.message().c_str());
+    QCOMPARE(im.channels.at(0).data, b8.data);
+    pnm::MemorySource again(enc.data(), enc.size());
+    pnm::Limits tight;
+    tight.maxMemory = 16;
+    QVERIFY(!pnm::read(again, im, tight).isOk());
 }
 
 void TestOrdered::registryRunsOrdered() {
