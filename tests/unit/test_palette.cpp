@@ -282,9 +282,10 @@ private slots:
                     case 0:
                         bytes[at] = char(rng());
                         break;
-                    case 1:
-                        bytes.insert(at, 1, "0123456789abcdefABCDEF #;\n\r\t-x"[rng() % 32]);
-                        break;
+                    case 1: {
+                        static constexpr char kChars[] = "0123456789abcdefABCDEF #;\n\r\t-x";
+                        bytes.insert(at, 1, kChars[rng() % (sizeof kChars - 1)]);
+                    } break;
                     case 2:
                         bytes.erase(at, 1 + rng() % 8);
                         break;
