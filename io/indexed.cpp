@@ -1,6 +1,7 @@
 #include "io/indexed.h"
 
-#include <png.h>
+#include "io/pngwrite.h"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -15,17 +16,6 @@ namespace halftone::io::detail {
 
 namespace {
 
-struct ErrorSink {
-    std::string message;
-};
-
-void onError(png_structp png, png_const_charp msg) {
-    static_cast<ErrorSink*>(png_get_error_ptr(png))->message = msg ? msg : "libpng error";
-    std::longjmp(png_jmpbuf(png), 1);
-}
-
-void onWarning(png_structp, png_const_charp) {}
-
 /// The smallest PNG bit depth that holds `colors` indices.
 int pngDepth(size_t colors) { return colors <= 2 ? 1 : colors <= 4 ? 2 : colors <= 16 ? 4 : 8; }
 
@@ -38,16 +28,6 @@ void packRow(const uint8_t* idx, int w, int depth, uint8_t* out) {
     const int perByte = 8 / depth;
     std::fill(out, out + (size_t(w) * size_t(depth) + 7) / 8, uint8_t(0));
     for (int x = 0; x < w; ++x) out[x / perByte] |= uint8_t(idx[x] << (8 - depth * (x % perByte + 1)));
-}
-
-Status closeChecked(std::FILE* f) {
-    if (std::fflush(f) != 0 || std::ferror(f)) {
-        const int err = errno;
-        std::fclose(f);
-        return Status::error(std::string("write failed: ") + std::strerror(err));
-    }
-    if (std::fclose(f) != 0) return Status::error(std::string("write failed: ") + std::strerror(errno));
-    return Status::ok();
 }
 
 }  // namespace
@@ -70,8 +50,8 @@ bool hasExactPalette(const Image& image) {
 Status writePngIndexed(const std::string& path, const Image& image, double dpi) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return Status::error(std::strerror(errno));
-    ErrorSink sink;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, onError, onWarning);
+    PngErrorSink sink;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, pngOnError, pngOnWarning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!png || !info) {
         png_destroy_write_struct(&png, nullptr);
@@ -96,10 +76,7 @@ Status writePngIndexed(const std::string& path, const Image& image, double dpi) 
     png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), depth, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_PLTE(png, info, plte.data(), int(plte.size()));
-    if (dpi > 0) {
-        const auto ppm = png_uint_32(std::lround(dpi / 0.0254));
-        png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);
-    }
+    setPngResolution(png, info, dpi);
     png_write_info(png, info);
     for (int y = 0; y < h; ++y) {
         packRow(image.indices.row(y), w, depth, row.data());
@@ -107,7 +84,7 @@ Status writePngIndexed(const std::string& path, const Image& image, double dpi) 
     }
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
-    return closeChecked(f);
+    return closeWrittenFile(f);
 }
 
 namespace {
@@ -248,7 +225,7 @@ Status writeTiffIndexed(const std::string& path, const Image& image, double dpi)
         t.entry(296, TiffWriter::kShort, 1, 2);  // inch
     }
     if (Status s = t.finish(); !s) return fail(s.message());
-    return closeChecked(f);
+    return closeWrittenFile(f);
 }
 
 namespace {
@@ -371,7 +348,7 @@ Status writeGifIndexed(const std::string& path, const Image& image) {
         std::fclose(f);
         return Status::error(std::string("write failed: ") + std::strerror(err));
     }
-    return closeChecked(f);
+    return closeWrittenFile(f);
 }
 
 }  // namespace halftone::io::detail

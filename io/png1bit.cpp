@@ -1,6 +1,6 @@
 #include "io/png1bit.h"
 
-#include <png.h>
+#include "io/pngwrite.h"
 
 #include <cerrno>
 #include <cmath>
@@ -11,26 +11,34 @@
 
 namespace halftone::io::detail {
 
-namespace {
-
-struct ErrorSink {
-    std::string message;
-};
-
-void onError(png_structp png, png_const_charp msg) {
-    static_cast<ErrorSink*>(png_get_error_ptr(png))->message = msg ? msg : "libpng error";
+void pngOnError(png_structp png, png_const_charp msg) {
+    static_cast<PngErrorSink*>(png_get_error_ptr(png))->message = msg ? msg : "libpng error";
     std::longjmp(png_jmpbuf(png), 1);
 }
 
-void onWarning(png_structp, png_const_charp) {}
+void pngOnWarning(png_structp, png_const_charp) {}
 
-}  // namespace
+void setPngResolution(png_structp png, png_infop info, double dpi) {
+    if (dpi <= 0) return;
+    const auto ppm = png_uint_32(std::lround(dpi / 0.0254));
+    png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);
+}
+
+Status closeWrittenFile(std::FILE* f) {
+    if (std::fflush(f) != 0 || std::ferror(f)) {
+        const int err = errno;
+        std::fclose(f);
+        return Status::error(std::string("write failed: ") + std::strerror(err));
+    }
+    if (std::fclose(f) != 0) return Status::error(std::string("write failed: ") + std::strerror(errno));
+    return Status::ok();
+}
 
 Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return Status::error(std::strerror(errno));
-    ErrorSink sink;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, onError, onWarning);
+    PngErrorSink sink;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, pngOnError, pngOnWarning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!png || !info) {
         png_destroy_write_struct(&png, nullptr);
@@ -48,10 +56,7 @@ Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
     png_init_io(png, f);
     png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if (dpi > 0) {
-        const auto ppm = png_uint_32(std::lround(dpi / 0.0254));
-        png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);
-    }
+    setPngResolution(png, info, dpi);
     png_write_info(png, info);
     for (int y = 0; y < h; ++y) {
         std::fill(row.begin(), row.end(), png_byte(0));
@@ -62,13 +67,7 @@ Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
     }
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
-    if (std::fflush(f) != 0 || std::ferror(f)) {
-        const int err = errno;
-        std::fclose(f);
-        return Status::error(std::string("write failed: ") + std::strerror(err));
-    }
-    if (std::fclose(f) != 0) return Status::error(std::string("write failed: ") + std::strerror(errno));
-    return Status::ok();
+    return closeWrittenFile(f);
 }
 
 }  // namespace halftone::io::detail
