@@ -139,6 +139,10 @@ struct MethodInfo {
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
     bool exact = true;  ///< bit-identical to the sequential SPEC reference
+    /// \brief Set and true for these parameters: `cpu` may be called with `dst` the very plane `src` (each pixel's
+    /// input is read before its output is written and never after), so a caller that gives up its input needs no
+    /// second plane. Checked for every method and parameter set that claims it by test_registry_exact.
+    std::function<bool(const ParamValues&)> cpuInPlace;
 
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
@@ -231,6 +235,10 @@ struct RunResult {
 /// \brief Converts colour, runs the method per channel (progress scaled over channels), picks the device,
 /// and falls back to the CPU with a note when the GPU path fails as unavailable.
 Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control = {});
+/// \brief The same, for a caller that gives up its input: where the method can halftone a plane in place
+/// (MethodInfo::cpuInPlace) and no colour conversion is needed, the input's planes become the output's, so the run
+/// allocates no output planes. `input` is left in an unspecified state (whether the run succeeded or not).
+Status runImage(Image&& input, const RunRequest& request, RunResult& result, const RunControl& control = {});
 
 // Registration hooks of the core modules; each lives beside its algorithm.
 void registerErrorDiffusionMethods(Registry& r);

@@ -154,7 +154,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     RunResult result;
     Status s;
     try {
-        s = runImage(image, request, result, control.scaled(prepShare, 1.0));
+        s = runImage(std::move(image), request, result, control.scaled(prepShare, 1.0));
     } catch (const std::bad_alloc&) {
         s = Status::error("out of memory while halftoning (the method needs more memory than this machine could give)");
     } catch (const std::exception& e) {

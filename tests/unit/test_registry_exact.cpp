@@ -20,8 +20,11 @@ std::vector<const MethodInfo*> exactMethods() {
     return out;
 }
 
-/// Runs `m` on `device` with the given ED params (and threads when the method takes them).
-Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdParams& p, int threads, Plane8& out) {
+/// Runs `m` on `device` with the given ED params (and threads when the method takes them). `inPlace`: when the
+/// method claims it can (MethodInfo::cpuInPlace), the CPU path runs on a copy of `src` that is its own output;
+/// `ran` tells whether it did.
+Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdParams& p, int threads, Plane8& out,
+                bool inPlace = false, bool* ran = nullptr) {
     ParamValues v;
     if (m.param("kernel")) v.set("kernel", p.kernel);
     if (m.param("levels")) v.set("levels", int64_t(p.levels));
@@ -32,6 +35,13 @@ Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdP
     RunControl rc;
     rc.threads = threads;
     const PlaneFunction& f = device == Device::Gpu ? m.gpu : m.cpu;
+    if (ran) *ran = false;
+    if (inPlace) {
+        if (device != Device::Cpu || !m.cpuInPlace || !m.cpuInPlace(v)) return Status::ok();
+        if (ran) *ran = true;
+        out = src;
+        return f(out, out, v, rc);
+    }
     return f(src, out, v, rc);
 }
 
@@ -62,6 +72,7 @@ private slots:
     void defaultVariants();
     void gpuProbedOnFirstUse();
     void grayRunUsesInputPlanes();
+    void consumedInputBecomesTheOutput();
 };
 
 void TestRegistryExact::initTestCase() {
@@ -136,6 +147,22 @@ void TestRegistryExact::randomAwkwardSizes() {
                                         .arg(serp ? "serpentine" : "raster")
                                         .arg(threads)));
                             ++compared;
+                            // A method that claims to run in place gives the same bits with dst the input plane.
+                            bool ran = false;
+                            Plane8 same;
+                            QVERIFY(runPlane(*m, device ? Device::Gpu : Device::Cpu, src, p, threads, same, true, &ran)
+                                        .isOk());
+                            if (ran && same.data != ref.data)
+                                QFAIL(qPrintable(QString("%1 in place differs from the reference: %2x%3 kernel %4 "
+                                                         "L%5 %6 %7 threads %8")
+                                                     .arg(id)
+                                                     .arg(w)
+                                                     .arg(h)
+                                                     .arg(QString::fromStdString(k.name))
+                                                     .arg(levels)
+                                                     .arg(linear ? "linear" : "gamma")
+                                                     .arg(serp ? "serpentine" : "raster")
+                                                     .arg(threads)));
                         }
                     }
                 }
@@ -250,6 +277,44 @@ void TestRegistryExact::grayRunUsesInputPlanes() {
     QVERIFY(runImage(gray, req, res).isOk());
     QCOMPARE(res.image.channelCount(), 1);
     QVERIFY(res.image.channels[0] == referenceErrorDiffusion(gray.channels[0], EdParams{}));
+}
+
+void TestRegistryExact::consumedInputBecomesTheOutput() {
+    // runImage(Image&&) halftones in place where the method can: the output plane is the input's buffer (no second
+    // plane allocated), with the same bits; a method that cannot, or a colour conversion, still gives the right image.
+    const Plane8 src = test::randomPlane(131, 67, test::freshSeed("in place"));
+    const Plane8 ref = referenceErrorDiffusion(src, EdParams{});
+    for (const char* variant : {"plain", "rc", "wavefront", "trapezoid"}) {
+        RunRequest req;
+        req.method = Registry::instance().find("ec", variant);
+        QVERIFY(req.method);
+        QVERIFY(req.method->cpuInPlace);
+        req.device = Device::Cpu;
+        Image in = Image::gray(src);
+        const uint8_t* buffer = in.channels[0].data.data();
+        RunResult res;
+        QVERIFY(runImage(std::move(in), req, res).isOk());
+        QCOMPARE(res.image.channelCount(), 1);
+        QVERIFY2(res.image.channels[0] == ref, variant);
+        QCOMPARE(static_cast<const void*>(res.image.channels[0].data.data()), static_cast<const void*>(buffer));
+    }
+    // RGB input to a gray halftone: converted first, the input is not a plane of the output.
+    RunRequest req;
+    req.method = Registry::instance().find("ec", "rc");
+    req.device = Device::Cpu;
+    Image rgb = convertColor(Image::gray(src), ColorMode::RGB);
+    RunResult res;
+    QVERIFY(runImage(std::move(rgb), req, res).isOk());
+    QVERIFY(res.image.channels[0] == ref);
+    // A method without an in-place form (ordered dither) runs as before.
+    req.method = Registry::instance().find("ordered", Registry::instance().defaultVariant("ordered"));
+    QVERIFY(req.method);
+    QVERIFY(!req.method->cpuInPlace);
+    RunResult copy, consumed;
+    QVERIFY(runImage(Image::gray(src), req, copy).isOk());
+    Image again = Image::gray(src);
+    QVERIFY(runImage(std::move(again), req, consumed).isOk());
+    QVERIFY(copy.image.channels[0] == consumed.image.channels[0]);
 }
 
 QTEST_GUILESS_MAIN(TestRegistryExact)
