@@ -508,7 +508,7 @@ void MainWindow::runCurrent() {
     r.image = image_;
     r.imageId = imageId_;
     r.prepare = prepare;
-    r.separation = separation_;
+    r.separation = panel_->separation();
     r.method = m;
     r.params = panel_->params();
     // The Adjust DPI is the printer resolution of methods that model one, as the CLI's --dpi.
@@ -959,7 +959,7 @@ Status MainWindow::currentJob(JobSettings& job) const {
                 "an edited palette has no name a preset or batch run can use; save it as a palette "
                 "file (Save palette...) and choose that file");
     }
-    job.separation = separation_;
+    job.separation = panel_->separation();
     const std::optional<Device> d = panel_->device();
     job.device = !d ? "auto" : *d == Device::Gpu ? "gpu" : "cpu";
     job.threads = panel_->threads();
@@ -1011,7 +1011,7 @@ Status MainWindow::applyJob(const JobSettings& job) {
                                             : std::nullopt);
     panel_->setThreads(job.threads);
     adjust_->setSettings(job.prepare, QString::fromStdString(job.printSize), job.dpi);
-    separation_ = job.separation;
+    panel_->setSeparation(job.separation);
     extras_ = JobSettings{};
     extras_.keepAlpha = job.keepAlpha;
     extras_.format = job.format;
