@@ -5,6 +5,8 @@
 // preset of its "screen", so a method or kernel registered later gets its rows with no change here. Entries whose
 // halftones are identical on every input (the exact error-diffusion variants) share one row; the row's time is the
 // fastest of them on one thread, and a second table times each of them.
+#include <time.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -109,6 +111,38 @@ double mean(const std::vector<double>& v) {
     return n ? s / n : std::numeric_limits<double>::quiet_NaN();
 }
 
+/// CPU time of the whole process (all its threads): on a shared machine it counts the method's own work, where wall
+/// time would also count the time other programs held the cores.
+double processCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// Runs the method once untimed (its result is `out`), then `runs` times; the median process CPU time in seconds, or
+/// a negative value with `error` set when it failed.
+double cpuTimed(const MethodInfo& m, const Plane8& src, const ParamValues& params, int runs, Plane8& out,
+                std::string& error) {
+    RunControl rc;
+    rc.threads = 1;
+    if (Status s = m.cpu(src, out, params, rc); !s) {
+        error = s.message();
+        return -1;
+    }
+    std::vector<double> t;
+    Plane8 again;
+    for (int i = 0; i < runs; ++i) {
+        const double t0 = processCpuSeconds();
+        if (Status s = m.cpu(src, again, params, rc); !s) {
+            error = s.message();
+            return -1;
+        }
+        t.push_back(processCpuSeconds() - t0);
+    }
+    std::sort(t.begin(), t.end());
+    return t.empty() ? 0.0 : t[t.size() / 2];
+}
+
 std::string num(double v, int digits) { return std::isfinite(v) ? fmt(v, digits) : std::string("-"); }
 
 /// The row of one group of identical halftones: its members and the measures (the members' are the same).
@@ -187,16 +221,14 @@ int benchQuality(const BenchContext& c) {
                 return t.seconds >= 0;
             };
             for (const Input& in : images) {
-                const Timed t = timeMethod(*m, Device::Cpu, in.plane, params, c.runs, true, 1);
-                if (t.seconds < 0) {
-                    r.error = t.error;
-                    break;
-                }
-                fold(t.out);
-                r.seconds.push_back(t.seconds);
-                r.totalSeconds += t.seconds;
-                r.hvs.push_back(hvsWeightedError(in.plane, t.out));
-                r.psnr.push_back(filteredPsnr(in.plane, t.out));
+                Plane8 out;
+                const double seconds = cpuTimed(*m, in.plane, params, c.runs, out, r.error);
+                if (seconds < 0) break;
+                fold(out);
+                r.seconds.push_back(seconds);
+                r.totalSeconds += seconds;
+                r.hvs.push_back(hvsWeightedError(in.plane, out));
+                r.psnr.push_back(filteredPsnr(in.plane, out));
             }
             Plane8 out;
             if (r.error.empty() && once(ramp, out)) {
@@ -282,7 +314,7 @@ int benchQuality(const BenchContext& c) {
         patchSide, patchSide, kTilesPerSide * kTilesPerSide, kTile, kTile, kMargin);
     std::printf(
         "| method | settings | HVS error (x 1e-3) | filtered PSNR (dB) | tone error mean | tone error max "
-        "(level) | anisotropy (dB) | ns / pixel, 1 thread | fastest variant |\n");
+        "(level) | anisotropy (dB) | CPU ns / pixel, 1 thread | fastest variant |\n");
     std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     for (const Row& row : rows) {
         const Run& r = *row.members.front();
@@ -290,7 +322,7 @@ int benchQuality(const BenchContext& c) {
                     r.setting.label.empty() ? "defaults" : r.setting.label.c_str(), cell(row.hvs, bHvs, 3).c_str(),
                     cell(row.psnr, bPsnr, 2).c_str(), cell(row.toneMean, bToneMean, 2).c_str(),
                     cell(row.toneMax, bToneMax, 1).c_str(), r.tone.worstLevel, cell(row.aniso, bAniso, 1).c_str(),
-                    cell(row.nsPerPixel, bTime, 1).c_str(), row.fastest->method->id().c_str());
+                    cell(row.nsPerPixel, bTime, 2).c_str(), row.fastest->method->id().c_str());
     }
     for (const Run& r : runs)
         if (!r.error.empty())
@@ -332,14 +364,14 @@ int benchQuality(const BenchContext& c) {
         if (row.members.size() < 2 || !shown.insert(row.label).second) continue;
         if (!header) {
             std::printf(
-                "\n### Variants that give the same image\n\nns / pixel on one thread over the images, for the "
-                "first setting of each group.\n\n| settings | variant | ns / pixel | devices |\n|---|---|---:|---|"
+                "\n### Variants that give the same image\n\nCPU ns / pixel on one thread over the images, for the "
+                "first setting of each group.\n\n| settings | variant | CPU ns / pixel | devices |\n|---|---|---:|---|"
                 "\n");
             header = true;
         }
         for (const Run* r : row.members)
             std::printf("| %s | %s | %s | %s |\n", r->setting.label.c_str(), r->method->id().c_str(),
-                        num(r->totalSeconds * 1e9 / double(std::max<int64_t>(1, imagePixels)), 1).c_str(),
+                        num(r->totalSeconds * 1e9 / double(std::max<int64_t>(1, imagePixels)), 2).c_str(),
                         r->method->devicesString().c_str());
     }
 
@@ -368,7 +400,7 @@ int benchQuality(const BenchContext& c) {
         {"lowest mean tone error", [](const Row& r) { return r.toneMean; }, true, 2},
         {"lowest max tone error", [](const Row& r) { return r.toneMax; }, true, 1},
         {"lowest anisotropy", [](const Row& r) { return r.aniso; }, true, 1},
-        {"fastest on one thread", [](const Row& r) { return r.nsPerPixel; }, true, 1},
+        {"fastest on one thread", [](const Row& r) { return r.nsPerPixel; }, true, 2},
     };
     for (const auto& ms : measures)
         if (const Row* b = argBest(ms.value, ms.lower))
