@@ -357,15 +357,18 @@ int benchQuality(const BenchContext& c) {
         std::printf("\n");
     }
 
-    // The speed of each member of the groups of identical halftones, for the first setting of each group's method.
+    // The speed of each member of the groups of identical halftones, for the first setting of each group and scan.
     bool header = false;
     std::set<std::string> shown;
     for (const Row& row : rows) {
-        if (row.members.size() < 2 || !shown.insert(row.label).second) continue;
+        const auto serp = row.members.front()->setting.values.find("serpentine");
+        const std::string scan = serp == row.members.front()->setting.values.end() ? "" : serp->second;
+        if (row.members.size() < 2 || !shown.insert(row.label + "/" + scan).second) continue;
         if (!header) {
             std::printf(
                 "\n### Variants that give the same image\n\nCPU ns / pixel on one thread over the images, for the "
-                "first setting of each group.\n\n| settings | variant | CPU ns / pixel | devices |\n|---|---|---:|---|"
+                "first setting of each group and scan order.\n\n| settings | variant | CPU ns / pixel | devices "
+                "|\n|---|---|---:|---|"
                 "\n");
             header = true;
         }
