@@ -343,7 +343,9 @@ int benchQuality(const BenchContext& c) {
 
     std::printf(
         "\n### Anisotropy per level\n\nMean anisotropy (dB) of each constant patch; %d averaged periodograms "
-        "put an isotropic random pattern at about %.1f dB.\n\n| method | settings |",
+        "put an isotropic random pattern at about %.1f dB. \"flat\": the halftone of the patch is one value (no "
+        "dots at all); \"-\": all its power lies in rings of one sample (the corner frequency of a checkerboard), "
+        "where anisotropy is undefined. Both are left out of the row's mean.\n\n| method | settings |",
         kTilesPerSide * kTilesPerSide, -10 * std::log10(double(kTilesPerSide * kTilesPerSide)));
     for (int g : kPatchLevels) std::printf(" %d |", g);
     std::printf("\n|---|---|");
