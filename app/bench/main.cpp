@@ -25,6 +25,7 @@ void listMethods() {
         if (m.family == "error-diffusion" && m.cpu) in += ",parallel";
         if (m.family == "dbs") in += "dbs";
         if (m.family == "error-diffusion" && m.gpu) in += in.empty() ? "gpu" : ",gpu";
+        if (m.cpu && !m.fixedPalette) in += in.empty() ? "quality" : ",quality";
         std::printf("%-24s %-8s %-16s %-6s %s\n", m.id().c_str(), m.devicesString().c_str(), m.family.c_str(),
                     m.exact ? "yes" : "no", in.c_str());
     }
