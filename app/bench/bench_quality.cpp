@@ -161,7 +161,8 @@ std::string groupLabel(const std::vector<const Run*>& members) {
             methods.push_back(r->method->method);
     std::string s;
     for (const std::string& m : methods) s += (s.empty() ? "" : ", ") + m;
-    return s + " (" + std::to_string(members.size()) + " exact variants)";
+    const bool exact = std::all_of(members.begin(), members.end(), [](const Run* r) { return r->method->exact; });
+    return s + " (" + std::to_string(members.size()) + (exact ? " exact variants)" : " variants, one image)");
 }
 
 }  // namespace
@@ -238,12 +239,9 @@ int benchQuality(const BenchContext& c) {
                 if (!r.error.empty() || !once(patch, out)) break;
                 fold(out);
                 RadialSpectrum spectrum;
-                const double a = radialSpectrum(tilesOf(out, kTile, kMargin), spectrum)
-                                     ? meanAnisotropy(spectrum)
-                                     : std::numeric_limits<double>::quiet_NaN();
-                r.anisotropy.push_back(a);
-                r.flat.push_back(
-                    std::all_of(out.data.begin(), out.data.end(), [&](uint8_t v) { return v == out.data.front(); }));
+                const bool measured = radialSpectrum(tilesOf(out, kTile, kMargin), spectrum).isOk();
+                r.anisotropy.push_back(measured ? meanAnisotropy(spectrum) : std::numeric_limits<double>::quiet_NaN());
+                r.flat.push_back(measured && spectrum.variance == 0);  // every tile one value
             }
             r.hash = h;
             runs.push_back(std::move(r));
@@ -306,10 +304,16 @@ int benchQuality(const BenchContext& c) {
     std::printf("Images: %s, as gray. Ramp: %d x %d, levels 0..255 in steps of %d columns. Patches: levels",
                 imageList.c_str(), ramp.width, ramp.height, kRampColumns);
     for (int g : kPatchLevels) std::printf(" %d", g);
+    std::string fixed;
+    for (const auto& [k, v] : c.params) fixed += (fixed.empty() ? "" : ", ") + k + "=" + v;
     std::printf(
-        ", each %d x %d, %d tiles of %d x %d inside a %d-pixel border. Binary output (2 levels); every other "
-        "parameter at its registry default. Best value of each column in bold.\n\n",
-        patchSide, patchSide, kTilesPerSide * kTilesPerSide, kTile, kTile, kMargin);
+        ", each %d x %d, %d tiles of %d x %d inside a %d-pixel border. %s%severy other parameter at its "
+        "registry default. Time: process CPU time on one thread (threads=1), median of %d runs after an "
+        "untimed one, summed over the images and divided by their pixels. Best value of each column in "
+        "bold.\n\n",
+        patchSide, patchSide, kTilesPerSide * kTilesPerSide, kTile, kTile, kMargin,
+        c.params.count("levels") ? "" : "Binary output (2 levels); ",
+        fixed.empty() ? "" : ("set for every method that has them: " + fixed + "; ").c_str(), c.runs);
     std::printf(
         "| method | settings | HVS error (x 1e-3) | filtered PSNR (dB) | tone error mean | tone error max "
         "(level) | anisotropy (dB) | CPU ns / pixel, 1 thread | fastest variant |\n");
