@@ -39,8 +39,8 @@ fi
     echo "the time on one thread. The measures are defined in [spec.md](spec.md) section 3 (\"The quality table\")."
     echo "Methods that only run on the GPU are not measured here; their images equal the CPU method they implement."
     echo
-    echo "- Command: \`$command\`, from the repository root; it rebuilds \`halftone-bench\` and rewrites this file"
-    echo "  above \"Discussion\"."
+    echo "- Command: \`$command\`,"
+    echo "  from the repository root; it rebuilds \`halftone-bench\` and rewrites this file above \"Discussion\"."
     echo "- Machine: ${cpu:-unknown CPU}, $(nproc) cores, ${os:-unknown system}; ${compiler_version:-unknown compiler},"
     echo "  preset \`$preset\`. Load average before and after the run: $load_before / $load_after (times are CPU time,"
     echo "  which other programs on the machine disturb far less than wall time)."
