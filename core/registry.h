@@ -139,6 +139,9 @@ struct MethodInfo {
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
     bool exact = true;  ///< bit-identical to the sequential SPEC reference
+    /// The sequential reference an exact method outside section 1's error diffusion must equal bit for bit (dot
+    /// diffusion's, docs/spec.md section 7); empty for error diffusion, whose reference is referenceErrorDiffusion.
+    PlaneFunction reference;
 
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
@@ -239,5 +242,6 @@ void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
 void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
 void registerMbvqMethods(Registry& r);
+void registerDotDiffusionMethods(Registry& r);  ///< core/dotdiffusion.cpp
 
 }  // namespace halftone
