@@ -216,10 +216,10 @@ Plane8 referenceDotDiffusion(const Plane8& src, const DotParams& params, const D
     const Quantizer q(params.levels, params.linear);
     Plane8 out(w, h);
     PlaneT<int32_t> acc(w, h, 0);
+    const std::vector<std::pair<int, int>> pos = classPositions(m);
     for (int c = 0; c < m.classes(); ++c)
-        for (int i = 0; i < h; ++i)
-            for (int j = 0; j < w; ++j) {
-                if (m.classAt(i, j) != c) continue;
+        for (int i = pos[size_t(c)].first; i < h; i += m.size)  // the pixels of class c, in raster order
+            for (int j = pos[size_t(c)].second; j < w; j += m.size) {
                 const int32_t S = q.input(src.at(i, j)) + acc.at(i, j);
                 const int k = q.level(S);
                 out.at(i, j) = q.values()[size_t(k)];
