@@ -84,7 +84,7 @@ struct Source {
 const std::vector<ClassMatrix>& classMatrices() {
     // Knuth (1987), the class matrix of his figure, with two barons (62 and 63) and two near-barons.
     // Mese and Vaidyanathan (2000), the class matrices their optimisation found for 8 x 8 and 16 x 16 cells, as
-    // printed in their paper and transcribed in pixkit (Liu and Guo's halftoning library).
+    // transcribed in the pixkit library (docs/references.md).
     static const std::vector<ClassMatrix> all = {
         makeMatrix("knuth", "Knuth 8 x 8", 8,
                    {34, 48, 40, 32, 29, 15, 23, 31, 42, 58, 56, 53, 21, 5,  7,  10, 50, 62, 61, 45, 13, 1,
