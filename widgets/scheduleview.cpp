@@ -12,6 +12,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <qcustomplot.h>
+#include <vector>
+
+#include "core/dotdiffusion.h"
 
 namespace halftone {
 
@@ -126,11 +129,24 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
         const int hi = hover_.y(), hj = hover_.x();
         p.setPen(QPen(QColor(200, 0, 0), 3));
         p.drawRect(cellRect(hj, hi).adjusted(1, 1, -1, -1));
-        for (const Tap& t : kernel_->taps) {
-            const int si = hi - t.di;
-            // Serpentine: odd rows run right to left with mirrored taps (docs/spec.md section 1).
-            const int dj = serpentine_ && (si & 1) ? -t.dj : t.dj;
-            const int sj = hj - dj;
+        std::vector<QPoint> sources;  // (column, row) of the pixels whose error the hovered one takes
+        if (s.classMatrix) {
+            // Dot diffusion: the lower-class 8-neighbours (docs/spec.md section 7), whatever the kernel.
+            for (int di = -1; di <= 1; ++di)
+                for (int dj = -1; dj <= 1; ++dj)
+                    if ((di || dj) && hi + di >= 0 && hj + dj >= 0 &&
+                        s.classMatrix->classAt(hi + di, hj + dj) < s.classMatrix->classAt(hi, hj))
+                        sources.emplace_back(hj + dj, hi + di);
+        } else {
+            for (const Tap& t : kernel_->taps) {
+                const int si = hi - t.di;
+                // Serpentine: odd rows run right to left with mirrored taps (docs/spec.md section 1).
+                const int dj = serpentine_ && (si & 1) ? -t.dj : t.dj;
+                sources.emplace_back(hj - dj, si);
+            }
+        }
+        for (const QPoint& src : sources) {
+            const int si = src.y(), sj = src.x();
             if (si < 0 || si >= s.height || sj < 0 || sj >= s.width) continue;
             const QRectF r = cellRect(sj, si);
             p.setPen(QPen(QColor(200, 0, 0), 2, Qt::DashLine));
