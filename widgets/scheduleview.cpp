@@ -477,7 +477,10 @@ void ScheduleView::rebuild() {
                         : Status::error("unknown kernel");
     valid_ = st.isOk();
     schedule_ = valid_ ? std::move(s) : Schedule{};
-    stencil_->setKernel(kernel_);
+    // Dot diffusion depends on its class matrix, not on a kernel: no kernel stencil or delay note for it.
+    const bool dot = valid_ && schedule_.classMatrix;
+    stencil_->setKernel(dot ? nullptr : kernel_);
+    kernelCombo_->setEnabled(!dot);
     grid_->setSchedule(valid_ ? &schedule_ : nullptr, kernel_, schedule_.name == "serpentine");
     const bool blocks = isBlockSchedule(name);
     // The delay applies to k-delay and to the wavefront inside parallelogram and wavefront units; the
@@ -520,7 +523,14 @@ void ScheduleView::rebuild() {
         }
         info_->setText(text);
     }
-    if (kernel_) {
+    if (dot) {
+        delayNote_->clear();
+        stencilCaption_->setText(
+            tr("Dot diffusion (%1 class matrix): each pixel sends its error to its neighbours of higher class, "
+               "2 parts to each orthogonal one and 1 to each diagonal one, divided by the parts of those that "
+               "receive; a pixel with none (a baron) drops it. Hover a cell to see the neighbours it waits for.")
+                .arg(QString::fromStdString(schedule_.classMatrix->title)));
+    } else if (kernel_) {
         const int kmin = kernel_->minimalDelay(), kpush = conflictFreeDelay(*kernel_);
         const int h = heightSpin_->value();
         const int k = opt.delay > 0 ? opt.delay : kmin;
