@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <iterator>
+#include <map>
 
 #include "core/quantizer.h"
 #include "core/registry.h"
@@ -254,22 +254,26 @@ DotParams dotParamsFrom(const std::string& matrix, const ParamValues& v) {
 std::string dotSchedule(const std::string& matrix) { return "dot-" + matrix; }
 
 void registerDotDiffusionMethods(Registry& r) {
-    const char* descriptions[] = {
-        "Dot diffusion (Knuth 1987) with Knuth's 8 x 8 class matrix: pixels are halftoned class by class, each "
-        "sharing its error among its neighbours of higher class (2 for the orthogonal ones, 1 for the diagonal "
-        "ones); every pixel of one class runs at once on all CPU cores.",
-        "Dot diffusion with the 8 x 8 class matrix Mese and Vaidyanathan (2000) optimised for a smoother, less "
-        "periodic texture than Knuth's; every pixel of one class runs at once on all CPU cores.",
-        "Dot diffusion with the 16 x 16 class matrix of Mese and Vaidyanathan (2000): 256 classes, one baron, the "
-        "finest texture of the three; every pixel of one class runs at once on all CPU cores.",
+    const std::map<std::string, std::string> descriptions = {
+        {"knuth",
+         "Dot diffusion (Knuth 1987) with Knuth's 8 x 8 class matrix: pixels are halftoned class by class, each "
+         "sharing its error among its neighbours of higher class (2 for the orthogonal ones, 1 for the diagonal "
+         "ones); every pixel of one class runs at once on all CPU cores."},
+        {"mese-vaidyanathan-8",
+         "Dot diffusion with the 8 x 8 class matrix Mese and Vaidyanathan (2000) optimised for a less visible "
+         "texture than Knuth's; every pixel of one class runs at once on all CPU cores."},
+        {"mese-vaidyanathan-16",
+         "Dot diffusion with the 16 x 16 class matrix of Mese and Vaidyanathan (2000): 256 classes, one baron, the "
+         "least periodic texture and the most faithful tone of the three; every pixel of one class runs at once on "
+         "all CPU cores."},
     };
-    size_t index = 0;
     for (const ClassMatrix& cm : classMatrices()) {
         MethodInfo m;
         m.method = "dot";
         m.variant = cm.name;
         m.family = "dot-diffusion";
-        m.description = descriptions[std::min(index++, std::size(descriptions) - 1)];
+        const auto d = descriptions.find(cm.name);
+        m.description = d != descriptions.end() ? d->second : "Dot diffusion with the " + cm.title + " class matrix.";
         m.params = {
             intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
             boolParam("linear", "Linear light", false,
