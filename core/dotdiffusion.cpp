@@ -163,23 +163,34 @@ Status dotDiffuse(const Plane8& src, Plane8& dst, const DotParams& params, const
     const int threads = threadsOrAll(requested);
     std::atomic<bool> stop{false};
 
-    auto pixel = [&](int i, int j, int c, const std::vector<Source>& srcs) {
-        int32_t acc = 0;
-        if (i >= 2 && i < h - 2 && j >= 2 && j < w - 2) {
-            for (const Source& s : srcs) acc += share(s.w, err[size_t(i + s.di) * w + size_t(j + s.dj)], s.W);
-        } else {
-            // Near the border a sender may have lost receivers: its W counts only those inside the image.
-            for (const Source& s : srcs) {
-                const int r = i + s.di, t = j + s.dj;
-                if (r < 0 || r >= h || t < 0 || t >= w) continue;
-                acc += share(s.w, err[size_t(r) * w + size_t(t)], weightSum(m, w, h, r, t));
+    const uint8_t* in = src.data.data();
+    uint8_t* out = dst.data.data();
+    int32_t* e = err.data();
+    const int32_t* input = q.inputTable().data();
+    const uint8_t* values = q.values().data();
+    const int32_t* targets = q.targets().data();
+    // One row of class c: the pixels (i, b), (i, b + n), ...; away from the border every sender's W is the cell's.
+    auto row = [&](int i, int b, int c, const std::vector<Source>& srcs) {
+        const bool innerRow = i >= 2 && i < h - 2;
+        for (int j = b; j < w; j += n) {
+            const size_t at = size_t(i) * size_t(w) + size_t(j);
+            int32_t acc = 0;
+            if (innerRow && j >= 2 && j < w - 2) {
+                for (const Source& s : srcs) acc += share(s.w, e[ptrdiff_t(at) + ptrdiff_t(s.di) * w + s.dj], s.W);
+            } else {
+                // Near the border a sender may have lost receivers: its W counts only those inside the image.
+                for (const Source& s : srcs) {
+                    const int r = i + s.di, t = j + s.dj;
+                    if (r < 0 || r >= h || t < 0 || t >= w) continue;
+                    acc += share(s.w, e[size_t(r) * size_t(w) + size_t(t)], weightSum(m, w, h, r, t));
+                }
             }
+            const int32_t S = input[in[at]] + acc;
+            const int k = q.level(S);
+            out[at] = values[k];
+            e[at] = S - targets[k];
+            if (visit) visit(i, j, c);
         }
-        const int32_t S = q.input(src.at(i, j)) + acc;
-        const int k = q.level(S);
-        dst.at(i, j) = q.values()[size_t(k)];
-        err[size_t(i) * w + size_t(j)] = S - q.targets()[size_t(k)];
-        if (visit) visit(i, j, c);
     };
 
     for (int c = 0; c < C; ++c) {
@@ -197,8 +208,7 @@ Status dotDiffuse(const Plane8& src, Plane8& dst, const DotParams& params, const
                         stop.store(true, std::memory_order_relaxed);
                         return;
                     }
-                    const int i = a + r * n;
-                    for (int j = b; j < w; j += n) pixel(i, j, c, srcs);
+                    row(a + r * n, b, c, srcs);
                 }
             });
             if (stop.load()) return Status::cancelled();
