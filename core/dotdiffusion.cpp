@@ -77,6 +77,8 @@ std::vector<std::pair<int, int>> classPositions(const ClassMatrix& m) {
 struct Source {
     int di, dj;
     int32_t w, W;
+    int cls;     ///< the sender's class
+    int dr, dk;  ///< where the sender sits in its class's error plane, relative to the receiver's row and column there
 };
 
 }  // namespace
@@ -153,42 +155,71 @@ Status dotDiffuse(const Plane8& src, Plane8& dst, const DotParams& params, const
                 const int r = a + nb.di + n, s = b + nb.dj + n;  // + n: classAt takes non-negative rows
                 if (m.classAt(r, s) >= c) continue;
                 // The sender's W in an image large enough that no border is within one pixel of it.
-                sources[size_t(a) * n + b].push_back({nb.di, nb.dj, nb.w, weightSum(m, 1 << 20, 1 << 20, r, s)});
+                const int a2 = a + nb.di, b2 = b + nb.dj;
+                sources[size_t(a) * n + b].push_back({nb.di, nb.dj, nb.w, weightSum(m, 1 << 20, 1 << 20, r, s),
+                                                      m.classAt(r, s), a2 < 0 ? -1 : (a2 >= n ? 1 : 0),
+                                                      b2 < 0 ? -1 : (b2 >= n ? 1 : 0)});
             }
         }
 
+    // Errors are stored class by class: the pixel (a + r n, b + k n) of class c at classErr[c][r * cols[c] + k]. A
+    // class step then reads each sender class's errors as one sequential stream instead of striding over the whole
+    // image.
+    std::vector<std::vector<int32_t>> classErr(static_cast<size_t>(C));
+    std::vector<int> rowsOf(static_cast<size_t>(C)), colsOf(static_cast<size_t>(C));
+    for (int c = 0; c < C; ++c) {
+        const auto [a, b] = pos[size_t(c)];
+        rowsOf[size_t(c)] = a < h ? (h - a + n - 1) / n : 0;
+        colsOf[size_t(c)] = b < w ? (w - b + n - 1) / n : 0;
+        classErr[size_t(c)].assign(size_t(rowsOf[size_t(c)]) * size_t(colsOf[size_t(c)]), 0);
+    }
     dst = Plane8(w, h);
-    std::vector<int32_t> err(size_t(w) * size_t(h), 0);
     const int requested = params.threads > 0 ? params.threads : control.threads;
     const int threads = threadsOrAll(requested);
     std::atomic<bool> stop{false};
 
     const uint8_t* in = src.data.data();
     uint8_t* out = dst.data.data();
-    int32_t* e = err.data();
     const int32_t* input = q.inputTable().data();
     const uint8_t* values = q.values().data();
     const int32_t* targets = q.targets().data();
-    // One row of class c: the pixels (i, b), (i, b + n), ...; away from the border every sender's W is the cell's.
-    auto row = [&](int i, int b, int c, const std::vector<Source>& srcs) {
+    // Row r of class c: the pixels (a + r n, b + k n); away from the border every sender's W is the cell's.
+    auto row = [&](int c, int r, const std::vector<Source>& srcs) {
+        const auto [a, b] = pos[size_t(c)];
+        const int i = a + r * n;
         const bool innerRow = i >= 2 && i < h - 2;
-        for (int j = b; j < w; j += n) {
-            const size_t at = size_t(i) * size_t(w) + size_t(j);
+        const int ns = int(srcs.size());
+        const int32_t* plane[8];
+        ptrdiff_t start[8];
+        bool rowInside[8];
+        for (int t = 0; t < ns; ++t) {
+            const Source& s = srcs[size_t(t)];
+            const int rr = r + s.dr;
+            rowInside[t] = rr >= 0 && rr < rowsOf[size_t(s.cls)];
+            plane[t] = classErr[size_t(s.cls)].data();
+            start[t] = ptrdiff_t(rr) * colsOf[size_t(s.cls)] + s.dk;
+        }
+        int32_t* own = classErr[size_t(c)].data() + size_t(r) * size_t(colsOf[size_t(c)]);
+        const int cols = colsOf[size_t(c)];
+        for (int k = 0; k < cols; ++k) {
+            const int j = b + k * n;
             int32_t acc = 0;
             if (innerRow && j >= 2 && j < w - 2) {
-                for (const Source& s : srcs) acc += share(s.w, e[ptrdiff_t(at) + ptrdiff_t(s.di) * w + s.dj], s.W);
+                for (int t = 0; t < ns; ++t) acc += share(srcs[size_t(t)].w, plane[t][start[t] + k], srcs[size_t(t)].W);
             } else {
                 // Near the border a sender may have lost receivers: its W counts only those inside the image.
-                for (const Source& s : srcs) {
-                    const int r = i + s.di, t = j + s.dj;
-                    if (r < 0 || r >= h || t < 0 || t >= w) continue;
-                    acc += share(s.w, e[size_t(r) * size_t(w) + size_t(t)], weightSum(m, w, h, r, t));
+                for (int t = 0; t < ns; ++t) {
+                    const Source& s = srcs[size_t(t)];
+                    const int kk = k + s.dk;
+                    if (!rowInside[t] || kk < 0 || kk >= colsOf[size_t(s.cls)]) continue;
+                    acc += share(s.w, plane[t][start[t] + k], weightSum(m, w, h, i + s.di, j + s.dj));
                 }
             }
+            const size_t at = size_t(i) * size_t(w) + size_t(j);
             const int32_t S = input[in[at]] + acc;
-            const int k = q.level(S);
-            out[at] = values[k];
-            e[at] = S - targets[k];
+            const int level = q.level(S);
+            out[at] = values[level];
+            own[k] = S - targets[level];
             if (visit) visit(i, j, c);
         }
     };
@@ -196,11 +227,11 @@ Status dotDiffuse(const Plane8& src, Plane8& dst, const DotParams& params, const
     for (int c = 0; c < C; ++c) {
         if (control.cancelled()) return Status::cancelled();
         const auto [a, b] = pos[size_t(c)];
-        const int rows = a < h ? (h - a + n - 1) / n : 0;
-        if (rows > 0 && b < w) {
+        const int rows = rowsOf[size_t(c)];
+        if (rows > 0 && colsOf[size_t(c)] > 0) {
             const std::vector<Source>& srcs = sources[size_t(a) * n + b];
             const int nt = std::max(1, std::min(threads, rows));
-            WorkerPool::shared().run(nt, [&, a = a, b = b](int t) {
+            WorkerPool::shared().run(nt, [&](int t) {
                 const int first = int(int64_t(rows) * t / nt), last = int(int64_t(rows) * (t + 1) / nt);
                 for (int r = first; r < last; ++r) {
                     if (stop.load(std::memory_order_relaxed)) return;
@@ -208,7 +239,7 @@ Status dotDiffuse(const Plane8& src, Plane8& dst, const DotParams& params, const
                         stop.store(true, std::memory_order_relaxed);
                         return;
                     }
-                    row(a + r * n, b, c, srcs);
+                    row(c, r, srcs);
                 }
             });
             if (stop.load()) return Status::cancelled();
