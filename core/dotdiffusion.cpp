@@ -33,8 +33,9 @@ ClassMatrix makeMatrix(std::string name, std::string title, int n, std::vector<i
 /// section 7): the share of error e that a neighbour of weight w receives from a sender of weight sum W.
 inline int32_t share(int32_t w, int32_t e, int32_t W) {
     const int32_t a = w * e + W / 2;
-    const int32_t q = a / W;
-    return (a % W != 0 && a < 0) ? q - 1 : q;
+    // C++ division truncates: a negative remainder means a < 0 and a quotient one above the floor (no branch, as the
+    // sign of the errors is as good as random).
+    return a / W - int32_t(a % W < 0);
 }
 
 /// W(q): the summed weights of the neighbours of (i, j) inside the image whose class is higher.
