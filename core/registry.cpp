@@ -139,6 +139,7 @@ Registry::Registry() {
     registerParallelMethods(*this);
     registerAmScreenMethods(*this);
     registerMbvqMethods(*this);
+    registerDotDiffusionMethods(*this);
 }
 
 Registry& Registry::instance() {

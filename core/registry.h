@@ -143,6 +143,9 @@ struct MethodInfo {
     /// input is read before its output is written and never after), so a caller that gives up its input needs no
     /// second plane. Checked for every method and parameter set that claims it by test_registry_exact.
     std::function<bool(const ParamValues&)> cpuInPlace;
+    /// The sequential reference an exact method outside section 1's error diffusion must equal bit for bit (dot
+    /// diffusion's, docs/spec.md section 7); empty for error diffusion, whose reference is referenceErrorDiffusion.
+    PlaneFunction reference;
 
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
@@ -247,5 +250,6 @@ void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
 void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
 void registerMbvqMethods(Registry& r);
+void registerDotDiffusionMethods(Registry& r);  ///< core/dotdiffusion.cpp
 
 }  // namespace halftone

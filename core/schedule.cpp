@@ -1,5 +1,6 @@
 #include "core/schedule.h"
 
+#include "core/dotdiffusion.h"
 #include "core/gpustrips.h"
 #include "core/parallel.h"
 #include "core/threads.h"
@@ -130,7 +131,10 @@ int conflictFreeDelay(const Kernel& kernel) {
 bool gpuWavefrontFast(const Kernel& kernel, int levels) { return kernel.name == "floyd-steinberg" && levels == 2; }
 
 std::vector<std::string> scheduleNames() {
-    return {"raster", "serpentine", "k-delay", "knight", "trapezoid", "parallelogram", "wavefront", "gpu-wavefront"};
+    std::vector<std::string> names = {"raster",    "serpentine",    "k-delay",   "knight",
+                                      "trapezoid", "parallelogram", "wavefront", "gpu-wavefront"};
+    for (const ClassMatrix& m : classMatrices()) names.push_back(dotSchedule(m.name));
+    return names;
 }
 
 Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel, const ScheduleOptions& o,
@@ -231,6 +235,18 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
             "group, so it runs " + std::to_string(p.geometry.stripOffset) + " groups behind it";
         return Status::ok();
     }
+    for (const ClassMatrix& m : classMatrices()) {
+        if (name != dotSchedule(m.name)) continue;
+        // Knuth (1987): the class matrix tiled over the image; class c runs at step c, all its pixels at once.
+        p.classMatrix = &m;
+        p.steps = m.classes();
+        p.description = "dot diffusion (Knuth 1987), " + m.title +
+                        " class matrix tiled over the image: pixel (i, j) "
+                        "runs at the step of its class, after its lower-class neighbours and with every other pixel of "
+                        "that class; " +
+                        std::to_string(m.classes()) + " steps whatever the image size";
+        return Status::ok();
+    }
     std::string all;
     for (const auto& n : scheduleNames()) all += (all.empty() ? "" : ", ") + n;
     return Status::error("unknown schedule '" + name + "'; known schedules: " + all);
@@ -254,6 +270,17 @@ Status makeSchedule(const std::string& name, int width, int height, const Kernel
     out.pixelStep = PlaneT<int32_t>(width, height);
     out.pixelUnit = PlaneT<int32_t>(width, height, -1);
     out.parallelism.assign(size_t(p.steps), 0);
+    out.classMatrix = p.classMatrix;
+    if (p.classMatrix) {
+        out.units = int(n);
+        for (int i = 0; i < height; ++i)
+            for (int j = 0; j < width; ++j) {
+                const int c = p.classMatrix->classAt(i, j);
+                out.pixelStep.at(i, j) = c;
+                ++out.parallelism[size_t(c)];
+            }
+        return Status::ok();
+    }
     if (!p.blocks) {
         out.units = int(n);
         for (int i = 0; i < height; ++i)
@@ -334,6 +361,25 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
         // Pixel wavefronts may have empty steps (Kasagi, Nakano and Ito count every t of k-D PS); block plans drop
         // them.
         if (count[size_t(t)] == 0 && blocks) return Status::error("step " + std::to_string(t) + " is empty");
+    }
+    if (s.classMatrix) {
+        // Dot diffusion: every 8-neighbour of lower class (the pixels whose error it gathers) runs at an earlier step.
+        const ClassMatrix& m = *s.classMatrix;
+        for (int i = 0; i < h; ++i)
+            for (int j = 0; j < w; ++j)
+                for (int di = -1; di <= 1; ++di)
+                    for (int dj = -1; dj <= 1; ++dj) {
+                        const int si = i + di, sj = j + dj;
+                        if ((di == 0 && dj == 0) || si < 0 || si >= h || sj < 0 || sj >= w) continue;
+                        if (m.classAt(si, sj) >= m.classAt(i, j)) continue;
+                        const int32_t a = s.pixelStep.at(si, sj), b = s.pixelStep.at(i, j);
+                        if (a >= b)
+                            return Status::error(
+                                "pixel " + where(i, j) + " of class " + std::to_string(m.classAt(i, j)) + " (step " +
+                                std::to_string(b) + ") would run before its lower-class neighbour " + where(si, sj) +
+                                " of class " + std::to_string(m.classAt(si, sj)) + " (step " + std::to_string(a) + ")");
+                    }
+        return Status::ok();
     }
     // Order inside a unit (and of the sequential scans): raster, or serpentine when asked.
     auto scanKey = [&](int i, int j) { return int64_t(i) * w + ((serpentine && (i & 1)) ? w - 1 - j : j); };

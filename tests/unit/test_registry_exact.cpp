@@ -73,6 +73,8 @@ private slots:
     void gpuProbedOnFirstUse();
     void grayRunUsesInputPlanes();
     void consumedInputBecomesTheOutput();
+    void ownReferences_data();
+    void ownReferences();
 };
 
 void TestRegistryExact::initTestCase() {
@@ -315,6 +317,63 @@ void TestRegistryExact::consumedInputBecomesTheOutput() {
     Image again = Image::gray(src);
     QVERIFY(runImage(std::move(again), req, consumed).isOk());
     QVERIFY(copy.image.channels[0] == consumed.image.channels[0]);
+}
+
+void TestRegistryExact::ownReferences_data() {
+    // Exact methods outside section 1's error diffusion (dot diffusion, ...) bring their own sequential reference.
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<int>("device");
+    const bool gpu = Registry::instance().gpuAvailability().usable;
+    for (const MethodInfo& m : Registry::instance().methods()) {
+        if (!m.exact || !m.reference) continue;
+        if (m.cpu)
+            QTest::newRow(qPrintable(QString::fromStdString(m.id() + " cpu"))) << QString::fromStdString(m.id()) << 0;
+        if (m.gpu && gpu)
+            QTest::newRow(qPrintable(QString::fromStdString(m.id() + " gpu"))) << QString::fromStdString(m.id()) << 1;
+    }
+}
+
+void TestRegistryExact::ownReferences() {
+    QFETCH(QString, id);
+    QFETCH(int, device);
+    const auto slash = id.indexOf('/');
+    const MethodInfo* m = Registry::instance().find(id.left(slash).toStdString(), id.mid(slash + 1).toStdString());
+    QVERIFY(m);
+    const std::pair<int, int> sizes[] = {{1, 1}, {97, 1}, {1, 97}, {7, 13}, {33, 17}, {31, 33}, {257, 129}};
+    int compared = 0;
+    for (int levels : {2, 4, 256})
+        for (bool linear : {false, true}) {
+            if ((levels != 2 && !m->param("levels")) || (linear && !m->param("linear"))) continue;
+            for (const auto& [w, h] : sizes) {
+                const Plane8 src = test::randomPlane(w, h, test::freshSeed("registry own reference"));
+                ParamValues v;
+                if (m->param("levels")) v.set("levels", int64_t(levels));
+                if (m->param("linear")) v.set("linear", linear);
+                QVERIFY(Registry::instance().resolveParams(*m, v).isOk());
+                Plane8 ref;
+                QVERIFY(m->reference(src, ref, v, {}).isOk());
+                for (int threads : {1, 2, 3, 8}) {
+                    if (!m->param("threads") && threads != 1) continue;
+                    ParamValues t = v;
+                    if (m->param("threads")) t.set("threads", int64_t(threads));
+                    RunControl rc;
+                    rc.threads = threads;
+                    Plane8 out;
+                    const PlaneFunction& f = device ? m->gpu : m->cpu;
+                    QVERIFY(f(src, out, t, rc).isOk());
+                    if (out.data != ref.data)
+                        QFAIL(qPrintable(QString("%1 differs from its reference: %2x%3 L%4 %5 threads %6")
+                                             .arg(id)
+                                             .arg(w)
+                                             .arg(h)
+                                             .arg(levels)
+                                             .arg(linear ? "linear" : "gamma")
+                                             .arg(threads)));
+                    ++compared;
+                }
+            }
+        }
+    QVERIFY(compared > 0);
 }
 
 QTEST_GUILESS_MAIN(TestRegistryExact)
