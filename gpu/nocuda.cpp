@@ -14,6 +14,12 @@ GpuAvailability probe() {
     return a;
 }
 
+void startInBackground() {}
+
+void releaseDeviceCache() {}
+
+double backgroundStartSeconds() { return -1; }
+
 void registerMethods(Registry& registry) { registry.setGpuAvailability(probe()); }
 
 const std::vector<MethodSpec>& methods() {
