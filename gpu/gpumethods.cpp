@@ -1,6 +1,7 @@
 // Host side of every GPU method: buffers, transfers, launches in order, cancellation, progress,
 // timings. Kernels live in wavefront.cu / publishedmethods.cu behind gpu/launch.h.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -84,6 +85,38 @@ void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n) {
         if (e > b) std::memcpy(dst + b, src + b, e - b);
     });
 }
+
+/// Unpacks `rows` rows of 1-bit pixels (PBM layout, 1 = black) into 8-bit rows of `width` bytes (0 or 255), with a few
+/// threads of the shared pool when there are many.
+void parallelUnpack(uint8_t* dst, const uint8_t* bits, int rows, int width, size_t bitRow) {
+    static const auto table = [] {
+        std::array<uint64_t, 256> t{};
+        for (int b = 0; b < 256; ++b)
+            for (int k = 0; k < 8; ++k)
+                if (!((b >> (7 - k)) & 1)) t[size_t(b)] |= uint64_t(0xff) << (8 * k);  // pixel k in byte k
+        return t;
+    }();
+    const int full = width / 8, rest = width % 8;
+    auto unpackRows = [&](int r0, int r1) {
+        for (int y = r0; y < r1; ++y) {
+            const uint8_t* in = bits + size_t(y) * bitRow;
+            uint8_t* out = dst + size_t(y) * size_t(width);
+            for (int i = 0; i < full; ++i) std::memcpy(out + 8 * i, &table[in[i]], 8);
+            if (rest) std::memcpy(out + 8 * full, &table[in[full]], size_t(rest));
+        }
+    };
+    constexpr size_t kPerThread = size_t(2) << 20;
+    const int parts = int(
+        std::min<size_t>({size_t(std::min(8, hardwareThreads())), size_t(rows) * width / kPerThread, size_t(rows)}));
+    if (parts <= 1) {
+        unpackRows(0, rows);
+        return;
+    }
+    WorkerPool::shared().run(parts, [&](int i) { unpackRows(rows * i / parts, rows * (i + 1) / parts); });
+}
+
+/// What comes back from the device: 8-bit rows, 1-bit rows, or 1-bit rows unpacked on the host into 8-bit rows.
+enum class HostOutput { Bytes, Bits, BitsToBytes };
 
 /// Pinned staging memory and streams of the host-to-host path, kept between runs: a ring of band-sized pinned slots
 /// for the input and one for the output (pageable memory cannot be copied asynchronously, and pinning memory costs
@@ -311,7 +344,8 @@ public:
     /// takes every finished band down into the other ring and on into `dst` (8-bit rows of W bytes, or with `packed`
     /// 1-bit rows of (W + 7) / 8 bytes). The kernel starts at once and each strip waits for its band, so the kernel,
     /// both directions of the bus and both staging copies all run at the same time.
-    Status streamed(const uint8_t* src, uint8_t* dst, bool packed, Staging& st, const RunControl& rc) {
+    Status streamed(const uint8_t* src, uint8_t* dst, HostOutput output, Staging& st, const RunControl& rc) {
+        const bool packed = output != HostOutput::Bytes;
         HT_TRY(setPacked(packed));
         const int rows = wavefrontStripRows(form_);
         const size_t outRow = packed ? size_t((W + 7) / 8) : size_t(W);
@@ -359,7 +393,10 @@ public:
             auto flush = [&](int b) -> Status {
                 const int slot = b % Staging::kSlots, r0 = b * bandRows, n = std::min(bandRows, H - r0);
                 HT_CUDA(cudaEventSynchronize(st.outDone[slot].get()));
-                parallelCopy(dst + size_t(r0) * outRow, st.out[slot].get(), size_t(n) * outRow);
+                if (output == HostOutput::BitsToBytes)
+                    parallelUnpack(dst + size_t(r0) * W, st.out[slot].get(), n, W, outRow);
+                else
+                    parallelCopy(dst + size_t(r0) * outRow, st.out[slot].get(), size_t(n) * outRow);
                 Progress p;
                 p.rowsDone = r0 + n;
                 p.fraction = double(r0 + n) / H;
@@ -1009,11 +1046,11 @@ std::vector<std::string> wavefrontForms() { return {"fast", "general"}; }
 
 namespace {
 
-/// One run of `variant` on `src`: size check, upload, compute with progress/cancel, then `fetch` copies the
-/// result back (8-bit or packed). `packed` switches the runner to 1-bit output first.
+/// One run of a published method (`variant`) on `src`: size check, a runner of its own, upload, compute with
+/// progress/cancel, then `fetch` copies the result back.
 template <class Fetch>
 Status runOnce(const std::string& variant, const Plane8& src, const EdParams& params, const RunControl& control,
-               const std::string& form, bool packed, Fetch&& fetch) {
+               const std::string& form, Fetch&& fetch) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
     if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
@@ -1021,12 +1058,7 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
                                    std::to_string(src.height) + " is over its limit of 2^30 pixels");
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, form, r));
-    if (packed && !r->hasPacked())
-        return Status::error(
-            "1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
-            params.kernel + " with " + std::to_string(params.levels) + " levels");
     HT_TRY(r->prepare(src.width, src.height, params));
-    if (packed) HT_TRY(r->setPacked(true));
     Stream s;
     HT_CUDA(s.create());
     HT_TRY(r->upload(src.data.data(), s.get()));
@@ -1072,8 +1104,8 @@ bool outOfMemory(const Status& s) {
 /// The wavefront kernel host to host (WavefrontRunner::streamed) on the cached runner; `dst` holds W H bytes, or
 /// (W + 7) / 8 bytes a row with `packed`. Out of memory frees the cache and tries once more; after any other error the
 /// runner is dropped (its device state is unknown).
-Status runWavefront(const Plane8& src, uint8_t* dst, bool packed, const EdParams& params, const RunControl& control,
-                    const std::string& formText) {
+Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const EdParams& params,
+                    const RunControl& control, const std::string& formText) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
     if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
@@ -1085,7 +1117,8 @@ Status runWavefront(const Plane8& src, uint8_t* dst, bool packed, const EdParams
         return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
     WavefrontForm form = WavefrontForm::General;
     HT_TRY(parseForm(formText, *kernel, params.levels, form));
-    if (packed && form != WavefrontForm::Fast)
+    if (output == HostOutput::BitsToBytes && form != WavefrontForm::Fast) output = HostOutput::Bytes;
+    if (output == HostOutput::Bits && form != WavefrontForm::Fast)
         return Status::error(
             "1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
             params.kernel + " with " + std::to_string(params.levels) + " levels");
@@ -1104,7 +1137,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, bool packed, const EdParams
             cache.runner = std::move(r);
             cache.key = key;
         }
-        return cache.runner->streamed(src.data.data(), dst, packed, cache.staging, control);
+        return cache.runner->streamed(src.data.data(), dst, output, cache.staging, control);
     };
     Status s = attempt();
     if (outOfMemory(s)) {
@@ -1162,9 +1195,14 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
         }
         if (dst.width != src.width || dst.height != src.height || dst.size() != src.size())
             dst = Plane8(src.width, src.height);
-        return runWavefront(src, dst.data.data(), false, params, control, form);
+        static const bool fromBits = [] {
+            const char* e = std::getenv("HALFTONE_GPU_8BIT_FROM_BITS");
+            return e && *e == '1';
+        }();
+        return runWavefront(src, dst.data.data(), fromBits ? HostOutput::BitsToBytes : HostOutput::Bytes, params,
+                            control, form);
     }
-    return runOnce(variant, src, params, control, form, false, [&](Runner& r, cudaStream_t s) {
+    return runOnce(variant, src, params, control, form, [&](Runner& r, cudaStream_t s) {
         dst = Plane8(src.width, src.height);
         return r.download(dst.data.data(), s);
     });
@@ -1173,7 +1211,7 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
 Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params,
                       const RunControl& control) {
     rows.resize(size_t((src.width + 7) / 8) * size_t(std::max(0, src.height)));
-    return runWavefront(src, rows.data(), true, params, control, {});
+    return runWavefront(src, rows.data(), HostOutput::Bits, params, control, {});
 }
 
 Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& t,
