@@ -355,7 +355,9 @@ public:
         HT_TRY(st.ensure(size_t(bandRows) * size_t(W), size_t(bandRows) * outRow));
         const cudaStream_t sK = st.kernel.get(), sUp = st.up.get(), sDown = st.down.get();
         HT_TRY(startBands(sK));
-        HT_TRY(injectFault(sK));  // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
+        if (!epochHost_.get()) HT_CUDA(epochHost_.allocate(1));
+        epochHost_.get()[0] = epoch_;  // no copy of the last run's is pending: startBands synchronised
+        HT_TRY(injectFault(sK));       // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
         WavefrontArgs a = args();
         a.bandReady = bandReady_.get();
         a.bandRows = bandRows;
@@ -372,7 +374,10 @@ public:
                 parallelCopy(st.in[slot].get(), src + size_t(r0) * W, size_t(n) * W);
                 HT_CUDA(cudaMemcpy2DAsync(in_.get() + size_t(r0) * pitch_, pitch_, st.in[slot].get(), W, W, n,
                                           cudaMemcpyHostToDevice, sUp));
-                HT_CUDA(launchSetFlag(bandReady_.get(), b, epoch_, sUp));
+                // the band's flag by the copy engine, stream-ordered after its rows: no kernel is launched (or
+                // loaded, CUDA loads kernels lazily and waits for running ones to do so) while the wavefront waits
+                HT_CUDA(
+                    cudaMemcpyAsync(bandReady_.get() + b, epochHost_.get(), sizeof(int), cudaMemcpyHostToDevice, sUp));
                 HT_CUDA(cudaEventRecord(st.inDone[slot].get(), sUp));
             }
             return Status::ok();
@@ -510,6 +515,7 @@ private:
         return a;
     }
     DeviceBuffer<uint8_t> packed_;
+    PinnedBuffer<int> epochHost_;  ///< the streamed path's band flag value, copied after each band
     bool packedMode_ = false;
     Stream sIn_, sOut_;
     DeviceBuffer<int> bandReady_;
