@@ -1,7 +1,8 @@
 // Host side of every GPU method: buffers, transfers, launches in order, cancellation, progress,
 // timings. Kernels live in wavefront.cu / publishedmethods.cu behind gpu/launch.h.
+#include <sys/mman.h>
+
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -86,37 +87,24 @@ void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n) {
     });
 }
 
-/// Unpacks `rows` rows of 1-bit pixels (PBM layout, 1 = black) into 8-bit rows of `width` bytes (0 or 255), with a few
-/// threads of the shared pool when there are many.
-void parallelUnpack(uint8_t* dst, const uint8_t* bits, int rows, int width, size_t bitRow) {
-    static const auto table = [] {
-        std::array<uint64_t, 256> t{};
-        for (int b = 0; b < 256; ++b)
-            for (int k = 0; k < 8; ++k)
-                if (!((b >> (7 - k)) & 1)) t[size_t(b)] |= uint64_t(0xff) << (8 * k);  // pixel k in byte k
-        return t;
-    }();
-    const int full = width / 8, rest = width % 8;
-    auto unpackRows = [&](int r0, int r1) {
-        for (int y = r0; y < r1; ++y) {
-            const uint8_t* in = bits + size_t(y) * bitRow;
-            uint8_t* out = dst + size_t(y) * size_t(width);
-            for (int i = 0; i < full; ++i) std::memcpy(out + 8 * i, &table[in[i]], 8);
-            if (rest) std::memcpy(out + 8 * full, &table[in[full]], size_t(rest));
-        }
-    };
-    constexpr size_t kPerThread = size_t(2) << 20;
-    const int parts = int(
-        std::min<size_t>({size_t(std::min(8, hardwareThreads())), size_t(rows) * width / kPerThread, size_t(rows)}));
-    if (parts <= 1) {
-        unpackRows(0, rows);
-        return;
-    }
-    WorkerPool::shared().run(parts, [&](int i) { unpackRows(rows * i / parts, rows * (i + 1) / parts); });
+/// A new zeroed w x h plane whose memory the kernel may back with transparent huge pages: the first touch of a new
+/// 256 MiB plane in 4 KiB pages costs more than the whole GPU run (the vector's zero fill takes every page fault).
+void makePlane(Plane8& dst, int w, int h) {
+    Plane8 p;
+    p.width = w;
+    p.height = h;
+    const size_t n = size_t(w) * size_t(h);
+    p.data.reserve(n);
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    const uintptr_t b = (uintptr_t(p.data.data()) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t e = (uintptr_t(p.data.data()) + n) & ~(kHuge - 1);
+    if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a hint: ignored where THP is off
+    p.data.resize(n);
+    dst = std::move(p);
 }
 
-/// What comes back from the device: 8-bit rows, 1-bit rows, or 1-bit rows unpacked on the host into 8-bit rows.
-enum class HostOutput { Bytes, Bits, BitsToBytes };
+/// What comes back from the device: 8-bit rows or 1-bit rows.
+enum class HostOutput { Bytes, Bits };
 
 /// Pinned staging memory and streams of the host-to-host path, kept between runs: a ring of band-sized pinned slots
 /// for the input and one for the output (pageable memory cannot be copied asynchronously, and pinning memory costs
@@ -398,10 +386,7 @@ public:
             auto flush = [&](int b) -> Status {
                 const int slot = b % Staging::kSlots, r0 = b * bandRows, n = std::min(bandRows, H - r0);
                 HT_CUDA(cudaEventSynchronize(st.outDone[slot].get()));
-                if (output == HostOutput::BitsToBytes)
-                    parallelUnpack(dst + size_t(r0) * W, st.out[slot].get(), n, W, outRow);
-                else
-                    parallelCopy(dst + size_t(r0) * outRow, st.out[slot].get(), size_t(n) * outRow);
+                parallelCopy(dst + size_t(r0) * outRow, st.out[slot].get(), size_t(n) * outRow);
                 Progress p;
                 p.rowsDone = r0 + n;
                 p.fraction = double(r0 + n) / H;
@@ -1123,7 +1108,6 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
         return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
     WavefrontForm form = WavefrontForm::General;
     HT_TRY(parseForm(formText, *kernel, params.levels, form));
-    if (output == HostOutput::BitsToBytes && form != WavefrontForm::Fast) output = HostOutput::Bytes;
     if (output == HostOutput::Bits && form != WavefrontForm::Fast)
         return Status::error(
             "1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
@@ -1200,13 +1184,8 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
             return Status::ok();
         }
         if (dst.width != src.width || dst.height != src.height || dst.size() != src.size())
-            dst = Plane8(src.width, src.height);
-        static const bool fromBits = [] {
-            const char* e = std::getenv("HALFTONE_GPU_8BIT_FROM_BITS");
-            return e && *e == '1';
-        }();
-        return runWavefront(src, dst.data.data(), fromBits ? HostOutput::BitsToBytes : HostOutput::Bytes, params,
-                            control, form);
+            makePlane(dst, src.width, src.height);
+        return runWavefront(src, dst.data.data(), HostOutput::Bytes, params, control, form);
     }
     return runOnce(variant, src, params, control, form, [&](Runner& r, cudaStream_t s) {
         dst = Plane8(src.width, src.height);
