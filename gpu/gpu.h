@@ -18,6 +18,9 @@ GpuAvailability probe();
 /// start-up overlaps other work; a program that never calls it (or probe()) never creates a CUDA context.
 void startInBackground();
 
+/// \brief True once startInBackground() was called in this process.
+bool startedInBackground();
+
 /// \brief Seconds the background start-up took (probe, context, first run), or -1 when it was not started; waits for
 /// it to end.
 double backgroundStartSeconds();

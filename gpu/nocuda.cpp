@@ -20,6 +20,8 @@ void releaseDeviceCache() {}
 
 double backgroundStartSeconds() { return -1; }
 
+bool startedInBackground() { return false; }
+
 void registerMethods(Registry& registry) { registry.setGpuAvailability(probe()); }
 
 const std::vector<MethodSpec>& methods() {

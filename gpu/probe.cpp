@@ -2,6 +2,7 @@
 // the GPU path of the sequential ED/EC entries, so `halftone --list` shows cpu,gpu for them.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <system_error>
@@ -67,6 +68,7 @@ namespace {
 struct Starter {
     std::mutex mutex;
     std::thread thread;
+    std::atomic<bool> requested{false};
     double seconds = -1;
     ~Starter() { join(); }
     void join() {
@@ -87,6 +89,7 @@ void startInBackground() {
     std::call_once(once, [] {
         Starter& st = starter();
         std::lock_guard<std::mutex> lock(st.mutex);
+        st.requested = true;
         try {
             st.thread = std::thread([&st] {
                 const auto t0 = std::chrono::steady_clock::now();
@@ -98,6 +101,8 @@ void startInBackground() {
         }
     });
 }
+
+bool startedInBackground() { return starter().requested.load(); }
 
 double backgroundStartSeconds() {
     Starter& st = starter();
