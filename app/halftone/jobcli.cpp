@@ -174,7 +174,9 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
         "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--force", o.force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--progress", o.progress, "report progress on stderr");
-    app.add_flag("--time", o.time, "print the method's wall time on stderr");
+    app.add_flag("--time", o.time,
+                 "print the method's wall time on stderr, then the start-up and the time of each stage (read, prepare, "
+                 "method, write)");
 }
 
 int buildJob(const JobOptions& o, JobSettings& job) {
