@@ -1088,10 +1088,6 @@ DeviceCache& deviceCache() {
     return *cache;
 }
 
-bool outOfMemory(const Status& s) {
-    return s.isUnavailable() && s.message().find("cudaErrorMemoryAllocation") != std::string::npos;
-}
-
 /// The wavefront kernel host to host (WavefrontRunner::streamed) on the cached runner; `dst` holds W H bytes, or
 /// (W + 7) / 8 bytes a row with `packed`. Out of memory frees the cache and tries once more; after any other error the
 /// runner is dropped (its device state is unknown).
@@ -1130,7 +1126,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
         return cache.runner->streamed(src.data.data(), dst, output, cache.staging, control);
     };
     Status s = attempt();
-    if (outOfMemory(s)) {
+    if (isOutOfDeviceMemory(s)) {
         cache.runner.reset();
         cache.staging.release();
         (void)cudaGetLastError();
