@@ -116,6 +116,12 @@ using PlaneFunction = std::function<Status(const Plane8& src, Plane8& dst, const
 using PaletteFunction = std::function<Status(const Image& rgb, const Palette& palette, Plane8& indices,
                                              const ParamValues&, const RunControl&)>;
 
+/// \brief Runs a binary method on one 8-bit plane straight to 1-bit rows (PBM P4 layout: (W + 7) / 8 bytes a row,
+/// leftmost pixel in the most significant bit, 1 = black); Status::unavailable when it does not apply to these
+/// parameters or no device is usable (the caller then runs the plane form).
+using PackedFunction =
+    std::function<Status(const Plane8& src, std::vector<uint8_t>& rows, const ParamValues&, const RunControl&)>;
+
 /// \brief One selectable (method, variant) pair.
 struct MethodInfo {
     std::string method;       ///< "ed", "ec", "ordered", "dbs", ...
@@ -125,6 +131,7 @@ struct MethodInfo {
     std::vector<ParamSpec> params;
     PlaneFunction cpu;           ///< may be empty for GPU-only methods
     PlaneFunction gpu;           ///< empty when no GPU implementation exists
+    PackedFunction gpuPacked;    ///< the GPU form with 1-bit output made on the device (PBM output); may be empty
     std::string schedule;        ///< name in the schedule model, empty if none
     std::string gpuSchedule;     ///< the GPU path's name in the schedule model when it differs from `schedule`
     PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
