@@ -102,7 +102,7 @@ run() {
     stage "studio Qt Test units (offscreen, GPU usable)"
     local t rc line
     for t in $TESTS; do
-        timeout 600 "$ROOT/$B/tests/$t" -maxwarnings 0 >"$OUT/$t.log" 2>&1
+        timeout 240 "$ROOT/$B/tests/$t" -maxwarnings 0 >"$OUT/$t.log" 2>&1
         rc=$?
         line=$(grep -E '^Totals:' "$OUT/$t.log" | tail -1)
         printf '%-28s rc=%-3s %s\n' "$t" "$rc" "$line"
@@ -113,7 +113,7 @@ run() {
 
     stage "screenshots"
     local shots=$OUT/screenshots
-    "$S" --device gpu --compare ed/plain,ec/wavefront,ed/ostromoukhov --size 1600x1000 --screenshot "$shots/compare-gpu.png" \
+    "$S" --device gpu --compare ec/wavefront,ec/bwec-rc,ed/ped2-atomic --size 1600x1000 --screenshot "$shots/compare-gpu.png" \
         >"$OUT/shot-compare.log" 2>&1
     summary+=("screenshot compare (GPU): rc=$?")
     "$S" --tab benchmark --size 1600x1000 --screenshot "$shots/benchmark-gpu.png" >"$OUT/shot-bench.log" 2>&1
