@@ -70,7 +70,10 @@ EOF
 }
 
 run() {
-    OUT=${OUT:-/tmp/device-studio-out}
+    # Logs and PNGs gather in $OUT/run and come back as one archive, $OUT/studio-run.tar.gz (a device call returns
+    # only a few files), beside the summary.
+    local FINAL=${OUT:-/tmp/device-studio-out}
+    OUT=$FINAL/run
     mkdir -p "$OUT/screenshots"
     local summary=()
     stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
@@ -130,10 +133,13 @@ run() {
         summary+=("--ui-latency 16384 $dev: rc=$? $(grep -oE 'method [0-9.]+ s.*longest gap [0-9.]+ ms' "$OUT/latency-$dev.log")")
     done
 
-    echo
-    echo "=== summary ($gpu)"
-    printf '%s\n' "${summary[@]}"
-    sed 's/^/  /' "$OUT/click.txt"
+    {
+        echo
+        echo "=== summary ($gpu)"
+        printf '%s\n' "${summary[@]}"
+        sed 's/^/  /' "$OUT/click.txt"
+    } | tee "$FINAL/summary.txt"
+    tar -C "$FINAL" -czf "$FINAL/studio-run.tar.gz" run && rm -rf "$OUT"
 }
 
 case "$cmd" in
