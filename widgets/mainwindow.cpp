@@ -42,6 +42,7 @@
 #include "widgets/compareview.h"
 #include "widgets/imagepane.h"
 #include "widgets/imageconvert.h"
+#include "widgets/imageload.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
 #include "widgets/qualitypanel.h"
@@ -377,15 +378,11 @@ void MainWindow::loadAsync(std::function<Status(Image&, QString&, const StopToke
 }
 
 void MainWindow::openFile(const QString& path) {
-    const std::string file = QFile::encodeName(path).toStdString();
     loadAsync(
-        [file](Image& im, QString& notes, const StopToken& stop) {
-            io::ReadInfo info;
+        [path](Image& im, QString& notes, const StopToken& stop) {
             io::ReadOptions options;
-            options.stop = stop;  // Cancel (Esc) stops the decoder between strips
-            Status s = io::readImage(file, im, options, &info);
-            notes = QString::fromStdString(info.notes);
-            return s;
+            options.stop = stop;                              // Cancel (Esc) stops the decoder between strips
+            return readImageFile(path, im, options, &notes);  // Qt's image readers in a build without OpenImageIO
         },
         QFileInfo(path).fileName(), path);
 }
