@@ -2,6 +2,7 @@
 
 #include "core/budget.h"
 #include "core/paletteed.h"
+#include "core/planepool.h"
 
 #include <algorithm>
 #include <chrono>
@@ -396,13 +397,23 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
             out.channels.push_back(std::move(plane));
             continue;
         }
-        Status s = (device == Device::Gpu ? m.gpu : m.cpu)(planes.channels[size_t(c)], dst, planeParams, sub);
+        const Plane8& src = planes.channels[size_t(c)];
+        // A GPU plane function overwrites every pixel of a dst of the src's size (MethodInfo::gpu), so the output
+        // plane may be a released one: no new plane to first touch. CPU functions get an empty dst.
+        if (device == Device::Gpu) dst = PlanePool::instance().take(src.width, src.height);
+        Status s = (device == Device::Gpu ? m.gpu : m.cpu)(src, dst, planeParams, sub);
         if (!s && s.isUnavailable() && device == Device::Gpu && m.cpu) {
             note = "GPU failed (" + s.message() + "), ran on the CPU";
             device = Device::Cpu;
-            s = m.cpu(planes.channels[size_t(c)], dst, planeParams, sub);
+            PlanePool::instance().release(std::move(dst));
+            dst = Plane8();
+            s = m.cpu(src, dst, planeParams, sub);
         }
-        if (!s) return s;
+        if (!s) {
+            PlanePool::instance().release(std::move(dst));
+            for (Plane8& done : out.channels) PlanePool::instance().release(std::move(done));
+            return s;
+        }
         out.channels.push_back(std::move(dst));
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

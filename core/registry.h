@@ -129,8 +129,10 @@ struct MethodInfo {
     std::string description;  ///< one line, for --list and tooltips
     std::string family;       ///< "error-diffusion", "ordered", "dbs": groups methods in the UI
     std::vector<ParamSpec> params;
-    PlaneFunction cpu;           ///< may be empty for GPU-only methods
-    PlaneFunction gpu;           ///< empty when no GPU implementation exists
+    PlaneFunction cpu;  ///< may be empty for GPU-only methods
+    /// Empty when no GPU implementation exists. Called with dst empty or of the src's size holding an old result's
+    /// pixels (runImage takes it from the PlanePool): it overwrites every pixel of it or replaces it.
+    PlaneFunction gpu;
     PackedFunction gpuPacked;    ///< the GPU form with 1-bit output made on the device (PBM output); may be empty
     std::string schedule;        ///< name in the schedule model, empty if none
     std::string gpuSchedule;     ///< the GPU path's name in the schedule model when it differs from `schedule`

@@ -1184,7 +1184,9 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
         return runWavefront(src, dst.data.data(), HostOutput::Bytes, params, control, form);
     }
     return runOnce(variant, src, params, control, form, [&](Runner& r, cudaStream_t s) {
-        dst = Plane8(src.width, src.height);
+        // A dst of the right size is overwritten whole (a plane the caller keeps, or one from the PlanePool).
+        if (dst.width != src.width || dst.height != src.height || dst.size() != src.size())
+            makePlane(dst, src.width, src.height);
         return r.download(dst.data.data(), s);
     });
 }

@@ -1,6 +1,7 @@
 #include "widgets/jobrunner.h"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <new>
@@ -10,6 +11,7 @@
 #include "core/budget.h"
 #include "core/hvsfilter.h"
 #include "core/metrics.h"
+#include "core/planepool.h"
 #include "core/printpreview.h"
 #include "widgets/imageconvert.h"
 
@@ -267,8 +269,14 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     const bool linear = usesLinearLight(rr.params);
     // Measured at the size the method ran at; shown and saved enlarged by the pixel size, as the CLI writes it.
     measurePsnr(result.image, input, linear, out.psnrDb, out.psnrRegion);
-    if (pixelSize > 1) result.image = enlargePixels(result.image, pixelSize);
-    auto halftone = std::make_shared<Image>(std::move(result.image));
+    if (pixelSize > 1) {
+        Image enlarged = enlargePixels(result.image, pixelSize);
+        PlanePool::instance().release(std::move(result.image));
+        result.image = std::move(enlarged);
+    }
+    // The result's planes go back to the pool once nothing shows or caches it (the last owner of the pointer, a
+    // display image that borrows the plane included), for the next run of the same size.
+    const std::shared_ptr<const Image> halftone = sharedPooledImage(std::move(result.image));
     out.methodId = QString::fromStdString(request.method->id());
     out.device = result.device;
     out.note = QString::fromStdString(result.note);
@@ -313,6 +321,9 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent) {
     qRegisterMetaType<halftone::JobResultPtr>();
     // Two workers: a superseded job may still be winding down while the newer one starts.
     pool_.setMaxThreadCount(2);
+    // Output planes of dropped results are kept for the next run: enough for a 16K x 16K CMYK result.
+    PlanePool& planes = PlanePool::instance();
+    planes.setLimit(std::max<uint64_t>(planes.limit(), kResultPlanePoolBytes));
     progressTimer_.setInterval(40);
     connect(&progressTimer_, &QTimer::timeout, this, &JobRunner::pollProgress);
 }

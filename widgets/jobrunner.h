@@ -22,6 +22,9 @@
 
 namespace halftone {
 
+/// \brief Bytes of output planes that a JobRunner keeps for the next runs (PlanePool): one 16K x 16K CMYK result.
+inline constexpr uint64_t kResultPlanePoolBytes = uint64_t(1) << 30;
+
 /// \brief One request: which image (by id), which method, device, colour mode and parameters.
 struct JobRequest {
     std::shared_ptr<const Image> image;
