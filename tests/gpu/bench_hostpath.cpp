@@ -1,6 +1,7 @@
 // Stand-alone timer of what a program pays for one plane on the GPU, host memory to host memory (the studio's run):
 // gpu::runPlane and gpu::runPlanePacked from pageable memory, the first run (device buffers allocated) and warm runs
-// (kept), against runImage of the same method on the CPU threads. Prints one line per measurement; the results go to
+// (kept), and runImage of the same method on the GPU (without and with the studio's plane pool) against the CPU
+// threads in the same run. Prints one line per measurement; the results go to
 // docs/performance.md by hand, never into a test.
 // bench_hostpath [--size N] [--runs R] [--threads T]
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/errordiffusion.h"
+#include "core/planepool.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "tests/common/testutil.h"
@@ -33,6 +35,9 @@ void line(const char* what, double first, const std::vector<double>& warm) {
                 warm.empty() ? 0 : *std::min_element(warm.begin(), warm.end()), warm.size());
     std::fflush(stdout);
 }
+
+/// A plane of an old result: every pixel a value no binary result holds.
+Plane8 garbage(int n) { return Plane8(n, n, uint8_t(77)); }
 
 }  // namespace
 
@@ -57,6 +62,7 @@ int main(int argc, char** argv) {
     std::printf("device: %s; %d x %d; probe waited %.1f ms; background start-up %.1f ms\n", a.deviceName.c_str(), n, n,
                 probeMs, startMs);
     const Plane8 src = test::randomPlane(n, n, 12345);
+    double gpuMs[2] = {0, 0}, cpuMs = 0;
     const EdParams fs;
 
     // runPlane into a fresh plane each run (what runImage does), and into a kept one
@@ -109,13 +115,25 @@ int main(int argc, char** argv) {
         }
         line("gpu::runPlane, FS 4 levels (general form), new plane", first, warm);
     }
-    // the same method through the registry on both devices (runImage: a new plane each run)
+    // the same method through the registry on both devices: runImage with no plane pool (a new output plane each
+    // run), and on the GPU with the pool the studio keeps (each result released when the next run starts, as the
+    // studio drops a result it no longer shows or caches); every run's result is compared with the first's
     const MethodInfo* m = Registry::instance().find("ec", "wavefront");
     if (!m) return 1;
     const Image img = Image::gray(src);
-    for (const Device d : {Device::Gpu, Device::Cpu}) {
+    struct Case {
+        Device device;
+        bool pool;
+    };
+    for (const Case c : {Case{Device::Gpu, false}, Case{Device::Gpu, true}, Case{Device::Cpu, false}}) {
+        const Device d = c.device;
+        PlanePool::instance().clear();
+        PlanePool::instance().setLimit(c.pool ? uint64_t(1) << 30 : 0);
         std::vector<double> warm;
-        for (int r = 0; r < (d == Device::Cpu ? 3 : runs); ++r) {
+        double first = 0;
+        Image previous;
+        Plane8 firstResult;
+        for (int r = 0; r <= (d == Device::Cpu ? 3 : runs); ++r) {
             RunRequest req;
             req.method = m;
             req.device = d;
@@ -123,16 +141,65 @@ int main(int argc, char** argv) {
             RunControl rc;
             rc.threads = threads;
             RunResult res;
+            // the last result dropped before the run, outside the timed part: its plane is the one the run takes
+            PlanePool::instance().release(std::move(previous));
             const auto t = Clock::now();
             if (Status s = runImage(img, req, res, rc); !s) {
                 std::printf("runImage failed: %s\n", s.message().c_str());
                 return 1;
             }
-            warm.push_back(msSince(t));
+            const double ms = msSince(t);
+            if (r == 0)
+                first = ms;
+            else
+                warm.push_back(ms);
+            if (res.device != d) {
+                std::printf("runImage ran on %s: %s\n", toString(res.device), res.note.c_str());
+                return 1;
+            }
+            if (r == 0)
+                firstResult = res.image.channels[0];
+            else if (!(res.image.channels[0] == firstResult)) {
+                std::printf("runImage on %s gave a different result in run %d\n", toString(d), r);
+                return 1;
+            }
+            previous = std::move(res.image);
         }
+        if (c.pool)
+            std::printf("plane pool: %llu planes taken, %llu missed\n",
+                        (unsigned long long)PlanePool::instance().stats().taken,
+                        (unsigned long long)PlanePool::instance().stats().missed);
         const std::string what = std::string("runImage ec/wavefront on ") + toString(d) +
-                                 (d == Device::Cpu ? " (" + std::to_string(threads) + " threads)" : "");
-        line(what.c_str(), 0, warm);
+                                 (d == Device::Cpu ? " (" + std::to_string(threads) + " threads)"
+                                  : c.pool         ? " (plane pool)"
+                                                   : " (no pool)");
+        line(what.c_str(), first, warm);
+        if (d == Device::Gpu)
+            gpuMs[c.pool ? 1 : 0] = median(warm);
+        else
+            cpuMs = median(warm);
     }
+    // the GPU result equals the CPU's
+    {
+        RunRequest req;
+        req.method = m;
+        RunResult g, c;
+        req.device = Device::Gpu;
+        PlanePool::instance().setLimit(uint64_t(1) << 30);
+        PlanePool::instance().release(garbage(n));  // an old result's pixels in the plane the GPU run takes
+        const uint64_t taken = PlanePool::instance().stats().taken;
+        if (!runImage(img, req, g) || PlanePool::instance().stats().taken != taken + 1) return 1;
+        req.device = Device::Cpu;
+        RunControl rc;
+        rc.threads = threads;
+        if (!runImage(img, req, c, rc)) return 1;
+        const bool same = g.image.channels[0] == c.image.channels[0];
+        std::printf("GPU result (in a recycled plane) equals the CPU's: %s\n", same ? "yes" : "NO");
+        if (!same) return 1;
+    }
+    std::printf(
+        "runImage, median warm: CPU %d threads %.2f ms / GPU no pool %.2f ms = %.2fx; / GPU plane pool %.2f "
+        "ms = %.2fx\n",
+        threads, cpuMs, gpuMs[0], cpuMs / gpuMs[0], gpuMs[1], cpuMs / gpuMs[1]);
     return 0;
 }
