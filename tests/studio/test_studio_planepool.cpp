@@ -1,0 +1,169 @@
+// The studio hands the planes of the results it drops to the PlanePool and its next GPU run of the same size takes
+// them; a result still held (cached, shown, or borrowed by a display image) is never recycled, and every result equals
+// the CPU's. Without a device the GPU path is a stand-in that keeps dst's memory as gpu::runPlane does.
+#include <QtTest>
+#include <atomic>
+
+#include "core/errordiffusion.h"
+#include "core/planepool.h"
+#include "core/registry.h"
+#include "tests/common/testutil.h"
+#include "tests/studio/studioutil.h"
+#include "widgets/jobrunner.h"
+
+using namespace halftone;
+
+namespace {
+
+std::atomic<int> recycledSeen{0};
+
+/// The GPU-path stand-in: binary Floyd-Steinberg written into dst's own memory when dst has the src's size.
+const MethodInfo* standInMethod() {
+    Registry& r = Registry::instance();
+    if (const MethodInfo* m = r.find("zz-pool", "overwrite")) return m;
+    MethodInfo m;
+    m.method = "zz-pool";
+    m.variant = "overwrite";
+    m.family = "test";
+    m.description = "binary Floyd-Steinberg, GPU path kept in dst's memory (test only)";
+    m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
+        dst = referenceErrorDiffusion(src, EdParams{});
+        return Status::ok();
+    };
+    m.gpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
+        const Plane8 ref = referenceErrorDiffusion(src, EdParams{});
+        if (dst.sameSize(src) && dst.size() == src.size())
+            ++recycledSeen;
+        else
+            dst = Plane8(src.width, src.height);
+        std::copy(ref.data.begin(), ref.data.end(), dst.data.begin());
+        return Status::ok();
+    };
+    r.add(std::move(m));
+    return r.find("zz-pool", "overwrite");
+}
+
+}  // namespace
+
+class TestStudioPlanePool : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void secondRunTakesDroppedPlanes();
+    void heldResultIsNeverRecycled();
+
+private:
+    const MethodInfo* method_ = nullptr;
+    JobResultPtr run(JobRunner& runner, const std::shared_ptr<const Image>& image, quint64 id);
+    Plane8 cpuResult(const Image& image);
+};
+
+void TestStudioPlanePool::initTestCase() {
+    test::startStudioTest("test_studio_planepool");
+    if (Registry::instance().gpuAvailability().usable) {
+        method_ = Registry::instance().find("ec", "wavefront");
+        qInfo("GPU: %s", Registry::instance().gpuAvailability().deviceName.c_str());
+    } else {
+        GpuAvailability a;
+        a.usable = true;
+        a.deviceName = "test stand-in";
+        Registry::instance().setGpuAvailability(a);
+        method_ = standInMethod();
+    }
+    QVERIFY(method_ && method_->gpu && method_->cpu);
+}
+
+void TestStudioPlanePool::init() { PlanePool::instance().clear(); }
+
+JobResultPtr TestStudioPlanePool::run(JobRunner& runner, const std::shared_ptr<const Image>& image, quint64 id) {
+    QSignalSpy done(&runner, &JobRunner::finished);
+    QSignalSpy failed(&runner, &JobRunner::failed);
+    JobRequest r;
+    r.image = image;
+    r.imageId = id;
+    r.method = method_;
+    r.device = Device::Gpu;
+    r.perceived = false;
+    runner.submit(r);
+    if (!(done.count() == 1 || done.wait(20000))) return nullptr;
+    if (failed.count() != 0) return nullptr;
+    return done.at(0).at(1).value<JobResultPtr>();
+}
+
+Plane8 TestStudioPlanePool::cpuResult(const Image& image) {
+    RunRequest req;
+    req.method = method_;
+    req.device = Device::Cpu;
+    RunResult res;
+    if (!runImage(image, req, res)) return {};
+    return res.image.channels[0];
+}
+
+void TestStudioPlanePool::secondRunTakesDroppedPlanes() {
+    JobRunner runner;
+    PlanePool& pool = PlanePool::instance();
+    QVERIFY(pool.limit() >= kResultPlanePoolBytes);
+    const auto image = test::randomGrayImage(301, 199, "studio planepool");
+    const Plane8 want = cpuResult(*image);
+    JobResultPtr first = run(runner, image, 1);
+    QVERIFY(first && first->halftone);
+    QCOMPARE(first->device, Device::Gpu);
+    QVERIFY(first->halftone->channels[0] == want);
+    const PlanePool::Stats before = pool.stats();
+    QCOMPARE(before.keptPlanes, uint64_t(0));
+    // the studio drops the result: out of the cache and off the screen
+    first.reset();
+    runner.clearCache();
+    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
+    const int seen = recycledSeen;
+    // the same picture again under another id (no cache hit): the run takes the dropped plane
+    JobResultPtr second = run(runner, image, 2);
+    QVERIFY(second && second->halftone);
+    QCOMPARE(second->device, Device::Gpu);
+    QCOMPARE(pool.stats().taken, before.taken + 1);
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
+    if (method_->method == "zz-pool") QCOMPARE(recycledSeen.load(), seen + 1);
+    QVERIFY(second->halftone->channels[0] == want);
+    // a different picture of the same size in the plane of the second result: exact too
+    second.reset();
+    runner.clearCache();
+    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
+    const auto other = test::randomGrayImage(301, 199, "studio planepool other");
+    JobResultPtr third = run(runner, other, 3);
+    QVERIFY(third && third->halftone);
+    QCOMPARE(pool.stats().taken, before.taken + 2);
+    QVERIFY(third->halftone->channels[0] == cpuResult(*other));
+}
+
+void TestStudioPlanePool::heldResultIsNeverRecycled() {
+    JobRunner runner;
+    PlanePool& pool = PlanePool::instance();
+    const auto image = test::randomGrayImage(157, 89, "studio planepool held");
+    const Plane8 want = cpuResult(*image);
+    JobResultPtr held = run(runner, image, 1);
+    QVERIFY(held && held->halftone);
+    // cached: nothing released
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
+    // out of the cache but still held (shown): nothing released, the next run makes its own plane
+    runner.clearCache();
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
+    const auto other = test::randomGrayImage(157, 89, "studio planepool held other");
+    const uint64_t taken = pool.stats().taken;
+    JobResultPtr next = run(runner, other, 2);
+    QVERIFY(next && next->halftone);
+    QCOMPARE(pool.stats().taken, taken);
+    QVERIFY(held->halftone->channels[0] == want);
+    QVERIFY(next->halftone->channels[0] == cpuResult(*other));
+    // a display image still borrows the gray plane: dropping the result alone releases nothing
+    QImage display = held->display;
+    QCOMPARE(display.constBits(), held->halftone->channels[0].data.data());
+    held.reset();
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
+    QCOMPARE(display.constBits()[0], want.data[0]);
+    display = QImage();
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(1));
+}
+
+QTEST_MAIN(TestStudioPlanePool)
+#include "test_studio_planepool.moc"
