@@ -71,6 +71,25 @@ void PlanePool::release(Image&& image) {
     image.palette.clear();
 }
 
+void PlanePool::prepare(int width, int height, int count) {
+    if (width <= 0 || height <= 0) return;
+    const uint64_t n = uint64_t(width) * uint64_t(height);
+    for (int made = 0; made < count; ++made) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            int have = 0;
+            for (const Plane8& p : kept_) have += p.data.size() == n ? 1 : 0;
+            if (have >= count || uint64_t(have + 1) * n > limit_) return;
+        }
+        Plane8 p(width, height);  // the first touch of its pages, outside the lock
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ++stats_.prepared;
+        }
+        release(std::move(p));
+    }
+}
+
 void PlanePool::clear() {
     std::list<Plane8> freed;
     std::lock_guard<std::mutex> lock(mutex_);

@@ -26,6 +26,7 @@ public:
         uint64_t missed = 0;    ///< take() calls that found none
         uint64_t released = 0;  ///< planes kept by release()
         uint64_t dropped = 0;   ///< planes freed instead: over the limit, or pushed out by newer ones
+        uint64_t prepared = 0;  ///< new planes made by prepare()
         uint64_t keptBytes = 0;
         uint64_t keptPlanes = 0;
     };
@@ -50,6 +51,10 @@ public:
     void release(Plane8&& plane);
     /// \brief Releases every plane of `image` (channels, alpha, palette indices); `image` is left empty.
     void release(Image&& image);
+    /// \brief Makes new planes of width x height until `count` of that pixel count are kept (fewer when the limit
+    /// is lower), paying their first touch now: a program calls it off its critical path (the studio, in the
+    /// background after a GPU run) so that the next run finds a plane while the last results are still held.
+    void prepare(int width, int height, int count);
     /// \brief Frees every kept plane.
     void clear();
     Stats stats() const;

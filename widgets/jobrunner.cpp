@@ -515,6 +515,15 @@ void JobRunner::onWatcherFinished(std::shared_ptr<Running> run) {
         box.result.key = run->key;
         auto result = std::make_shared<const JobResult>(std::move(box.result));
         insertCache(result);  // a superseded but finished result is still valid for its key
+        // The cache and the screen hold this result's planes: the next GPU run of this size finds new ones ready,
+        // first touched in the background while the result is looked at (PlanePool::prepare).
+        // (Planes of the size the method ran at, before any enlarging; palette runs make their planes otherwise.)
+        const Image* ran = result->prepared ? result->prepared->image.get() : result->halftone.get();
+        if (result->device == Device::Gpu && ran && !ran->channels.empty() && result->halftone->palette.empty()) {
+            const Plane8& p = ran->channels.front();
+            const int w = p.width, h = p.height, n = result->halftone->channelCount();
+            QThreadPool::globalInstance()->start([w, h, n] { PlanePool::instance().prepare(w, h, n); });
+        }
         if (current) emit finished(run->generation, result, false);
     } else if (current) {
         emit failed(run->generation, QString::fromStdString(box.status.message()), box.status.isCancelled());

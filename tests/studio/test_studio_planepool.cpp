@@ -1,6 +1,7 @@
-// The studio hands the planes of the results it drops to the PlanePool and its next GPU run of the same size takes
-// them; a result still held (cached, shown, or borrowed by a display image) is never recycled, and every result equals
-// the CPU's. Without a device the GPU path is a stand-in that keeps dst's memory as gpu::runPlane does.
+// After a GPU run the studio makes a plane ready for the next run in the background and hands the planes of the
+// results it drops to the PlanePool; its next GPU run of the same size takes one. A result still held (cached, shown,
+// or borrowed by a display image) is never recycled, and every result equals the CPU's. Without a device the GPU path
+// is a stand-in that keeps dst's memory as gpu::runPlane does.
 #include <QtTest>
 #include <atomic>
 
@@ -50,7 +51,7 @@ class TestStudioPlanePool : public QObject {
 private slots:
     void initTestCase();
     void init();
-    void secondRunTakesDroppedPlanes();
+    void runsTakeReadyPlanes();
     void heldResultIsNeverRecycled();
 
 private:
@@ -100,39 +101,42 @@ Plane8 TestStudioPlanePool::cpuResult(const Image& image) {
     return res.image.channels[0];
 }
 
-void TestStudioPlanePool::secondRunTakesDroppedPlanes() {
+void TestStudioPlanePool::runsTakeReadyPlanes() {
     JobRunner runner;
     PlanePool& pool = PlanePool::instance();
     QVERIFY(pool.limit() >= kResultPlanePoolBytes);
     const auto image = test::randomGrayImage(301, 199, "studio planepool");
     const Plane8 want = cpuResult(*image);
+    const PlanePool::Stats before = pool.stats();
     JobResultPtr first = run(runner, image, 1);
     QVERIFY(first && first->halftone);
     QCOMPARE(first->device, Device::Gpu);
     QVERIFY(first->halftone->channels[0] == want);
-    const PlanePool::Stats before = pool.stats();
-    QCOMPARE(before.keptPlanes, uint64_t(0));
-    // the studio drops the result: out of the cache and off the screen
-    first.reset();
-    runner.clearCache();
+    // the first result stays cached and shown; a plane for the next run is made in the background
     QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
-    const int seen = recycledSeen;
-    // the same picture again under another id (no cache hit): the run takes the dropped plane
+    QCOMPARE(pool.stats().prepared, before.prepared + 1);
+    // the same picture again under another id (no cache hit): the run takes the ready plane
+    int seen = recycledSeen;
     JobResultPtr second = run(runner, image, 2);
     QVERIFY(second && second->halftone);
     QCOMPARE(second->device, Device::Gpu);
     QCOMPARE(pool.stats().taken, before.taken + 1);
-    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
     if (method_->method == "zz-pool") QCOMPARE(recycledSeen.load(), seen + 1);
     QVERIFY(second->halftone->channels[0] == want);
-    // a different picture of the same size in the plane of the second result: exact too
+    QVERIFY(first->halftone->channels[0] == want);
+    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
+    // the studio drops both results (out of the cache, off the screen): their planes are kept too
+    first.reset();
     second.reset();
     runner.clearCache();
-    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
+    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(3));
+    // a different picture of the same size in a recycled plane: exact too
+    seen = recycledSeen;
     const auto other = test::randomGrayImage(301, 199, "studio planepool other");
     JobResultPtr third = run(runner, other, 3);
     QVERIFY(third && third->halftone);
     QCOMPARE(pool.stats().taken, before.taken + 2);
+    if (method_->method == "zz-pool") QCOMPARE(recycledSeen.load(), seen + 1);
     QVERIFY(third->halftone->channels[0] == cpuResult(*other));
 }
 
@@ -143,26 +147,28 @@ void TestStudioPlanePool::heldResultIsNeverRecycled() {
     const Plane8 want = cpuResult(*image);
     JobResultPtr held = run(runner, image, 1);
     QVERIFY(held && held->halftone);
-    // cached: nothing released
-    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
-    // out of the cache but still held (shown): nothing released, the next run makes its own plane
+    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));  // the plane made for the next run, not the result's
+    // out of the cache but still held (shown): nothing released
     runner.clearCache();
-    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(1));
     const auto other = test::randomGrayImage(157, 89, "studio planepool held other");
-    const uint64_t taken = pool.stats().taken;
     JobResultPtr next = run(runner, other, 2);
     QVERIFY(next && next->halftone);
-    QCOMPARE(pool.stats().taken, taken);
     QVERIFY(held->halftone->channels[0] == want);
     QVERIFY(next->halftone->channels[0] == cpuResult(*other));
+    QVERIFY(next->halftone->channels[0].data.data() != held->halftone->channels[0].data.data());
+    QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
+    runner.clearCache();
+    next.reset();
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(2));
     // a display image still borrows the gray plane: dropping the result alone releases nothing
     QImage display = held->display;
     QCOMPARE(display.constBits(), held->halftone->channels[0].data.data());
     held.reset();
-    QCOMPARE(pool.stats().keptPlanes, uint64_t(0));
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(2));
     QCOMPARE(display.constBits()[0], want.data[0]);
     display = QImage();
-    QCOMPARE(pool.stats().keptPlanes, uint64_t(1));
+    QCOMPARE(pool.stats().keptPlanes, uint64_t(3));
 }
 
 QTEST_MAIN(TestStudioPlanePool)

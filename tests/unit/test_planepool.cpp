@@ -78,6 +78,7 @@ private slots:
     void keepsWithinLimit();
     void limitZeroKeepsNothing();
     void releasesWholeImage();
+    void preparesUpToCountAndLimit();
     void sharedImageReleasedByLastOwner();
     void threadsShareOnePool();
     void cpuRunsIgnoreGarbage_data();
@@ -144,6 +145,26 @@ void TestPlanePool::releasesWholeImage() {
     QVERIFY(im.channels.empty());
     QVERIFY(!im.hasAlpha);
     QCOMPARE(pool.stats().keptPlanes, uint64_t(5));
+}
+
+void TestPlanePool::preparesUpToCountAndLimit() {
+    PlanePool pool(1000);
+    pool.release(garbage(10, 10, 1));
+    pool.prepare(10, 10, 3);  // one kept already: two made
+    PlanePool::Stats s = pool.stats();
+    QCOMPARE(s.prepared, uint64_t(2));
+    QCOMPARE(s.keptPlanes, uint64_t(3));
+    pool.prepare(10, 10, 3);  // enough kept: none made
+    QCOMPARE(pool.stats().prepared, uint64_t(2));
+    pool.prepare(20, 20, 4);  // 400 pixels: two fit the limit (pushing out the oldest small one)
+    s = pool.stats();
+    QCOMPARE(s.prepared, uint64_t(4));
+    QCOMPARE(s.keptBytes, uint64_t(1000));
+    QCOMPARE(pool.take(20, 20).size(), size_t(400));
+    pool.prepare(40, 40, 1);  // over the limit alone: nothing made
+    QCOMPARE(pool.stats().prepared, uint64_t(4));
+    pool.prepare(0, 3, 1);
+    QCOMPARE(pool.stats().prepared, uint64_t(4));
 }
 
 void TestPlanePool::sharedImageReleasedByLastOwner() {
