@@ -519,7 +519,8 @@ void JobRunner::onWatcherFinished(std::shared_ptr<Running> run) {
         // first touched in the background while the result is looked at (PlanePool::prepare).
         // (Planes of the size the method ran at, before any enlarging; palette runs make their planes otherwise.)
         const Image* ran = result->prepared ? result->prepared->image.get() : result->halftone.get();
-        if (result->device == Device::Gpu && ran && !ran->channels.empty() && result->halftone->palette.empty()) {
+        if (result->device == Device::Gpu && ran && !ran->channels.empty() && result->halftone &&
+            result->halftone->palette.empty()) {
             const Plane8& p = ran->channels.front();
             const int w = p.width, h = p.height, n = result->halftone->channelCount();
             QThreadPool::globalInstance()->start([w, h, n] { PlanePool::instance().prepare(w, h, n); });
