@@ -139,6 +139,7 @@ Registry::Registry() {
     registerParallelMethods(*this);
     registerAmScreenMethods(*this);
     registerMbvqMethods(*this);
+    registerRiemersmaMethods(*this);
 }
 
 Registry& Registry::instance() {
