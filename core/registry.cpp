@@ -2,6 +2,7 @@
 
 #include "core/budget.h"
 #include "core/paletteed.h"
+#include "core/riemersma.h"
 
 #include <algorithm>
 #include <chrono>

@@ -239,6 +239,5 @@ void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
 void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
 void registerMbvqMethods(Registry& r);
-void registerRiemersmaMethods(Registry& r);  ///< core/riemersma.cpp
 
 }  // namespace halftone
