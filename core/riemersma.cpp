@@ -83,6 +83,7 @@ void registerRiemersmaMethods(Registry& r) {
         boolParam("linear", "Linear light", false,
                   "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values"),
     };
+    m.schedule = "hilbert";
     m.exact = false;
     m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
         return riemersmaDither(src, dst, riemersmaParamsFrom(v), rc);

@@ -2,9 +2,11 @@
 
 #include "core/gpustrips.h"
 #include "core/parallel.h"
+#include "core/riemersma.h"
 #include "core/threads.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 namespace halftone {
@@ -130,7 +132,8 @@ int conflictFreeDelay(const Kernel& kernel) {
 bool gpuWavefrontFast(const Kernel& kernel, int levels) { return kernel.name == "floyd-steinberg" && levels == 2; }
 
 std::vector<std::string> scheduleNames() {
-    return {"raster", "serpentine", "k-delay", "knight", "trapezoid", "parallelogram", "wavefront", "gpu-wavefront"};
+    return {"raster",        "serpentine", "k-delay",       "knight", "trapezoid",
+            "parallelogram", "wavefront",  "gpu-wavefront", "hilbert"};
 }
 
 Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel, const ScheduleOptions& o,
@@ -231,6 +234,13 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
             "group, so it runs " + std::to_string(p.geometry.stripOffset) + " groups behind it";
         return Status::ok();
     }
+    if (name == "hilbert") {
+        p.steps = int64_t(width) * height;
+        p.description =
+            "generalised Hilbert curve (Riemersma's dither, docs/spec.md section 7): one pixel per step along the "
+            "curve, each step next to the one before; every pixel waits for the one before it on the curve";
+        return Status::ok();
+    }
     std::string all;
     for (const auto& n : scheduleNames()) all += (all.empty() ? "" : ", ") + n;
     return Status::error("unknown schedule '" + name + "'; known schedules: " + all);
@@ -254,6 +264,16 @@ Status makeSchedule(const std::string& name, int width, int height, const Kernel
     out.pixelStep = PlaneT<int32_t>(width, height);
     out.pixelUnit = PlaneT<int32_t>(width, height, -1);
     out.parallelism.assign(size_t(p.steps), 0);
+    if (!p.blocks && name == "hilbert") {
+        out.units = int(n);
+        int32_t step = 0;
+        forEachCurvePixel(width, height, [&](int i, int j) {
+            out.pixelStep.at(i, j) = step;
+            ++out.parallelism[size_t(step++)];
+            return true;
+        });
+        return Status::ok();
+    }
     if (!p.blocks) {
         out.units = int(n);
         for (int i = 0; i < height; ++i)
@@ -334,6 +354,17 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
         // Pixel wavefronts may have empty steps (Kasagi, Nakano and Ito count every t of k-D PS); block plans drop
         // them.
         if (count[size_t(t)] == 0 && blocks) return Status::error("step " + std::to_string(t) + " is empty");
+    }
+    if (s.name == "hilbert") {
+        // a curve order has no tap stencil to check: one pixel per step, each next to the pixel of the step before
+        std::vector<std::pair<int, int>> at(size_t(s.steps), {-1, -1});
+        for (int i = 0; i < h; ++i)
+            for (int j = 0; j < w; ++j) at[size_t(s.pixelStep.at(i, j))] = {i, j};
+        for (size_t t = 1; t < at.size(); ++t)
+            if (std::abs(at[t].first - at[t - 1].first) > 1 || std::abs(at[t].second - at[t - 1].second) > 1)
+                return Status::error("step " + std::to_string(t) + " at " + where(at[t].first, at[t].second) +
+                                     " is not next to step " + std::to_string(t - 1));
+        return Status::ok();
     }
     // Order inside a unit (and of the sequential scans): raster, or serpentine when asked.
     auto scanKey = [&](int i, int j) { return int64_t(i) * w + ((serpentine && (i & 1)) ? w - 1 - j : j); };
