@@ -55,6 +55,7 @@ MethodInfo sequential(const char* method, const char* variant, EdVariant which, 
     m.description = description;
     m.params = edParamSpecs();
     m.schedule = "raster";
+    m.cpuInPlace = edRunsInPlace;
     m.cpu = [which](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
         return errorDiffuse(src, dst, edParamsFrom(v), which, rc);
     };
@@ -66,6 +67,12 @@ MethodInfo sequential(const char* method, const char* variant, EdVariant which, 
 }
 
 }  // namespace
+
+bool edRunsInPlace(const ParamValues&) {
+    // Every CPU error-diffusion path reads a pixel's input once, when the pixel is visited, and keeps errors in
+    // buffers of its own: the output may overwrite the input.
+    return true;
+}
 
 void registerErrorDiffusionMethods(Registry& r) {
     r.add(sequential("ed", "plain", EdVariant::Diffusion,

@@ -49,4 +49,7 @@ class ParamValues;
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine = true);
 /// \brief Reads the shared ED/EC parameters from resolved values.
 EdParams edParamsFrom(const ParamValues& values);
+/// \brief Whether the CPU error-diffusion methods may halftone a plane in place for these parameters
+/// (MethodInfo::cpuInPlace).
+bool edRunsInPlace(const ParamValues& values);
 }  // namespace halftone

@@ -182,11 +182,19 @@ ToneCurve toneCurve(const Plane8& original, const Plane8& halftone) {
         sum[original.data[i]] += halftone.data[i];
         ++t.count[original.data[i]];
     }
+    int levels = 0;
     for (int g = 0; g < 256; ++g)
         if (t.count[size_t(g)]) {
             t.meanOut[size_t(g)] = sum[size_t(g)] / double(t.count[size_t(g)]);
-            t.maxDeviation = std::max(t.maxDeviation, std::abs(t.meanOut[size_t(g)] - g));
+            const double d = std::abs(t.meanOut[size_t(g)] - g);
+            if (t.worstLevel < 0 || d > t.maxDeviation) {
+                t.maxDeviation = d;
+                t.worstLevel = g;
+            }
+            t.meanDeviation += d;
+            ++levels;
         }
+    if (levels) t.meanDeviation /= levels;
     return t;
 }
 
@@ -194,6 +202,14 @@ Plane8 grayRamp(int width, int height) {
     Plane8 p(width, height);
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) p.at(y, x) = uint8_t(width > 1 ? (255 * x + (width - 1) / 2) / (width - 1) : 0);
+    return p;
+}
+
+Plane8 grayStaircase(int columnsPerLevel, int height) {
+    const int c = std::max(1, columnsPerLevel);
+    Plane8 p(256 * c, std::max(0, height));
+    for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x) p.at(y, x) = uint8_t(x / c);
     return p;
 }
 
@@ -267,28 +283,40 @@ std::vector<double> powerFftw(const std::vector<double>& x, int W, int H) {
 }  // namespace
 
 Status radialSpectrum(const Plane8& patch, RadialSpectrum& out) {
-    if (patch.width < 4 || patch.height < 4) return Status::error("spectrum patch must be at least 4 x 4 pixels");
-    if (patch.width > 1024 || patch.height > 1024)
-        return Status::error("spectrum patch must be at most 1024 x 1024 pixels (use a crop)");
-    const int W = patch.width, H = patch.height;
-    const double N = double(W) * H;
-    double mean = 0;
-    for (uint8_t v : patch.data) mean += v / 255.0;
-    mean /= N;
-    std::vector<double> x(patch.size());
+    return radialSpectrum(std::vector<Plane8>{patch}, out);
+}
+
+Status radialSpectrum(const std::vector<Plane8>& patches, RadialSpectrum& out) {
+    if (patches.empty()) return Status::error("spectrum needs at least one patch");
+    const int W = patches.front().width, H = patches.front().height;
+    if (W < 4 || H < 4) return Status::error("spectrum patch must be at least 4 x 4 pixels");
+    if (W > 1024 || H > 1024) return Status::error("spectrum patch must be at most 1024 x 1024 pixels (use a crop)");
+    for (const Plane8& patch : patches)
+        if (patch.width != W || patch.height != H) return Status::error("spectrum patches must all have one size");
+    const double N = double(W) * H, K = double(patches.size());
+    std::vector<double> p(size_t(W) * H, 0.0);
     double var = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-        x[i] = patch.data[i] / 255.0 - mean;
-        var += x[i] * x[i];
-    }
-    var /= N;
+    for (const Plane8& patch : patches) {
+        double mean = 0;
+        for (uint8_t v : patch.data) mean += v / 255.0;
+        mean /= N;
+        std::vector<double> x(patch.size());
+        double pv = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            x[i] = patch.data[i] / 255.0 - mean;
+            pv += x[i] * x[i];
+        }
+        var += pv / N;
 #ifdef HALFTONE_HAVE_FFTW
-    const std::vector<double> p = powerFftw(x, W, H);
-    out.backend = "fftw3";
+        const std::vector<double> one = powerFftw(x, W, H);
+        out.backend = "fftw3";
 #else
-    const std::vector<double> p = powerDft(x, W, H);
-    out.backend = "dft";
+        const std::vector<double> one = powerDft(x, W, H);
+        out.backend = "dft";
 #endif
+        for (size_t i = 0; i < p.size(); ++i) p[i] += one[i] / K;
+    }
+    var /= K;
     const double dr = 1.0 / std::min(W, H);
     const int rings = int(std::ceil(std::sqrt(0.5) / dr)) + 1;
     std::vector<double> sum(size_t(rings), 0.0), sum2(size_t(rings), 0.0);
@@ -318,7 +346,33 @@ Status radialSpectrum(const Plane8& patch, RadialSpectrum& out) {
         out.samples.push_back(cnt[size_t(r)]);
     }
     out.variance = var;
+    out.periodograms = int(patches.size());
     return Status::ok();
+}
+
+std::vector<Plane8> tilesOf(const Plane8& plane, int tile, int margin) {
+    std::vector<Plane8> tiles;
+    if (tile < 1 || margin < 0) return tiles;
+    const int nx = (plane.width - 2 * margin) / tile, ny = (plane.height - 2 * margin) / tile;
+    for (int ty = 0; ty < ny; ++ty)
+        for (int tx = 0; tx < nx; ++tx) {
+            Plane8 t(tile, tile);
+            const int x0 = margin + tx * tile, y0 = margin + ty * tile;
+            for (int y = 0; y < tile; ++y) std::copy(plane.row(y0 + y) + x0, plane.row(y0 + y) + x0 + tile, t.row(y));
+            tiles.push_back(std::move(t));
+        }
+    return tiles;
+}
+
+double meanAnisotropy(const RadialSpectrum& s) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < s.power.size(); ++i)
+        if (s.power[i] > 1e-9 * s.variance && std::isfinite(s.anisotropy[i])) {
+            sum += s.anisotropy[i];
+            ++n;
+        }
+    return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
 }
 
 double lowFrequencyRatio(const RadialSpectrum& s, double fmax) {

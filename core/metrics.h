@@ -46,11 +46,16 @@ struct ToneCurve {
     std::vector<double> meanOut;  ///< 256 entries
     std::vector<int64_t> count;   ///< 256 entries
     double maxDeviation = 0;      ///< max |meanOut - g| over levels that occur
+    double meanDeviation = 0;     ///< mean |meanOut - g| over levels that occur
+    int worstLevel = -1;          ///< the level of maxDeviation (-1 when no level occurs)
 };
 /// \brief Tone reproduction of a halftone of `original` (usually a ramp, see grayRamp).
 ToneCurve toneCurve(const Plane8& original, const Plane8& halftone);
 /// \brief A horizontal ramp 0..255 of the given size (column x -> round(255 x / (w - 1))).
 Plane8 grayRamp(int width, int height);
+/// \brief A horizontal ramp 0..255 as a staircase of `columnsPerLevel` columns per level (column x -> x /
+/// columnsPerLevel; 256 x columnsPerLevel wide): the ramp of the tone error (docs/spec.md section 3).
+Plane8 grayStaircase(int columnsPerLevel, int height);
 /// \brief Constant-level tiles 0..255 (16 x 16 tiles of tile x tile pixels, level = row * 16 + column).
 Plane8 grayTiles(int tile);
 
@@ -61,11 +66,22 @@ struct RadialSpectrum {
     std::vector<double> power;       ///< mean power in the ring
     std::vector<double> anisotropy;  ///< variance / mean^2 of the ring's samples, in dB (10 log10)
     std::vector<int> samples;        ///< frequencies in the ring
-    double variance = 0;             ///< variance of the patch (g - mean)^2, values /255
+    double variance = 0;             ///< variance of the patch (g - mean)^2, values /255 (mean over the patches)
+    int periodograms = 1;            ///< K: how many patches' periodograms were averaged
     std::string backend;             ///< "fftw3" or "dft" (the built-in separable DFT)
 };
 /// \brief Computes the spectrum of a patch up to 1024 x 1024 (larger patches: use a crop).
 Status radialSpectrum(const Plane8& patch, RadialSpectrum& out);
+/// \brief Bartlett's estimate over K patches of one size (Ulichney 1988): the mean of their periodograms (each
+/// patch's own mean removed), then radially averaged as above. K independent periodograms of an isotropic random
+/// pattern give an anisotropy of about -10 log10 K dB in every ring (the noise floor).
+Status radialSpectrum(const std::vector<Plane8>& patches, RadialSpectrum& out);
+/// \brief The `tile` x `tile` pieces of a plane inside a border of `margin` pixels, row by row (none when the plane
+/// is too small).
+std::vector<Plane8> tilesOf(const Plane8& plane, int tile, int margin);
+/// \brief Mean anisotropy in dB over the rings that hold power (ring mean above 1e-9 of the variance: rounding
+/// residue of the FFT is not power); NaN when no ring does.
+double meanAnisotropy(const RadialSpectrum& s);
 /// \brief Mean power below `fmax` cycles/pixel divided by the patch variance (about 1 for white noise, small for blue
 /// noise).
 double lowFrequencyRatio(const RadialSpectrum& s, double fmax);

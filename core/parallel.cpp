@@ -510,6 +510,7 @@ void registerParallelMethods(Registry& r) {
     t.params = edParamSpecs();
     t.params.push_back(threadsSpec());
     t.schedule = "trapezoid";
+    t.cpuInPlace = edRunsInPlace;
     t.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
         ParallelOptions o;
         o.threads = int(v.getInt("threads", 0));
@@ -535,6 +536,7 @@ void registerParallelMethods(Registry& r) {
     w.params.push_back(threadsSpec());
     w.params.push_back(simdSpec());
     w.schedule = "wavefront";
+    w.cpuInPlace = edRunsInPlace;
     w.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
         ParallelOptions o;
         o.threads = int(v.getInt("threads", 0));

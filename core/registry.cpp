@@ -141,6 +141,7 @@ Registry::Registry() {
     registerAmScreenMethods(*this);
     registerMbvqMethods(*this);
     registerRiemersmaMethods(*this);
+    registerDotDiffusionMethods(*this);
 }
 
 Registry& Registry::instance() {
@@ -286,9 +287,9 @@ std::string paletteMethodList() {
     return list.empty() ? std::string("none in this build") : list;
 }
 
-}  // namespace
-
-Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control) {
+/// runImage's body; `consumable` is &input when the caller gives its input up (planes may be halftoned in place).
+Status runImageImpl(const Image& input, Image* consumable, const RunRequest& request, RunResult& result,
+                    const RunControl& control) {
     if (!request.method) return Status::error("no method chosen");
     const MethodInfo& m = *request.method;
     ParamValues params = request.params;
@@ -390,6 +391,13 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
         Plane8 dst;
         ParamValues planeParams = params;
         planeParams.set(kChannelKey, std::string(channelName(planes.space, c)));
+        if (consumable && same && device == Device::Cpu && m.cpuInPlace && m.cpuInPlace(planeParams)) {
+            // The input's plane becomes the output: no output plane to allocate and first touch.
+            Plane8& plane = consumable->channels[size_t(c)];
+            if (Status s = m.cpu(plane, plane, planeParams, sub); !s) return s;
+            out.channels.push_back(std::move(plane));
+            continue;
+        }
         Status s = (device == Device::Gpu ? m.gpu : m.cpu)(planes.channels[size_t(c)], dst, planeParams, sub);
         if (!s && s.isUnavailable() && device == Device::Gpu && m.cpu) {
             note = "GPU failed (" + s.message() + "), ran on the CPU";
@@ -405,6 +413,16 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
     result.note = note;
     control.report(1.0);
     return Status::ok();
+}
+
+}  // namespace
+
+Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control) {
+    return runImageImpl(input, nullptr, request, result, control);
+}
+
+Status runImage(Image&& input, const RunRequest& request, RunResult& result, const RunControl& control) {
+    return runImageImpl(input, &input, request, result, control);
 }
 
 }  // namespace halftone

@@ -116,6 +116,12 @@ using PlaneFunction = std::function<Status(const Plane8& src, Plane8& dst, const
 using PaletteFunction = std::function<Status(const Image& rgb, const Palette& palette, Plane8& indices,
                                              const ParamValues&, const RunControl&)>;
 
+/// \brief Runs a binary method on one 8-bit plane straight to 1-bit rows (PBM P4 layout: (W + 7) / 8 bytes a row,
+/// leftmost pixel in the most significant bit, 1 = black); Status::unavailable when it does not apply to these
+/// parameters or no device is usable (the caller then runs the plane form).
+using PackedFunction =
+    std::function<Status(const Plane8& src, std::vector<uint8_t>& rows, const ParamValues&, const RunControl&)>;
+
 /// \brief One selectable (method, variant) pair.
 struct MethodInfo {
     std::string method;       ///< "ed", "ec", "ordered", "dbs", ...
@@ -125,6 +131,7 @@ struct MethodInfo {
     std::vector<ParamSpec> params;
     PlaneFunction cpu;           ///< may be empty for GPU-only methods
     PlaneFunction gpu;           ///< empty when no GPU implementation exists
+    PackedFunction gpuPacked;    ///< the GPU form with 1-bit output made on the device (PBM output); may be empty
     std::string schedule;        ///< name in the schedule model, empty if none
     std::string gpuSchedule;     ///< the GPU path's name in the schedule model when it differs from `schedule`
     PaletteFunction paletteCpu;  ///< halftoning to a palette on the CPU; empty when the method has no palette form
@@ -139,6 +146,13 @@ struct MethodInfo {
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
     bool exact = true;  ///< bit-identical to the sequential SPEC reference
+    /// \brief Set and true for these parameters: `cpu` may be called with `dst` the very plane `src` (each pixel's
+    /// input is read before its output is written and never after), so a caller that gives up its input needs no
+    /// second plane. Checked for every method and parameter set that claims it by test_registry_exact.
+    std::function<bool(const ParamValues&)> cpuInPlace;
+    /// The sequential reference an exact method outside section 1's error diffusion must equal bit for bit (dot
+    /// diffusion's, docs/spec.md section 7); empty for error diffusion, whose reference is referenceErrorDiffusion.
+    PlaneFunction reference;
 
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
@@ -231,6 +245,10 @@ struct RunResult {
 /// \brief Converts colour, runs the method per channel (progress scaled over channels), picks the device,
 /// and falls back to the CPU with a note when the GPU path fails as unavailable.
 Status runImage(const Image& input, const RunRequest& request, RunResult& result, const RunControl& control = {});
+/// \brief The same, for a caller that gives up its input: where the method can halftone a plane in place
+/// (MethodInfo::cpuInPlace) and no colour conversion is needed, the input's planes become the output's, so the run
+/// allocates no output planes. `input` is left in an unspecified state (whether the run succeeded or not).
+Status runImage(Image&& input, const RunRequest& request, RunResult& result, const RunControl& control = {});
 
 // Registration hooks of the core modules; each lives beside its algorithm.
 void registerErrorDiffusionMethods(Registry& r);
@@ -239,5 +257,6 @@ void registerDbsMethods(Registry& r);
 void registerParallelMethods(Registry& r);
 void registerAmScreenMethods(Registry& r);  ///< core/amscreen.cpp
 void registerMbvqMethods(Registry& r);
+void registerDotDiffusionMethods(Registry& r);  ///< core/dotdiffusion.cpp
 
 }  // namespace halftone

@@ -1,5 +1,6 @@
 #include "core/schedule.h"
 
+#include "core/dotdiffusion.h"
 #include "core/gpustrips.h"
 #include "core/parallel.h"
 #include "core/riemersma.h"
@@ -132,8 +133,11 @@ int conflictFreeDelay(const Kernel& kernel) {
 bool gpuWavefrontFast(const Kernel& kernel, int levels) { return kernel.name == "floyd-steinberg" && levels == 2; }
 
 std::vector<std::string> scheduleNames() {
-    return {"raster",        "serpentine", "k-delay",       "knight", "trapezoid",
-            "parallelogram", "wavefront",  "gpu-wavefront", "hilbert"};
+    std::vector<std::string> names = {"raster",    "serpentine",    "k-delay",   "knight",
+                                      "trapezoid", "parallelogram", "wavefront", "gpu-wavefront"};
+    for (const ClassMatrix& m : classMatrices()) names.push_back(dotSchedule(m.name));
+    names.push_back("hilbert");
+    return names;
 }
 
 Status planSchedule(const std::string& name, int width, int height, const Kernel& kernel, const ScheduleOptions& o,
@@ -237,8 +241,20 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
     if (name == "hilbert") {
         p.steps = int64_t(width) * height;
         p.description =
-            "generalised Hilbert curve (Riemersma's dither, docs/spec.md section 7): one pixel per step along the "
+            "generalised Hilbert curve (Riemersma's dither, docs/spec.md section 8): one pixel per step along the "
             "curve, each step next to the one before; every pixel waits for the one before it on the curve";
+        return Status::ok();
+    }
+    for (const ClassMatrix& m : classMatrices()) {
+        if (name != dotSchedule(m.name)) continue;
+        // Knuth (1987): the class matrix tiled over the image; class c runs at step c, all its pixels at once.
+        p.classMatrix = &m;
+        p.steps = m.classes();
+        p.description = "dot diffusion (Knuth 1987), " + m.title +
+                        " class matrix tiled over the image: pixel (i, j) "
+                        "runs at the step of its class, after its lower-class neighbours and with every other pixel of "
+                        "that class; " +
+                        std::to_string(m.classes()) + " steps whatever the image size";
         return Status::ok();
     }
     std::string all;
@@ -272,6 +288,17 @@ Status makeSchedule(const std::string& name, int width, int height, const Kernel
             ++out.parallelism[size_t(step++)];
             return true;
         });
+        return Status::ok();
+    }
+    out.classMatrix = p.classMatrix;
+    if (p.classMatrix) {
+        out.units = int(n);
+        for (int i = 0; i < height; ++i)
+            for (int j = 0; j < width; ++j) {
+                const int c = p.classMatrix->classAt(i, j);
+                out.pixelStep.at(i, j) = c;
+                ++out.parallelism[size_t(c)];
+            }
         return Status::ok();
     }
     if (!p.blocks) {
@@ -364,6 +391,25 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
             if (std::abs(at[t].first - at[t - 1].first) > 1 || std::abs(at[t].second - at[t - 1].second) > 1)
                 return Status::error("step " + std::to_string(t) + " at " + where(at[t].first, at[t].second) +
                                      " is not next to step " + std::to_string(t - 1));
+        return Status::ok();
+    }
+    if (s.classMatrix) {
+        // Dot diffusion: every 8-neighbour of lower class (the pixels whose error it gathers) runs at an earlier step.
+        const ClassMatrix& m = *s.classMatrix;
+        for (int i = 0; i < h; ++i)
+            for (int j = 0; j < w; ++j)
+                for (int di = -1; di <= 1; ++di)
+                    for (int dj = -1; dj <= 1; ++dj) {
+                        const int si = i + di, sj = j + dj;
+                        if ((di == 0 && dj == 0) || si < 0 || si >= h || sj < 0 || sj >= w) continue;
+                        if (m.classAt(si, sj) >= m.classAt(i, j)) continue;
+                        const int32_t a = s.pixelStep.at(si, sj), b = s.pixelStep.at(i, j);
+                        if (a >= b)
+                            return Status::error(
+                                "pixel " + where(i, j) + " of class " + std::to_string(m.classAt(i, j)) + " (step " +
+                                std::to_string(b) + ") would run before its lower-class neighbour " + where(si, sj) +
+                                " of class " + std::to_string(m.classAt(si, sj)) + " (step " + std::to_string(a) + ")");
+                    }
         return Status::ok();
     }
     // Order inside a unit (and of the sequential scans): raster, or serpentine when asked.

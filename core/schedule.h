@@ -11,6 +11,8 @@
 
 namespace halftone {
 
+struct ClassMatrix;
+
 /// \brief Options a schedule may use (block size, delay, threads).
 struct ScheduleOptions {
     int blockWidth = 0;   ///< 0 = the method's default (e.g. 32 for parallelogram blocks)
@@ -33,6 +35,9 @@ struct Schedule {
     int units = 0;                     ///< number of blocks (or pixels)
     std::vector<int32_t> unitStep;     ///< step of each unit
     std::vector<int64_t> parallelism;  ///< units processed at each step (size = steps)
+    /// Dot diffusion: the class matrix tiled over the image; pixel (i, j) runs at the step of its class and after
+    /// its lower-class 8-neighbours, whatever the kernel (core/dotdiffusion.h). Null for every other schedule.
+    const ClassMatrix* classMatrix = nullptr;
     /// Order within a unit matters for block schedules: pixels of a unit are processed in raster
     /// order (serpentine for the serpentine schedule) after every unit of earlier steps.
 };
@@ -73,6 +78,8 @@ struct SchedulePlan {
     int64_t steps = 0;
     /// For block schedules: non-empty labels in order; step s runs the blocks of label stepLabel[s].
     std::vector<int32_t> stepLabel;
+    /// Dot diffusion: the class matrix whose class c is step c (see Schedule::classMatrix).
+    const ClassMatrix* classMatrix = nullptr;
 };
 
 /// \brief Plans schedule `name` for a width x height image (no per-pixel memory).
@@ -105,6 +112,7 @@ Status makeSchedule(const std::string& name, int width, int height, const Kernel
 
 /// \brief Checks that every pixel is processed exactly once and strictly after all its sources
 /// (for pixel schedules) or, for block schedules, in an order consistent with raster order inside a unit.
+/// A dot-diffusion schedule's sources are the lower-class 8-neighbours of its class matrix, not the kernel's taps.
 Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine = false);
 
 }  // namespace halftone

@@ -39,6 +39,11 @@ inline Status cudaStatus(cudaError_t e, const char* what, const char* file, int 
         if (!ht_try_s_) return ht_try_s_;      \
     } while (0)
 
+/// \brief True when `s` is the unavailable status of a device allocation that failed (cudaErrorMemoryAllocation).
+inline bool isOutOfDeviceMemory(const Status& s) {
+    return s.isUnavailable() && s.message().find("cudaErrorMemoryAllocation") != std::string::npos;
+}
+
 /// \brief Owns a device allocation of n elements of T.
 template <class T>
 class DeviceBuffer {

@@ -10,6 +10,7 @@
 #include "core/screen.h"
 #include "gpu/cudacheck.h"
 #include "gpu/dbs_launch.h"
+#include "gpu/gpu.h"
 
 namespace halftone::gpu {
 
@@ -221,7 +222,12 @@ void registerDbsGpu(Registry& registry) {
                                    if (Status s = screenFromSpec(spec, screen, rc); !s) return s;
                                    p.screen = &screen;
                                }
-                               return dbsHalftoneGpu(src, dst, p, rc, nullptr, nullptr, layout);
+                               Status s = dbsHalftoneGpu(src, dst, p, rc, nullptr, nullptr, layout);
+                               if (isOutOfDeviceMemory(s)) {  // the wavefront's kept buffers make room
+                                   releaseDeviceCache();
+                                   s = dbsHalftoneGpu(src, dst, p, rc, nullptr, nullptr, layout);
+                               }
+                               return s;
                            });
     };
     attach("blocks", DbsGpuLayout::WarpScan);

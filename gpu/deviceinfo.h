@@ -16,4 +16,8 @@ struct DeviceInfo {
 /// \brief Probes once (thread-safe) and caches the answer.
 const DeviceInfo& deviceInfo();
 
+/// \brief A first tiny run of the wavefront kernel (both forms): loads the kernels and allocates the pinned staging
+/// memory, so that the first real run pays neither (gpu/gpumethods.cpp).
+void warmDevice();
+
 }  // namespace halftone::gpu

@@ -8,8 +8,25 @@
 
 namespace halftone::gpu {
 
-/// \brief Probes for a usable CUDA device once; the reason says why not (no driver, no GPU, not built).
+/// \brief Probes for a usable CUDA device once; the reason says why not (no driver, no GPU, not built). Waits for a
+/// start-up that startInBackground() began instead of repeating it.
 GpuAvailability probe();
+
+/// \brief Starts the device on a background thread and returns at once: probes it, creates the CUDA context, loads the
+/// wavefront kernel's two forms and the pinned staging memory with a first tiny run. Later calls do nothing. A program
+/// calls it as soon as it knows a GPU method may run (the CLI before reading the input, the studio at start), so the
+/// start-up overlaps other work; a program that never calls it (or probe()) never creates a CUDA context.
+void startInBackground();
+
+/// \brief True once startInBackground() was called in this process.
+bool startedInBackground();
+
+/// \brief Seconds the background start-up took (probe, context, first run), or -1 when it was not started; waits for
+/// it to end.
+double backgroundStartSeconds();
+
+/// \brief Frees the device buffers and pinned staging memory kept between runs (the next run allocates them again).
+void releaseDeviceCache();
 
 /// \brief Registers every GPU method (and attaches GPU paths to existing entries) and records availability.
 void registerMethods(Registry& registry);
@@ -26,11 +43,14 @@ struct MethodSpec {
 /// \brief Every GPU method, the wavefront kernel ("wavefront") first, then the published methods it is compared with.
 const std::vector<MethodSpec>& methods();
 
-/// \brief Halftones one plane with the GPU method `variant`; dst is resized. Exact (docs/spec.md) for every
-/// kernel/level/linear combination the method supports; otherwise Status::error. No usable device,
-/// out of memory or a kernel error give Status::unavailable (callers fall back to the CPU).
-/// `form` picks the wavefront kernel's form (see wavefrontForms()); empty = the fastest one compiled for the request
-/// (the fast form for binary Floyd-Steinberg, the general form otherwise).
+/// \brief Halftones one plane with the GPU method `variant`; dst is resized (kept when it has the right size).
+/// The wavefront kernel runs host to host with its transfers overlapped: the input goes up in bands through pinned
+/// staging memory while the kernel runs (each strip waits for its band) and finished bands come back as the kernel
+/// goes on; its device buffers stay allocated between runs of the same size and parameters. Exact (docs/spec.md) for
+/// every kernel/level/linear combination the method supports; otherwise Status::error. No usable device, out of memory
+/// or a kernel error give Status::unavailable (callers fall back to the CPU). `form` picks the wavefront kernel's form
+/// (see wavefrontForms()); empty = the fastest one compiled for the request (the fast form for binary Floyd-Steinberg,
+/// the general form otherwise).
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control = {}, const std::string& form = {});
 

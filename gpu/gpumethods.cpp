@@ -1,5 +1,7 @@
 // Host side of every GPU method: buffers, transfers, launches in order, cancellation, progress,
 // timings. Kernels live in wavefront.cu / publishedmethods.cu behind gpu/launch.h.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7,11 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "core/quantizer.h"
 #include "core/schedule.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
 #include "gpu/cudacheck.h"
 #include "gpu/deviceinfo.h"
 #include "gpu/faultinject.h"
@@ -65,6 +70,84 @@ Status planFs(const std::string& name, int width, int height, int delay, int blo
     o.blockHeight = block;
     return planSchedule(name, width, height, *findKernel("floyd-steinberg"), o, plan);
 }
+
+/// Copies n bytes with a few threads of the shared pool when there are many: one thread moves about 10 GB/s, which
+/// would make the staging copies, not the bus, the bottleneck of a host-to-host run.
+void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n) {
+    constexpr size_t kPerThread = size_t(2) << 20;
+    const int parts = int(std::min<size_t>(size_t(std::min(8, hardwareThreads())), n / kPerThread));
+    if (parts <= 1) {
+        std::memcpy(dst, src, n);
+        return;
+    }
+    const size_t step = (n / size_t(parts) + 4095) / 4096 * 4096;
+    WorkerPool::shared().run(parts, [&](int i) {
+        const size_t b = std::min(n, size_t(i) * step), e = std::min(n, b + step);
+        if (e > b) std::memcpy(dst + b, src + b, e - b);
+    });
+}
+
+/// A new zeroed w x h plane whose memory the kernel may back with transparent huge pages: the first touch of a new
+/// 256 MiB plane in 4 KiB pages costs more than the whole GPU run (the vector's zero fill takes every page fault).
+void makePlane(Plane8& dst, int w, int h) {
+    Plane8 p;
+    p.width = w;
+    p.height = h;
+    const size_t n = size_t(w) * size_t(h);
+    p.data.reserve(n);
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    const uintptr_t b = (uintptr_t(p.data.data()) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t e = (uintptr_t(p.data.data()) + n) & ~(kHuge - 1);
+    if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a hint: ignored where THP is off
+    p.data.resize(n);
+    dst = std::move(p);
+}
+
+/// What comes back from the device: 8-bit rows or 1-bit rows.
+enum class HostOutput { Bytes, Bits };
+
+/// Pinned staging memory and streams of the host-to-host path, kept between runs: a ring of band-sized pinned slots
+/// for the input and one for the output (pageable memory cannot be copied asynchronously, and pinning memory costs
+/// more than copying it), the kernel's stream, one stream per direction and one for the cancel flag.
+struct Staging {
+    static constexpr int kSlots = 3;
+    /// Bytes of input per band at most (the band also covers at least one strip and at most a sixteenth of the image).
+    static constexpr size_t kBandBytes = size_t(8) << 20;
+    PinnedBuffer<uint8_t> in[kSlots], out[kSlots];
+    Event inDone[kSlots], outDone[kSlots];
+    size_t inBytes = 0, outBytes = 0;
+    Stream kernel, up, down, cancel;
+
+    Status ensure(size_t inNeed, size_t outNeed) {
+        if (!kernel.get()) {
+            HT_CUDA(kernel.create());
+            HT_CUDA(up.create());
+            HT_CUDA(down.create());
+            HT_CUDA(cancel.create());
+            for (int i = 0; i < kSlots; ++i) {
+                HT_CUDA(inDone[i].create());
+                HT_CUDA(outDone[i].create());
+            }
+        }
+        if (inNeed > inBytes) {
+            inBytes = 0;
+            for (PinnedBuffer<uint8_t>& b : in) HT_CUDA(b.allocate(inNeed));
+            inBytes = inNeed;
+        }
+        if (outNeed > outBytes) {
+            outBytes = 0;
+            for (PinnedBuffer<uint8_t>& b : out) HT_CUDA(b.allocate(outNeed));
+            outBytes = outNeed;
+        }
+        return Status::ok();
+    }
+    /// Frees the pinned slots (the streams and events stay).
+    void release() {
+        for (PinnedBuffer<uint8_t>& b : in) b.reset();
+        for (PinnedBuffer<uint8_t>& b : out) b.reset();
+        inBytes = outBytes = 0;
+    }
+};
 
 /// One method on one image size: prepare once, then upload / compute / download as often as wanted.
 class Runner {
@@ -203,21 +286,8 @@ public:
         if (!sIn_.get()) {
             HT_CUDA(sIn_.create());
             HT_CUDA(sOut_.create());
-            HT_CUDA(bandReady_.allocate(size_t(bands)));
-            HT_CUDA(cudaMemset(bandReady_.get(), 0, bandReady_.bytes()));
-            HT_CUDA(stripDone_.allocate(size_t(strips_), true));
-            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
-            HT_CUDA(stripDone_.devicePointer(&stripDoneDev_));
         }
-        if (++epoch_ > 0xffff) {
-            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), sK));
-            HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), sK));
-            HT_CUDA(cudaStreamSynchronize(sK));
-            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
-            epoch_ = 1;
-        }
-        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), sK));
-        HT_CUDA(cudaStreamSynchronize(sK));  // the flags are clear before any band flag can be seen
+        HT_TRY(startBands(sK));
         for (int b = 0; b < bands; ++b) {
             const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
             HT_CUDA(cudaMemcpy2DAsync(in_.get() + size_t(r0) * pitch_, pitch_, hin + size_t(r0) * W, W, W, n,
@@ -257,7 +327,154 @@ public:
         return Status::ok();
     }
 
+    /// Host to host from pageable memory: the input goes through the staging ring band by band (a few threads copy a
+    /// band into a pinned slot, the copy engine takes it up, then the band's flag is set) on one thread while this one
+    /// takes every finished band down into the other ring and on into `dst` (8-bit rows of W bytes, or with `packed`
+    /// 1-bit rows of (W + 7) / 8 bytes). The kernel starts at once and each strip waits for its band, so the kernel,
+    /// both directions of the bus and both staging copies all run at the same time.
+    Status streamed(const uint8_t* src, uint8_t* dst, HostOutput output, Staging& st, const RunControl& rc) {
+        const bool packed = output != HostOutput::Bytes;
+        HT_TRY(setPacked(packed));
+        const int rows = wavefrontStripRows(form_);
+        const size_t outRow = packed ? size_t((W + 7) / 8) : size_t(W);
+        const int capRows = std::max(rows, int(std::min<size_t>(Staging::kBandBytes / size_t(W), size_t(H))));
+        const int bandRows = std::min(std::max(rows, (H / 16 + rows - 1) / rows * rows), capRows / rows * rows);
+        const int bands = (H + bandRows - 1) / bandRows;
+        HT_TRY(st.ensure(size_t(bandRows) * size_t(W), size_t(bandRows) * outRow));
+        const cudaStream_t sK = st.kernel.get(), sUp = st.up.get(), sDown = st.down.get();
+        HT_TRY(startBands(sK));
+        if (!epochHost_.get()) HT_CUDA(epochHost_.allocate(1));
+        epochHost_.get()[0] = epoch_;  // no copy of the last run's is pending: startBands synchronised
+        HT_TRY(injectFault(sK));       // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
+        WavefrontArgs a = args();
+        a.bandReady = bandReady_.get();
+        a.bandRows = bandRows;
+        a.stripDone = stripDoneDev_;
+        HT_CUDA(launchWavefront(kernelIndex_, form_, a, deviceInfo().smCount, sK));
+
+        // From here on the kernel waits for bands: every way out either feeds them all or stops the kernel.
+        std::atomic<bool> stopFeed{false}, feedFailed{false};
+        Status feedStatus, drainStatus;
+        auto feed = [&]() -> Status {
+            for (int b = 0; b < bands && !stopFeed.load(std::memory_order_relaxed); ++b) {
+                const int slot = b % Staging::kSlots, r0 = b * bandRows, n = std::min(bandRows, H - r0);
+                if (b >= Staging::kSlots) HT_CUDA(cudaEventSynchronize(st.inDone[slot].get()));
+                parallelCopy(st.in[slot].get(), src + size_t(r0) * W, size_t(n) * W);
+                HT_CUDA(cudaMemcpy2DAsync(in_.get() + size_t(r0) * pitch_, pitch_, st.in[slot].get(), W, W, n,
+                                          cudaMemcpyHostToDevice, sUp));
+                // the band's flag by the copy engine, stream-ordered after its rows: no kernel is launched (or
+                // loaded, CUDA loads kernels lazily and waits for running ones to do so) while the wavefront waits
+                HT_CUDA(
+                    cudaMemcpyAsync(bandReady_.get() + b, epochHost_.get(), sizeof(int), cudaMemcpyHostToDevice, sUp));
+                HT_CUDA(cudaEventRecord(st.inDone[slot].get(), sUp));
+            }
+            return Status::ok();
+        };
+        bool cancelSent = false;
+        auto stopKernel = [&]() -> Status {
+            if (cancelSent) return Status::ok();
+            static const int one = 1;
+            cancelSent = true;
+            HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, st.cancel.get()));
+            return Status::ok();
+        };
+        auto drain = [&]() -> Status {
+            volatile int* done = stripDone_.get();
+            const uint8_t* devOut = packed ? packed_.get() : out_.get();
+            const size_t devPitch = packed ? size_t(pitch_ / 8) : size_t(pitch_);
+            int pending = -1;  // the band whose copy down is in flight
+            auto flush = [&](int b) -> Status {
+                const int slot = b % Staging::kSlots, r0 = b * bandRows, n = std::min(bandRows, H - r0);
+                HT_CUDA(cudaEventSynchronize(st.outDone[slot].get()));
+                parallelCopy(dst + size_t(r0) * outRow, st.out[slot].get(), size_t(n) * outRow);
+                Progress p;
+                p.rowsDone = r0 + n;
+                p.fraction = double(r0 + n) / H;
+                rc.report(p);
+                return Status::ok();
+            };
+            for (int b = 0; b < bands;) {
+                if (!cancelSent && (rc.cancelled() || feedFailed.load())) {
+                    stopFeed = true;
+                    HT_TRY(stopKernel());
+                }
+                const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
+                const int s0 = r0 / rows, s1 = (r0 + n + rows - 1) / rows;
+                bool ready = true;
+                for (int s = s0; s < s1 && ready; ++s) ready = done[s] == epoch_;
+                if (ready) {
+                    const int slot = b % Staging::kSlots;
+                    HT_CUDA(cudaMemcpy2DAsync(st.out[slot].get(), outRow, devOut + size_t(r0) * devPitch, devPitch,
+                                              outRow, n, cudaMemcpyDeviceToHost, sDown));
+                    HT_CUDA(cudaEventRecord(st.outDone[slot].get(), sDown));
+                    if (pending >= 0) HT_TRY(flush(pending));
+                    pending = b++;
+                    continue;
+                }
+                const cudaError_t q = cudaStreamQuery(sK);
+                if (q != cudaErrorNotReady && q != cudaSuccess) HT_CUDA(q);
+                if (q == cudaSuccess) {  // the kernel ended: every flag is there now, unless it was stopped
+                    std::atomic_thread_fence(std::memory_order_seq_cst);
+                    bool all = true;
+                    for (int s = s0; s < s1; ++s) all = all && done[s] == epoch_;
+                    if (!all) {
+                        if (cancelSent) return Status::cancelled();
+                        return Status::error("wavefront: kernel ended before band " + std::to_string(b) + " was done");
+                    }
+                    continue;
+                }
+                std::this_thread::yield();
+            }
+            if (pending >= 0) HT_TRY(flush(pending));
+            return Status::ok();
+        };
+        WorkerPool::shared().run(2, [&](int i) {
+            if (i == 1) {
+                feedStatus = feed();
+                if (!feedStatus) feedFailed = true;
+            } else {
+                drainStatus = drain();
+                if (!drainStatus) {
+                    stopFeed = true;
+                    if (Status s = stopKernel(); !s) drainStatus = s;
+                }
+            }
+        });
+        const cudaError_t eUp = cudaStreamSynchronize(sUp), eK = cudaStreamSynchronize(sK);
+        const cudaError_t eDown = cudaStreamSynchronize(sDown), eC = cudaStreamSynchronize(st.cancel.get());
+        if (!feedStatus) return feedStatus;
+        if (!drainStatus && !drainStatus.isCancelled()) return drainStatus;
+        HT_CUDA(eUp);
+        HT_CUDA(eK);
+        HT_CUDA(eDown);
+        HT_CUDA(eC);
+        HT_CUDA(cudaGetLastError());
+        if (drainStatus.isCancelled() || rc.cancelled()) return Status::cancelled();
+        return finish();
+    }
+
 private:
+    /// The band flags and done flags of the overlapped paths (allocated once per runner) and a fresh epoch; the
+    /// flags are clear before any band flag can be seen.
+    Status startBands(cudaStream_t sK) {
+        if (!bandReady_.get()) {
+            HT_CUDA(bandReady_.allocate(size_t(strips_)));  // bands cover whole strips: never more bands than strips
+            HT_CUDA(cudaMemset(bandReady_.get(), 0, bandReady_.bytes()));
+            HT_CUDA(stripDone_.allocate(size_t(strips_), true));
+            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
+            HT_CUDA(stripDone_.devicePointer(&stripDoneDev_));
+        }
+        if (++epoch_ > 0xffff) {
+            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), sK));
+            HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), sK));
+            HT_CUDA(cudaStreamSynchronize(sK));
+            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
+            epoch_ = 1;
+        }
+        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), sK));
+        HT_CUDA(cudaStreamSynchronize(sK));
+        return Status::ok();
+    }
     WavefrontArgs args() const {
         WavefrontArgs a;
         a.in = in_.get();
@@ -283,6 +500,7 @@ private:
         return a;
     }
     DeviceBuffer<uint8_t> packed_;
+    PinnedBuffer<int> epochHost_;  ///< the streamed path's band flag value, copied after each band
     bool packedMode_ = false;
     Stream sIn_, sOut_;
     DeviceBuffer<int> bandReady_;
@@ -823,11 +1041,11 @@ std::vector<std::string> wavefrontForms() { return {"fast", "general"}; }
 
 namespace {
 
-/// One run of `variant` on `src`: size check, upload, compute with progress/cancel, then `fetch` copies the
-/// result back (8-bit or packed). `packed` switches the runner to 1-bit output first.
+/// One run of a published method (`variant`) on `src`: size check, a runner of its own, upload, compute with
+/// progress/cancel, then `fetch` copies the result back.
 template <class Fetch>
 Status runOnce(const std::string& variant, const Plane8& src, const EdParams& params, const RunControl& control,
-               const std::string& form, bool packed, Fetch&& fetch) {
+               const std::string& form, Fetch&& fetch) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
     if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
@@ -835,12 +1053,7 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
                                    std::to_string(src.height) + " is over its limit of 2^30 pixels");
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, form, r));
-    if (packed && !r->hasPacked())
-        return Status::error(
-            "1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
-            params.kernel + " with " + std::to_string(params.levels) + " levels");
     HT_TRY(r->prepare(src.width, src.height, params));
-    if (packed) HT_TRY(r->setPacked(true));
     Stream s;
     HT_CUDA(s.create());
     HT_TRY(r->upload(src.data.data(), s.get()));
@@ -862,9 +1075,119 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
 
 }  // namespace
 
+namespace {
+
+/// The device state kept between runs: the wavefront runner of the last size, form and parameters (its device buffers,
+/// flags and tables) and the pinned staging memory. Deliberately never destroyed: at exit the CUDA runtime may already
+/// be gone, and the process's end frees both.
+struct DeviceCache {
+    std::mutex mutex;  ///< one host-to-host run at a time: the device is one, and so are the staging slots
+    std::unique_ptr<WavefrontRunner> runner;
+    std::string key;
+    Staging staging;
+};
+
+DeviceCache& deviceCache() {
+    static DeviceCache* cache = new DeviceCache;
+    return *cache;
+}
+
+/// The wavefront kernel host to host (WavefrontRunner::streamed) on the cached runner; `dst` holds W H bytes, or
+/// (W + 7) / 8 bytes a row with `packed`. Out of memory frees the cache and tries once more; after any other error the
+/// runner is dropped (its device state is unknown).
+Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const EdParams& params,
+                    const RunControl& control, const std::string& formText) {
+    if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
+    // over the GPU path's pixel limit (e.g. 64K x 64K): unavailable, so runImage runs it on the CPU
+    if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
+        return Status::unavailable("too large for the GPU path: " + std::to_string(src.width) + " x " +
+                                   std::to_string(src.height) + " is over its limit of 2^30 pixels");
+    const Kernel* kernel = nullptr;
+    HT_TRY(validateEdParams(params, kernel));
+    if (params.serpentine)
+        return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
+    WavefrontForm form = WavefrontForm::General;
+    HT_TRY(parseForm(formText, *kernel, params.levels, form));
+    if (output == HostOutput::Bits && form != WavefrontForm::Fast)
+        return Status::error(
+            "1-bit packed output needs binary Floyd-Steinberg (the wavefront's fast form); got kernel " +
+            params.kernel + " with " + std::to_string(params.levels) + " levels");
+    if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
+    const std::string key = std::string(formName(form)) + " " + std::to_string(src.width) + "x" +
+                            std::to_string(src.height) + " " + kernel->name + " " + std::to_string(params.levels) +
+                            (params.linear ? " linear" : " gamma");
+    DeviceCache& cache = deviceCache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto attempt = [&]() -> Status {
+        if (!cache.runner || cache.key != key) {
+            cache.runner.reset();
+            cache.key.clear();
+            auto r = std::make_unique<WavefrontRunner>(form);
+            HT_TRY(r->prepare(src.width, src.height, params));
+            cache.runner = std::move(r);
+            cache.key = key;
+        }
+        return cache.runner->streamed(src.data.data(), dst, output, cache.staging, control);
+    };
+    Status s = attempt();
+    if (isOutOfDeviceMemory(s)) {
+        cache.runner.reset();
+        cache.staging.release();
+        (void)cudaGetLastError();
+        s = attempt();
+    }
+    if (!s && !s.isCancelled()) {
+        cache.runner.reset();
+        cache.key.clear();
+    }
+    if (s) {
+        Progress p;
+        p.fraction = 1.0;
+        p.rowsDone = src.height;
+        control.report(p);
+    }
+    return s;
+}
+
+}  // namespace
+
+void warmDevice() {
+    // both forms on a small plane: the kernels load (lazily, on first launch) and the staging ring is allocated
+    const Plane8 src(256, 256, 128);
+    std::vector<uint8_t> bits;
+    (void)runPlanePacked(src, bits, EdParams{});
+    EdParams general;
+    general.levels = 3;
+    Plane8 dst;
+    (void)runPlane("wavefront", src, dst, general);
+    // the real runs are mostly larger: size the staging ring for bands of full size now
+    DeviceCache& cache = deviceCache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    (void)cache.staging.ensure(Staging::kBandBytes, Staging::kBandBytes);
+}
+
+void releaseDeviceCache() {
+    DeviceCache& cache = deviceCache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.runner.reset();
+    cache.key.clear();
+    cache.staging.release();
+}
+
 Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, const EdParams& params,
                 const RunControl& control, const std::string& form) {
-    return runOnce(variant, src, params, control, form, false, [&](Runner& r, cudaStream_t s) {
+    if (variant == "wavefront") {
+        if (&src == &dst) {
+            Plane8 out;
+            HT_TRY(runPlane(variant, src, out, params, control, form));
+            dst = std::move(out);
+            return Status::ok();
+        }
+        if (dst.width != src.width || dst.height != src.height || dst.size() != src.size())
+            makePlane(dst, src.width, src.height);
+        return runWavefront(src, dst.data.data(), HostOutput::Bytes, params, control, form);
+    }
+    return runOnce(variant, src, params, control, form, [&](Runner& r, cudaStream_t s) {
         dst = Plane8(src.width, src.height);
         return r.download(dst.data.data(), s);
     });
@@ -872,10 +1195,8 @@ Status runPlane(const std::string& variant, const Plane8& src, Plane8& dst, cons
 
 Status runPlanePacked(const Plane8& src, std::vector<uint8_t>& rows, const EdParams& params,
                       const RunControl& control) {
-    return runOnce("wavefront", src, params, control, {}, true, [&](Runner& r, cudaStream_t s) {
-        rows.assign(size_t((src.width + 7) / 8) * size_t(src.height), 0);
-        return r.downloadPacked(rows.data(), s);
-    });
+    rows.resize(size_t((src.width + 7) / 8) * size_t(std::max(0, src.height)));
+    return runWavefront(src, rows.data(), HostOutput::Bits, params, control, {});
 }
 
 Status timePlane(const std::string& variant, const Plane8& src, const EdParams& params, int runs, Timing& t,

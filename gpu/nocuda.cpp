@@ -14,6 +14,14 @@ GpuAvailability probe() {
     return a;
 }
 
+void startInBackground() {}
+
+void releaseDeviceCache() {}
+
+double backgroundStartSeconds() { return -1; }
+
+bool startedInBackground() { return false; }
+
 void registerMethods(Registry& registry) { registry.setGpuAvailability(probe()); }
 
 const std::vector<MethodSpec>& methods() {

@@ -197,7 +197,12 @@ Status paletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdP
     const Plane8* planes[3];
     HT_TRY(inputPlanes(rgb, planes));
     PaletteRunner r;
-    HT_TRY(r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear));
+    Status prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear);
+    if (isOutOfDeviceMemory(prepared)) {  // the wavefront's kept buffers make room
+        releaseDeviceCache();
+        prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear);
+    }
+    HT_TRY(prepared);
     Stream s;
     HT_CUDA(s.create());
     const uint8_t* const host[3] = {planes[0]->data.data(), planes[1]->data.data(), planes[2]->data.data()};

@@ -2,6 +2,12 @@
 // the GPU path of the sequential ED/EC entries, so `halftone --list` shows cpu,gpu for them.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
 #include "gpu/dbs_gpu.h"
 #include "gpu/deviceinfo.h"
 #include "gpu/gpu.h"
@@ -9,6 +15,7 @@
 namespace halftone::gpu {
 
 const DeviceInfo& deviceInfo() {
+    // a function-local static: a caller that arrives while startInBackground()'s thread is here waits for its answer
     static const DeviceInfo info = [] {
         DeviceInfo d;
         int count = 0;
@@ -53,6 +60,54 @@ const DeviceInfo& deviceInfo() {
         return d;
     }();
     return info;
+}
+
+namespace {
+
+/// The start-up thread; joined at exit so that the process never ends while it is inside the CUDA runtime.
+struct Starter {
+    std::mutex mutex;
+    std::thread thread;
+    std::atomic<bool> requested{false};
+    double seconds = -1;
+    ~Starter() { join(); }
+    void join() {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (thread.joinable()) thread.join();
+    }
+};
+
+Starter& starter() {
+    static Starter s;
+    return s;
+}
+
+}  // namespace
+
+void startInBackground() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        Starter& st = starter();
+        std::lock_guard<std::mutex> lock(st.mutex);
+        st.requested = true;
+        try {
+            st.thread = std::thread([&st] {
+                const auto t0 = std::chrono::steady_clock::now();
+                if (deviceInfo().usable) warmDevice();
+                st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            });
+        } catch (const std::system_error&) {
+            // no thread to spare: the first probe() or run starts the device instead
+        }
+    });
+}
+
+bool startedInBackground() { return starter().requested.load(); }
+
+double backgroundStartSeconds() {
+    Starter& st = starter();
+    st.join();
+    return st.seconds;
 }
 
 GpuAvailability probe() {
@@ -110,6 +165,18 @@ void registerMethods(Registry& registry) {
         for (const char* variant : {"plain", "rc"})
             if (registry.find(method, variant))
                 registry.attachGpu(method, variant, fnFor("wavefront"), scheduleOf("wavefront"));
+    // Binary Floyd-Steinberg to 1-bit output (a PBM): the fast form packs the bits on the device, so an eighth of
+    // the bytes come back and no 8-bit plane is made; other parameters run the plane form.
+    const PackedFunction packed = [](const Plane8& src, std::vector<uint8_t>& rows, const ParamValues& v,
+                                     const RunControl& rc) {
+        const EdParams p = edParamsFrom(v);
+        if (p.kernel != "floyd-steinberg" || p.levels != 2 || p.serpentine)
+            return Status::unavailable("1-bit output on the GPU is binary Floyd-Steinberg only");
+        return runPlanePacked(src, rows, p, rc);
+    };
+    for (const char* method : {"ed", "ec"})
+        for (const char* variant : {"wavefront", "plain", "rc"})
+            if (MethodInfo* m = registry.findMutable(method, variant); m && m->gpu) m->gpuPacked = packed;
     // Error diffusion to a palette (docs/spec.md section 4): the palette wavefront is exact for every kernel and
     // working space, so it is the GPU path of the sequential entries' palette form too (serpentine scans come back
     // unavailable and run on the CPU).

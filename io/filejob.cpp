@@ -1,8 +1,12 @@
 #include "io/filejob.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cctype>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <new>
@@ -28,6 +32,34 @@ std::string formatName(const std::string& path) {
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     return ext == "JPG" || ext == "JPE" || ext == "JFIF" || ext == "JIF" ? "JPEG" : ext;
 }
+
+/// Writes 1-bit rows (PBM P4 layout) as a PBM, complete or not at all: the same bytes io::writeImage writes for the
+/// 8-bit plane they pack.
+Status writePackedPbm(const std::string& path, const std::vector<uint8_t>& rows, int width, int height) {
+    const std::string ctx = "cannot write '" + path + "'";
+    AtomicFile file;
+    if (Status s = file.open(path); !s)
+        return s.isCancelled() ? Status::cancelled() : Status::error(ctx + ": " + s.message());
+    const std::string head = "P4\n" + std::to_string(width) + " " + std::to_string(height) + "\n";
+    auto put = [&](const uint8_t* data, size_t n) -> Status {
+        while (n > 0) {
+            const ssize_t w = ::write(file.fd(), data, n);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) return Status::error(ctx + ": write failed: " + std::strerror(w < 0 ? errno : ENOSPC));
+            data += w;
+            n -= size_t(w);
+        }
+        return Status::ok();
+    };
+    if (Status s = put(reinterpret_cast<const uint8_t*>(head.data()), head.size()); !s) return s;
+    if (Status s = put(rows.data(), rows.size()); !s) return s;
+    if (Status s = file.commit(); !s)
+        return s.isCancelled() ? Status::cancelled() : Status::error(ctx + ": " + s.message());
+    return Status::ok();
+}
+
+/// True when `output` takes 1-bit rows as they are (PBM).
+bool takesPackedRows(const std::string& output) { return formatName(output) == "PBM"; }
 
 }  // namespace
 
@@ -151,10 +183,45 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
 
     const Clock::time_point tMethod = Clock::now();
+    // Binary output to a PBM on the GPU: the device makes the bits and only they come back; they are written as they
+    // are, with no 8-bit plane in between. Where the packed form does not apply (parameters, no device, out of device
+    // memory), the plane form below runs as usual, with its own fallback and note.
+    if (m.gpuPacked && !request.palette && takesPackedRows(output) && outputColor == ColorMode::Gray &&
+        prepare.pixelSize == 1 && image.space == ColorSpace::Gray && image.channelCount() == 1 &&
+        (request.device ? *request.device == Device::Gpu : Registry::instance().gpuAvailability().usable)) {
+        ParamValues planeParams = resolved;
+        planeParams.set(kChannelKey, std::string(channelName(ColorSpace::Gray, 0)));
+        std::vector<uint8_t> rows;
+        Status ps;
+        try {
+            ps = m.gpuPacked(image.channels[0], rows, planeParams, control.scaled(prepShare, 1.0));
+        } catch (const std::bad_alloc&) {
+            ps = Status::unavailable("out of memory for the 1-bit rows");
+        }
+        if (ps.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
+        if (ps) {
+            const int width = image.width(), height = image.height();
+            RunResult packedRun;
+            packedRun.device = Device::Gpu;
+            packedRun.seconds = seconds(tMethod, Clock::now());
+            if (fo.onRun) fo.onRun(m, packedRun);
+            image = Image{};
+            const Clock::time_point tWrite = Clock::now();
+            if (fo.announceWrite) note("writing '" + output + "'");
+            const Status written = writePackedPbm(output, rows, width, height);
+            if (fo.times)
+                *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),
+                             seconds(tWrite, Clock::now())};
+            if (fo.afterWrite) fo.afterWrite(output, bool(written));
+            if (written.isCancelled()) return failed("interrupted; no output written", Kind::Cancelled);
+            if (!written) return failed(written.message());
+            return {};
+        }
+    }
     RunResult result;
     Status s;
     try {
-        s = runImage(image, request, result, control.scaled(prepShare, 1.0));
+        s = runImage(std::move(image), request, result, control.scaled(prepShare, 1.0));
     } catch (const std::bad_alloc&) {
         s = Status::error("out of memory while halftoning (the method needs more memory than this machine could give)");
     } catch (const std::exception& e) {

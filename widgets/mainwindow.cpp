@@ -42,6 +42,7 @@
 #include "widgets/compareview.h"
 #include "widgets/imagepane.h"
 #include "widgets/imageconvert.h"
+#include "widgets/imageload.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
 #include "widgets/qualitypanel.h"
@@ -377,15 +378,11 @@ void MainWindow::loadAsync(std::function<Status(Image&, QString&, const StopToke
 }
 
 void MainWindow::openFile(const QString& path) {
-    const std::string file = QFile::encodeName(path).toStdString();
     loadAsync(
-        [file](Image& im, QString& notes, const StopToken& stop) {
-            io::ReadInfo info;
+        [path](Image& im, QString& notes, const StopToken& stop) {
             io::ReadOptions options;
-            options.stop = stop;  // Cancel (Esc) stops the decoder between strips
-            Status s = io::readImage(file, im, options, &info);
-            notes = QString::fromStdString(info.notes);
-            return s;
+            options.stop = stop;                              // Cancel (Esc) stops the decoder between strips
+            return readImageFile(path, im, options, &notes);  // Qt's image readers in a build without OpenImageIO
         },
         QFileInfo(path).fileName(), path);
 }
@@ -508,7 +505,7 @@ void MainWindow::runCurrent() {
     r.image = image_;
     r.imageId = imageId_;
     r.prepare = prepare;
-    r.separation = separation_;
+    r.separation = panel_->separation();
     r.method = m;
     r.params = panel_->params();
     // The Adjust DPI is the printer resolution of methods that model one, as the CLI's --dpi.
@@ -959,7 +956,7 @@ Status MainWindow::currentJob(JobSettings& job) const {
                 "an edited palette has no name a preset or batch run can use; save it as a palette "
                 "file (Save palette...) and choose that file");
     }
-    job.separation = separation_;
+    job.separation = panel_->separation();
     const std::optional<Device> d = panel_->device();
     job.device = !d ? "auto" : *d == Device::Gpu ? "gpu" : "cpu";
     job.threads = panel_->threads();
@@ -1011,7 +1008,7 @@ Status MainWindow::applyJob(const JobSettings& job) {
                                             : std::nullopt);
     panel_->setThreads(job.threads);
     adjust_->setSettings(job.prepare, QString::fromStdString(job.printSize), job.dpi);
-    separation_ = job.separation;
+    panel_->setSeparation(job.separation);
     extras_ = JobSettings{};
     extras_.keepAlpha = job.keepAlpha;
     extras_.format = job.format;

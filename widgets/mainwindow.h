@@ -201,8 +201,7 @@ private:
     QPointer<BatchDialog> batch_;
     std::function<QString(FileChoice, const QString&)> fileChooser_;
     QString presetDir_;
-    SeparationParams separation_;  // CMYK separation of the loaded preset (no control in the method panel)
-    JobSettings extras_;           // output format and alpha of the loaded preset (carried to presets and batches)
+    JobSettings extras_;  // output format and alpha of the loaded preset (carried to presets and batches)
     QList<QPair<StatusTopic, QString>> statusMessages_;  // oldest first; the last one is on screen
     bool currentStale_ = false;
     QMenu* recentMenu_ = nullptr;

@@ -117,6 +117,32 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     form->addRow(tr("Threads"), threads_);
     form->addRow(tr("Colour"), color_);
     layout->addLayout(form);
+    // CMYK separation (docs/spec.md "Separation into inks"): only for per-channel CMYK.
+    separationBox_ = new QWidget;
+    separationBox_->setObjectName(QStringLiteral("separation"));
+    auto* sepForm = new QFormLayout(separationBox_);
+    sepForm->setContentsMargins(0, 0, 0, 0);
+    const SeparationParams defaults;
+    gcr_ = new QSpinBox;
+    gcr_->setObjectName(QStringLiteral("gcr"));
+    gcr_->setRange(0, 100);
+    gcr_->setSuffix(QStringLiteral(" %"));
+    gcr_->setValue(defaults.gcr);
+    gcr_->setToolTip(
+        tr("Grey component replacement: the share of the common grey of cyan, magenta and yellow "
+           "printed with black ink instead (100 %: neutrals in black alone; 0 %: no black)."));
+    inkLimit_ = new QSpinBox;
+    inkLimit_->setObjectName(QStringLiteral("inkLimit"));
+    inkLimit_->setRange(0, 400);
+    inkLimit_->setSuffix(QStringLiteral(" %"));
+    inkLimit_->setValue(defaults.inkLimit);
+    inkLimit_->setSpecialValueText(tr("0 % (no ink)"));
+    inkLimit_->setToolTip(
+        tr("Total ink limit: cyan + magenta + yellow + black never exceed this much of one "
+           "solid ink (400 %: no limit; presses often need 240-320 %)."));
+    sepForm->addRow(tr("Black (GCR)"), gcr_);
+    sepForm->addRow(tr("Ink limit"), inkLimit_);
+    layout->addWidget(separationBox_);
     description_ = new QLabel;
     description_->setObjectName(QStringLiteral("description"));
     description_->setWordWrap(true);
@@ -150,8 +176,13 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
         if (!building_) emit changed();
     });
     connect(color_, &QComboBox::currentIndexChanged, this, [this] {
+        updateColourChoice();
         if (!building_) emit changed();
     });
+    for (QSpinBox* box : {gcr_, inkLimit_})
+        connect(box, &QSpinBox::valueChanged, this, [this] {
+            if (!building_) emit changed();
+        });
     connect(palette_, &PalettePanel::changed, this, [this] {
         updateDevices();  // a palette run uses the method's palette form, which may run on other devices
         if (!building_) emit changed();
@@ -530,6 +561,7 @@ void MethodPanel::setDevice(std::optional<Device> d) {
 void MethodPanel::updateColourChoice() {
     const bool palette = palette_->wantsPalette();
     color_->setEnabled(!palette);
+    separationBox_->setVisible(!palette && colorMode() == ColorMode::CMYK);
     color_->setToolTip(palette ? tr("The palette sets the output colours. Choose \u201cNo palette\u201d to halftone "
                                     "each channel of gray, RGB or CMYK.")
                                : tr("Gray halftones the luma; RGB and CMYK halftone each channel on its own."));
@@ -541,6 +573,20 @@ void MethodPanel::setImage(std::shared_ptr<const Image> image) { palette_->setIm
 
 ColorMode MethodPanel::colorMode() const { return ColorMode(color_->currentData().toInt()); }
 void MethodPanel::setColorMode(ColorMode m) { color_->setCurrentIndex(color_->findData(int(m))); }
+
+SeparationParams MethodPanel::separation() const {
+    SeparationParams s;
+    s.gcr = gcr_->value();
+    s.inkLimit = inkLimit_->value();
+    return s;
+}
+
+void MethodPanel::setSeparation(const SeparationParams& s) {
+    gcr_->setValue(s.gcr);
+    inkLimit_->setValue(s.inkLimit);
+}
+
+bool MethodPanel::isSeparationShown() const { return !separationBox_->isHidden(); }
 int MethodPanel::threads() const { return threads_->value(); }
 void MethodPanel::setThreads(int n) { threads_->setValue(n); }
 
@@ -552,6 +598,8 @@ void MethodPanel::saveSettings(QSettings& s) const {
     s.setValue(QStringLiteral("device"), deviceCombo_->currentData().toString());
     s.setValue(QStringLiteral("color"), color_->currentData().toInt());
     s.setValue(QStringLiteral("threads"), threads_->value());
+    s.setValue(QStringLiteral("gcr"), gcr_->value());
+    s.setValue(QStringLiteral("inkLimit"), inkLimit_->value());
     s.beginWriteArray(QStringLiteral("values"));
     int i = 0;
     for (auto it = userValues_.cbegin(); it != userValues_.cend(); ++it, ++i) {
@@ -601,10 +649,14 @@ void MethodPanel::restoreSettings(QSettings& s) {
     const QString device = s.value(QStringLiteral("device")).toString();
     const QVariant color = s.value(QStringLiteral("color"));
     const QVariant threads = s.value(QStringLiteral("threads"));
+    const QVariant gcr = s.value(QStringLiteral("gcr"));
+    const QVariant inkLimit = s.value(QStringLiteral("inkLimit"));
     palette_->restoreSettings(s);
     s.endGroup();
 
     if (threads.isValid()) threads_->setValue(threads.toInt());
+    if (gcr.isValid()) gcr_->setValue(gcr.toInt());  // the spin boxes clamp out-of-range values
+    if (inkLimit.isValid()) inkLimit_->setValue(inkLimit.toInt());
     if (color.isValid() && color_->findData(color.toInt()) >= 0)
         color_->setCurrentIndex(color_->findData(color.toInt()));
     if (method.isEmpty() || !setMethod(method, variant)) rebuildParams();  // the restored values apply either way

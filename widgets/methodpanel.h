@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/registry.h"
+#include "core/separation.h"
 
 class QComboBox;
 class QSpinBox;
@@ -45,6 +46,12 @@ public:
     void setDevice(std::optional<Device> d);
     ColorMode colorMode() const;
     void setColorMode(ColorMode m);
+    /// \brief The CMYK separation (grey component replacement and total ink limit): shown, and used, when the colour
+    /// mode is CMYK and no palette is chosen.
+    SeparationParams separation() const;
+    void setSeparation(const SeparationParams& s);
+    /// \brief Whether the separation controls are shown (colour mode CMYK, no palette).
+    bool isSeparationShown() const;
     int threads() const;
     void setThreads(int n);
     /// \brief The palette chooser (enabled only for methods with a palette form).
@@ -100,6 +107,9 @@ private:
     QLabel* gpuReason_;
     QSpinBox* threads_;
     QComboBox* color_;
+    QSpinBox* gcr_;
+    QSpinBox* inkLimit_;
+    QWidget* separationBox_;
     PalettePanel* palette_;
     QGroupBox* paramBox_;
     QFormLayout* paramForm_;

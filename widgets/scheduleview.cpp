@@ -12,6 +12,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <qcustomplot.h>
+#include <vector>
+
+#include "core/dotdiffusion.h"
 
 namespace halftone {
 
@@ -126,11 +129,24 @@ void ScheduleGrid::paintEvent(QPaintEvent*) {
         const int hi = hover_.y(), hj = hover_.x();
         p.setPen(QPen(QColor(200, 0, 0), 3));
         p.drawRect(cellRect(hj, hi).adjusted(1, 1, -1, -1));
-        for (const Tap& t : kernel_->taps) {
-            const int si = hi - t.di;
-            // Serpentine: odd rows run right to left with mirrored taps (docs/spec.md section 1).
-            const int dj = serpentine_ && (si & 1) ? -t.dj : t.dj;
-            const int sj = hj - dj;
+        std::vector<QPoint> sources;  // (column, row) of the pixels whose error the hovered one takes
+        if (s.classMatrix) {
+            // Dot diffusion: the lower-class 8-neighbours (docs/spec.md section 7), whatever the kernel.
+            for (int di = -1; di <= 1; ++di)
+                for (int dj = -1; dj <= 1; ++dj)
+                    if ((di || dj) && hi + di >= 0 && hj + dj >= 0 &&
+                        s.classMatrix->classAt(hi + di, hj + dj) < s.classMatrix->classAt(hi, hj))
+                        sources.emplace_back(hj + dj, hi + di);
+        } else {
+            for (const Tap& t : kernel_->taps) {
+                const int si = hi - t.di;
+                // Serpentine: odd rows run right to left with mirrored taps (docs/spec.md section 1).
+                const int dj = serpentine_ && (si & 1) ? -t.dj : t.dj;
+                sources.emplace_back(hj - dj, si);
+            }
+        }
+        for (const QPoint& src : sources) {
+            const int si = src.y(), sj = src.x();
             if (si < 0 || si >= s.height || sj < 0 || sj >= s.width) continue;
             const QRectF r = cellRect(sj, si);
             p.setPen(QPen(QColor(200, 0, 0), 2, Qt::DashLine));
@@ -461,7 +477,10 @@ void ScheduleView::rebuild() {
                         : Status::error("unknown kernel");
     valid_ = st.isOk();
     schedule_ = valid_ ? std::move(s) : Schedule{};
-    stencil_->setKernel(kernel_);
+    // Dot diffusion depends on its class matrix, not on a kernel: no kernel stencil or delay note for it.
+    const bool dot = valid_ && schedule_.classMatrix;
+    stencil_->setKernel(dot ? nullptr : kernel_);
+    kernelCombo_->setEnabled(!dot);
     grid_->setSchedule(valid_ ? &schedule_ : nullptr, kernel_, schedule_.name == "serpentine");
     const bool blocks = isBlockSchedule(name);
     // The delay applies to k-delay and to the wavefront inside parallelogram and wavefront units; the
@@ -504,7 +523,14 @@ void ScheduleView::rebuild() {
         }
         info_->setText(text);
     }
-    if (kernel_) {
+    if (dot) {
+        delayNote_->clear();
+        stencilCaption_->setText(
+            tr("Dot diffusion (%1 class matrix): each pixel sends its error to its neighbours of higher class, "
+               "2 parts to each orthogonal one and 1 to each diagonal one, divided by the parts of those that "
+               "receive; a pixel with none (a baron) drops it. Hover a cell to see the neighbours it waits for.")
+                .arg(QString::fromStdString(schedule_.classMatrix->title)));
+    } else if (kernel_) {
         const int kmin = kernel_->minimalDelay(), kpush = conflictFreeDelay(*kernel_);
         const int h = heightSpin_->value();
         const int k = opt.delay > 0 ? opt.delay : kmin;

@@ -36,6 +36,7 @@ struct BenchContext {
     bool useConvert = true;
     int paletteWidth = 6000, paletteHeight = 4000;  ///< synthetic image of the palette section
     std::string paletteImage;                       ///< or this file (--palette-image)
+    std::vector<std::string> qualityImages;         ///< images of the quality section (empty: the shipped ones)
 };
 
 /// \brief One benchmark section: a name for --sections and the function that runs it.
@@ -118,6 +119,7 @@ int benchParallel(const BenchContext& c);  ///< bench_parallel.cpp: one image, S
 int benchDbs(const BenchContext& c);       ///< bench_dbs.cpp: DBS to convergence, CPU and GPU
 int benchGpu(const BenchContext& c);       ///< bench_gpusection.cpp: device-resident GPU timings of registered methods
 int benchPalette(const BenchContext& c);   ///< bench_palette.cpp: error diffusion to a palette against ImageMagick
+int benchQuality(const BenchContext& c);   ///< bench_quality.cpp: quality measures and one-thread time of every method
 
 /// \brief The child side of a memory run (halftone-bench --memory-run ...): runs one method once on a synthetic
 /// plane and prints "seconds hash peak-KiB" on stdout. Returns the exit status.

@@ -177,6 +177,12 @@ Timed timeMethod(const MethodInfo& m, Device device, const Plane8& src, const Pa
 }
 
 std::string exactness(const MethodInfo& m, const Plane8& src, const ParamValues& params, const Plane8& out) {
+    if (m.exact && m.reference) {
+        // A method with its own sequential reference (dot diffusion): compared with that.
+        Plane8 ref;
+        if (!m.reference(src, ref, params, {})) return "-";
+        return out == ref ? "yes" : "NO";
+    }
     if (!m.exact || m.family != "error-diffusion") return "-";
     // One reference per image and parameter set: the sequential SPEC transcription is slow.
     static std::map<std::pair<uint64_t, std::string>, Plane8> cache;

@@ -25,6 +25,7 @@ void listMethods() {
         if (m.family == "error-diffusion" && m.cpu) in += ",parallel";
         if (m.family == "dbs") in += "dbs";
         if (m.family == "error-diffusion" && m.gpu) in += in.empty() ? "gpu" : ",gpu";
+        if (m.cpu && !m.fixedPalette) in += in.empty() ? "quality" : ",quality";
         std::printf("%-24s %-8s %-16s %-6s %s\n", m.id().c_str(), m.devicesString().c_str(), m.family.c_str(),
                     m.exact ? "yes" : "no", in.c_str());
     }
@@ -74,6 +75,11 @@ int main(int argc, char** argv) {
          "error diffusion to a colour palette: a --palette-size photo-like image (or --palette-image) to 16 colours, "
          "every method with a palette form against ImageMagick's -remap; the nearest-colour search by palette size",
          benchPalette},
+        {"quality",
+         "every CPU method with each kernel, scan order and screen the registry offers, on --quality-images (default: "
+         "the shipped test images), a ramp and constant patches: HVS error, filtered PSNR, tone error, anisotropy "
+         "and one-thread time, as Markdown (docs/quality.md)",
+         benchQuality},
     };
 
     BenchContext ctx;
@@ -120,6 +126,8 @@ int main(int argc, char** argv) {
     std::string paletteSize;
     app.add_option("--palette-size", paletteSize, "WIDTHxHEIGHT of the palette section's image (default 6000x4000)");
     app.add_option("--palette-image", ctx.paletteImage, "an image file for the palette section instead");
+    app.add_option("--quality-images", ctx.qualityImages,
+                   "image files of the quality section (repeatable; default: moon, chelsea and page of tests/data)");
     app.add_option("--workdir", ctx.workDir, "directory for temporary PGM/PBM files")->capture_default_str();
     bool noPam = false, noConvert = false, gpuOnly = false;
     app.add_flag("--no-pamditherbw", noPam, "skip netpbm's pamditherbw -fs");
@@ -216,7 +224,8 @@ int main(int argc, char** argv) {
         const BenchSection* found = nullptr;
         for (const auto& s : sections)
             if (name == s.name) found = &s;
-        if (!found) return usage("unknown section '" + name + "'; choose sizes, parallel, dbs, gpu or palette");
+        if (!found)
+            return usage("unknown section '" + name + "'; choose sizes, parallel, dbs, gpu, palette or quality");
         todo.push_back(found);
     }
     int rc = 0;

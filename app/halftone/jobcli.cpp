@@ -1,6 +1,7 @@
 #include "app/halftone/jobcli.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cctype>
 #include <filesystem>
@@ -13,12 +14,31 @@
 #include "core/budget.h"
 #include "core/palette.h"
 #include "core/prepare.h"
+#include "gpu/gpu.h"
 #include "io/atomicwrite.h"
 #include "io/filejob.h"
 #include "io/imagefile.h"
 #include "io/preset.h"
 
 namespace halftone::cli {
+
+namespace {
+
+/// When the program's static objects were made: the start of --time's start-up stage.
+const std::chrono::steady_clock::time_point kProgramStart = std::chrono::steady_clock::now();
+
+}  // namespace
+
+bool startDeviceFor(const JobSettings& job) {
+    if (job.device == "cpu") return false;
+    const MethodInfo* m = nullptr;
+    if (!jobMethod(job, m) || !m) return false;
+    const bool gpuForm =
+        job.palette.empty() ? bool(m->gpu) || bool(m->fixedPalette && m->paletteGpu) : bool(m->paletteGpu);
+    if (!gpuForm) return false;
+    gpu::startInBackground();
+    return true;
+}
 
 ParamValue MethodOption::value() const {
     switch (kind) {
@@ -154,7 +174,9 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
         "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
     app.add_flag("--force", o.force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
     app.add_flag("--progress", o.progress, "report progress on stderr");
-    app.add_flag("--time", o.time, "print the method's wall time on stderr");
+    app.add_flag("--time", o.time,
+                 "print the method's wall time on stderr, then the start-up and the time of each stage (read, prepare, "
+                 "method, write)");
 }
 
 int buildJob(const JobOptions& o, JobSettings& job) {
@@ -306,7 +328,11 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.writeText = writeTextFile;
     io::FileJobTimes times;
     if (fo.time) options.times = &times;
+    const double startup = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProgramStart).count();
+    // The device starts while the input is read; a CPU job never starts it.
+    const bool deviceStarted = startDeviceFor(job);
     const io::FileJobOutcome r = io::runFileJob(job, input, output, options, control);
+    if (deviceStarted) (void)gpu::probe();  // a job that failed before the method waits for the start-up to end
     switch (r.kind) {
         case io::FileJobOutcome::Kind::Written:
             if (fo.time) {
@@ -323,6 +349,15 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
                     std::fclose(status);
                 }
                 char text[256];
+                const double gpuStart = deviceStarted && gpu::probe().usable ? gpu::backgroundStartSeconds() : -1;
+                if (gpuStart >= 0)
+                    std::snprintf(text, sizeof text,
+                                  "halftone: start-up %.6f s; GPU start-up %.6f s beside the read (context, kernels, "
+                                  "staging memory)",
+                                  startup, gpuStart);
+                else
+                    std::snprintf(text, sizeof text, "halftone: start-up %.6f s", startup);
+                printLine(text);
                 std::snprintf(text, sizeof text,
                               "halftone: stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s; peak "
                               "memory %.1f MiB",

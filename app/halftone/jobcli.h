@@ -72,6 +72,10 @@ struct FileOutcome {
 
 /// \brief Runs the job on one file, from reading INPUT to OUTPUT written complete (or not at all), and writes the
 /// palette used to `savePalette` when given. Notes (fallbacks, conversions) go to `onNote`.
+/// \brief Starts the GPU in the background (gpu::startInBackground) when `job` may run on it: device gpu or auto and
+/// a method with a GPU form; returns whether it did. A CPU job never creates a CUDA context.
+bool startDeviceFor(const JobSettings& job);
+
 FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxMemory, const std::string& input,
                     const std::string& output, const std::string& savePalette, const RunControl& control,
                     const std::function<void(const std::string&)>& onNote);

@@ -1,6 +1,8 @@
 // The `halftone` command-line tool: halftones one image with any registered method.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <string>
@@ -39,8 +41,14 @@ int main(int argc, char** argv) {
     // The last line of defence: a library that throws must still end in a message and exit 1.
     try {
         int code = cli::kExitOk;
-        if (commands.runChosen(code)) return code;
-        return runDefault();
+        if (!commands.runChosen(code)) code = runDefault();
+        if (gpu::startedInBackground()) {
+            // Every output is complete and in place: the driver frees the device with the process, faster than the
+            // CUDA runtime tears its context, device buffers and pinned memory down one by one at exit.
+            std::fflush(nullptr);
+            std::_Exit(code);
+        }
+        return code;
     } catch (const std::bad_alloc&) {
         return cli::fail("out of memory (the input needs more memory than this machine could give)");
     } catch (const std::exception& e) {

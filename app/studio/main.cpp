@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
     cli.process(app);  // unknown options and missing values: a message and exit status 1
 
     gpu::registerMethods(Registry::instance());
+    gpu::startInBackground();  // context, kernels and staging memory on a thread of their own (idempotent)
     const GpuAvailability& gpuState = Registry::instance().gpuAvailability();
 
     // ---- check every option before anything opens

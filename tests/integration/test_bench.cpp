@@ -7,6 +7,7 @@
 
 #include "core/registry.h"
 #include "tests/common/process.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 
@@ -45,6 +46,8 @@ private slots:
     void dbsSection();
     void gpuSectionWithoutGpuSucceeds();
     void paletteSection();
+    void qualitySection();
+    void qualitySectionMissingImage();
     void badUsage_data();
     void badUsage();
     void productVocabulary_data();
@@ -181,6 +184,34 @@ void TestBench::paletteSection() {
     QVERIFY2(!r.out.contains("exact NO"), qPrintable(r.out));
     QVERIFY2(r.out.contains("| 256 |"), qPrintable(r.out));
     QVERIFY2(r.out.contains("not installed or disabled"), qPrintable(r.out));  // --no-convert says so
+}
+
+void TestBench::qualitySection() {
+    // The settings come from the registry: each kernel (here fixed by --kernel), both scan orders, every preset screen;
+    // the exact variants that give one image share a row.
+    const QString page = QString::fromStdString(test::dataPath("page.png"));
+    const Run r = runBench(tiny({"--sections", "quality", "--methods", "ed/rc,ec/rc,ordered/screen", "--kernel",
+                                 "floyd-steinberg", "--quality-images", page}));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains("| ed, ec (2 exact variants) | raster |"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("| ed, ec (2 exact variants) | serpentine |"), qPrintable(r.out));
+    const MethodInfo* ordered = Registry::instance().find("ordered", "screen");
+    QVERIFY(ordered && ordered->param("screen"));
+    for (const auto& [value, label] : ordered->param("screen")->presets)
+        QVERIFY2(r.out.contains("| ordered/screen | " + QString::fromStdString(label) + " |"),
+                 qPrintable(QString::fromStdString(label) + " missing:\n" + r.out));
+    QVERIFY2(r.out.contains("page.png (384 x 191)"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("### Best of each measure"), qPrintable(r.out));
+    QVERIFY2(!r.out.contains("not measured"), qPrintable(r.out));
+    const QRegularExpressionMatch m = kNotebookWords.match(r.out + r.err);
+    QVERIFY2(!m.hasMatch(), qPrintable(m.captured(0)));
+}
+
+void TestBench::qualitySectionMissingImage() {
+    const QString missing = QDir::temp().filePath("halftone-bench-no-such-image.png");
+    const Run r = runBench(tiny({"--sections", "quality", "--methods", "ed/rc", "--quality-images", missing}));
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(missing), qPrintable(r.err));
 }
 
 void TestBench::productVocabulary_data() {

@@ -349,7 +349,8 @@ void TestStudioJob::presetRoundTripThroughMenu() {
     w.setAutoRun(false);
     QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
     QVERIFY(w.methodPanel()->setParam("levels", 3));
-    w.methodPanel()->setColorMode(ColorMode::RGB);
+    w.methodPanel()->setColorMode(ColorMode::CMYK);
+    w.methodPanel()->setSeparation({70, 260});
     w.methodPanel()->setDevice(Device::Cpu);
     w.adjustPanel()->widthSpin()->setValue(800);
     w.adjustPanel()->gammaSpin()->setValue(1.3);
@@ -369,11 +370,14 @@ void TestStudioJob::presetRoundTripThroughMenu() {
     QVERIFY(onDisk == saved);
     QCOMPARE(onDisk.params.getInt("levels", 0), int64_t(3));
     QCOMPARE(onDisk.prepare.gamma, 1.3);
+    QCOMPARE(onDisk.separation.gcr, 70);
+    QCOMPARE(onDisk.separation.inkLimit, 260);
 
     // Change everything, then load it back through the menu.
     QVERIFY(w.methodPanel()->setMethod("ordered", w.methodPanel()->variantCombo()->itemData(0).toString()) ||
             w.methodPanel()->setMethod("dbs", "sequential"));
     w.methodPanel()->setColorMode(ColorMode::Gray);
+    w.methodPanel()->setSeparation({});
     w.adjustPanel()->reset();
     JobSettings changed;
     QVERIFY(w.currentJob(changed));
@@ -386,6 +390,8 @@ void TestStudioJob::presetRoundTripThroughMenu() {
     QVERIFY2(back == saved, io::presetJson(back).c_str());
     QCOMPARE(w.methodPanel()->method()->id(), std::string("ed/plain"));
     QCOMPARE(w.adjustPanel()->widthSpin()->value(), 800);
+    QCOMPARE(w.methodPanel()->separation().gcr, 70);
+    QCOMPARE(w.methodPanel()->separation().inkLimit, 260);
 
     // The palette choice travels too: a built-in by name, an auto palette by its count.
     for (const QString& spec : {QStringLiteral("pico8"), QStringLiteral("auto:12")}) {

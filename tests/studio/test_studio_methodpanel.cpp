@@ -19,6 +19,7 @@
 #include "core/registry.h"
 #include "gpu/gpu.h"
 #include "widgets/methodpanel.h"
+#include "widgets/palettepanel.h"
 
 using namespace halftone;
 
@@ -45,6 +46,7 @@ private slots:
     void defaultVariantFromRegistry();
     void settingsSurviveRestart();
     void gpuOnlyVariantsGreyedOut();
+    void separationControls();
 };
 
 namespace {
@@ -536,6 +538,7 @@ void TestStudioMethodPanel::settingsSurviveRestart() {
         QVERIFY(panel.setParam("warm-start", 0.5));
         QVERIFY(panel.setParam("hvs", "nasanen"));
         panel.setColorMode(ColorMode::RGB);
+        panel.setSeparation({60, 280});
         panel.setThreads(2);
         panel.setDevice(Device::Cpu);
         QSettings s(path, QSettings::IniFormat);
@@ -552,6 +555,8 @@ void TestStudioMethodPanel::settingsSurviveRestart() {
     QCOMPARE(panel.params().getText("hvs", ""), std::string("nasanen"));
     QCOMPARE(panel.params().getReal("sigma", -1), 1.2);
     QCOMPARE(panel.colorMode(), ColorMode::RGB);
+    QCOMPARE(panel.separation().gcr, 60);
+    QCOMPARE(panel.separation().inkLimit, 280);
     QCOMPARE(panel.threads(), 2);
     QCOMPARE(panel.device(), std::optional<Device>(Device::Cpu));
     // Restored values are user values like any other: kept where they mean the same.
@@ -616,6 +621,41 @@ void TestStudioMethodPanel::gpuOnlyVariantsGreyedOut() {
     QCOMPARE(panel.variantCombo()->currentText(), QString("cpu-b"));
     QVERIFY(changed.count() >= 2);
     r.setGpuAvailability(saved);
+}
+
+void TestStudioMethodPanel::separationControls() {
+    // GCR and the ink limit are shown for per-channel CMYK only, start at the separation's defaults, change the
+    // request (changed() fires) and clamp to their ranges.
+    MethodPanel panel(Registry::instance());
+    panel.show();
+    QVERIFY(panel.setMethod("ed", "rc"));
+    panel.setColorMode(ColorMode::Gray);
+    QVERIFY(!panel.isSeparationShown());
+    panel.setColorMode(ColorMode::RGB);
+    QVERIFY(!panel.isSeparationShown());
+    panel.setColorMode(ColorMode::CMYK);
+    QVERIFY(panel.isSeparationShown());
+    QCOMPARE(panel.separation().gcr, SeparationParams{}.gcr);
+    QCOMPARE(panel.separation().inkLimit, SeparationParams{}.inkLimit);
+    auto* gcr = panel.findChild<QSpinBox*>("gcr");
+    auto* ink = panel.findChild<QSpinBox*>("inkLimit");
+    QVERIFY(gcr && ink);
+    QSignalSpy changed(&panel, &MethodPanel::changed);
+    gcr->setValue(40);
+    ink->setValue(300);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(panel.separation().gcr, 40);
+    QCOMPARE(panel.separation().inkLimit, 300);
+    gcr->setValue(150);
+    ink->setValue(-5);
+    QCOMPARE(panel.separation().gcr, 100);
+    QCOMPARE(panel.separation().inkLimit, 0);
+    QVERIFY(checkSeparation(panel.separation()).isOk());
+    // A palette sets the output colours: no separation.
+    QVERIFY(panel.palettePanel()->selectSpec("pico8"));
+    QVERIFY(!panel.isSeparationShown());
+    QVERIFY(panel.palettePanel()->selectNone());
+    QVERIFY(panel.isSeparationShown());
 }
 
 QTEST_MAIN(TestStudioMethodPanel)

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <qcustomplot.h>
 
+#include "core/dotdiffusion.h"
 #include "core/registry.h"
 #include "core/schedule.h"
 #include "tests/studio/studioutil.h"
@@ -34,6 +35,7 @@ private slots:
     void delayNoteNamesTheDifference();
     void conflictFreeDelayHasNoCollisions();
     void followsTheMethodOnItsDevice();
+    void dotDiffusionShowsItsClassOrder();
 };
 
 void TestStudioScheduleView::stepsMatchModel_data() {
@@ -364,6 +366,32 @@ void TestStudioScheduleView::followsTheMethodOnItsDevice() {
     QTRY_COMPARE(w.scheduleView()->schedule().name, std::string("gpu-wavefront"));
     panel->setDevice(Device::Cpu);
     QTRY_COMPARE(w.scheduleView()->schedule().name, std::string("wavefront"));
+}
+
+void TestStudioScheduleView::dotDiffusionShowsItsClassOrder() {
+    // Picking dot diffusion shows its class order (Knuth 1987): a step per class, each cell at the step of its class,
+    // and no kernel stencil or kernel choice, since the class matrix alone says which pixels a pixel waits for.
+    const MethodInfo* m = Registry::instance().find("dot", "knuth");
+    QVERIFY(m);
+    ParamValues v;
+    QVERIFY(Registry::instance().resolveParams(*m, v).isOk());
+    ScheduleView view;
+    QVERIFY(view.showMethod(*m, Device::Cpu, v));
+    QCOMPARE(view.schedule().name, std::string("dot-knuth"));
+    QCOMPARE(view.schedule().steps, 64);
+    const Schedule& s = view.schedule();
+    QVERIFY(s.classMatrix);
+    for (int y = 0; y < s.height; ++y)
+        for (int x = 0; x < s.width; ++x) QCOMPARE(s.pixelStep.at(y, x), s.classMatrix->classAt(y, x));
+    QVERIFY2(view.stencilCaption().contains("class matrix"), qPrintable(view.stencilCaption()));
+    QVERIFY(view.delayNote().isEmpty());
+    auto* kernel = view.findChild<QComboBox*>("kernel");
+    QVERIFY(kernel);
+    QVERIFY(!kernel->isEnabled());
+    // Back to error diffusion: the kernel matters again.
+    QVERIFY(view.configure("knight", "floyd-steinberg", 12, 6));
+    QVERIFY(kernel->isEnabled());
+    QVERIFY(!view.delayNote().isEmpty());
 }
 
 QTEST_MAIN(TestStudioScheduleView)

@@ -1,4 +1,5 @@
-// Quality measures (docs/spec.md section 3): HVS-weighted error, filtered PSNR, tone curve, radial spectrum.
+// Quality measures (docs/spec.md section 3): HVS-weighted error, filtered PSNR, tone curve and tone error, radial
+// spectrum and anisotropy.
 #include <QtTest>
 
 #include <cmath>
@@ -28,6 +29,11 @@ private slots:
     void spectrumKnownPatterns_data();
     void spectrumKnownPatterns();
     void spectrumParseval();
+    void toneErrorOnStaircase();
+    void tilesOfPlane();
+    void bartlettAverage();
+    void anisotropyKnownPatterns_data();
+    void anisotropyKnownPatterns();
     void ciede2000Sharma_data();
     void ciede2000Sharma();
     void labOfKnownColours();
@@ -211,6 +217,137 @@ void TestMetrics::spectrumParseval() {
     QVERIFY(std::abs(total / (48.0 * 36.0) - s.variance) <= 1e-9 * s.variance);
     qInfo("spectrum backend: %s", s.backend.c_str());
     QCOMPARE(s.backend == "fftw3", metricsHaveFftw());
+}
+
+void TestMetrics::toneErrorOnStaircase() {
+    const Plane8 ramp = grayStaircase(3, 5);
+    QCOMPARE(ramp.width, 768);
+    QCOMPARE(ramp.height, 5);
+    for (int x = 0; x < ramp.width; ++x) QCOMPARE(int(ramp.at(4, x)), x / 3);
+    // A perfect reproduction has no tone error.
+    ToneCurve t = halftone::toneCurve(ramp, ramp);
+    QCOMPARE(t.meanDeviation, 0.0);
+    QCOMPARE(t.maxDeviation, 0.0);
+    QCOMPARE(t.worstLevel, 0);
+    // A threshold at 128 is off by g below and by 255 - g above: mean (2 x 8128) / 256 = 63.5, max 127 at 127.
+    Plane8 thr(ramp.width, ramp.height);
+    for (size_t i = 0; i < ramp.size(); ++i) thr.data[i] = ramp.data[i] > 127 ? 255 : 0;
+    t = halftone::toneCurve(ramp, thr);
+    QCOMPARE(t.meanDeviation, 63.5);
+    QCOMPARE(t.maxDeviation, 127.0);
+    QCOMPARE(t.worstLevel, 127);
+    // Bayer 16 over whole 16 x 16 periods: each level within one gray level (ceil(256 g / 255) of 256 pixels white).
+    const Plane8 tall = grayStaircase(16, 64);
+    Plane8 out;
+    ThresholdArray b;
+    QVERIFY(bayerScreen(16, b).isOk());
+    QVERIFY(orderedDither(tall, out, b).isOk());
+    t = halftone::toneCurve(tall, out);
+    QVERIFY2(t.maxDeviation <= 1.0, qPrintable(QString::number(t.maxDeviation)));
+    QVERIFY(t.meanDeviation > 0 && t.meanDeviation < t.maxDeviation);
+    // Floyd-Steinberg keeps the mean of each level closely (the error it carries is bounded).
+    Plane8 fs;
+    QVERIFY(errorDiffuse(tall, fs, EdParams{}, EdVariant::Diffusion).isOk());
+    t = halftone::toneCurve(tall, fs);
+    qInfo("Floyd-Steinberg on a 16-column staircase: tone error mean %.3f, max %.3f at %d", t.meanDeviation,
+          t.maxDeviation, t.worstLevel);
+    QVERIFY(t.meanDeviation < 1.0);
+    QVERIFY(t.maxDeviation < 4.0);
+    // No level in common: nothing to measure.
+    QCOMPARE(halftone::toneCurve(ramp, Plane8(2, 2)).worstLevel, -1);
+}
+
+void TestMetrics::tilesOfPlane() {
+    Plane8 p(10, 7);
+    for (size_t i = 0; i < p.size(); ++i) p.data[i] = uint8_t(i);
+    const std::vector<Plane8> t = tilesOf(p, 3, 1);
+    QCOMPARE(int(t.size()), 2);  // (10 - 2) / 3 = 2 across, (7 - 2) / 3 = 1 down
+    QCOMPARE(int(t[0].at(0, 0)), int(p.at(1, 1)));
+    QCOMPARE(int(t[1].at(2, 2)), int(p.at(3, 6)));
+    QVERIFY(tilesOf(p, 8, 0).empty());
+    QVERIFY(tilesOf(p, 0, 0).empty());
+    QCOMPARE(int(tilesOf(p, 1, 0).size()), 70);
+}
+
+void TestMetrics::bartlettAverage() {
+    const Plane8 a = test::randomPlane(32, 24, test::freshSeed("metrics bartlett"));
+    RadialSpectrum one, same, two;
+    QVERIFY(radialSpectrum(a, one).isOk());
+    QCOMPARE(one.periodograms, 1);
+    // K copies of one patch average to its own periodogram.
+    QVERIFY(radialSpectrum(std::vector<Plane8>{a, a, a}, same).isOk());
+    QCOMPARE(same.periodograms, 3);
+    QCOMPARE(same.power.size(), one.power.size());
+    for (size_t i = 0; i < one.power.size(); ++i) {
+        QVERIFY(std::abs(same.power[i] - one.power[i]) <= 1e-12 * (one.power[i] + 1e-12));
+        QVERIFY(!std::isfinite(one.anisotropy[i]) || std::abs(same.anisotropy[i] - one.anisotropy[i]) < 1e-6);
+    }
+    // Two patches: the mean of their periodograms (Parseval: total power is the mean of the two variances).
+    Plane8 b = a;
+    for (uint8_t& v : b.data) v = uint8_t(255 - v / 2);
+    RadialSpectrum sb;
+    QVERIFY(radialSpectrum(b, sb).isOk());
+    QVERIFY(radialSpectrum(std::vector<Plane8>{a, b}, two).isOk());
+    double total = 0;
+    for (size_t i = 0; i < two.power.size(); ++i) {
+        QVERIFY(std::abs(two.power[i] - (one.power[i] + sb.power[i]) / 2) <= 1e-12 + 1e-9 * two.power[i]);
+        total += two.power[i] * two.samples[i];
+    }
+    QVERIFY(std::abs(total / (32.0 * 24.0) - two.variance) <= 1e-9 * two.variance);
+    QVERIFY(std::abs(two.variance - (one.variance + sb.variance) / 2) <= 1e-12);
+    QVERIFY(!radialSpectrum(std::vector<Plane8>{}, two).isOk());
+    QVERIFY(!radialSpectrum(std::vector<Plane8>{a, Plane8(24, 32)}, two).isOk());
+    // One value everywhere holds no power: no anisotropy to report.
+    QVERIFY(radialSpectrum(Plane8(16, 16, 77), one).isOk());
+    QVERIFY(std::isnan(meanAnisotropy(one)));
+}
+
+void TestMetrics::anisotropyKnownPatterns_data() {
+    QTest::addColumn<int>("tiles");
+    QTest::newRow("1 periodogram") << 1;
+    QTest::newRow("16 periodograms") << 16;
+}
+
+void TestMetrics::anisotropyKnownPatterns() {
+    QFETCH(int, tiles);
+    constexpr int side = 128;
+    std::mt19937_64 rng(test::freshSeed("metrics anisotropy"));
+    std::vector<Plane8> noise, lines;
+    for (int k = 0; k < tiles; ++k) {
+        // Binary white noise: isotropic, every ring's samples spread as exponentially as their mean.
+        Plane8 n(side, side);
+        for (uint8_t& v : n.data) v = (rng() & 1) ? 255 : 0;
+        noise.push_back(std::move(n));
+        // Random vertical lines: all power on the horizontal frequency axis, two samples of each ring.
+        Plane8 l(side, side);
+        std::vector<uint8_t> column(side);
+        for (uint8_t& v : column) v = (rng() & 1) ? 255 : 0;
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) l.at(y, x) = column[size_t(x)];
+        lines.push_back(std::move(l));
+    }
+    RadialSpectrum s;
+    QVERIFY(radialSpectrum(noise, s).isOk());
+    const double floor = -10 * std::log10(double(tiles)), aNoise = meanAnisotropy(s);
+    QVERIFY(radialSpectrum(lines, s).isOk());
+    const double aLines = meanAnisotropy(s);
+    qInfo("%d periodogram(s): white noise %.2f dB (floor %.2f dB), vertical lines %.2f dB", tiles, aNoise, floor,
+          aLines);
+    // Ulichney: K averaged periodograms of an isotropic random pattern sit at -10 log10 K dB; the tolerance covers the
+    // spread of the estimate (and the log's bias) in the smallest rings.
+    QVERIFY2(std::abs(aNoise - floor) < 1.0, qPrintable(QString::number(aNoise)));
+    // Lines: two of about 2 pi r samples per ring hold all the power, so var / mean^2 is about pi r: well above 10 dB.
+    QVERIFY2(aLines > 10.0, qPrintable(QString::number(aLines)));
+    // The same lines turned by 90 degrees measure the same.
+    std::vector<Plane8> turned;
+    for (const Plane8& l : lines) {
+        Plane8 t(side, side);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) t.at(y, x) = l.at(x, y);
+        turned.push_back(std::move(t));
+    }
+    QVERIFY(radialSpectrum(turned, s).isOk());
+    QVERIFY(std::abs(meanAnisotropy(s) - aLines) < 1e-6);
 }
 
 void TestMetrics::ciede2000Sharma_data() {

@@ -20,8 +20,11 @@ std::vector<const MethodInfo*> exactMethods() {
     return out;
 }
 
-/// Runs `m` on `device` with the given ED params (and threads when the method takes them).
-Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdParams& p, int threads, Plane8& out) {
+/// Runs `m` on `device` with the given ED params (and threads when the method takes them). `inPlace`: when the
+/// method claims it can (MethodInfo::cpuInPlace), the CPU path runs on a copy of `src` that is its own output;
+/// `ran` tells whether it did.
+Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdParams& p, int threads, Plane8& out,
+                bool inPlace = false, bool* ran = nullptr) {
     ParamValues v;
     if (m.param("kernel")) v.set("kernel", p.kernel);
     if (m.param("levels")) v.set("levels", int64_t(p.levels));
@@ -32,6 +35,13 @@ Status runPlane(const MethodInfo& m, Device device, const Plane8& src, const EdP
     RunControl rc;
     rc.threads = threads;
     const PlaneFunction& f = device == Device::Gpu ? m.gpu : m.cpu;
+    if (ran) *ran = false;
+    if (inPlace) {
+        if (device != Device::Cpu || !m.cpuInPlace || !m.cpuInPlace(v)) return Status::ok();
+        if (ran) *ran = true;
+        out = src;
+        return f(out, out, v, rc);
+    }
     return f(src, out, v, rc);
 }
 
@@ -62,6 +72,9 @@ private slots:
     void defaultVariants();
     void gpuProbedOnFirstUse();
     void grayRunUsesInputPlanes();
+    void consumedInputBecomesTheOutput();
+    void ownReferences_data();
+    void ownReferences();
 };
 
 void TestRegistryExact::initTestCase() {
@@ -136,6 +149,22 @@ void TestRegistryExact::randomAwkwardSizes() {
                                         .arg(serp ? "serpentine" : "raster")
                                         .arg(threads)));
                             ++compared;
+                            // A method that claims to run in place gives the same bits with dst the input plane.
+                            bool ran = false;
+                            Plane8 same;
+                            QVERIFY(runPlane(*m, device ? Device::Gpu : Device::Cpu, src, p, threads, same, true, &ran)
+                                        .isOk());
+                            if (ran && same.data != ref.data)
+                                QFAIL(qPrintable(QString("%1 in place differs from the reference: %2x%3 kernel %4 "
+                                                         "L%5 %6 %7 threads %8")
+                                                     .arg(id)
+                                                     .arg(w)
+                                                     .arg(h)
+                                                     .arg(QString::fromStdString(k.name))
+                                                     .arg(levels)
+                                                     .arg(linear ? "linear" : "gamma")
+                                                     .arg(serp ? "serpentine" : "raster")
+                                                     .arg(threads)));
                         }
                     }
                 }
@@ -250,6 +279,101 @@ void TestRegistryExact::grayRunUsesInputPlanes() {
     QVERIFY(runImage(gray, req, res).isOk());
     QCOMPARE(res.image.channelCount(), 1);
     QVERIFY(res.image.channels[0] == referenceErrorDiffusion(gray.channels[0], EdParams{}));
+}
+
+void TestRegistryExact::consumedInputBecomesTheOutput() {
+    // runImage(Image&&) halftones in place where the method can: the output plane is the input's buffer (no second
+    // plane allocated), with the same bits; a method that cannot, or a colour conversion, still gives the right image.
+    const Plane8 src = test::randomPlane(131, 67, test::freshSeed("in place"));
+    const Plane8 ref = referenceErrorDiffusion(src, EdParams{});
+    for (const char* variant : {"plain", "rc", "wavefront", "trapezoid"}) {
+        RunRequest req;
+        req.method = Registry::instance().find("ec", variant);
+        QVERIFY(req.method);
+        QVERIFY(req.method->cpuInPlace);
+        req.device = Device::Cpu;
+        Image in = Image::gray(src);
+        const uint8_t* buffer = in.channels[0].data.data();
+        RunResult res;
+        QVERIFY(runImage(std::move(in), req, res).isOk());
+        QCOMPARE(res.image.channelCount(), 1);
+        QVERIFY2(res.image.channels[0] == ref, variant);
+        QCOMPARE(static_cast<const void*>(res.image.channels[0].data.data()), static_cast<const void*>(buffer));
+    }
+    // RGB input to a gray halftone: converted first, the input is not a plane of the output.
+    RunRequest req;
+    req.method = Registry::instance().find("ec", "rc");
+    req.device = Device::Cpu;
+    Image rgb = convertColor(Image::gray(src), ColorMode::RGB);
+    RunResult res;
+    QVERIFY(runImage(std::move(rgb), req, res).isOk());
+    QVERIFY(res.image.channels[0] == ref);
+    // A method without an in-place form (ordered dither) runs as before.
+    req.method = Registry::instance().find("ordered", Registry::instance().defaultVariant("ordered"));
+    QVERIFY(req.method);
+    QVERIFY(!req.method->cpuInPlace);
+    RunResult copy, consumed;
+    QVERIFY(runImage(Image::gray(src), req, copy).isOk());
+    Image again = Image::gray(src);
+    QVERIFY(runImage(std::move(again), req, consumed).isOk());
+    QVERIFY(copy.image.channels[0] == consumed.image.channels[0]);
+}
+
+void TestRegistryExact::ownReferences_data() {
+    // Exact methods outside section 1's error diffusion (dot diffusion, ...) bring their own sequential reference.
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<int>("device");
+    const bool gpu = Registry::instance().gpuAvailability().usable;
+    for (const MethodInfo& m : Registry::instance().methods()) {
+        if (!m.exact || !m.reference) continue;
+        if (m.cpu)
+            QTest::newRow(qPrintable(QString::fromStdString(m.id() + " cpu"))) << QString::fromStdString(m.id()) << 0;
+        if (m.gpu && gpu)
+            QTest::newRow(qPrintable(QString::fromStdString(m.id() + " gpu"))) << QString::fromStdString(m.id()) << 1;
+    }
+}
+
+void TestRegistryExact::ownReferences() {
+    QFETCH(QString, id);
+    QFETCH(int, device);
+    const auto slash = id.indexOf('/');
+    const MethodInfo* m = Registry::instance().find(id.left(slash).toStdString(), id.mid(slash + 1).toStdString());
+    QVERIFY(m);
+    const std::pair<int, int> sizes[] = {{1, 1}, {97, 1}, {1, 97}, {7, 13}, {33, 17}, {31, 33}, {257, 129}};
+    int compared = 0;
+    for (int levels : {2, 4, 256})
+        for (bool linear : {false, true}) {
+            if ((levels != 2 && !m->param("levels")) || (linear && !m->param("linear"))) continue;
+            for (const auto& [w, h] : sizes) {
+                const Plane8 src = test::randomPlane(w, h, test::freshSeed("registry own reference"));
+                ParamValues v;
+                if (m->param("levels")) v.set("levels", int64_t(levels));
+                if (m->param("linear")) v.set("linear", linear);
+                QVERIFY(Registry::instance().resolveParams(*m, v).isOk());
+                Plane8 ref;
+                QVERIFY(m->reference(src, ref, v, {}).isOk());
+                for (int threads : {1, 2, 3, 8}) {
+                    if (!m->param("threads") && threads != 1) continue;
+                    ParamValues t = v;
+                    if (m->param("threads")) t.set("threads", int64_t(threads));
+                    RunControl rc;
+                    rc.threads = threads;
+                    Plane8 out;
+                    const PlaneFunction& f = device ? m->gpu : m->cpu;
+                    QVERIFY(f(src, out, t, rc).isOk());
+                    if (out.data != ref.data)
+                        QFAIL(qPrintable(QString("%1 differs from its reference: %2x%3 L%4 %5 threads %6")
+                                             .arg(id)
+                                             .arg(w)
+                                             .arg(h)
+                                             .arg(levels)
+                                             .arg(linear ? "linear" : "gamma")
+                                             .arg(threads)));
+                    ++compared;
+                }
+            }
+        }
+    QVERIFY(compared > 0);
 }
 
 QTEST_GUILESS_MAIN(TestRegistryExact)
