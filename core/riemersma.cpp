@@ -1,5 +1,5 @@
 // Riemersma's dither (Riemersma 1998) along Cervený's generalised Hilbert curve, in the integers of docs/spec.md
-// section 7.
+// section 8.
 #include "core/riemersma.h"
 
 #include <algorithm>

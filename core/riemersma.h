@@ -1,7 +1,7 @@
 #pragma once
 // \brief Riemersma's dither (Riemersma 1998, "A Balanced Dithering Technique"): the pixels are visited along a
 // space-filling curve and each is corrected by a weighted sum of the last 16 quantisation errors on the curve, the
-// weights falling exponentially to 1/16 (docs/spec.md section 7). The curve is Cervený's generalised Hilbert curve,
+// weights falling exponentially to 1/16 (docs/spec.md section 8). The curve is Cervený's generalised Hilbert curve,
 // which covers any rectangle. Sequential by nature: every pixel depends on the one before it on the curve.
 #include <array>
 #include <cstdint>
@@ -71,7 +71,7 @@ bool generalisedHilbert(int x, int y, int ax, int ay, int bx, int by, F& visit) 
 }  // namespace curve
 
 /// \brief Calls visit(row, col) for every pixel of a width x height image exactly once, in the order of the
-/// generalised Hilbert curve from the top-left pixel (docs/spec.md section 7); false from visit stops the walk.
+/// generalised Hilbert curve from the top-left pixel (docs/spec.md section 8); false from visit stops the walk.
 /// Returns false when stopped.
 template <class F>
 bool forEachCurvePixel(int width, int height, F&& visit) {
@@ -83,7 +83,7 @@ bool forEachCurvePixel(int width, int height, F&& visit) {
 /// \brief The curve order as a list of (row, col), for tests and the scheduling view (8 bytes a pixel).
 std::vector<std::pair<int, int>> curveOrder(int width, int height);
 
-/// \brief Riemersma's dither of one plane (docs/spec.md section 7); dst gets the output values, same size.
+/// \brief Riemersma's dither of one plane (docs/spec.md section 8); dst gets the output values, same size.
 Status riemersmaDither(const Plane8& src, Plane8& dst, const RiemersmaParams& params, const RunControl& control);
 
 /// \brief Registers `riemersma/hilbert` in the method registry.

@@ -1,4 +1,4 @@
-// Riemersma's dither (docs/spec.md section 7; Riemersma 1998): the generalised Hilbert curve visits every pixel of
+// Riemersma's dither (docs/spec.md section 8; Riemersma 1998): the generalised Hilbert curve visits every pixel of
 // awkward sizes once with unit steps, the weights are the article's, the implementation equals a literal statement of
 // the section, flat patches keep their tone (and the dead zone the 16-entry list implies is where the section says),
 // runs are deterministic, and progress and cancellation work through RunControl and the registry.

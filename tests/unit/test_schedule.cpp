@@ -375,73 +375,75 @@ void TestSchedule::hilbertIsTheCurveOrder() {
         }
     }
     QCOMPARE(Registry::instance().find("riemersma", "hilbert")->schedule, std::string("hilbert"));
-    void TestSchedule::dotDiffusionRunsClassByClass_data() {
-        QTest::addColumn<QString>("matrix");
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
-        const QList<QPair<int, int>> sizes = {{1, 1}, {1, 37}, {37, 1}, {2, 2}, {7, 13}, {33, 17}, {97, 61}};
-        for (const ClassMatrix& m : classMatrices())
-            for (const auto& sz : sizes)
-                QTest::addRow("%s/%dx%d", m.name.c_str(), sz.first, sz.second)
-                    << QString::fromStdString(m.name) << sz.first << sz.second;
-    }
+}
 
-    void TestSchedule::dotDiffusionRunsClassByClass() {
-        // Knuth (1987): one step per class, pixel (i, j) at the step of its class, so every pixel runs once, after its
-        // lower-class neighbours and with no neighbour in the same step.
-        QFETCH(QString, matrix);
-        QFETCH(int, width);
-        QFETCH(int, height);
-        const ClassMatrix& m = *findClassMatrix(matrix.toStdString());
-        Schedule s;
-        // The kernel plays no part: dot diffusion's sources are the lower-class neighbours.
-        QVERIFY(makeSchedule(dotSchedule(m.name), width, height, *findKernel("jarvis"), {}, s).isOk());
-        const Status v = verifySchedule(s, *findKernel("floyd-steinberg"));
-        QVERIFY2(v.isOk(), v.message().c_str());
-        QCOMPARE(s.steps, m.classes());
-        QVERIFY(s.unitStep.empty());
-        std::vector<int64_t> perClass(size_t(m.classes()), 0);
-        for (int i = 0; i < height; ++i)
-            for (int j = 0; j < width; ++j) {
-                QCOMPARE(s.pixelStep.at(i, j), m.cls[size_t(i % m.size) * m.size + size_t(j % m.size)]);
-                ++perClass[size_t(s.pixelStep.at(i, j))];
-                for (int di = -1; di <= 1; ++di)
-                    for (int dj = -1; dj <= 1; ++dj) {
-                        const int r = i + di, c = j + dj;
-                        if ((di || dj) && r >= 0 && r < height && c >= 0 && c < width)
-                            QVERIFY(s.pixelStep.at(r, c) != s.pixelStep.at(i, j));
-                    }
-            }
-        for (int c = 0; c < m.classes(); ++c) QCOMPARE(s.parallelism[size_t(c)], perClass[size_t(c)]);
-        SchedulePlan p;
-        QVERIFY(planSchedule(dotSchedule(m.name), width, height, *findKernel("floyd-steinberg"), {}, p).isOk());
-        QCOMPARE(p.steps, int64_t(m.classes()));
-        QVERIFY(p.classMatrix == &m);
-    }
+void TestSchedule::dotDiffusionRunsClassByClass_data() {
+    QTest::addColumn<QString>("matrix");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    const QList<QPair<int, int>> sizes = {{1, 1}, {1, 37}, {37, 1}, {2, 2}, {7, 13}, {33, 17}, {97, 61}};
+    for (const ClassMatrix& m : classMatrices())
+        for (const auto& sz : sizes)
+            QTest::addRow("%s/%dx%d", m.name.c_str(), sz.first, sz.second)
+                << QString::fromStdString(m.name) << sz.first << sz.second;
+}
 
-    void TestSchedule::verifierCatchesBadDotSchedules() {
-        const Kernel* fs = findKernel("floyd-steinberg");
-        Schedule s;
-        QVERIFY(makeSchedule("dot-knuth", 16, 16, *fs, {}, s).isOk());
-        QVERIFY(verifySchedule(s, *fs).isOk());
-        // Raster order is not Knuth's class order.
-        Schedule raster = s;
-        raster.steps = 256;
-        raster.parallelism.assign(256, 1);
-        for (int i = 0; i < 16; ++i)
-            for (int j = 0; j < 16; ++j) raster.pixelStep.at(i, j) = i * 16 + j;
-        const Status st = verifySchedule(raster, *fs);
-        QVERIFY(!st.isOk());
-        QVERIFY2(st.message().find("lower-class neighbour") != std::string::npos, st.message().c_str());
-        // Two neighbours swapped: class 0 at (6, 1) and class 3 at (6, 2) of Knuth's matrix.
-        Schedule swapped = s;
-        std::swap(swapped.pixelStep.at(6, 1), swapped.pixelStep.at(6, 2));
-        QVERIFY(!verifySchedule(swapped, *fs).isOk());
-        // A pixel left out.
-        Schedule missing = s;
-        missing.pixelStep.at(5, 5) = -1;
-        QVERIFY(!verifySchedule(missing, *fs).isOk());
-    }
+void TestSchedule::dotDiffusionRunsClassByClass() {
+    // Knuth (1987): one step per class, pixel (i, j) at the step of its class, so every pixel runs once, after its
+    // lower-class neighbours and with no neighbour in the same step.
+    QFETCH(QString, matrix);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    const ClassMatrix& m = *findClassMatrix(matrix.toStdString());
+    Schedule s;
+    // The kernel plays no part: dot diffusion's sources are the lower-class neighbours.
+    QVERIFY(makeSchedule(dotSchedule(m.name), width, height, *findKernel("jarvis"), {}, s).isOk());
+    const Status v = verifySchedule(s, *findKernel("floyd-steinberg"));
+    QVERIFY2(v.isOk(), v.message().c_str());
+    QCOMPARE(s.steps, m.classes());
+    QVERIFY(s.unitStep.empty());
+    std::vector<int64_t> perClass(size_t(m.classes()), 0);
+    for (int i = 0; i < height; ++i)
+        for (int j = 0; j < width; ++j) {
+            QCOMPARE(s.pixelStep.at(i, j), m.cls[size_t(i % m.size) * m.size + size_t(j % m.size)]);
+            ++perClass[size_t(s.pixelStep.at(i, j))];
+            for (int di = -1; di <= 1; ++di)
+                for (int dj = -1; dj <= 1; ++dj) {
+                    const int r = i + di, c = j + dj;
+                    if ((di || dj) && r >= 0 && r < height && c >= 0 && c < width)
+                        QVERIFY(s.pixelStep.at(r, c) != s.pixelStep.at(i, j));
+                }
+        }
+    for (int c = 0; c < m.classes(); ++c) QCOMPARE(s.parallelism[size_t(c)], perClass[size_t(c)]);
+    SchedulePlan p;
+    QVERIFY(planSchedule(dotSchedule(m.name), width, height, *findKernel("floyd-steinberg"), {}, p).isOk());
+    QCOMPARE(p.steps, int64_t(m.classes()));
+    QVERIFY(p.classMatrix == &m);
+}
 
-    QTEST_GUILESS_MAIN(TestSchedule)
+void TestSchedule::verifierCatchesBadDotSchedules() {
+    const Kernel* fs = findKernel("floyd-steinberg");
+    Schedule s;
+    QVERIFY(makeSchedule("dot-knuth", 16, 16, *fs, {}, s).isOk());
+    QVERIFY(verifySchedule(s, *fs).isOk());
+    // Raster order is not Knuth's class order.
+    Schedule raster = s;
+    raster.steps = 256;
+    raster.parallelism.assign(256, 1);
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) raster.pixelStep.at(i, j) = i * 16 + j;
+    const Status st = verifySchedule(raster, *fs);
+    QVERIFY(!st.isOk());
+    QVERIFY2(st.message().find("lower-class neighbour") != std::string::npos, st.message().c_str());
+    // Two neighbours swapped: class 0 at (6, 1) and class 3 at (6, 2) of Knuth's matrix.
+    Schedule swapped = s;
+    std::swap(swapped.pixelStep.at(6, 1), swapped.pixelStep.at(6, 2));
+    QVERIFY(!verifySchedule(swapped, *fs).isOk());
+    // A pixel left out.
+    Schedule missing = s;
+    missing.pixelStep.at(5, 5) = -1;
+    QVERIFY(!verifySchedule(missing, *fs).isOk());
+}
+
+QTEST_GUILESS_MAIN(TestSchedule)
 #include "test_schedule.moc"
