@@ -2,6 +2,7 @@
 
 #include "core/budget.h"
 #include "core/paletteed.h"
+#include "core/riemersma.h"
 
 #include <algorithm>
 #include <chrono>
@@ -139,6 +140,7 @@ Registry::Registry() {
     registerParallelMethods(*this);
     registerAmScreenMethods(*this);
     registerMbvqMethods(*this);
+    registerRiemersmaMethods(*this);
     registerDotDiffusionMethods(*this);
 }
 
