@@ -18,7 +18,12 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
                            {"sierra", "Sierra"},
                            {"sierra2", "Sierra two-row"},
                            {"sierra-lite", "Sierra Lite"},
-                           {"atkinson", "Atkinson"}};
+                           {"atkinson", "Atkinson"},
+                           {"fan", "Fan"},
+                           {"shiau-fan", "Shiau-Fan"},
+                           {"shiau-fan2", "Shiau-Fan (five cells)"},
+                           {"stevenson-arce", "Stevenson-Arce"},
+                           {"hocevar-niger", "Hocevar-Niger"}};
     std::vector<ParamSpec> specs = {
         kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),

@@ -1,9 +1,12 @@
 #include "core/errordiffusion.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
+#include "core/kerneltable.h"
 #include "core/quantizer.h"
 
 namespace halftone {
@@ -42,25 +45,19 @@ Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params) {
 
 namespace {
 
-// ---- compile-time kernels: the SPEC taps as constants so loops unroll and divisions become shifts
+// ---- compile-time kernels: the SPEC taps of core/kerneltable.h as constants so loops unroll and divisions become
+// shifts
 
-#define HALFTONE_KERNEL(Name, D, ...)                \
-    struct Name {                                    \
-        static constexpr int divisor = D;            \
-        static constexpr Tap taps[] = {__VA_ARGS__}; \
-    };
-HALFTONE_KERNEL(KFloyd, 16, {0, 1, 7}, {1, -1, 3}, {1, 0, 5}, {1, 1, 1})
-HALFTONE_KERNEL(KJarvis, 48, {0, 1, 7}, {0, 2, 5}, {1, -2, 3}, {1, -1, 5}, {1, 0, 7}, {1, 1, 5}, {1, 2, 3}, {2, -2, 1},
-                {2, -1, 3}, {2, 0, 5}, {2, 1, 3}, {2, 2, 1})
-HALFTONE_KERNEL(KStucki, 42, {0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2}, {2, -2, 1},
-                {2, -1, 2}, {2, 0, 4}, {2, 1, 2}, {2, 2, 1})
-HALFTONE_KERNEL(KBurkes, 32, {0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2})
-HALFTONE_KERNEL(KSierra, 32, {0, 1, 5}, {0, 2, 3}, {1, -2, 2}, {1, -1, 4}, {1, 0, 5}, {1, 1, 4}, {1, 2, 2}, {2, -1, 2},
-                {2, 0, 3}, {2, 1, 2})
-HALFTONE_KERNEL(KSierra2, 16, {0, 1, 4}, {0, 2, 3}, {1, -2, 1}, {1, -1, 2}, {1, 0, 3}, {1, 1, 2}, {1, 2, 1})
-HALFTONE_KERNEL(KSierraLite, 4, {0, 1, 2}, {1, -1, 1}, {1, 0, 1})
-HALFTONE_KERNEL(KAtkinson, 8, {0, 1, 1}, {0, 2, 1}, {1, -1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 1})
-#undef HALFTONE_KERNEL
+template <int Id>
+struct TableKernel {
+    static constexpr const kerneltable::KernelDef& def = kerneltable::kKernels[Id];
+    static constexpr int divisor = def.divisor;
+    static constexpr std::array<Tap, size_t(def.count)> taps = [] {
+        std::array<Tap, size_t(def.count)> t{};
+        for (int i = 0; i < def.count; ++i) t[size_t(i)] = Tap{def.taps[i].di, def.taps[i].dj, def.taps[i].w};
+        return t;
+    }();
+};
 
 template <class K>
 struct Shape {
@@ -84,7 +81,7 @@ struct Shape {
     static constexpr int32_t divide(int32_t a) {
         constexpr int d = K::divisor;
         if constexpr ((d & (d - 1)) == 0) {
-            constexpr int sh = d == 1 ? 0 : d == 2 ? 1 : d == 4 ? 2 : d == 8 ? 3 : d == 16 ? 4 : d == 32 ? 5 : 6;
+            constexpr int sh = std::countr_zero(unsigned(d));
             return (a + d / 2) >> sh;
         } else {
             return floorDiv(a + d / 2, d);
@@ -93,17 +90,15 @@ struct Shape {
 };
 
 /// Calls f(K{}) with the compile-time kernel matching `k` (docs/spec.md section 1), keeps the runtime kernel otherwise.
+template <class F, int... I>
+Status withKernelOf(const Kernel& k, F& f, std::integer_sequence<int, I...>) {
+    Status st = Status::error("kernel '" + k.name + "' has no compiled form");
+    (void)((k.name == kerneltable::kKernels[I].name ? (st = f(TableKernel<I>{}), true) : false) || ...);
+    return st;
+}
 template <class F>
 Status withKernel(const Kernel& k, F&& f) {
-    if (k.name == "floyd-steinberg") return f(KFloyd{});
-    if (k.name == "jarvis") return f(KJarvis{});
-    if (k.name == "stucki") return f(KStucki{});
-    if (k.name == "burkes") return f(KBurkes{});
-    if (k.name == "sierra") return f(KSierra{});
-    if (k.name == "sierra2") return f(KSierra2{});
-    if (k.name == "sierra-lite") return f(KSierraLite{});
-    if (k.name == "atkinson") return f(KAtkinson{});
-    return Status::error("kernel '" + k.name + "' has no compiled form");
+    return withKernelOf(k, f, std::make_integer_sequence<int, kerneltable::kCount>());
 }
 
 /// Level choice without branches on the common paths: one compare for L = 2, a table over the
@@ -182,7 +177,7 @@ Status collectionPlain(const Common& c) {
         const uint8_t* in = c.src.row(i);
         uint8_t* out = c.dst.row(i);
         int32_t* base = err.data() + size_t(i + top) * stride + size_t(m);
-        int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
+        int dirs[4] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2), dirOf(c.p, i - 3)};
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t a = 0;
@@ -254,7 +249,7 @@ Status collectionRegisters(const Common& c) {
     for (int i = 0; i < h; ++i) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
-        int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
+        int dirs[4] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2), dirOf(c.p, i - 3)};
         const uint8_t* in = c.src.row(i);
         uint8_t* out = c.dst.row(i);
         int32_t* cur = hist[0];

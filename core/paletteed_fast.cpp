@@ -43,26 +43,15 @@ int compiledKernel(const Kernel& k) {
 }
 
 /// Calls f(std::integral_constant<int, KID>) for the compiled kernel `id`.
+template <class F, int... I>
+auto withKernelIdOf(int id, F& f, std::integer_sequence<int, I...>) {
+    decltype(f(std::integral_constant<int, 0>{})) r{};
+    (void)((id == I ? (r = f(std::integral_constant<int, I>{}), true) : false) || ...);
+    return r;
+}
 template <class F>
 auto withKernelId(int id, F&& f) {
-    switch (id) {
-        case 0:
-            return f(std::integral_constant<int, 0>{});
-        case 1:
-            return f(std::integral_constant<int, 1>{});
-        case 2:
-            return f(std::integral_constant<int, 2>{});
-        case 3:
-            return f(std::integral_constant<int, 3>{});
-        case 4:
-            return f(std::integral_constant<int, 4>{});
-        case 5:
-            return f(std::integral_constant<int, 5>{});
-        case 6:
-            return f(std::integral_constant<int, 6>{});
-        default:
-            return f(std::integral_constant<int, 7>{});
-    }
+    return withKernelIdOf(id, f, std::make_integer_sequence<int, par::kKernelCount>());
 }
 
 /// Calls f(tap) for every tap of kernel KID, unrolled, each tap a compile-time constant.
@@ -185,7 +174,7 @@ Status collectionPlain(const Job& c) {
     for (int i = 0; i < h; ++i) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
-        const int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
+        const int dirs[4] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2), dirOf(c.p, i - 3)};
         uint8_t* __restrict out = c.dst.row(i);
         const InputRow in(c, i);
         const Quantize q = c.q;
@@ -269,7 +258,7 @@ Status collectionRegisters(const Job& c) {
     for (int i = 0; i < h; ++i) {
         if (c.rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(c.p, i);
-        const int dirs[3] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2)};
+        const int dirs[4] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2), dirOf(c.p, i - 3)};
         uint8_t* __restrict out = c.dst.row(i);
         const InputRow in(c, i);
         const Quantize q = c.q;
@@ -542,7 +531,8 @@ void collectSegment(const Job& c, const Rows& err, int y, int x0, int x1) {
     uint8_t* __restrict out = c.dst.row(y);
     const Quantize q = c.q;
     constexpr int top = par::cmaxDi(par::ckernel<KID>());
-    int16_t* rows[3] = {err(y), top >= 1 ? err(y - 1) : nullptr, top >= 2 ? err(y - 2) : nullptr};
+    int16_t* rows[4] = {err(y), top >= 1 ? err(y - 1) : nullptr, top >= 2 ? err(y - 2) : nullptr,
+                        top >= 3 ? err(y - 3) : nullptr};
     for (int x = x0; x < x1; ++x) {
         int32_t s[3] = {0, 0, 0}, e[3];
         forTaps<KID>([&](auto I) {

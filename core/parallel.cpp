@@ -3,6 +3,7 @@
 #include "core/parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -38,33 +39,7 @@ inline void cpuRelax() {
 int kernelId(const Kernel& k) {
     for (int id = 0; id < par::kKernelCount; ++id) {
         if (k.name != par::kKernelNames[id]) continue;
-        par::CKernel c{};
-        switch (id) {
-            case 0:
-                c = par::ckernel<0>();
-                break;
-            case 1:
-                c = par::ckernel<1>();
-                break;
-            case 2:
-                c = par::ckernel<2>();
-                break;
-            case 3:
-                c = par::ckernel<3>();
-                break;
-            case 4:
-                c = par::ckernel<4>();
-                break;
-            case 5:
-                c = par::ckernel<5>();
-                break;
-            case 6:
-                c = par::ckernel<6>();
-                break;
-            default:
-                c = par::ckernel<7>();
-                break;
-        }
+        const kerneltable::KernelDef& c = kerneltable::kKernels[id];
         if (c.divisor != k.divisor || c.count != int(k.taps.size())) return -1;
         for (int i = 0; i < c.count; ++i)
             if (c.taps[i].di != k.taps[size_t(i)].di || c.taps[i].dj != k.taps[size_t(i)].dj ||
@@ -116,8 +91,8 @@ void collectSegment(const Plane8& src, Plane8& dst, ErrorPlane16& err, int y, in
     constexpr int D = K.divisor;
     const uint8_t* in = src.row(y);
     uint8_t* out = dst.row(y);
-    int16_t* rows[3] = {err.row(y), y >= 1 || err.top >= 1 ? err.row(y - 1) : nullptr,
-                        y >= 2 || err.top >= 2 ? err.row(y - 2) : nullptr};
+    int16_t* rows[4] = {err.row(y), err.top >= 1 ? err.row(y - 1) : nullptr, err.top >= 2 ? err.row(y - 2) : nullptr,
+                        err.top >= 3 ? err.row(y - 3) : nullptr};
     const bool binary = q.levels() == 2;
     const int32_t t0 = q.thresholds()[0];
     const int32_t q1 = q.targets()[1];
@@ -144,9 +119,12 @@ void collectSegment(const Plane8& src, Plane8& dst, ErrorPlane16& err, int y, in
 }
 
 using SegmentFn = void (*)(const Plane8&, Plane8&, ErrorPlane16&, int, int, int, const Quantizer&, const int32_t*);
-constexpr SegmentFn kSegment[par::kKernelCount] = {collectSegment<0>, collectSegment<1>, collectSegment<2>,
-                                                   collectSegment<3>, collectSegment<4>, collectSegment<5>,
-                                                   collectSegment<6>, collectSegment<7>};
+template <int... I>
+constexpr std::array<SegmentFn, sizeof...(I)> segmentTable(std::integer_sequence<int, I...>) {
+    return {collectSegment<I>...};
+}
+constexpr std::array<SegmentFn, par::kKernelCount> kSegment =
+    segmentTable(std::make_integer_sequence<int, par::kKernelCount>());
 
 Status sequentialFallback(const Plane8& src, Plane8& dst, const EdParams& params, const RunControl& control) {
     // Serpentine: every row waits for the whole previous row (docs/spec.md section 1), so there is no
@@ -482,7 +460,7 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
             job.rows = std::min(sh.bandRows, H - i0);
             job.src = src.row(i0);
             job.dst = dst.row(i0);
-            for (int d = 0; d < 2 && d < maxDi; ++d) {
+            for (int d = 0; d < par::kMaxBandDi && d < maxDi; ++d) {
                 if (b > 0 && i0 - 1 - d >= 0) job.prevErr[d] = slotRow(b - 1, d);
                 if (b + 1 < sh.bands) job.nextErr[d] = slotRow(b, d);
             }

@@ -1,14 +1,14 @@
 #pragma once
-// \brief Compile-time copies of the SPEC kernels for the parallel CPU code (checked against
-// core/kernel.cpp at run time by kernelId(); a kernel that does not match is refused, never guessed).
+// \brief Compile-time views of the SPEC kernels for the parallel CPU code, made from the one kernel table
+// (core/kerneltable.h, the order of kernels()); kernelId() in core/parallel.cpp still checks them tap by tap.
 // Header-only and free of std templates with code, so SIMD translation units can include it.
 #include <cstdint>
 
+#include "core/kerneltable.h"
+
 namespace halftone::par {
 
-struct CTap {
-    int di, dj, w;
-};
+using CTap = kerneltable::TapDef;
 
 struct CKernel {
     const CTap* taps;
@@ -16,40 +16,23 @@ struct CKernel {
     int divisor;
 };
 
-inline constexpr CTap kFs[] = {{0, 1, 7}, {1, -1, 3}, {1, 0, 5}, {1, 1, 1}};
-inline constexpr CTap kJarvis[] = {{0, 1, 7}, {0, 2, 5},  {1, -2, 3}, {1, -1, 5}, {1, 0, 7}, {1, 1, 5},
-                                   {1, 2, 3}, {2, -2, 1}, {2, -1, 3}, {2, 0, 5},  {2, 1, 3}, {2, 2, 1}};
-inline constexpr CTap kStucki[] = {{0, 1, 8}, {0, 2, 4},  {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4},
-                                   {1, 2, 2}, {2, -2, 1}, {2, -1, 2}, {2, 0, 4},  {2, 1, 2}, {2, 2, 1}};
-inline constexpr CTap kBurkes[] = {{0, 1, 8}, {0, 2, 4}, {1, -2, 2}, {1, -1, 4}, {1, 0, 8}, {1, 1, 4}, {1, 2, 2}};
-inline constexpr CTap kSierra[] = {{0, 1, 5}, {0, 2, 3}, {1, -2, 2}, {1, -1, 4}, {1, 0, 5},
-                                   {1, 1, 4}, {1, 2, 2}, {2, -1, 2}, {2, 0, 3},  {2, 1, 2}};
-inline constexpr CTap kSierra2[] = {{0, 1, 4}, {0, 2, 3}, {1, -2, 1}, {1, -1, 2}, {1, 0, 3}, {1, 1, 2}, {1, 2, 1}};
-inline constexpr CTap kSierraLite[] = {{0, 1, 2}, {1, -1, 1}, {1, 0, 1}};
-inline constexpr CTap kAtkinson[] = {{0, 1, 1}, {0, 2, 1}, {1, -1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 1}};
+inline constexpr int kKernelCount = kerneltable::kCount;
 
-inline constexpr int kKernelCount = 8;
-inline constexpr const char* kKernelNames[kKernelCount] = {"floyd-steinberg", "jarvis",  "stucki",      "burkes",
-                                                           "sierra",          "sierra2", "sierra-lite", "atkinson"};
+struct KernelNameList {
+    const char* names[kKernelCount];
+};
+inline constexpr KernelNameList kKernelNameList = [] {
+    KernelNameList l{};
+    for (int i = 0; i < kKernelCount; ++i) l.names[i] = kerneltable::kKernels[i].name;
+    return l;
+}();
+inline constexpr const char* const* kKernelNames = kKernelNameList.names;
 
+/// \brief Kernel `Id` of the table at compile time.
 template <int Id>
 constexpr CKernel ckernel() {
-    if constexpr (Id == 0)
-        return {kFs, 4, 16};
-    else if constexpr (Id == 1)
-        return {kJarvis, 12, 48};
-    else if constexpr (Id == 2)
-        return {kStucki, 12, 42};
-    else if constexpr (Id == 3)
-        return {kBurkes, 7, 32};
-    else if constexpr (Id == 4)
-        return {kSierra, 10, 32};
-    else if constexpr (Id == 5)
-        return {kSierra2, 7, 16};
-    else if constexpr (Id == 6)
-        return {kSierraLite, 3, 4};
-    else
-        return {kAtkinson, 6, 8};
+    static_assert(Id >= 0 && Id < kKernelCount, "kernel index inside core/kerneltable.h");
+    return {kerneltable::kKernels[Id].taps, kerneltable::kKernels[Id].count, kerneltable::kKernels[Id].divisor};
 }
 
 /// \brief Smallest k with k*di + dj > 0 for every tap (Kasagi, Nakano and Ito's k-delay), at compile time.

@@ -3,6 +3,7 @@
 #include "core/budget.h"
 #include "core/paletteed.h"
 #include "core/planepool.h"
+#include "core/riemersma.h"
 
 #include <algorithm>
 #include <chrono>
@@ -140,6 +141,7 @@ Registry::Registry() {
     registerParallelMethods(*this);
     registerAmScreenMethods(*this);
     registerMbvqMethods(*this);
+    registerRiemersmaMethods(*this);
     registerDotDiffusionMethods(*this);
 }
 

@@ -3,9 +3,11 @@
 #include "core/dotdiffusion.h"
 #include "core/gpustrips.h"
 #include "core/parallel.h"
+#include "core/riemersma.h"
 #include "core/threads.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 namespace halftone {
@@ -134,6 +136,7 @@ std::vector<std::string> scheduleNames() {
     std::vector<std::string> names = {"raster",    "serpentine",    "k-delay",   "knight",
                                       "trapezoid", "parallelogram", "wavefront", "gpu-wavefront"};
     for (const ClassMatrix& m : classMatrices()) names.push_back(dotSchedule(m.name));
+    names.push_back("hilbert");
     return names;
 }
 
@@ -235,6 +238,13 @@ Status planSchedule(const std::string& name, int width, int height, const Kernel
             "group, so it runs " + std::to_string(p.geometry.stripOffset) + " groups behind it";
         return Status::ok();
     }
+    if (name == "hilbert") {
+        p.steps = int64_t(width) * height;
+        p.description =
+            "generalised Hilbert curve (Riemersma's dither, docs/spec.md section 8): one pixel per step along the "
+            "curve, each step next to the one before; every pixel waits for the one before it on the curve";
+        return Status::ok();
+    }
     for (const ClassMatrix& m : classMatrices()) {
         if (name != dotSchedule(m.name)) continue;
         // Knuth (1987): the class matrix tiled over the image; class c runs at step c, all its pixels at once.
@@ -270,6 +280,16 @@ Status makeSchedule(const std::string& name, int width, int height, const Kernel
     out.pixelStep = PlaneT<int32_t>(width, height);
     out.pixelUnit = PlaneT<int32_t>(width, height, -1);
     out.parallelism.assign(size_t(p.steps), 0);
+    if (!p.blocks && name == "hilbert") {
+        out.units = int(n);
+        int32_t step = 0;
+        forEachCurvePixel(width, height, [&](int i, int j) {
+            out.pixelStep.at(i, j) = step;
+            ++out.parallelism[size_t(step++)];
+            return true;
+        });
+        return Status::ok();
+    }
     out.classMatrix = p.classMatrix;
     if (p.classMatrix) {
         out.units = int(n);
@@ -361,6 +381,17 @@ Status verifySchedule(const Schedule& s, const Kernel& kernel, bool serpentine) 
         // Pixel wavefronts may have empty steps (Kasagi, Nakano and Ito count every t of k-D PS); block plans drop
         // them.
         if (count[size_t(t)] == 0 && blocks) return Status::error("step " + std::to_string(t) + " is empty");
+    }
+    if (s.name == "hilbert") {
+        // a curve order has no tap stencil to check: one pixel per step, each next to the pixel of the step before
+        std::vector<std::pair<int, int>> at(size_t(s.steps), {-1, -1});
+        for (int i = 0; i < h; ++i)
+            for (int j = 0; j < w; ++j) at[size_t(s.pixelStep.at(i, j))] = {i, j};
+        for (size_t t = 1; t < at.size(); ++t)
+            if (std::abs(at[t].first - at[t - 1].first) > 1 || std::abs(at[t].second - at[t - 1].second) > 1)
+                return Status::error("step " + std::to_string(t) + " at " + where(at[t].first, at[t].second) +
+                                     " is not next to step " + std::to_string(t - 1));
+        return Status::ok();
     }
     if (s.classMatrix) {
         // Dot diffusion: every 8-neighbour of lower class (the pixels whose error it gathers) runs at an earlier step.

@@ -44,6 +44,8 @@ struct V256 {
         std::memcpy(&x, p, 8);
         return _mm256_set1_epi64x(x);
     }
+    /// p[0..2] in the top three lanes (what shiftUp<3> takes from the vector below)
+    static T bcast3(const int32_t* p) { return _mm256_setr_epi32(0, 0, 0, 0, 0, p[0], p[1], p[2]); }
     static T loadBytes(const uint8_t* p) {
         return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
     }

@@ -44,6 +44,10 @@ struct V512 {
         std::memcpy(&x, p, 8);
         return _mm512_set1_epi64(x);
     }
+    /// p[0..2] in the top three lanes (what shiftUp<3> takes from the vector below)
+    static T bcast3(const int32_t* p) {
+        return _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p[0], p[1], p[2]);
+    }
     static T loadBytes(const uint8_t* p) {
         return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     }

@@ -45,6 +45,7 @@ struct VS {
     }
     HT_AI T bcast1(const int32_t* p) { return set1(*p); }
     HT_AI T bcast2(const int32_t* p) { return T{{p[0], p[1], p[0], p[1]}}; }
+    HT_AI T bcast3(const int32_t* p) { return T{{0, p[0], p[1], p[2]}}; }
     HT_AI T loadBytes(const uint8_t* p) { HT_LOOP(int32_t(p[i])); }
     HT_AI void storeBytes(uint8_t* p, T v) {
         for (int i = 0; i < 4; ++i) p[i] = uint8_t(v.v[i]);

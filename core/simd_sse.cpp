@@ -43,6 +43,8 @@ struct V128 {
         std::memcpy(&x, p, 8);
         return _mm_set1_epi64x(x);
     }
+    /// p[0..2] in the top three lanes (what shiftUp<3> takes from the vector below)
+    static T bcast3(const int32_t* p) { return _mm_setr_epi32(0, p[0], p[1], p[2]); }
     static T loadBytes(const uint8_t* p) {
         int32_t x;
         std::memcpy(&x, p, 4);

@@ -9,6 +9,9 @@
 
 namespace halftone::par {
 
+/// \brief Rows a kernel may reach down (core/kerneltable.h checks its kernels against this).
+inline constexpr int kMaxBandDi = 3;
+
 /// \brief One band of `bandRows` rows (one row per SIMD lane) run as a k-delay wavefront.
 struct BandJob {
     int width = 0;
@@ -17,8 +20,8 @@ struct BandJob {
     ptrdiff_t srcStride = 0;
     uint8_t* dst = nullptr;
     ptrdiff_t dstStride = 0;
-    const int32_t* prevErr[2] = {nullptr, nullptr};  ///< errors of image rows i0-1 and i0-2 (null: outside)
-    int32_t* nextErr[2] = {nullptr, nullptr};        ///< receives errors of band rows bandRows-1, bandRows-2
+    const int32_t* prevErr[kMaxBandDi] = {};  ///< errors of image rows i0-1, i0-2, i0-3 (null: outside)
+    int32_t* nextErr[kMaxBandDi] = {};        ///< receives errors of band rows bandRows-1, bandRows-2, bandRows-3
     // quantizer (docs/spec.md section 1)
     bool binary = true;
     bool gammaInput = true;               ///< A = 16 a (else inputTable)

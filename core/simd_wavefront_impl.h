@@ -50,7 +50,8 @@ struct Band {
         for (int i = 0; i < K.count; ++i) m = K.taps[i].dj > m ? K.taps[i].dj : m;
         return m;
     }();
-    static_assert(maxDi <= 2 && maxDi <= L, "band kernel handles taps reaching at most two rows up");
+    static_assert(maxDi <= kMaxBandDi && maxDi <= L, "band kernel handles taps reaching at most three rows up");
+    static_assert(maxLag <= HS, "the history ring holds every source step");
     using T = typename V::T;
     using M = typename V::M;
 
@@ -82,8 +83,9 @@ struct Band {
     template <int HU>
     [[gnu::always_inline]] static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u,
                                                    const uint8_t* inRow, uint8_t* outRow, int32_t* lastE,
-                                                   const int32_t* b1, const int32_t* b2, const BandJob& job) {
-        T s1[NV], s2[NV], s0[NV];
+                                                   const int32_t* b1, const int32_t* b2, const int32_t* b3,
+                                                   const BandJob& job) {
+        T s1[NV], s2[NV], s3[NV], s0[NV];
         for (int v = 0; v < NV; ++v) {
             bool any = false;
             s0[v] = tapSum<0, HU>(hist, v, V::zero(), any);
@@ -96,6 +98,10 @@ struct Band {
                 any = false;
                 s2[v] = tapSum<2, HU>(hist, v, V::zero(), any);
             }
+            if constexpr (hasRow<3>()) {
+                any = false;
+                s3[v] = tapSum<3, HU>(hist, v, V::zero(), any);
+            }
         }
         const T tv = V::set1(t);
         for (int v = 0; v < NV; ++v) {
@@ -104,6 +110,8 @@ struct Band {
                 rest = V::add(rest, V::template shiftUp<1>(s1[v], v ? s1[v - 1] : V::bcast1(b1)));
             if constexpr (hasRow<2>())
                 rest = V::add(rest, V::template shiftUp<2>(s2[v], v ? s2[v - 1] : V::bcast2(b2)));
+            if constexpr (hasRow<3>())
+                rest = V::add(rest, V::template shiftUp<3>(s3[v], v ? s3[v - 1] : V::bcast3(b3)));
             const T bytes = V::loadBytes(inRow + v * L);
             const T a = job.gammaInput ? V::template shl<4>(bytes) : V::gather(job.inputTable, bytes);
             const T acc = V::add(s0[v], rest);
@@ -135,10 +143,11 @@ struct Band {
     template <int U0, int... Us>
     [[gnu::always_inline]] static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb,
                                                       const uint8_t (*in)[G], uint8_t (*out)[G], int32_t (*lastE)[L],
-                                                      const int32_t* b1, const int32_t* b2, const BandJob& job) {
+                                                      const int32_t* b1, const int32_t* b2, const int32_t* b3,
+                                                      const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
-        step<U0 % HS>(hist, kr, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, job);
-        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, wv, sb, in, out, lastE, b1, b2, job);
+        step<U0 % HS>(hist, kr, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, b3 + 3 * U0, job);
+        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, wv, sb, in, out, lastE, b1, b2, b3, job);
     }
 
     static bool run(const BandJob& job) {
@@ -161,6 +170,7 @@ struct Band {
         alignas(64) int32_t lastE[16][L];
         alignas(64) int32_t b1[chunk + 16];
         alignas(64) int32_t b2[2 * (chunk + 16)];
+        alignas(64) int32_t b3[3 * (chunk + 16)];
         alignas(16) uint8_t zero16[16] = {};
         alignas(16) uint8_t tmpIn[G][16];
         alignas(16) uint8_t tmpOut[G][16];
@@ -179,18 +189,25 @@ struct Band {
             // boundary sums from the band above, per step (zero outside the image); the interior
             // range needs no bounds checks: every column read, t-dj and t-k-dj, lies in [0, W)
             int64_t lo = t0, hi = t0;
-            if (job.prevErr[0] && (maxDi < 2 || job.prevErr[1])) {
-                lo = t0 > k + maxRight ? t0 : k + maxRight;
+            if (job.prevErr[0] && (maxDi < 2 || job.prevErr[1]) && (maxDi < 3 || job.prevErr[2])) {
+                constexpr int kLo = (maxDi > 2 ? (maxDi - 1) * k : k) + maxRight;
+                lo = t0 > kLo ? t0 : kLo;
                 hi = t1 < int64_t(W) - maxLeftC ? t1 : int64_t(W) - maxLeftC;
                 if (hi < lo) hi = lo;
                 const int32_t* e1 = job.prevErr[0];
                 const int32_t* e2 = job.prevErr[1];
+                const int32_t* e3 = job.prevErr[2];
                 for (int64_t t = lo; t < hi; ++t) {
-                    int32_t a1 = 0, a20 = 0, a21 = 0;
+                    int32_t a1 = 0, a20 = 0, a21 = 0, a30 = 0, a31 = 0, a32 = 0;
                     [&]<int... I>(IntSeq<I...>) {
                         ((K.taps[I].di == 1 ? (a1 += K.taps[I].w * e1[t - K.taps[I].dj]) : 0), ...);
                         ((K.taps[I].di == 2 ? (a20 += K.taps[I].w * e2[t - K.taps[I].dj],
                                                a21 += K.taps[I].w * e1[t - k - K.taps[I].dj])
+                                            : 0),
+                         ...);
+                        ((K.taps[I].di == 3 ? (a30 += K.taps[I].w * e3[t - K.taps[I].dj],
+                                               a31 += K.taps[I].w * e2[t - k - K.taps[I].dj],
+                                               a32 += K.taps[I].w * e1[t - 2 * k - K.taps[I].dj])
                                             : 0),
                          ...);
                     }
@@ -198,6 +215,9 @@ struct Band {
                     b1[t - t0] = a1;
                     b2[2 * (t - t0)] = a20;
                     b2[2 * (t - t0) + 1] = a21;
+                    b3[3 * (t - t0)] = a30;
+                    b3[3 * (t - t0) + 1] = a31;
+                    b3[3 * (t - t0) + 2] = a32;
                 }
             }
             for (int64_t t = t0; t < t1; ++t) {
@@ -205,7 +225,7 @@ struct Band {
                     t = hi - 1;
                     continue;
                 }
-                int32_t a1 = 0, a20 = 0, a21 = 0;
+                int32_t a1 = 0, a20 = 0, a21 = 0, a30 = 0, a31 = 0, a32 = 0;
                 for (int i = 0; i < K.count; ++i) {
                     const CTap tp = K.taps[i];
                     if (tp.di == 1) {
@@ -216,18 +236,29 @@ struct Band {
                         if (job.prevErr[1] && c0 >= 0 && c0 < W) a20 += tp.w * job.prevErr[1][c0];
                         const int64_t c1 = t - k - tp.dj;
                         if (job.prevErr[0] && c1 >= 0 && c1 < W) a21 += tp.w * job.prevErr[0][c1];
+                    } else if (tp.di == 3) {
+                        const int64_t c0 = t - tp.dj;
+                        if (job.prevErr[2] && c0 >= 0 && c0 < W) a30 += tp.w * job.prevErr[2][c0];
+                        const int64_t c1 = t - k - tp.dj;
+                        if (job.prevErr[1] && c1 >= 0 && c1 < W) a31 += tp.w * job.prevErr[1][c1];
+                        const int64_t c2 = t - 2 * k - tp.dj;
+                        if (job.prevErr[0] && c2 >= 0 && c2 < W) a32 += tp.w * job.prevErr[0][c2];
                     }
                 }
                 b1[t - t0] = a1;
                 b2[2 * (t - t0)] = a20;
                 b2[2 * (t - t0) + 1] = a21;
+                b3[3 * (t - t0)] = a30;
+                b3[3 * (t - t0) + 1] = a31;
+                b3[3 * (t - t0) + 2] = a32;
             }
             for (int64_t sb = t0; sb < t1; sb += 16) {
                 if (rows == G && sb - int64_t(k) * (G - 1) >= 0 && sb + 16 <= W) {
                     // interior: every row's 16 columns lie inside the image
                     for (int g = 0; g < G; g += 16) transposeInAt(inBase + g, sb, &in[0][g], G);
-                    steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
-                        hist, kr, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                    steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, wv, int(sb), in, out, lastE,
+                                                                                  b1 + (sb - t0), b2 + 2 * (sb - t0),
+                                                                                  b3 + 3 * (sb - t0), job);
                     for (int g = 0; g < G; g += 16) transposeOutAt(&out[0][g], G, outBase + g, sb);
                     for (int d = 0; d < maxDi; ++d) {
                         int32_t* dstE = job.nextErr[d];
@@ -254,8 +285,8 @@ struct Band {
                     }
                 }
                 for (int g = 0; g < G; g += 16) transposeIn(inPtr + g, &in[0][g], G);
-                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, wv, int(sb), in, out, lastE,
-                                                                              b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
+                    hist, kr, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), b3 + 3 * (sb - t0), job);
                 bool partial[G];
                 for (int r = 0; r < G; ++r) {
                     const int64_t c0 = sb - int64_t(k) * r;
@@ -296,17 +327,15 @@ struct Band {
     }
 };
 
+template <int NV, class V, int... I>
+inline void fillKernels(SimdPathInfo& info, IntSeq<I...>) {
+    ((info.kernels[I] = &Band<I, NV, V>::run), ...);
+}
+
 template <int NV, class V>
 inline void fillPath(SimdPathInfo& info) {
     info.lanes = V::L;
     info.bandRows = V::L * NV;
     info.chunk = 256;
-    info.kernels[0] = &Band<0, NV, V>::run;
-    info.kernels[1] = &Band<1, NV, V>::run;
-    info.kernels[2] = &Band<2, NV, V>::run;
-    info.kernels[3] = &Band<3, NV, V>::run;
-    info.kernels[4] = &Band<4, NV, V>::run;
-    info.kernels[5] = &Band<5, NV, V>::run;
-    info.kernels[6] = &Band<6, NV, V>::run;
-    info.kernels[7] = &Band<7, NV, V>::run;
+    fillKernels<NV, V>(info, MakeSeq<kKernelCount>{});
 }

@@ -53,6 +53,14 @@ __host__ __device__ constexpr int minDelayOf(const KernelC& k) {
     }
     return 16;
 }
+/// \brief Whether the wavefront kernels' strips handle kernel `k` at row delay K: its taps reach at most two rows down
+/// (errors come down the strip by shuffles from one or two lanes up), and a new strip's histories start from the
+/// first 8 boundary words of each row above (columns 0 .. K - 2, and 0 .. 2K - 2 for a two-row kernel). A kernel
+/// outside that runs on the CPU.
+__host__ __device__ constexpr bool wavefrontFits(const KernelC& k, int K) {
+    const int rows = maxDiOf(k);
+    return rows >= 1 && rows <= 2 && (rows == 1 ? K - 2 : 2 * K - 2) < 8;
+}
 __host__ __device__ constexpr int log2Exact(int d) {
     int l = 0;
     while ((1 << l) < d) ++l;

@@ -998,6 +998,10 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
                              kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
+        if (!wavefrontHasForm(kernelIndexOf(kernel->name), WavefrontForm::General, p.levels == 2))
+            return Status::unavailable("the GPU wavefront's strips pass errors at most two rows down; kernel " +
+                                       kernel->name + " reaches " + std::to_string(kernel->maxDi()) +
+                                       " rows down, so it runs on the CPU");
         WavefrontForm form = WavefrontForm::General;
         HT_TRY(parseForm(formText, *kernel, p.levels, form));
         out = std::make_unique<WavefrontRunner>(form);

@@ -52,6 +52,10 @@ Status checkRequest(const Image& rgb, const Palette& palette, const EdParams& pa
     HT_TRY(validateEdParams(check, kernel));
     kernelIndex = kernelIndexOf(kernel->name);
     if (kernelIndex < 0) return Status::error("kernel " + kernel->name + " has no GPU form");
+    if (!paletteWavefrontHasKernel(kernelIndex))
+        return Status::unavailable("the GPU palette wavefront's strips pass errors at most two rows down; kernel " +
+                                   kernel->name + " reaches " + std::to_string(kernel->maxDi()) +
+                                   " rows down, so it runs on the CPU");
     if (params.serpentine)
         return Status::unavailable(
             "serpentine scans have no wavefront parallelism (each row waits for the whole row above); they run on "

@@ -32,6 +32,9 @@ struct PaletteWavefrontArgs {
 /// \brief Rows one warp owns in the palette kernel.
 int paletteStripRows();
 
+/// \brief Whether the palette wavefront has an instance for kernel `kernelIndex` (position in core's kernels()).
+bool paletteWavefrontHasKernel(int kernelIndex);
+
 /// \brief Launches the palette wavefront (kernelIndex = position in core's kernels()); grid from the SM count.
 cudaError_t launchPaletteWavefront(int kernelIndex, const PaletteWavefrontArgs& a, int smCount, cudaStream_t stream);
 

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "gpu/devicecommon.cuh"
 #include "gpu/palette_launch.h"
@@ -87,8 +88,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
     constexpr int M1 = K + maxDjOf(KD, 1);
     constexpr int M2 = MAXDI >= 2 ? 2 * K + maxDjOf(KD, 2) : 1;
     constexpr int D = KD.D;
-    static_assert(MAXDI >= 1 && MAXDI <= 2, "kernels reach one or two rows down");
-    static_assert(2 * K - 2 < 8, "the prefill reads at most 8 boundary words per row");
+    static_assert(wavefrontFits(KD, K), "kernels reach one or two rows down; the prefill reads 8 words per row");
 
     __shared__ int32_t sInput[256];
     __shared__ int2 sTarget[kMaxPalette];
@@ -338,26 +338,24 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
 
 using KernelFn = void (*)(PaletteWavefrontArgs);
 
+/// \brief The instance of kernel ID, or null for a kernel the strips do not handle (wavefrontFits).
+template <int ID, int NMAX>
+KernelFn paletteInstance() {
+    if constexpr (wavefrontFits(kernelDef(ID), minDelayOf(kernelDef(ID)) + PalettePolicy::kExtraDelay))
+        return &paletteKernel<ID, NMAX>;
+    else
+        return nullptr;
+}
+
+template <int NMAX, int... I>
+KernelFn paletteKernelForIdOf(int id, std::integer_sequence<int, I...>) {
+    KernelFn fn = nullptr;
+    (void)((id == I ? (fn = paletteInstance<I, NMAX>(), true) : false) || ...);
+    return fn;
+}
 template <int NMAX>
 KernelFn paletteKernelForId(int id) {
-    switch (id) {
-        case 0:
-            return &paletteKernel<0, NMAX>;
-        case 1:
-            return &paletteKernel<1, NMAX>;
-        case 2:
-            return &paletteKernel<2, NMAX>;
-        case 3:
-            return &paletteKernel<3, NMAX>;
-        case 4:
-            return &paletteKernel<4, NMAX>;
-        case 5:
-            return &paletteKernel<5, NMAX>;
-        case 6:
-            return &paletteKernel<6, NMAX>;
-        default:
-            return &paletteKernel<7, NMAX>;
-    }
+    return paletteKernelForIdOf<NMAX>(id, std::make_integer_sequence<int, kKernelCount>());
 }
 
 /// \brief The instance for a kernel and palette size: unrolled searches of 4, 8 or 16 entries, the loop above that.
@@ -383,10 +381,15 @@ __global__ void packRgbKernel(const uint8_t* r, const uint8_t* g, const uint8_t*
 
 int paletteStripRows() { return 32; }
 
+bool paletteWavefrontHasKernel(int kernelIndex) {
+    return kernelIndex >= 0 && kernelIndex < kKernelCount && paletteKernelFor(kernelIndex, 16) != nullptr;
+}
+
 cudaError_t launchPaletteWavefront(int kernelIndex, const PaletteWavefrontArgs& a, int smCount, cudaStream_t stream) {
     if (kernelIndex < 0 || kernelIndex >= kKernelCount || a.keys.size < 1 || a.keys.size > kMaxPalette)
         return cudaErrorInvalidValue;
     const KernelFn fn = paletteKernelFor(kernelIndex, a.keys.size);
+    if (!fn) return cudaErrorInvalidValue;
     const int strips = (a.strip.height + 31) / 32;
     int blocks = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
     if (blocks > smCount) blocks = smCount;

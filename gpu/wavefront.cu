@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "core/gpustrips.h"
 #include "gpu/devicecommon.cuh"
@@ -58,8 +59,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
     constexpr int M2 = MAXDI >= 2 ? 2 * K + maxDjOf(KD, 2) : 1;
     constexpr int ROWS = 32 * QS;
     constexpr int D = KD.D;
-    static_assert(MAXDI >= 1 && MAXDI <= 2, "kernels reach one or two rows down");
-    static_assert(2 * K - 2 < 8, "the prefill reads at most 8 boundary words per row");
+    static_assert(wavefrontFits(KD, K), "kernels reach one or two rows down; the prefill reads 8 words per row");
 
     extern __shared__ __align__(16) unsigned char smem[];
     int32_t* sLevel = reinterpret_cast<int32_t*>(smem);  // 4096
@@ -352,28 +352,25 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 
 using KernelFn = void (*)(WavefrontArgs);
 
-static_assert(kKernelCount == 8, "one general-form instance per kernel of core/kerneltable.h");
+/// \brief The general-form instance of kernel ID, or null for a kernel the strips do not handle (wavefrontFits).
+template <int ID, bool BIN>
+KernelFn generalInstance() {
+    if constexpr (wavefrontFits(kernelDef(ID), minDelayOf(kernelDef(ID)) + GeneralPolicy::kExtraDelay))
+        return &wavefrontKernel<ID, BIN>;
+    else
+        return nullptr;
+}
 
+/// \brief One general-form instance per kernel of core/kerneltable.h.
+template <bool BIN, int... I>
+KernelFn generalKernelOf(int id, std::integer_sequence<int, I...>) {
+    KernelFn fn = nullptr;
+    (void)((id == I ? (fn = generalInstance<I, BIN>(), true) : false) || ...);
+    return fn;
+}
 template <bool BIN>
 KernelFn generalKernel(int id) {
-    switch (id) {
-        case 0:
-            return &wavefrontKernel<0, BIN>;
-        case 1:
-            return &wavefrontKernel<1, BIN>;
-        case 2:
-            return &wavefrontKernel<2, BIN>;
-        case 3:
-            return &wavefrontKernel<3, BIN>;
-        case 4:
-            return &wavefrontKernel<4, BIN>;
-        case 5:
-            return &wavefrontKernel<5, BIN>;
-        case 6:
-            return &wavefrontKernel<6, BIN>;
-        default:
-            return &wavefrontKernel<7, BIN>;
-    }
+    return generalKernelOf<BIN>(id, std::make_integer_sequence<int, kKernelCount>());
 }
 
 KernelFn findKernel(int kernelIndex, WavefrontForm form, bool bin, bool gamma) {

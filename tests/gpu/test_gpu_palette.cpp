@@ -71,6 +71,12 @@ void exact(const Image& rgb, const Palette& pal, const EdParams& p) {
     Plane8 out;
     const Status s = gpu::paletteErrorDiffusion(rgb, pal, p, out);
     const std::string what = describe(rgb.width(), rgb.height(), pal, p);
+    if (findKernel(p.kernel)->maxDi() > 2) {
+        // the strips pass errors at most two rows down: unavailable, so runImage runs it on the CPU
+        check(s.isUnavailable() && gputest::contains(s.message(), "rows down"),
+              what + " left to the CPU: " + s.message());
+        return;
+    }
     if (!s) {
         check(false, what + ": " + s.message());
         return;

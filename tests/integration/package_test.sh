@@ -26,8 +26,10 @@ expect "./usr/lib/\(.*/\)\?halftone/halftone-io-oiio\.so$"
 root="$out/root"
 dpkg-deb -x "$deb" "$root"
 sample="$(ls "$root"/usr/share/halftone-studio/samples/*.png | head -n1)"
-if trace="$(LD_DEBUG=files "$root/usr/bin/halftone" "$sample" "$out/sample.pbm" 2>&1)" &&
-   grep -q "$root/usr/bin/../lib/.*halftone-io-oiio.so" <<<"$trace"; then
+# (LD_DEBUG_OUTPUT: the trace goes to files, since the program silences stderr while a decoder runs.)
+rm -f "$out"/ld-trace.*
+if LD_DEBUG=files LD_DEBUG_OUTPUT="$out/ld-trace" "$root/usr/bin/halftone" "$sample" "$out/sample.pbm" &&
+   trace="$(cat "$out"/ld-trace.*)" && grep -q "$root/usr/bin/../lib/.*halftone-io-oiio.so" <<<"$trace"; then
   echo "ok: the installed halftone loads its module from the package"
 else
   echo "FAIL: the installed halftone did not load the module from the package"; grep -m3 "halftone-io-oiio\|halftone:" <<<"$trace" || true; fail=1

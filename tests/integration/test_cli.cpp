@@ -837,7 +837,20 @@ void TestCli::pnmRunLoadsNoOpenImageIO() {
     // the OpenImageIO module nor OpenImageIO; a PNG run opens both (the check can tell them apart).
     const std::string in = path("lazy.pgm");
     QVERIFY(io::writeImage(in, Image::gray(test::randomPlane(37, 23, test::freshSeed("lazy io")))));
-    auto traced = [](const QStringList& args) { return runCliWithEnv(args, "LD_DEBUG", "files"); };
+    // The trace goes to files (LD_DEBUG_OUTPUT=PREFIX gives PREFIX.PID): the program silences stderr while a decoder
+    // runs, which would hide a module loaded for reading.
+    int traces = 0;
+    auto traced = [&](const QStringList& args) {
+        const QFileInfo prefix(QString::fromStdString(path("ld-trace-" + std::to_string(++traces))));
+        qputenv("LD_DEBUG_OUTPUT", prefix.absoluteFilePath().toLocal8Bit());
+        Run r = runCliWithEnv(args, "LD_DEBUG", "files");
+        qunsetenv("LD_DEBUG_OUTPUT");
+        for (const QFileInfo& f : prefix.absoluteDir().entryInfoList({prefix.fileName() + ".*"}, QDir::Files)) {
+            QFile file(f.absoluteFilePath());
+            if (file.open(QIODevice::ReadOnly)) r.err += QString::fromLocal8Bit(file.readAll());
+        }
+        return r;
+    };
     for (const QStringList& args :
          {QStringList{"--list-kernels"},
           QStringList{"--time", QString::fromStdString(in), QString::fromStdString(path("lazy.pbm"))},
@@ -852,6 +865,10 @@ void TestCli::pnmRunLoadsNoOpenImageIO() {
     QCOMPARE(png.exitCode, 0);
     QVERIFY2(png.err.contains("halftone-io-oiio") && png.err.contains("libOpenImageIO"),
              "a PNG output loads the module");
+    const Run pngIn = traced({QString::fromStdString(path("lazy.png")), QString::fromStdString(path("lazy3.pbm"))});
+    QCOMPARE(pngIn.exitCode, 0);
+    QVERIFY2(pngIn.err.contains("halftone-io-oiio") && pngIn.err.contains("libOpenImageIO"),
+             "a PNG input loads the module");
     // the stage times of --time: read, prepare, method, write
     const Run timed = runCli({"--time", QString::fromStdString(in), QString::fromStdString(path("lazy2.pbm"))});
     QCOMPARE(timed.exitCode, 0);

@@ -1,4 +1,6 @@
 // Every sequential ED/EC variant against the SPEC reference, bit for bit.
+#include <QFile>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include "core/errordiffusion.h"
@@ -15,6 +17,7 @@ private slots:
     void quantizerLevels();
     void quantizerTies();
     void minimalDelay();
+    void kernelsAreTheSpecTable();
     void variantsMatchReference_data();
     void variantsMatchReference();
     void registryRunsSameBits();
@@ -97,6 +100,43 @@ void TestErrorDiffusion::minimalDelay() {
     QCOMPARE(findKernel("jarvis")->minimalDelay(), 3);
     QCOMPARE(findKernel("sierra-lite")->minimalDelay(), 2);
     QCOMPARE(findKernel("atkinson")->minimalDelay(), 2);
+    // lower rows reaching two or three columns back, and Stevenson and Arce's three rows down
+    QCOMPARE(findKernel("fan")->minimalDelay(), 3);
+    QCOMPARE(findKernel("shiau-fan")->minimalDelay(), 3);
+    QCOMPARE(findKernel("shiau-fan2")->minimalDelay(), 4);
+    QCOMPARE(findKernel("stevenson-arce")->minimalDelay(), 4);
+    QCOMPARE(findKernel("stevenson-arce")->maxDi(), 3);
+    QCOMPARE(findKernel("hocevar-niger")->minimalDelay(), 2);
+}
+
+void TestErrorDiffusion::kernelsAreTheSpecTable() {
+    // docs/spec.md section 1 lists every kernel with its integers; the table in the code must be that table
+    QFile f(QStringLiteral(HALFTONE_SOURCE_DIR "/docs/spec.md"));
+    QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QString text = QString::fromUtf8(f.readAll());
+    const QRegularExpression row(QStringLiteral("^\\| `([a-z0-9-]+)`[^|]*\\|([^|]*)\\|\\s*(\\d+)\\s*\\|$"),
+                                 QRegularExpression::MultilineOption);
+    const QRegularExpression tap(QStringLiteral("\\((-?\\d+),(-?\\d+),(\\d+)\\)"));
+    int rows = 0;
+    for (auto m = row.globalMatch(text); m.hasNext();) {
+        const auto r = m.next();
+        const Kernel* k = findKernel(r.captured(1).toStdString());
+        QVERIFY2(k, qPrintable(r.captured(1)));
+        QCOMPARE(k->divisor, r.captured(3).toInt());
+        std::vector<Tap> taps;
+        for (auto t = tap.globalMatch(r.captured(2)); t.hasNext();) {
+            const auto c = t.next();
+            taps.push_back({c.captured(1).toInt(), c.captured(2).toInt(), c.captured(3).toInt()});
+        }
+        QCOMPARE(int(taps.size()), int(k->taps.size()));
+        for (size_t i = 0; i < taps.size(); ++i) {
+            QCOMPARE(taps[i].di, k->taps[i].di);
+            QCOMPARE(taps[i].dj, k->taps[i].dj);
+            QCOMPARE(taps[i].w, k->taps[i].w);
+        }
+        ++rows;
+    }
+    QCOMPARE(rows, int(kernels().size()));
 }
 
 void TestErrorDiffusion::variantsMatchReference_data() {

@@ -63,6 +63,7 @@ private slots:
     void realImages_data();
     void realImages();
     void tallImageManyBands();
+    void longDelayKernelsInTheInterior();
     void serpentineFallsBackExactly();
     void floatFloorDivisionIsExact();
     void progressAndFrontier();
@@ -191,6 +192,35 @@ void TestParallel::serpentineFallsBackExactly() {
         QVERIFY(runMethod(m.name == "trapezoid" ? "trapezoid" : "wavefront", m.simd, src, out, p, 2).isOk());
         QCOMPARE(out.data, ref.data);
     }
+}
+
+void TestParallel::longDelayKernelsInTheInterior() {
+    // The SIMD band's unchecked interior needs every row's 16 columns inside the image: sb >= k (bandRows - 1), so
+    // kernels of delay 4 (three columns back: shiau-fan2; three rows down: stevenson-arce) need images wider than
+    // 4 x 63 columns on the 64-row AVX-512 band. One wide image per such kernel, every path, two and 17 levels.
+    const Plane8 src = test::randomPlane(700, 150, test::freshSeed("long delay interior"));
+    int tested = 0;
+    for (const Kernel& k : kernels()) {
+        if (k.minimalDelay() < 4) continue;
+        for (int levels : {2, 17}) {
+            EdParams p;
+            p.kernel = k.name;
+            p.levels = levels;
+            const Plane8 ref = referenceErrorDiffusion(src, p);
+            for (const Method& m : methods()) {
+                Plane8 out;
+                const Status st = runMethod(m.name == "trapezoid" ? "trapezoid" : "wavefront", m.simd, src, out, p, 2);
+                QVERIFY2(st.isOk(), st.message().c_str());
+                QVERIFY2(out.data == ref.data, qPrintable(QString("%1 %2 L%3: %4")
+                                                              .arg(QString::fromStdString(m.name))
+                                                              .arg(QString::fromStdString(k.name))
+                                                              .arg(levels)
+                                                              .arg(firstDifference(out, ref))));
+                ++tested;
+            }
+        }
+    }
+    QVERIFY(tested >= 4);
 }
 
 void TestParallel::floatFloorDivisionIsExact() {

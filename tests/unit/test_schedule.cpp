@@ -7,6 +7,8 @@
 #include "core/gpustrips.h"
 #include "core/kernel.h"
 #include "core/parallel.h"
+#include "core/registry.h"
+#include "core/riemersma.h"
 #include "core/schedule.h"
 
 using namespace halftone;
@@ -14,6 +16,7 @@ using namespace halftone;
 class TestSchedule : public QObject {
     Q_OBJECT
 private slots:
+    void hilbertIsTheCurveOrder();
     void everyScheduleIsValid_data();
     void everyScheduleIsValid();
     void kDelayStepCount_data();
@@ -352,6 +355,26 @@ void TestSchedule::gpuWavefrontIsTheKernelsSchedule() {
             const int32_t step = int32_t(std::lower_bound(sorted.begin(), sorted.end(), label) - sorted.begin());
             QCOMPARE(s.pixelStep.at(i, j), step);
         }
+}
+
+void TestSchedule::hilbertIsTheCurveOrder() {
+    // Riemersma's dither runs along the generalised Hilbert curve: the schedule is that order, one pixel per step
+    for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {33, 17}, {1, 9}, {16, 16}, {5, 40}}) {
+        Schedule s;
+        QVERIFY(makeSchedule("hilbert", w, h, *findKernel("floyd-steinberg"), {}, s).isOk());
+        QCOMPARE(s.steps, w * h);
+        const auto order = curveOrder(w, h);
+        for (size_t t = 0; t < order.size(); ++t) QCOMPARE(s.pixelStep.at(order[t].first, order[t].second), int(t));
+        QVERIFY(verifySchedule(s, *findKernel("floyd-steinberg")).isOk());
+        // a raster order is not the curve: the check finds the first step that is not next to the one before
+        if (w > 2 && h > 2) {
+            Schedule raster = s;
+            for (int i = 0; i < h; ++i)
+                for (int j = 0; j < w; ++j) raster.pixelStep.at(i, j) = i * w + j;
+            QVERIFY(!verifySchedule(raster, *findKernel("floyd-steinberg")).isOk());
+        }
+    }
+    QCOMPARE(Registry::instance().find("riemersma", "hilbert")->schedule, std::string("hilbert"));
 }
 
 void TestSchedule::dotDiffusionRunsClassByClass_data() {
