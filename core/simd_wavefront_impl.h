@@ -86,9 +86,9 @@ struct Band {
 
     template <int HU>
     [[gnu::always_inline]] static inline void step(T (&hist)[NT][HS][NV], const T (&kr)[NV], const T (&hb)[NV],
-                                                   const T wv, int t, int u, const uint8_t* inRow, uint8_t* outRow,
-                                                   int32_t* lastE, const int32_t* b1, const int32_t* b2,
-                                                   const BandJob& job) {
+                                                   const T wv, int t, int u, const uint8_t* inRow, const int32_t* wRow,
+                                                   const int32_t* zRow, uint8_t* outRow, int32_t* lastE,
+                                                   const int32_t* b1, const int32_t* b2, const BandJob& job) {
         T s1[NV], s2[NV], s0[NV];
         for (int v = 0; v < NV; ++v) {
             bool any = false;
@@ -127,7 +127,7 @@ struct Band {
                 h = V::mullo(V::xorv(h, V::template srl<16>(h)), V::set1(int32_t(vt::kMix1)));
                 h = V::mullo(V::xorv(h, V::template srl<15>(h)), V::set1(int32_t(vt::kMix2)));
                 h = V::xorv(h, V::template srl<16>(h));
-                const T z = V::gather(job.modScale, bytes);
+                const T z = V::load(zRow + v * L);
                 dec = V::sub(s, V::template srl<14>(V::mullo(V::template srl<25>(h), z)));
             }
             T e, o;
@@ -144,7 +144,7 @@ struct Band {
             e = V::maskz(valid, e);
             if constexpr (var) {
                 // the sender's weights W_right | W_downLeft << 16, W_down = D - both (docs/spec.md section 1)
-                const T wp = V::gather(job.varWeights, bytes);
+                const T wp = V::load(wRow + v * L);
                 const T pr = V::mulw(e, V::andv(wp, V::set1(0xFFFF)));
                 const T pdl = V::mulw(e, V::template srl<16>(wp));
                 hist[0][HU][v] = pr;
@@ -160,14 +160,32 @@ struct Band {
         (void)u;
     }
 
+    /// Per-lane table values of the 16 staged steps (level-dependent kernels): the packed weights and Z(a), looked up
+    /// from the staged bytes once per chunk with plain loads (cheaper than a gather per step).
+    struct Staged {
+        alignas(64) int32_t w[var ? 16 : 1][var ? G : 1];
+        alignas(64) int32_t z[mod ? 16 : 1][mod ? G : 1];
+    };
+
     template <int U0, int... Us>
     [[gnu::always_inline]] static inline void steps16(T (&hist)[NT][HS][NV], const T (&kr)[NV], const T (&hb)[NV],
-                                                      const T wv, int sb, const uint8_t (*in)[G], uint8_t (*out)[G],
-                                                      int32_t (*lastE)[L], const int32_t* b1, const int32_t* b2,
-                                                      const BandJob& job) {
+                                                      const T wv, int sb, const uint8_t (*in)[G], const Staged& st,
+                                                      uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1,
+                                                      const int32_t* b2, const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
-        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, job);
-        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, out, lastE, b1, b2, job);
+        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], st.w[var ? U0 : 0], st.z[mod ? U0 : 0], out[U0], lastE[U0],
+                      b1 + U0, b2 + 2 * U0, job);
+        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, st, out, lastE, b1, b2, job);
+    }
+
+    static void stage(const uint8_t (*in)[G], Staged& st, const BandJob& job) {
+        if constexpr (var)
+            for (int s = 0; s < 16; ++s)
+                for (int r = 0; r < G; ++r) st.w[s][r] = job.varWeights[in[s][r]];
+        if constexpr (mod)
+            for (int s = 0; s < 16; ++s)
+                for (int r = 0; r < G; ++r) st.z[s][r] = job.modScale[in[s][r]];
+        (void)in, (void)st, (void)job;
     }
 
     static bool run(const BandJob& job) {
@@ -205,6 +223,7 @@ struct Band {
         };
         const T wv = V::set1(W);
         alignas(64) uint8_t in[16][G];
+        Staged staged;
         alignas(64) uint8_t out[16][G];
         alignas(64) int32_t lastE[16][L];
         alignas(64) int32_t b1[chunk + 16];
@@ -274,8 +293,9 @@ struct Band {
                 if (rows == G && sb - int64_t(k) * (G - 1) >= 0 && sb + 16 <= W) {
                     // interior: every row's 16 columns lie inside the image
                     for (int g = 0; g < G; g += 16) transposeInAt(inBase + g, sb, &in[0][g], G);
+                    stage(in, staged, job);
                     steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
-                        hist, kr, hb, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                        hist, kr, hb, wv, int(sb), in, staged, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
                     for (int g = 0; g < G; g += 16) transposeOutAt(&out[0][g], G, outBase + g, sb);
                     for (int d = 0; d < maxDi; ++d) {
                         int32_t* dstE = job.nextErr[d];
@@ -302,8 +322,9 @@ struct Band {
                     }
                 }
                 for (int g = 0; g < G; g += 16) transposeIn(inPtr + g, &in[0][g], G);
-                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, hb, wv, int(sb), in, out, lastE,
-                                                                              b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                stage(in, staged, job);
+                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
+                    hist, kr, hb, wv, int(sb), in, staged, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
                 bool partial[G];
                 for (int r = 0; r < G; ++r) {
                     const int64_t c0 = sb - int64_t(k) * r;
