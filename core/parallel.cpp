@@ -364,7 +364,7 @@ bool simdPathSupported(SimdPath p) {
     __builtin_cpu_init();
     switch (p) {
         case SimdPath::Avx512:
-            return __builtin_cpu_supports("avx512f");
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
         case SimdPath::Avx2:
             return __builtin_cpu_supports("avx2");
         case SimdPath::Sse:

@@ -34,6 +34,13 @@ template <class V, int Wt>
         return V::mullo(x, V::set1(Wt));
 }
 
+// Table lookups by byte stay plain loads: a vectoriser would turn them into gathers, which are slow on many processors.
+#if defined(__GNUC__) && !defined(__clang__)
+#define HALFTONE_SCALAR_LOOPS [[gnu::optimize("no-tree-vectorize")]]
+#else
+#define HALFTONE_SCALAR_LOOPS
+#endif
+
 template <int KID, int NV, class V>
 struct Band {
     static constexpr CKernel K = ckernel<KID>();
@@ -178,7 +185,7 @@ struct Band {
         if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, st, out, lastE, b1, b2, job);
     }
 
-    static void stage(const uint8_t (*in)[G], Staged& st, const BandJob& job) {
+    HALFTONE_SCALAR_LOOPS static void stage(const uint8_t (*in)[G], Staged& st, const BandJob& job) {
         if constexpr (var)
             for (int s = 0; s < 16; ++s)
                 for (int r = 0; r < G; ++r) st.w[s][r] = job.varWeights[in[s][r]];
