@@ -1,5 +1,5 @@
-// AVX-512 band kernel: 16 rows per vector, 4 vectors (64 rows) per band. Built with -mavx512f and
-// only called when the processor supports it (core/parallel.cpp checks at run time).
+// AVX-512 band kernel: 16 rows per vector, 4 vectors (64 rows) per band. Built with -mavx512f -mavx512bw and
+// only called when the processor supports both (core/parallel.cpp checks at run time).
 #include <immintrin.h>
 
 #include <cstring>
@@ -21,6 +21,9 @@ struct V512 {
     static T sub(T a, T b) { return _mm512_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm512_and_si512(a, b); }
     static T mullo(T a, T b) { return _mm512_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm512_xor_si512(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15: one 16-bit multiply-add (b's high half is zero), shorter than mullo
+    static T mulw(T a, T b) { return _mm512_madd_epi16(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm512_slli_epi32(a, N);
