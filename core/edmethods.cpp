@@ -10,7 +10,7 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     for (const Kernel& k : kernels()) names.push_back(k.name);
     ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
                                    "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
-                                   "Stucki, ...)");
+                                   "Stucki, ...; Ostromoukhov and Zhou-Fang change the weights with the input level)");
     kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"},
                            {"jarvis", "Jarvis, Judice and Ninke"},
                            {"stucki", "Stucki"},
@@ -18,7 +18,9 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
                            {"sierra", "Sierra"},
                            {"sierra2", "Sierra two-row"},
                            {"sierra-lite", "Sierra Lite"},
-                           {"atkinson", "Atkinson"}};
+                           {"atkinson", "Atkinson"},
+                           {"ostromoukhov", "Ostromoukhov (variable coefficients)"},
+                           {"zhou-fang", "Zhou-Fang (variable coefficients, threshold modulation)"}};
     std::vector<ParamSpec> specs = {
         kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
@@ -28,6 +30,11 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     if (withSerpentine)
         specs.push_back(boolParam("serpentine", "Serpentine scan", false,
                                   "odd rows right to left with mirrored taps (no wavefront parallelism)"));
+    ParamSpec seed = intParam("seed", "Noise seed", 0, 2147483647, 1,
+                              "seed of the threshold modulation's position noise (Zhou-Fang): the same seed gives the "
+                              "same image on every method and thread count");
+    seed.visibleWhen = "kernel=zhou-fang";
+    specs.push_back(seed);
     return specs;
 }
 
@@ -37,6 +44,7 @@ EdParams edParamsFrom(const ParamValues& v) {
     p.levels = int(v.getInt("levels", p.levels));
     p.linear = v.getBool("linear", false);
     p.serpentine = v.getBool("serpentine", false);
+    p.seed = uint32_t(v.getInt("seed", p.seed));
     return p;
 }
 
