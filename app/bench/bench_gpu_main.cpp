@@ -4,7 +4,7 @@
 //           [--no-shapes] [--kernels zhou-fang,jarvis | --no-kernels] [--palette 16,256 | --no-palette] [--no-verify]
 //           [--md FILE]
 // (--shapes names forms of the wavefront kernel; gpu::wavefrontForms() lists them; --kernels the other kernels the
-// wavefront also runs, ostromoukhov and zhou-fang by default; --palette the palette sizes of the palette rows, 16 by
+// wavefront also runs, zhou-fang by default; --palette the palette sizes of the palette rows, 16 by
 // default; --methods palette runs only those).
 #include <cstdio>
 #include <cstdlib>
