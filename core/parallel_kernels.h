@@ -29,6 +29,13 @@ inline constexpr CTap kSierraLite[] = {{0, 1, 2}, {1, -1, 1}, {1, 0, 1}};
 inline constexpr CTap kAtkinson[] = {{0, 1, 1}, {0, 2, 1}, {1, -1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 1}};
 
 inline constexpr int kKernelCount = 8;
+
+/// \brief The kernels whose weights depend on the input level (core/varkerneltable.h, checked in core/parallel.cpp),
+/// compiled as ids kKernelCount + v: their taps (w = 1: the band kernels keep W_t(a) E per tap, not E) and divisor.
+inline constexpr CTap kVarTaps[] = {{0, 1, 1}, {1, -1, 1}, {1, 0, 1}};
+inline constexpr int kVarDivisor = 1 << 14;
+inline constexpr int kVarKernelCount = 2;
+inline constexpr bool kVarModulated[kVarKernelCount] = {false, true};
 inline constexpr const char* kKernelNames[kKernelCount] = {"floyd-steinberg", "jarvis",  "stucki",      "burkes",
                                                            "sierra",          "sierra2", "sierra-lite", "atkinson"};
 
@@ -48,8 +55,10 @@ constexpr CKernel ckernel() {
         return {kSierra2, 7, 16};
     else if constexpr (Id == 6)
         return {kSierraLite, 3, 4};
-    else
+    else if constexpr (Id == 7)
         return {kAtkinson, 6, 8};
+    else
+        return {kVarTaps, 3, kVarDivisor};
 }
 
 /// \brief Smallest k with k*di + dj > 0 for every tap (Kasagi, Nakano and Ito's k-delay), at compile time.

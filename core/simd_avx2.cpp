@@ -21,6 +21,9 @@ struct V256 {
     static T sub(T a, T b) { return _mm256_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm256_and_si256(a, b); }
     static T mullo(T a, T b) { return _mm256_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm256_xor_si256(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15: one 16-bit multiply-add (b's high half is zero), shorter than mullo
+    static T mulw(T a, T b) { return _mm256_madd_epi16(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm256_slli_epi32(a, N);

@@ -21,6 +21,9 @@ struct V512 {
     static T sub(T a, T b) { return _mm512_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm512_and_si512(a, b); }
     static T mullo(T a, T b) { return _mm512_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm512_xor_si512(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15 (a level-dependent weight times an error)
+    static T mulw(T a, T b) { return _mm512_mullo_epi32(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm512_slli_epi32(a, N);

@@ -26,7 +26,9 @@ struct VS {
     HT_AI T add(T a, T b) { HT_LOOP(a.v[i] + b.v[i]); }
     HT_AI T sub(T a, T b) { HT_LOOP(a.v[i] - b.v[i]); }
     HT_AI T andv(T a, T b) { HT_LOOP(a.v[i] & b.v[i]); }
-    HT_AI T mullo(T a, T b) { HT_LOOP(a.v[i] * b.v[i]); }
+    HT_AI T mullo(T a, T b) { HT_LOOP(int32_t(uint32_t(a.v[i]) * uint32_t(b.v[i]))); }
+    HT_AI T xorv(T a, T b) { HT_LOOP(a.v[i] ^ b.v[i]); }
+    HT_AI T mulw(T a, T b) { HT_LOOP(a.v[i] * b.v[i]); }
     template <int N>
     HT_AI T shl(T a) {
         HT_LOOP(int32_t(uint32_t(a.v[i]) << N));

@@ -21,6 +21,9 @@ struct V128 {
     static T sub(T a, T b) { return _mm_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm_and_si128(a, b); }
     static T mullo(T a, T b) { return _mm_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm_xor_si128(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15: one 16-bit multiply-add (b's high half is zero), shorter than mullo
+    static T mulw(T a, T b) { return _mm_madd_epi16(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm_slli_epi32(a, N);

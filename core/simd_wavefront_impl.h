@@ -51,12 +51,17 @@ struct Band {
         return m;
     }();
     static_assert(maxDi <= 2 && maxDi <= L, "band kernel handles taps reaching at most two rows up");
+    /// A level-dependent kernel (docs/spec.md section 1): the history keeps W_t(a) E per tap t, made by the sender
+    /// from its own input byte, so the receiver only adds (the taps' w is 1).
+    static constexpr bool var = KID >= kKernelCount;
+    static constexpr bool mod = var && kVarModulated[var ? KID - kKernelCount : 0];
+    static constexpr int NT = var ? K.count : 1;  ///< history rings: errors, or one per tap
     using T = typename V::T;
     using M = typename V::M;
 
     // Weighted sum over the taps with row offset DI, from the history ring at step phase HU.
     template <int DI, int HU, int I = 0>
-    [[gnu::always_inline]] static inline T tapSum(const T (&hist)[HS][NV], int v, T acc, bool& any) {
+    [[gnu::always_inline]] static inline T tapSum(const T (&hist)[NT][HS][NV], int v, T acc, bool& any) {
         if constexpr (I == K.count) {
             return acc;
         } else {
@@ -64,7 +69,7 @@ struct Band {
             if constexpr (tp.di == DI) {
                 constexpr int lag = tp.dj + k * tp.di;
                 constexpr int slot = ((HU - lag) % HS + HS) % HS;
-                const T term = mulConst<V, tp.w>(hist[slot][v]);
+                const T term = mulConst<V, tp.w>(hist[var ? I : 0][slot][v]);
                 acc = any ? V::add(acc, term) : term;
                 any = true;
             }
@@ -80,9 +85,10 @@ struct Band {
     }
 
     template <int HU>
-    [[gnu::always_inline]] static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u,
-                                                   const uint8_t* inRow, uint8_t* outRow, int32_t* lastE,
-                                                   const int32_t* b1, const int32_t* b2, const BandJob& job) {
+    [[gnu::always_inline]] static inline void step(T (&hist)[NT][HS][NV], const T (&kr)[NV], const T (&hb)[NV],
+                                                   const T wv, int t, int u, const uint8_t* inRow, uint8_t* outRow,
+                                                   int32_t* lastE, const int32_t* b1, const int32_t* b2,
+                                                   const BandJob& job) {
         T s1[NV], s2[NV], s0[NV];
         for (int v = 0; v < NV; ++v) {
             bool any = false;
@@ -113,19 +119,41 @@ struct Band {
             else
                 q = V::template floorDiv<D>(acc);
             const T s = V::add(a, q);
+            T dec = s;  // the value the level is chosen from
+            if constexpr (mod) {
+                // Zhou and Fang's perturbation P = (u Z(a)) >> 14, u the top 7 bits of the hash of (i, j, seed)
+                namespace vt = varkerneltable;
+                T h = V::add(hb[v], V::set1(int32_t(uint32_t(t) * vt::kHashCol)));
+                h = V::mullo(V::xorv(h, V::template srl<16>(h)), V::set1(int32_t(vt::kMix1)));
+                h = V::mullo(V::xorv(h, V::template srl<15>(h)), V::set1(int32_t(vt::kMix2)));
+                h = V::xorv(h, V::template srl<16>(h));
+                const T z = V::gather(job.modScale, bytes);
+                dec = V::sub(s, V::template srl<14>(V::mullo(V::template srl<25>(h), z)));
+            }
             T e, o;
             if (job.binary) {
-                const M m = V::gt(s, V::set1(job.threshold0));
+                const M m = V::gt(dec, V::set1(job.threshold0));
                 e = V::subIf(m, s, V::set1(job.binaryTarget1));
                 o = V::maskz(m, V::set1(job.binaryValue1));
             } else {
-                const T ent = V::gather(job.levelLut, V::clamp(s, 0, 4080));
+                const T ent = V::gather(job.levelLut, V::clamp(dec, 0, 4080));
                 e = V::sub(s, V::andv(ent, V::set1(0xFFFF)));
                 o = V::template srl<16>(ent);
             }
             const M valid = V::validCol(V::sub(tv, kr[v]), wv);
             e = V::maskz(valid, e);
-            hist[HU][v] = e;
+            if constexpr (var) {
+                // the sender's weights W_right | W_downLeft << 16, W_down = D - both (docs/spec.md section 1)
+                const T wp = V::gather(job.varWeights, bytes);
+                const T pr = V::mulw(e, V::andv(wp, V::set1(0xFFFF)));
+                const T pdl = V::mulw(e, V::template srl<16>(wp));
+                hist[0][HU][v] = pr;
+                hist[1][HU][v] = pdl;
+                hist[2][HU][v] = V::sub(V::sub(V::template shl<log2i(D)>(e), pr), pdl);
+            } else {
+                (void)hb;
+                hist[0][HU][v] = e;
+            }
             V::storeBytes(outRow + v * L, o);
             if (v == NV - 1) V::store(lastE, e);
         }
@@ -133,12 +161,13 @@ struct Band {
     }
 
     template <int U0, int... Us>
-    [[gnu::always_inline]] static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb,
-                                                      const uint8_t (*in)[G], uint8_t (*out)[G], int32_t (*lastE)[L],
-                                                      const int32_t* b1, const int32_t* b2, const BandJob& job) {
+    [[gnu::always_inline]] static inline void steps16(T (&hist)[NT][HS][NV], const T (&kr)[NV], const T (&hb)[NV],
+                                                      const T wv, int sb, const uint8_t (*in)[G], uint8_t (*out)[G],
+                                                      int32_t (*lastE)[L], const int32_t* b1, const int32_t* b2,
+                                                      const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
-        step<U0 % HS>(hist, kr, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, job);
-        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, wv, sb, in, out, lastE, b1, b2, job);
+        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, job);
+        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, out, lastE, b1, b2, job);
     }
 
     static bool run(const BandJob& job) {
@@ -146,15 +175,34 @@ struct Band {
         const int rows = job.rows;
         const int64_t total = ((int64_t(W) + int64_t(k) * (G - 1)) + 15) / 16 * 16;
         const int chunk = 256;
-        T hist[HS][NV];
-        for (int h = 0; h < HS; ++h)
-            for (int v = 0; v < NV; ++v) hist[h][v] = V::zero();
+        T hist[NT][HS][NV];
+        for (int n = 0; n < NT; ++n)
+            for (int h = 0; h < HS; ++h)
+                for (int v = 0; v < NV; ++v) hist[n][h][v] = V::zero();
         T kr[NV];
+        T hb[NV];  // the noise hash of lane r less its column term: (i0 + r) C_row - k r C_col + seed C_seed
         {
             alignas(64) int32_t tmp[G];
             for (int r = 0; r < G; ++r) tmp[r] = r < rows ? k * r : 0x40000000;
             for (int v = 0; v < NV; ++v) kr[v] = V::load(tmp + v * L);
+            namespace vt = varkerneltable;
+            for (int r = 0; r < G; ++r)
+                tmp[r] = int32_t(uint32_t(job.firstRow + r) * vt::kHashRow - uint32_t(k * r) * vt::kHashCol +
+                                 job.seed * vt::kHashSeed);
+            for (int v = 0; v < NV; ++v) hb[v] = V::load(tmp + v * L);
         }
+        // weight of tap I for the source at column c of the row above the band (W_t(a) of its byte when
+        // level-dependent)
+        const uint8_t* inAbove = job.src - job.srcStride;  // read only while prevErr[0] is set (the band above exists)
+        auto tapW = [&](int I, int64_t c) -> int32_t {
+            if constexpr (var) {
+                const int32_t wp = job.varWeights[inAbove[c]];
+                return I == 0 ? (wp & 0xFFFF) : (I == 1 ? (wp >> 16) : D - (wp & 0xFFFF) - (wp >> 16));
+            } else {
+                (void)c;
+                return K.taps[I].w;
+            }
+        };
         const T wv = V::set1(W);
         alignas(64) uint8_t in[16][G];
         alignas(64) uint8_t out[16][G];
@@ -188,7 +236,7 @@ struct Band {
                 for (int64_t t = lo; t < hi; ++t) {
                     int32_t a1 = 0, a20 = 0, a21 = 0;
                     [&]<int... I>(IntSeq<I...>) {
-                        ((K.taps[I].di == 1 ? (a1 += K.taps[I].w * e1[t - K.taps[I].dj]) : 0), ...);
+                        ((K.taps[I].di == 1 ? (a1 += tapW(I, t - K.taps[I].dj) * e1[t - K.taps[I].dj]) : 0), ...);
                         ((K.taps[I].di == 2 ? (a20 += K.taps[I].w * e2[t - K.taps[I].dj],
                                                a21 += K.taps[I].w * e1[t - k - K.taps[I].dj])
                                             : 0),
@@ -210,7 +258,7 @@ struct Band {
                     const CTap tp = K.taps[i];
                     if (tp.di == 1) {
                         const int64_t c = t - tp.dj;
-                        if (job.prevErr[0] && c >= 0 && c < W) a1 += tp.w * job.prevErr[0][c];
+                        if (job.prevErr[0] && c >= 0 && c < W) a1 += tapW(i, c) * job.prevErr[0][c];
                     } else if (tp.di == 2) {
                         const int64_t c0 = t - tp.dj;
                         if (job.prevErr[1] && c0 >= 0 && c0 < W) a20 += tp.w * job.prevErr[1][c0];
@@ -227,7 +275,7 @@ struct Band {
                     // interior: every row's 16 columns lie inside the image
                     for (int g = 0; g < G; g += 16) transposeInAt(inBase + g, sb, &in[0][g], G);
                     steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
-                        hist, kr, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
+                        hist, kr, hb, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), job);
                     for (int g = 0; g < G; g += 16) transposeOutAt(&out[0][g], G, outBase + g, sb);
                     for (int d = 0; d < maxDi; ++d) {
                         int32_t* dstE = job.nextErr[d];
@@ -254,7 +302,7 @@ struct Band {
                     }
                 }
                 for (int g = 0; g < G; g += 16) transposeIn(inPtr + g, &in[0][g], G);
-                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, wv, int(sb), in, out, lastE,
+                steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, hb, wv, int(sb), in, out, lastE,
                                                                               b1 + (sb - t0), b2 + 2 * (sb - t0), job);
                 bool partial[G];
                 for (int r = 0; r < G; ++r) {
@@ -309,4 +357,7 @@ inline void fillPath(SimdPathInfo& info) {
     info.kernels[5] = &Band<5, NV, V>::run;
     info.kernels[6] = &Band<6, NV, V>::run;
     info.kernels[7] = &Band<7, NV, V>::run;
+    static_assert(kVarKernelCount == 2, "one band kernel per level-dependent kernel");
+    info.varKernels[0] = &Band<kKernelCount, NV, V>::run;
+    info.varKernels[1] = &Band<kKernelCount + 1, NV, V>::run;
 }

@@ -269,14 +269,18 @@ constexpr bool allWeightsValid() {
 }
 static_assert(allWeightsValid(), "every weight is >= 0 and every strength in 0..100");
 
+/// \brief The constants of the position hash: multipliers of row, column and seed, and the finaliser's two.
+inline constexpr uint32_t kHashRow = 0x8DA6B343u, kHashCol = 0xD8163841u, kHashSeed = 0xCB1AB31Fu;
+inline constexpr uint32_t kMix1 = 0x7FEB352Du, kMix2 = 0x846CA68Bu;
+
 /// \brief The position hash of the threshold modulation: 32 bits from row i, column j and the seed (all arithmetic
 /// modulo 2^32; the finaliser is Wellons' "lowbias32").
 HALFTONE_VK_HD constexpr uint32_t noiseHash(uint32_t i, uint32_t j, uint32_t seed) {
-    uint32_t h = i * 0x8DA6B343u + j * 0xD8163841u + seed * 0xCB1AB31Fu;
+    uint32_t h = i * kHashRow + j * kHashCol + seed * kHashSeed;
     h ^= h >> 16;
-    h *= 0x7FEB352Du;
+    h *= kMix1;
     h ^= h >> 15;
-    h *= 0x846CA68Bu;
+    h *= kMix2;
     h ^= h >> 16;
     return h;
 }

@@ -90,11 +90,10 @@ void TestParallel::matchesReference_data() {
                                           {31, 33}, {17, 70}, {257, 129}, {61, 200}};
     for (const Method& m : methods())
         for (const Kernel& k : kernels())
-            if (!k.levelDependent())  // level-dependent kernels: see the sequential tests
-                for (const auto& s : sizes)
-                    QTest::addRow("%s/%s/%dx%d", m.name.c_str(), k.name.c_str(), s.first, s.second)
-                        << QString::fromStdString(m.name) << int(m.simd) << QString::fromStdString(k.name) << s.first
-                        << s.second;
+            for (const auto& s : sizes)
+                QTest::addRow("%s/%s/%dx%d", m.name.c_str(), k.name.c_str(), s.first, s.second)
+                    << QString::fromStdString(m.name) << int(m.simd) << QString::fromStdString(k.name) << s.first
+                    << s.second;
 }
 
 void TestParallel::matchesReference() {

@@ -1,6 +1,7 @@
 // The kernels whose weights depend on the input level (Ostromoukhov; Zhou and Fang; docs/spec.md section 1): their
 // tables against the published numbers, the noise hash against the SPEC's values, and every CPU variant against
-// referenceErrorDiffusion bit for bit on awkward sizes and the real images, raster and serpentine, 2, 3 and 256
+// referenceErrorDiffusion bit for bit (sequential ED and EC with and without register caching, trapezoid blocks,
+// the wavefront on every SIMD path) on awkward sizes and the real images, raster and serpentine, 2, 3 and 256
 // levels, gamma and linear light.
 #include <QtTest>
 
@@ -38,6 +39,23 @@ std::vector<Variant> variants() {
     for (const auto& [name, which] : seq)
         v.push_back(
             {name, [which](const Plane8& s, Plane8& d, const EdParams& p) { return errorDiffuse(s, d, p, which); }});
+    // Deshpande, Misra and Narayanan's trapezoid blocks, small blocks so that even small images have many
+    v.push_back({"ec/trapezoid", [](const Plane8& s, Plane8& d, const EdParams& p) {
+                     ParallelOptions o;
+                     o.threads = 3;
+                     o.blockWidth = 9;
+                     o.blockHeight = 5;
+                     return trapezoidErrorDiffusion(s, d, p, o);
+                 }});
+    // the wavefront bands on every instruction-set path this processor has
+    for (SimdPath path : supportedSimdPaths())
+        v.push_back(
+            {std::string("ec/wavefront/") + toString(path), [path](const Plane8& s, Plane8& d, const EdParams& p) {
+                 ParallelOptions o;
+                 o.threads = 2;
+                 o.simd = path;
+                 return wavefrontErrorDiffusion(s, d, p, o);
+             }});
     return v;
 }
 
