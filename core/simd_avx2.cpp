@@ -13,6 +13,7 @@ struct V256 {
     using T = __m256i;
     using M = __m256i;
     static constexpr int L = 8;
+    static constexpr bool kLookup128 = false;  ///< no in-register 128-entry table lookup
     static T zero() { return _mm256_setzero_si256(); }
     static T set1(int x) { return _mm256_set1_epi32(x); }
     static T load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }

@@ -19,6 +19,7 @@ struct VS {
     };
     using M = T;
     static constexpr int L = 4;
+    static constexpr bool kLookup128 = false;  ///< no in-register 128-entry table lookup
     HT_AI T zero() { return T{{0, 0, 0, 0}}; }
     HT_AI T set1(int x) { return T{{x, x, x, x}}; }
     HT_AI T load(const int32_t* p) { HT_LOOP(p[i]); }

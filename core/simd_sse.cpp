@@ -13,6 +13,7 @@ struct V128 {
     using T = __m128i;
     using M = __m128i;
     static constexpr int L = 4;
+    static constexpr bool kLookup128 = false;  ///< no in-register 128-entry table lookup
     static T zero() { return _mm_setzero_si128(); }
     static T set1(int x) { return _mm_set1_epi32(x); }
     static T load(const int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }

@@ -64,6 +64,9 @@ struct Band {
     static constexpr bool var = KID >= kKernelCount;
     static constexpr bool mod = var && kVarModulated[var ? KID - kKernelCount : 0];
     static constexpr int NT = var ? K.count : 1;  ///< history rings: errors, or one per tap
+    /// The per-level tables are symmetric (level a uses row min(a, 255 - a)): looked up in registers where the
+    /// instruction set can (AVX-512), else staged per chunk with plain loads.
+    static constexpr bool vlut = var && V::kLookup128;
     using T = typename V::T;
     using M = typename V::M;
 
@@ -142,7 +145,11 @@ struct Band {
                 h = V::mullo(V::xorv(h, V::template srl<16>(h)), V::set1(int32_t(vt::kMix1)));
                 h = V::mullo(V::xorv(h, V::template srl<15>(h)), V::set1(int32_t(vt::kMix2)));
                 h = V::xorv(h, V::template srl<16>(h));
-                const T z = V::load(zRow + v * L);
+                T z;
+                if constexpr (vlut)
+                    z = V::lookup128(job.modScale, V::minv(bytes, V::sub(V::set1(255), bytes)));
+                else
+                    z = V::load(zRow + v * L);
                 dec = V::sub(s, V::template srl<14>(V::mullo(V::template srl<25>(h), z)));
             }
             T e, o;
@@ -159,7 +166,11 @@ struct Band {
             e = V::maskz(valid, e);
             if constexpr (var) {
                 // the sender's weights W_right | W_downLeft << 16, W_down = D - both (docs/spec.md section 1)
-                const T wp = V::load(wRow + v * L);
+                T wp;
+                if constexpr (vlut)
+                    wp = V::lookup128(job.varWeights, V::minv(bytes, V::sub(V::set1(255), bytes)));
+                else
+                    wp = V::load(wRow + v * L);
                 const T pr = V::mulw(e, V::andv(wp, V::set1(0xFFFF)));
                 const T pdl = V::mulw(e, V::template srl<16>(wp));
                 hist[0][HU][v] = pr;
@@ -178,8 +189,8 @@ struct Band {
     /// Per-lane table values of the 16 staged steps (level-dependent kernels): the packed weights and Z(a), looked up
     /// from the staged bytes once per chunk with plain loads (cheaper than a gather per step).
     struct Staged {
-        alignas(64) int32_t w[var ? 16 : 1][var ? G : 1];
-        alignas(64) int32_t z[mod ? 16 : 1][mod ? G : 1];
+        alignas(64) int32_t w[var && !vlut ? 16 : 1][var && !vlut ? G : 1];
+        alignas(64) int32_t z[mod && !vlut ? 16 : 1][mod && !vlut ? G : 1];
     };
 
     template <int U0, int... Us>
@@ -188,18 +199,24 @@ struct Band {
                                                       uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1,
                                                       const int32_t* b2, const int32_t* b3, const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
-        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], st.w[var ? U0 : 0], st.z[mod ? U0 : 0], out[U0], lastE[U0],
-                      b1 + U0, b2 + 2 * U0, b3 + 3 * U0, job);
+        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], st.w[var && !vlut ? U0 : 0], st.z[mod && !vlut ? U0 : 0],
+                      out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, b3 + 3 * U0, job);
         if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, st, out, lastE, b1, b2, b3, job);
     }
 
     HALFTONE_SCALAR_LOOPS static void stage(const uint8_t (*in)[G], Staged& st, const BandJob& job) {
-        if constexpr (var)
+        if constexpr (vlut) {
+        } else if constexpr (mod) {
+            for (int s = 0; s < 16; ++s)
+                for (int r = 0; r < G; ++r) {
+                    const uint8_t a = in[s][r];
+                    st.w[s][r] = job.varWeights[a];
+                    st.z[s][r] = job.modScale[a];
+                }
+        } else if constexpr (var) {
             for (int s = 0; s < 16; ++s)
                 for (int r = 0; r < G; ++r) st.w[s][r] = job.varWeights[in[s][r]];
-        if constexpr (mod)
-            for (int s = 0; s < 16; ++s)
-                for (int r = 0; r < G; ++r) st.z[s][r] = job.modScale[in[s][r]];
+        }
         (void)in, (void)st, (void)job;
     }
 
