@@ -10,7 +10,7 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     for (const Kernel& k : kernels()) names.push_back(k.name);
     ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
                                    "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
-                                   "Stucki, ...)");
+                                   "Stucki, ...; Ostromoukhov and Zhou-Fang change the weights with the input level)");
     kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"},
                            {"jarvis", "Jarvis, Judice and Ninke"},
                            {"stucki", "Stucki"},
@@ -23,7 +23,9 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
                            {"shiau-fan", "Shiau-Fan"},
                            {"shiau-fan2", "Shiau-Fan (five cells)"},
                            {"stevenson-arce", "Stevenson-Arce"},
-                           {"hocevar-niger", "Hocevar-Niger"}};
+                           {"hocevar-niger", "Hocevar-Niger"},
+                           {"ostromoukhov", "Ostromoukhov (variable coefficients)"},
+                           {"zhou-fang", "Zhou-Fang (variable coefficients, threshold modulation)"}};
     std::vector<ParamSpec> specs = {
         kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
@@ -33,6 +35,11 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     if (withSerpentine)
         specs.push_back(boolParam("serpentine", "Serpentine scan", false,
                                   "odd rows right to left with mirrored taps (no wavefront parallelism)"));
+    ParamSpec seed = intParam("seed", "Noise seed", 0, 2147483647, 1,
+                              "seed of the threshold modulation's position noise (Zhou-Fang): the same seed gives the "
+                              "same image on every method and thread count");
+    seed.visibleWhen = "kernel=zhou-fang";
+    specs.push_back(seed);
     return specs;
 }
 
@@ -42,6 +49,7 @@ EdParams edParamsFrom(const ParamValues& v) {
     p.levels = int(v.getInt("levels", p.levels));
     p.linear = v.getBool("linear", false);
     p.serpentine = v.getBool("serpentine", false);
+    p.seed = uint32_t(v.getInt("seed", p.seed));
     return p;
 }
 
@@ -68,10 +76,12 @@ MethodInfo sequential(const char* method, const char* variant, EdVariant which, 
 
 }  // namespace
 
-bool edRunsInPlace(const ParamValues&) {
+bool edRunsInPlace(const ParamValues& values) {
     // Every CPU error-diffusion path reads a pixel's input once, when the pixel is visited, and keeps errors in
-    // buffers of its own: the output may overwrite the input.
-    return true;
+    // buffers of its own: the output may overwrite the input. A level-dependent kernel also reads the input levels
+    // of the pixels that sent their errors (docs/spec.md section 1), which the output would have overwritten.
+    const Kernel* k = findKernel(values.getText("kernel", "floyd-steinberg"));
+    return k && !k->levelDependent();
 }
 
 void registerErrorDiffusionMethods(Registry& r) {

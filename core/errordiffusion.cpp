@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <iterator>
 #include <cstdint>
 #include <vector>
 
 #include "core/kerneltable.h"
 #include "core/quantizer.h"
+#include "core/varkerneltable.h"
 
 namespace halftone {
 
@@ -29,13 +31,21 @@ Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params) {
         for (int n = 0; n < w; ++n) {
             const int j = odd(i) ? w - 1 - n : n;
             int32_t acc = 0;
-            for (const Tap& t : kernel->taps) {
-                const int si = i - t.di;
-                const int sj = j - (odd(si) ? -t.dj : t.dj);
-                if (si >= 0 && sj >= 0 && sj < w) acc += t.w * err.at(si, sj);
+            for (size_t t = 0; t < kernel->taps.size(); ++t) {
+                const Tap& tap = kernel->taps[t];
+                const int si = i - tap.di;
+                const int sj = j - (odd(si) ? -tap.dj : tap.dj);
+                // the weight is the sending pixel's: W_t(a_q) for a level-dependent kernel
+                if (si >= 0 && sj >= 0 && sj < w) acc += kernel->weight(t, src.at(si, sj)) * err.at(si, sj);
             }
             const int32_t s = q.input(src.at(i, j)) + floorDiv(acc + d / 2, d);
-            const int k = q.level(s);
+            int32_t decide = s;
+            if (kernel->modulated()) {
+                const int u = varkerneltable::noiseU(uint32_t(i), uint32_t(j), params.seed);
+                const int z = varkerneltable::modulationScale(kernel->strength(src.at(i, j)), params.levels);
+                decide = s - varkerneltable::perturbation(u, z);
+            }
+            const int k = q.level(decide);
             out.at(i, j) = q.values()[size_t(k)];
             err.at(i, j) = s - q.targets()[size_t(k)];
         }
@@ -52,12 +62,43 @@ template <int Id>
 struct TableKernel {
     static constexpr const kerneltable::KernelDef& def = kerneltable::kKernels[Id];
     static constexpr int divisor = def.divisor;
+    static constexpr bool var = false;
+    static constexpr bool modulated = false;
     static constexpr std::array<Tap, size_t(def.count)> taps = [] {
         std::array<Tap, size_t(def.count)> t{};
         for (int i = 0; i < def.count; ++i) t[size_t(i)] = Tap{def.taps[i].di, def.taps[i].dj, def.taps[i].w};
         return t;
     }();
 };
+
+/// A level-dependent kernel (docs/spec.md section 1): the three taps of core/varkerneltable.h, weights per source
+/// level.
+template <int Id>
+struct KVar {
+    static constexpr int divisor = varkerneltable::kDivisor;
+    static constexpr Tap taps[] = {{0, 1, 0}, {1, -1, 0}, {1, 0, 0}};
+    static constexpr bool var = true;
+    static constexpr bool modulated = varkerneltable::kVarKernels[Id].modulated;
+    static constexpr const varkerneltable::VarKernelDef& def = varkerneltable::kVarKernels[Id];
+};
+static_assert(varkerneltable::kTapDi[0] == 0 && varkerneltable::kTapDj[0] == 1 && varkerneltable::kTapDi[1] == 1 &&
+                  varkerneltable::kTapDj[1] == -1 && varkerneltable::kTapDi[2] == 1 && varkerneltable::kTapDj[2] == 0,
+              "KVar's taps are core/varkerneltable.h's");
+
+template <class K>
+inline constexpr int kTapCount = int(std::size(K::taps));
+
+/// Weight of tap `ti` of kernel K for a source pixel of input `a` (the fixed weight for a fixed kernel).
+template <class K>
+[[gnu::always_inline]] inline int tapWeight(int ti, uint8_t a) {
+    if constexpr (K::var) {
+        const varkerneltable::LevelWeights& w = K::def.w[a];
+        return ti == 0 ? w.right : (ti == 1 ? w.downLeft : w.down);
+    } else {
+        (void)a;
+        return K::taps[ti].w;
+    }
+}
 
 template <class K>
 struct Shape {
@@ -98,6 +139,12 @@ Status withKernelOf(const Kernel& k, F& f, std::integer_sequence<int, I...>) {
 }
 template <class F>
 Status withKernel(const Kernel& k, F&& f) {
+    if (k.levelDependent()) {
+        static_assert(varkerneltable::kVarCount == 2, "one compiled form per level-dependent kernel");
+        if (k.levelTable == &varkerneltable::kVarKernels[0]) return f(KVar<0>{});
+        if (k.levelTable == &varkerneltable::kVarKernels[1]) return f(KVar<1>{});
+        return Status::error("kernel '" + k.name + "' has no compiled form");
+    }
     return withKernelOf(k, f, std::make_integer_sequence<int, kerneltable::kCount>());
 }
 
@@ -135,7 +182,25 @@ struct Common {
     const FastLevels& lv;
     const EdParams& p;
     const RunControl& rc;
+    const int32_t* modScale;  ///< Z(a) of the threshold modulation (docs/spec.md section 1), 256 entries
 };
+
+/// The value the level is chosen from: S, less Zhou and Fang's perturbation P(i, j) for a modulated kernel.
+template <class K>
+[[gnu::always_inline]] inline int32_t decision(const Common& c, int32_t s, int i, int j, uint8_t a) {
+    if constexpr (K::modulated) {
+        const int u = varkerneltable::noiseU(uint32_t(i), uint32_t(j), c.p.seed);
+        return s - varkerneltable::perturbation(u, c.modScale[a]);
+    } else {
+        (void)c, (void)i, (void)j, (void)a;
+        return s;
+    }
+}
+
+/// Row r of the input, for the source bytes of a level-dependent kernel (any row when r is outside: its errors are 0).
+inline const uint8_t* inputRow(const Plane8& src, int r) { return src.row(r >= 0 && r < src.height ? r : 0); }
+/// Column j clamped into the row (outside the image the error is 0, so any byte gives the same sum).
+inline int clampCol(int j, int w) { return j < 0 ? 0 : (j >= w ? w - 1 : j); }
 
 // Plain ED (Kasagi, Nakano and Ito's ED): a full int32 accumulator plane with margins, scatter to every receiver.
 template <class K>
@@ -153,11 +218,14 @@ Status diffusionPlain(const Common& c) {
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             const int32_t s = c.q.input(in[j]) + S::divide(base[j]);
-            const int k = c.lv.level(s);
+            const int k = c.lv.level(decision<K>(c, s, i, j, in[j]));
             out[j] = c.q.values()[size_t(k)];
             const int32_t e = s - c.q.targets()[size_t(k)];
 #pragma GCC unroll 16
-            for (const Tap& t : K::taps) base[ptrdiff_t(t.di) * ptrdiff_t(stride) + j + dir * t.dj] += t.w * e;
+            for (int ti = 0; ti < kTapCount<K>; ++ti) {
+                const Tap& t = K::taps[ti];
+                base[ptrdiff_t(t.di) * ptrdiff_t(stride) + j + dir * t.dj] += tapWeight<K>(ti, in[j]) * e;
+            }
         }
         if ((i & 63) == 63) c.rc.report(double(i + 1) / h);
     }
@@ -178,13 +246,22 @@ Status collectionPlain(const Common& c) {
         uint8_t* out = c.dst.row(i);
         int32_t* base = err.data() + size_t(i + top) * stride + size_t(m);
         int dirs[4] = {dir, dirOf(c.p, i - 1), dirOf(c.p, i - 2), dirOf(c.p, i - 3)};
+        const uint8_t* ins[4] = {in, inputRow(c.src, i - 1), inputRow(c.src, i - 2), inputRow(c.src, i - 3)};
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t a = 0;
 #pragma GCC unroll 16
-            for (const Tap& t : K::taps) a += t.w * base[-ptrdiff_t(t.di) * ptrdiff_t(stride) + j - dirs[t.di] * t.dj];
+            for (int ti = 0; ti < kTapCount<K>; ++ti) {
+                const Tap& t = K::taps[ti];
+                const int col = j - dirs[t.di] * t.dj;
+                const int32_t e = base[-ptrdiff_t(t.di) * ptrdiff_t(stride) + col];
+                if constexpr (K::var)
+                    a += tapWeight<K>(ti, ins[t.di][clampCol(col, w)]) * e;  // the source's weight
+                else
+                    a += t.w * e;
+            }
             const int32_t s = c.q.input(in[j]) + S::divide(a);
-            const int k = c.lv.level(s);
+            const int k = c.lv.level(decision<K>(c, s, i, j, in[j]));
             out[j] = c.q.values()[size_t(k)];
             base[j] = s - c.q.targets()[size_t(k)];
         }
@@ -215,17 +292,19 @@ Status diffusionRegisters(const Common& c) {
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             const int32_t s = c.q.input(in[j]) + S::divide(cur[j] + win[0]);
-            const int k = c.lv.level(s);
+            const int k = c.lv.level(decision<K>(c, s, i, j, in[j]));
             out[j] = c.q.values()[size_t(k)];
             const int32_t e = s - c.q.targets()[size_t(k)];
             for (int d = 0; d + 1 < fwd; ++d) win[d] = win[d + 1];
             win[fwd > 0 ? fwd - 1 : 0] = 0;
 #pragma GCC unroll 16
-            for (const Tap& t : K::taps) {
+            for (int ti = 0; ti < kTapCount<K>; ++ti) {
+                const Tap& t = K::taps[ti];
+                const int32_t we = tapWeight<K>(ti, in[j]) * e;
                 if (t.di == 0)
-                    win[t.dj - 1] += t.w * e;
+                    win[t.dj - 1] += we;
                 else
-                    ring[t.di][j + dir * t.dj] += t.w * e;
+                    ring[t.di][j + dir * t.dj] += we;
             }
         }
         int32_t* done = ring[0];
@@ -254,18 +333,23 @@ Status collectionRegisters(const Common& c) {
         uint8_t* out = c.dst.row(i);
         int32_t* cur = hist[0];
         int32_t win[back + 1] = {};  // win[d-1]: error of the pixel d steps back in scan order
+        const uint8_t* ins[4] = {in, inputRow(c.src, i - 1), inputRow(c.src, i - 2), inputRow(c.src, i - 3)};
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t a = 0;
 #pragma GCC unroll 16
-            for (const Tap& t : K::taps) {
-                if (t.di == 0)
-                    a += t.w * win[t.dj - 1];
+            for (int ti = 0; ti < kTapCount<K>; ++ti) {
+                const Tap& t = K::taps[ti];
+                const int col = j - dirs[t.di] * t.dj;
+                // rows above the image are zero; a level-dependent kernel takes the source's weight
+                const int32_t e = t.di == 0 ? win[t.dj - 1] : hist[t.di][col];
+                if constexpr (K::var)
+                    a += tapWeight<K>(ti, ins[t.di][clampCol(col, w)]) * e;
                 else
-                    a += t.w * hist[t.di][j - dirs[t.di] * t.dj];  // rows above the image are zero
+                    a += t.w * e;
             }
             const int32_t s = c.q.input(in[j]) + S::divide(a);
-            const int k = c.lv.level(s);
+            const int k = c.lv.level(decision<K>(c, s, i, j, in[j]));
             out[j] = c.q.values()[size_t(k)];
             const int32_t e = s - c.q.targets()[size_t(k)];
             for (int d = back; d > 0; --d) win[d] = win[d - 1];
@@ -290,7 +374,10 @@ Status errorDiffuse(const Plane8& src, Plane8& dst, const EdParams& params, EdVa
     const Quantizer q(params.levels, params.linear);
     if (!dst.sameSize(src)) dst = Plane8(src.width, src.height);
     const FastLevels levels(q);
-    const Common c{src, dst, q, levels, params, control};
+    std::array<int32_t, 256> modScale{};
+    for (int a = 0; a < 256; ++a)
+        modScale[size_t(a)] = varkerneltable::modulationScale(kernel->strength(uint8_t(a)), params.levels);
+    const Common c{src, dst, q, levels, params, control, modScale.data()};
     const Status st = withKernel(*kernel, [&](auto k) {
         using K = decltype(k);
         switch (variant) {

@@ -1,5 +1,6 @@
 #pragma once
 // \brief Sequential error diffusion and error collection (Kasagi, Nakano and Ito, section III; docs/spec.md section 1).
+#include <cstdint>
 #include <string>
 
 #include "core/image.h"
@@ -15,6 +16,9 @@ struct EdParams {
     int levels = 2;
     bool linear = false;
     bool serpentine = false;
+    /// Seed of the position noise of Zhou and Fang's threshold modulation (docs/spec.md section 1); other kernels
+    /// ignore it.
+    uint32_t seed = 1;
 };
 
 /// \brief The four sequential CPU variants of Kasagi, Nakano and Ito, Table V (1).
@@ -45,7 +49,7 @@ namespace halftone {
 struct ParamSpec;
 class ParamValues;
 
-/// \brief The parameter specs shared by every ED/EC method: kernel, levels, linear, serpentine.
+/// \brief The parameter specs shared by every ED/EC method: kernel, levels, linear, serpentine, seed.
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine = true);
 /// \brief Reads the shared ED/EC parameters from resolved values.
 EdParams edParamsFrom(const ParamValues& values);

@@ -1,6 +1,7 @@
 #include "core/kernel.h"
 
 #include "core/kerneltable.h"
+#include "core/varkerneltable.h"
 
 #include <algorithm>
 
@@ -33,6 +34,16 @@ int Kernel::minimalDelay() const {
     }
 }
 
+bool Kernel::modulated() const { return levelTable && levelTable->modulated; }
+
+int Kernel::weight(size_t t, uint8_t a) const {
+    if (!levelTable) return taps[t].w;
+    const varkerneltable::LevelWeights& w = levelTable->w[a];
+    return t == 0 ? w.right : (t == 1 ? w.downLeft : w.down);
+}
+
+int Kernel::strength(uint8_t a) const { return levelTable ? levelTable->strength[a] : 0; }
+
 std::span<const Kernel> kernels() {
     static const std::vector<Kernel> all = [] {
         std::vector<Kernel> v;
@@ -41,6 +52,15 @@ std::span<const Kernel> kernels() {
             k.name = d.name;
             for (int i = 0; i < d.count; ++i) k.taps.push_back({d.taps[i].di, d.taps[i].dj, d.taps[i].w});
             k.divisor = d.divisor;
+            v.push_back(std::move(k));
+        }
+        for (const varkerneltable::VarKernelDef& d : varkerneltable::kVarKernels) {
+            Kernel k;
+            k.name = d.name;
+            for (int t = 0; t < varkerneltable::kTaps; ++t)
+                k.taps.push_back({varkerneltable::kTapDi[t], varkerneltable::kTapDj[t], 0});
+            k.divisor = varkerneltable::kDivisor;
+            k.levelTable = &d;
             v.push_back(std::move(k));
         }
         return v;

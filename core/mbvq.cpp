@@ -90,6 +90,10 @@ Status mbvqErrorDiffusion(const Image& rgb, const Palette& palette, const EdPara
     if (Status s = mbvqCornerIndices(palette, userIndex); !s) return s;
     const Kernel* kernel = findKernel(params.kernel);
     if (!kernel) return Status::error("unknown kernel '" + params.kernel + "'; kernels: " + kernelNames());
+    if (kernel->levelDependent())
+        return Status::error("kernel '" + kernel->name +
+                             "' takes its weights from a gray input level; MBVQ error diffusion takes the fixed "
+                             "kernels only");
     if (rgb.channels.size() != 1 && rgb.channels.size() < 3) return Status::error("MBVQ needs an RGB or gray image");
     const int w = rgb.width(), h = rgb.height();
     if (Status s = checkImageSize(w, h, 1); !s) return s;

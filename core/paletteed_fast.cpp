@@ -295,6 +295,10 @@ Status collectionRegisters(const Job& c) {
 Status prepare(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params, int& kid) {
     const Kernel* kernel = findKernel(params.kernel);
     if (!kernel) return Status::error("unknown kernel '" + params.kernel + "'; known kernels: " + kernelNames());
+    if (kernel->levelDependent())
+        return Status::error("kernel '" + kernel->name +
+                             "' takes its weights from a gray input level; palette error diffusion takes the fixed "
+                             "kernels only");
     if (Status s = checkPalette(palette); !s) return s;
     if (rgb.channels.size() != 1 && rgb.channels.size() != 3)
         return Status::error("palette error diffusion needs a gray or RGB image, got " +

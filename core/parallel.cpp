@@ -19,6 +19,7 @@
 #include "core/schedule.h"
 #include "core/simd_wavefront.h"
 #include "core/threads.h"
+#include "core/varkerneltable.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -61,10 +62,34 @@ std::vector<int32_t> levelLut(const Quantizer& q) {
     return lut;
 }
 
+// The band kernels' compiled copies of the level-dependent kernels (core/parallel_kernels.h) are the SPEC's.
+static_assert(par::kVarKernelCount == varkerneltable::kVarCount);
+static_assert(par::kVarDivisor == varkerneltable::kDivisor);
+static_assert(!par::kVarModulated[0] && !varkerneltable::kVarKernels[0].modulated);
+static_assert(par::kVarModulated[1] && varkerneltable::kVarKernels[1].modulated);
+static_assert(par::kVarTaps[0].di == varkerneltable::kTapDi[0] && par::kVarTaps[0].dj == varkerneltable::kTapDj[0] &&
+              par::kVarTaps[1].di == varkerneltable::kTapDi[1] && par::kVarTaps[1].dj == varkerneltable::kTapDj[1] &&
+              par::kVarTaps[2].di == varkerneltable::kTapDi[2] && par::kVarTaps[2].dj == varkerneltable::kTapDj[2]);
+
+/// Index of a level-dependent kernel in core/varkerneltable.h; -1 for a fixed kernel.
+int varKernelId(const Kernel& k) {
+    for (int id = 0; id < varkerneltable::kVarCount; ++id)
+        if (k.levelTable == &varkerneltable::kVarKernels[id]) return id;
+    return -1;
+}
+
+/// Z(a) of Zhou and Fang's threshold modulation for L levels (docs/spec.md section 1); zeros without modulation.
+std::array<int32_t, 256> modulationScales(const Kernel& k, int levels) {
+    std::array<int32_t, 256> z{};
+    for (int a = 0; a < 256; ++a) z[size_t(a)] = varkerneltable::modulationScale(k.strength(uint8_t(a)), levels);
+    return z;
+}
+
+/// kid: the compiled fixed kernel (0 .. kKernelCount-1) or kKernelCount + the level-dependent kernel's index.
 Status prepare(const Plane8& src, Plane8& dst, const EdParams& params, const Kernel*& kernel, int& kid) {
     if (Status s = validateEdParams(params, kernel); !s) return s;
     if (Status s = checkImageSize(src.width, src.height, 1, ~0ull); !s) return s;
-    kid = kernelId(*kernel);
+    kid = kernel->levelDependent() ? par::kKernelCount + varKernelId(*kernel) : kernelId(*kernel);
     if (kid < 0) return Status::error("kernel '" + kernel->name + "' has no parallel implementation");
     if (!dst.sameSize(src)) dst = Plane8(src.width, src.height);
     return Status::ok();
@@ -118,6 +143,52 @@ void collectSegment(const Plane8& src, Plane8& dst, ErrorPlane16& err, int y, in
     }
 }
 
+/// The same for a level-dependent kernel (docs/spec.md section 1): each tap's weight is the sending pixel's, looked up
+/// by its input byte; Zhou and Fang's perturbation P moves the level choice, not the error.
+struct VarSegment {
+    const varkerneltable::VarKernelDef* def;
+    const int32_t* modScale;  ///< Z(a)
+    uint32_t seed;
+};
+
+template <bool Modulated>
+void collectSegmentVar(const Plane8& src, Plane8& dst, ErrorPlane16& err, int y, int x0, int x1, const Quantizer& q,
+                       const int32_t* lut, const VarSegment& vs) {
+    static_assert(varkerneltable::kTapDi[0] == 0 && varkerneltable::kTapDj[0] == 1 && varkerneltable::kTapDj[1] == -1 &&
+                  varkerneltable::kTapDj[2] == 0);
+    constexpr int sh = varkerneltable::kShift;
+    const int W = src.width;
+    const uint8_t* in = src.row(y);
+    const uint8_t* up = src.row(y > 0 ? y - 1 : 0);  // row -1 has zero errors: any bytes do
+    uint8_t* out = dst.row(y);
+    int16_t* cur = err.row(y);
+    const int16_t* prev = err.row(y - 1);  // the top margin row is zero
+    const varkerneltable::LevelWeights* w = vs.def->w;
+    const bool binary = q.levels() == 2;
+    const int32_t t0 = q.thresholds()[0];
+    for (int x = x0; x < x1; ++x) {
+        const int32_t acc = w[in[x > 0 ? x - 1 : 0]].right * int32_t(cur[x - 1]) +
+                            w[up[x + 1 < W ? x + 1 : x]].downLeft * int32_t(prev[x + 1]) +
+                            w[up[x]].down * int32_t(prev[x]);
+        const int32_t s = q.input(in[x]) + ((acc + (1 << (sh - 1))) >> sh);
+        int32_t decide = s;
+        if constexpr (Modulated)
+            decide -= varkerneltable::perturbation(varkerneltable::noiseU(uint32_t(y), uint32_t(x), vs.seed),
+                                                   vs.modScale[in[x]]);
+        int32_t e;
+        if (binary) {
+            const bool on = decide > t0;
+            out[x] = on ? q.values()[1] : q.values()[0];
+            e = s - q.targets()[on ? 1 : 0];
+        } else {
+            const int32_t ent = lut[std::clamp(decide, 0, 4080)];
+            out[x] = uint8_t(ent >> 16);
+            e = s - (ent & 0xFFFF);
+        }
+        cur[x] = int16_t(e);  // |E| <= 4072 (docs/spec.md section 1)
+    }
+}
+
 using SegmentFn = void (*)(const Plane8&, Plane8&, ErrorPlane16&, int, int, int, const Quantizer&, const int32_t*);
 template <int... I>
 constexpr std::array<SegmentFn, sizeof...(I)> segmentTable(std::integer_sequence<int, I...>) {
@@ -157,7 +228,11 @@ Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
     const Quantizer q(params.levels, params.linear);
     const std::vector<int32_t> lut = levelLut(q);
     ErrorPlane16 err(W, H, kernel->maxDi(), std::max(kernel->maxDjLeft(), kernel->maxDjRight()));
-    const SegmentFn seg = kSegment[kid];
+    const bool var = kid >= par::kKernelCount;
+    const SegmentFn seg = var ? nullptr : kSegment[kid];
+    const std::array<int32_t, 256> modScale = modulationScales(*kernel, params.levels);
+    const VarSegment vs{kernel->levelTable, modScale.data(), params.seed};
+    const bool modulated = kernel->modulated();
 
     // blocks of each step, from the plan
     std::vector<std::vector<std::pair<int, int>>> stepBlocks(size_t(plan.steps));
@@ -179,7 +254,13 @@ Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
             const int64_t c0 = g.columnBegin(J, y - y0);
             const int x0 = int(std::max<int64_t>(0, c0));
             const int x1 = int(std::min<int64_t>(W, c0 + g.blockWidth));
-            if (x0 < x1) seg(src, dst, err, y, x0, x1, q, lut.data());
+            if (x0 >= x1) continue;
+            if (!var)
+                seg(src, dst, err, y, x0, x1, q, lut.data());
+            else if (modulated)
+                collectSegmentVar<true>(src, dst, err, y, x0, x1, q, lut.data(), vs);
+            else
+                collectSegmentVar<false>(src, dst, err, y, x0, x1, q, lut.data(), vs);
         }
     };
 
@@ -260,7 +341,7 @@ bool simdPathSupported(SimdPath p) {
     __builtin_cpu_init();
     switch (p) {
         case SimdPath::Avx512:
-            return __builtin_cpu_supports("avx512f");
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
         case SimdPath::Avx2:
             return __builtin_cpu_supports("avx2");
         case SimdPath::Sse:
@@ -448,9 +529,20 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
     base.binaryTarget1 = q.targets()[1];
     base.binaryValue1 = q.values()[1];
     base.levelLut = lut.data();
+    // level-dependent kernels: the packed weights of each input level and the modulation scales
+    std::array<int32_t, 256> varWeights{};
+    const std::array<int32_t, 256> modScale = modulationScales(*kernel, params.levels);
+    if (kernel->levelDependent())
+        for (int a = 0; a < 256; ++a) {
+            const varkerneltable::LevelWeights& lw = kernel->levelTable->w[a];
+            varWeights[size_t(a)] = lw.right | (lw.downLeft << 16);
+        }
+    base.varWeights = varWeights.data();
+    base.modScale = modScale.data();
+    base.seed = params.seed;
     base.wait = &waveWait;
     base.publish = &wavePublish;
-    const par::BandFn fn = path.kernels[kid];
+    const par::BandFn fn = kid >= par::kKernelCount ? path.varKernels[kid - par::kKernelCount] : path.kernels[kid];
 
     auto worker = [&](int tid) {
         for (int b = tid; b < sh.bands; b += sh.threads) {
@@ -460,6 +552,7 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
             job.rows = std::min(sh.bandRows, H - i0);
             job.src = src.row(i0);
             job.dst = dst.row(i0);
+            job.firstRow = i0;
             for (int d = 0; d < par::kMaxBandDi && d < maxDi; ++d) {
                 if (b > 0 && i0 - 1 - d >= 0) job.prevErr[d] = slotRow(b - 1, d);
                 if (b + 1 < sh.bands) job.nextErr[d] = slotRow(b, d);

@@ -28,11 +28,21 @@ inline constexpr KernelNameList kKernelNameList = [] {
 }();
 inline constexpr const char* const* kKernelNames = kKernelNameList.names;
 
+/// \brief The kernels whose weights depend on the input level (core/varkerneltable.h, checked in core/parallel.cpp),
+/// compiled as ids kKernelCount + v: their taps (w = 1: the band kernels keep W_t(a) E per tap, not E) and divisor.
+inline constexpr CTap kVarTaps[] = {{0, 1, 1}, {1, -1, 1}, {1, 0, 1}};
+inline constexpr int kVarDivisor = 1 << 14;
+inline constexpr int kVarKernelCount = 2;
+inline constexpr bool kVarModulated[kVarKernelCount] = {false, true};
+
 /// \brief Kernel `Id` of the table at compile time.
 template <int Id>
 constexpr CKernel ckernel() {
-    static_assert(Id >= 0 && Id < kKernelCount, "kernel index inside core/kerneltable.h");
-    return {kerneltable::kKernels[Id].taps, kerneltable::kKernels[Id].count, kerneltable::kKernels[Id].divisor};
+    static_assert(Id >= 0 && Id < kKernelCount + kVarKernelCount, "kernel index inside core/kerneltable.h");
+    if constexpr (Id < kKernelCount)
+        return {kerneltable::kKernels[Id].taps, kerneltable::kKernels[Id].count, kerneltable::kKernels[Id].divisor};
+    else
+        return {kVarTaps, 3, kVarDivisor};
 }
 
 /// \brief Smallest k with k*di + dj > 0 for every tap (Kasagi, Nakano and Ito's k-delay), at compile time.

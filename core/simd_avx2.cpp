@@ -13,6 +13,7 @@ struct V256 {
     using T = __m256i;
     using M = __m256i;
     static constexpr int L = 8;
+    static constexpr bool kLookup128 = false;  ///< no in-register 128-entry table lookup
     static T zero() { return _mm256_setzero_si256(); }
     static T set1(int x) { return _mm256_set1_epi32(x); }
     static T load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
@@ -21,6 +22,9 @@ struct V256 {
     static T sub(T a, T b) { return _mm256_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm256_and_si256(a, b); }
     static T mullo(T a, T b) { return _mm256_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm256_xor_si256(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15: one 16-bit multiply-add (b's high half is zero), shorter than mullo
+    static T mulw(T a, T b) { return _mm256_madd_epi16(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm256_slli_epi32(a, N);

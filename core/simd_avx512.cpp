@@ -1,5 +1,5 @@
-// AVX-512 band kernel: 16 rows per vector, 4 vectors (64 rows) per band. Built with -mavx512f and
-// only called when the processor supports it (core/parallel.cpp checks at run time).
+// AVX-512 band kernel: 16 rows per vector, 4 vectors (64 rows) per band. Built with -mavx512f -mavx512bw and
+// only called when the processor supports both (core/parallel.cpp checks at run time).
 #include <immintrin.h>
 
 #include <cstring>
@@ -13,6 +13,18 @@ struct V512 {
     using T = __m512i;
     using M = __mmask16;
     static constexpr int L = 16;
+    static constexpr bool kLookup128 = true;
+    /// t[idx] for a table of 128 entries and 0 <= idx < 128: four two-source permutes and three blends, no gather
+    static T lookup128(const int32_t* t, T idx) {
+        const T a = _mm512_permutex2var_epi32(load(t), idx, load(t + 16));
+        const T b = _mm512_permutex2var_epi32(load(t + 32), idx, load(t + 48));
+        const T c = _mm512_permutex2var_epi32(load(t + 64), idx, load(t + 80));
+        const T d = _mm512_permutex2var_epi32(load(t + 96), idx, load(t + 112));
+        const __mmask16 hi32 = _mm512_test_epi32_mask(idx, set1(32));
+        const __mmask16 hi64 = _mm512_test_epi32_mask(idx, set1(64));
+        return _mm512_mask_blend_epi32(hi64, _mm512_mask_blend_epi32(hi32, a, b), _mm512_mask_blend_epi32(hi32, c, d));
+    }
+    static T minv(T a, T b) { return _mm512_min_epi32(a, b); }
     static T zero() { return _mm512_setzero_si512(); }
     static T set1(int x) { return _mm512_set1_epi32(x); }
     static T load(const int32_t* p) { return _mm512_loadu_si512(p); }
@@ -21,6 +33,9 @@ struct V512 {
     static T sub(T a, T b) { return _mm512_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm512_and_si512(a, b); }
     static T mullo(T a, T b) { return _mm512_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm512_xor_si512(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15: one 16-bit multiply-add (b's high half is zero), shorter than mullo
+    static T mulw(T a, T b) { return _mm512_madd_epi16(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm512_slli_epi32(a, N);

@@ -19,6 +19,7 @@ struct VS {
     };
     using M = T;
     static constexpr int L = 4;
+    static constexpr bool kLookup128 = false;  ///< no in-register 128-entry table lookup
     HT_AI T zero() { return T{{0, 0, 0, 0}}; }
     HT_AI T set1(int x) { return T{{x, x, x, x}}; }
     HT_AI T load(const int32_t* p) { HT_LOOP(p[i]); }
@@ -26,7 +27,9 @@ struct VS {
     HT_AI T add(T a, T b) { HT_LOOP(a.v[i] + b.v[i]); }
     HT_AI T sub(T a, T b) { HT_LOOP(a.v[i] - b.v[i]); }
     HT_AI T andv(T a, T b) { HT_LOOP(a.v[i] & b.v[i]); }
-    HT_AI T mullo(T a, T b) { HT_LOOP(a.v[i] * b.v[i]); }
+    HT_AI T mullo(T a, T b) { HT_LOOP(int32_t(uint32_t(a.v[i]) * uint32_t(b.v[i]))); }
+    HT_AI T xorv(T a, T b) { HT_LOOP(a.v[i] ^ b.v[i]); }
+    HT_AI T mulw(T a, T b) { HT_LOOP(a.v[i] * b.v[i]); }
     template <int N>
     HT_AI T shl(T a) {
         HT_LOOP(int32_t(uint32_t(a.v[i]) << N));

@@ -13,6 +13,7 @@ struct V128 {
     using T = __m128i;
     using M = __m128i;
     static constexpr int L = 4;
+    static constexpr bool kLookup128 = false;  ///< no in-register 128-entry table lookup
     static T zero() { return _mm_setzero_si128(); }
     static T set1(int x) { return _mm_set1_epi32(x); }
     static T load(const int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
@@ -21,6 +22,9 @@ struct V128 {
     static T sub(T a, T b) { return _mm_sub_epi32(a, b); }
     static T andv(T a, T b) { return _mm_and_si128(a, b); }
     static T mullo(T a, T b) { return _mm_mullo_epi32(a, b); }
+    static T xorv(T a, T b) { return _mm_xor_si128(a, b); }
+    /// a b for |a| < 2^15 and 0 <= b < 2^15: one 16-bit multiply-add (b's high half is zero), shorter than mullo
+    static T mulw(T a, T b) { return _mm_madd_epi16(a, b); }
     template <int N>
     static T shl(T a) {
         return _mm_slli_epi32(a, N);

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/parallel_kernels.h"
+#include "core/varkerneltable.h"
 
 namespace halftone::par {
 
@@ -30,6 +31,11 @@ struct BandJob {
     int32_t binaryTarget1 = 4080;         ///< binary: Q_1
     uint8_t binaryValue1 = 255;
     const int32_t* levelLut = nullptr;  ///< multi-level: lut[clamp(S,0,4080)] = Q_k | (v_k << 16)
+    // level-dependent kernels (docs/spec.md section 1)
+    const int32_t* varWeights = nullptr;  ///< 256 entries: W_right(a) | (W_downLeft(a) << 16); W_down = D - both
+    const int32_t* modScale = nullptr;    ///< 256 entries: Z(a) of the threshold modulation
+    uint32_t seed = 1;                    ///< the modulation noise's seed
+    int firstRow = 0;                     ///< image row of the band's first row (the noise hashes image coordinates)
     // synchronisation with the band above (driver callbacks)
     void* ctx = nullptr;
     /// Called before steps [.., t1) run: waits until the band above is far enough; false = cancelled.
@@ -48,6 +54,7 @@ struct SimdPathInfo {
     int bandRows;
     int chunk;  ///< steps between progress publications
     BandFn kernels[kKernelCount];
+    BandFn varKernels[kVarKernelCount];  ///< the level-dependent kernels
 };
 
 const SimdPathInfo& simdPathAvx512();

@@ -34,6 +34,13 @@ template <class V, int Wt>
         return V::mullo(x, V::set1(Wt));
 }
 
+// Table lookups by byte stay plain loads: a vectoriser would turn them into gathers, which are slow on many processors.
+#if defined(__GNUC__) && !defined(__clang__)
+#define HALFTONE_SCALAR_LOOPS [[gnu::optimize("no-tree-vectorize")]]
+#else
+#define HALFTONE_SCALAR_LOOPS
+#endif
+
 template <int KID, int NV, class V>
 struct Band {
     static constexpr CKernel K = ckernel<KID>();
@@ -52,12 +59,20 @@ struct Band {
     }();
     static_assert(maxDi <= kMaxBandDi && maxDi <= L, "band kernel handles taps reaching at most three rows up");
     static_assert(maxLag <= HS, "the history ring holds every source step");
+    /// A level-dependent kernel (docs/spec.md section 1): the history keeps W_t(a) E per tap t, made by the sender
+    /// from its own input byte, so the receiver only adds (the taps' w is 1).
+    static constexpr bool var = KID >= kKernelCount;
+    static constexpr bool mod = var && kVarModulated[var ? KID - kKernelCount : 0];
+    static constexpr int NT = var ? K.count : 1;  ///< history rings: errors, or one per tap
+    /// The per-level tables are symmetric (level a uses row min(a, 255 - a)): looked up in registers where the
+    /// instruction set can (AVX-512), else staged per chunk with plain loads.
+    static constexpr bool vlut = var && V::kLookup128;
     using T = typename V::T;
     using M = typename V::M;
 
     // Weighted sum over the taps with row offset DI, from the history ring at step phase HU.
     template <int DI, int HU, int I = 0>
-    [[gnu::always_inline]] static inline T tapSum(const T (&hist)[HS][NV], int v, T acc, bool& any) {
+    [[gnu::always_inline]] static inline T tapSum(const T (&hist)[NT][HS][NV], int v, T acc, bool& any) {
         if constexpr (I == K.count) {
             return acc;
         } else {
@@ -65,7 +80,7 @@ struct Band {
             if constexpr (tp.di == DI) {
                 constexpr int lag = tp.dj + k * tp.di;
                 constexpr int slot = ((HU - lag) % HS + HS) % HS;
-                const T term = mulConst<V, tp.w>(hist[slot][v]);
+                const T term = mulConst<V, tp.w>(hist[var ? I : 0][slot][v]);
                 acc = any ? V::add(acc, term) : term;
                 any = true;
             }
@@ -81,8 +96,9 @@ struct Band {
     }
 
     template <int HU>
-    [[gnu::always_inline]] static inline void step(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int t, int u,
-                                                   const uint8_t* inRow, uint8_t* outRow, int32_t* lastE,
+    [[gnu::always_inline]] static inline void step(T (&hist)[NT][HS][NV], const T (&kr)[NV], const T (&hb)[NV],
+                                                   const T wv, int t, int u, const uint8_t* inRow, const int32_t* wRow,
+                                                   const int32_t* zRow, uint8_t* outRow, int32_t* lastE,
                                                    const int32_t* b1, const int32_t* b2, const int32_t* b3,
                                                    const BandJob& job) {
         T s1[NV], s2[NV], s3[NV], s0[NV];
@@ -121,33 +137,87 @@ struct Band {
             else
                 q = V::template floorDiv<D>(acc);
             const T s = V::add(a, q);
+            T dec = s;  // the value the level is chosen from
+            if constexpr (mod) {
+                // Zhou and Fang's perturbation P = (u Z(a)) >> 14, u the top 7 bits of the hash of (i, j, seed)
+                namespace vt = varkerneltable;
+                T h = V::add(hb[v], V::set1(int32_t(uint32_t(t) * vt::kHashCol)));
+                h = V::mullo(V::xorv(h, V::template srl<16>(h)), V::set1(int32_t(vt::kMix1)));
+                h = V::mullo(V::xorv(h, V::template srl<15>(h)), V::set1(int32_t(vt::kMix2)));
+                h = V::xorv(h, V::template srl<16>(h));
+                T z;
+                if constexpr (vlut)
+                    z = V::lookup128(job.modScale, V::minv(bytes, V::sub(V::set1(255), bytes)));
+                else
+                    z = V::load(zRow + v * L);
+                dec = V::sub(s, V::template srl<14>(V::mullo(V::template srl<25>(h), z)));
+            }
             T e, o;
             if (job.binary) {
-                const M m = V::gt(s, V::set1(job.threshold0));
+                const M m = V::gt(dec, V::set1(job.threshold0));
                 e = V::subIf(m, s, V::set1(job.binaryTarget1));
                 o = V::maskz(m, V::set1(job.binaryValue1));
             } else {
-                const T ent = V::gather(job.levelLut, V::clamp(s, 0, 4080));
+                const T ent = V::gather(job.levelLut, V::clamp(dec, 0, 4080));
                 e = V::sub(s, V::andv(ent, V::set1(0xFFFF)));
                 o = V::template srl<16>(ent);
             }
             const M valid = V::validCol(V::sub(tv, kr[v]), wv);
             e = V::maskz(valid, e);
-            hist[HU][v] = e;
+            if constexpr (var) {
+                // the sender's weights W_right | W_downLeft << 16, W_down = D - both (docs/spec.md section 1)
+                T wp;
+                if constexpr (vlut)
+                    wp = V::lookup128(job.varWeights, V::minv(bytes, V::sub(V::set1(255), bytes)));
+                else
+                    wp = V::load(wRow + v * L);
+                const T pr = V::mulw(e, V::andv(wp, V::set1(0xFFFF)));
+                const T pdl = V::mulw(e, V::template srl<16>(wp));
+                hist[0][HU][v] = pr;
+                hist[1][HU][v] = pdl;
+                hist[2][HU][v] = V::sub(V::sub(V::template shl<log2i(D)>(e), pr), pdl);
+            } else {
+                (void)hb;
+                hist[0][HU][v] = e;
+            }
             V::storeBytes(outRow + v * L, o);
             if (v == NV - 1) V::store(lastE, e);
         }
         (void)u;
     }
 
+    /// Per-lane table values of the 16 staged steps (level-dependent kernels): the packed weights and Z(a), looked up
+    /// from the staged bytes once per chunk with plain loads (cheaper than a gather per step).
+    struct Staged {
+        alignas(64) int32_t w[var && !vlut ? 16 : 1][var && !vlut ? G : 1];
+        alignas(64) int32_t z[mod && !vlut ? 16 : 1][mod && !vlut ? G : 1];
+    };
+
     template <int U0, int... Us>
-    [[gnu::always_inline]] static inline void steps16(T (&hist)[HS][NV], const T (&kr)[NV], const T wv, int sb,
-                                                      const uint8_t (*in)[G], uint8_t (*out)[G], int32_t (*lastE)[L],
-                                                      const int32_t* b1, const int32_t* b2, const int32_t* b3,
-                                                      const BandJob& job) {
+    [[gnu::always_inline]] static inline void steps16(T (&hist)[NT][HS][NV], const T (&kr)[NV], const T (&hb)[NV],
+                                                      const T wv, int sb, const uint8_t (*in)[G], const Staged& st,
+                                                      uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1,
+                                                      const int32_t* b2, const int32_t* b3, const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
-        step<U0 % HS>(hist, kr, wv, sb + U0, U0, in[U0], out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, b3 + 3 * U0, job);
-        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, wv, sb, in, out, lastE, b1, b2, b3, job);
+        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], st.w[var && !vlut ? U0 : 0], st.z[mod && !vlut ? U0 : 0],
+                      out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, b3 + 3 * U0, job);
+        if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, st, out, lastE, b1, b2, b3, job);
+    }
+
+    HALFTONE_SCALAR_LOOPS static void stage(const uint8_t (*in)[G], Staged& st, const BandJob& job) {
+        if constexpr (vlut) {
+        } else if constexpr (mod) {
+            for (int s = 0; s < 16; ++s)
+                for (int r = 0; r < G; ++r) {
+                    const uint8_t a = in[s][r];
+                    st.w[s][r] = job.varWeights[a];
+                    st.z[s][r] = job.modScale[a];
+                }
+        } else if constexpr (var) {
+            for (int s = 0; s < 16; ++s)
+                for (int r = 0; r < G; ++r) st.w[s][r] = job.varWeights[in[s][r]];
+        }
+        (void)in, (void)st, (void)job;
     }
 
     static bool run(const BandJob& job) {
@@ -155,17 +225,37 @@ struct Band {
         const int rows = job.rows;
         const int64_t total = ((int64_t(W) + int64_t(k) * (G - 1)) + 15) / 16 * 16;
         const int chunk = 256;
-        T hist[HS][NV];
-        for (int h = 0; h < HS; ++h)
-            for (int v = 0; v < NV; ++v) hist[h][v] = V::zero();
+        T hist[NT][HS][NV];
+        for (int n = 0; n < NT; ++n)
+            for (int h = 0; h < HS; ++h)
+                for (int v = 0; v < NV; ++v) hist[n][h][v] = V::zero();
         T kr[NV];
+        T hb[NV];  // the noise hash of lane r less its column term: (i0 + r) C_row - k r C_col + seed C_seed
         {
             alignas(64) int32_t tmp[G];
             for (int r = 0; r < G; ++r) tmp[r] = r < rows ? k * r : 0x40000000;
             for (int v = 0; v < NV; ++v) kr[v] = V::load(tmp + v * L);
+            namespace vt = varkerneltable;
+            for (int r = 0; r < G; ++r)
+                tmp[r] = int32_t(uint32_t(job.firstRow + r) * vt::kHashRow - uint32_t(k * r) * vt::kHashCol +
+                                 job.seed * vt::kHashSeed);
+            for (int v = 0; v < NV; ++v) hb[v] = V::load(tmp + v * L);
         }
+        // weight of tap I for the source at column c of the row above the band (W_t(a) of its byte when
+        // level-dependent)
+        const uint8_t* inAbove = job.src - job.srcStride;  // read only while prevErr[0] is set (the band above exists)
+        auto tapW = [&](int I, int64_t c) -> int32_t {
+            if constexpr (var) {
+                const int32_t wp = job.varWeights[inAbove[c]];
+                return I == 0 ? (wp & 0xFFFF) : (I == 1 ? (wp >> 16) : D - (wp & 0xFFFF) - (wp >> 16));
+            } else {
+                (void)c;
+                return K.taps[I].w;
+            }
+        };
         const T wv = V::set1(W);
         alignas(64) uint8_t in[16][G];
+        Staged staged;
         alignas(64) uint8_t out[16][G];
         alignas(64) int32_t lastE[16][L];
         alignas(64) int32_t b1[chunk + 16];
@@ -200,7 +290,7 @@ struct Band {
                 for (int64_t t = lo; t < hi; ++t) {
                     int32_t a1 = 0, a20 = 0, a21 = 0, a30 = 0, a31 = 0, a32 = 0;
                     [&]<int... I>(IntSeq<I...>) {
-                        ((K.taps[I].di == 1 ? (a1 += K.taps[I].w * e1[t - K.taps[I].dj]) : 0), ...);
+                        ((K.taps[I].di == 1 ? (a1 += tapW(I, t - K.taps[I].dj) * e1[t - K.taps[I].dj]) : 0), ...);
                         ((K.taps[I].di == 2 ? (a20 += K.taps[I].w * e2[t - K.taps[I].dj],
                                                a21 += K.taps[I].w * e1[t - k - K.taps[I].dj])
                                             : 0),
@@ -230,7 +320,7 @@ struct Band {
                     const CTap tp = K.taps[i];
                     if (tp.di == 1) {
                         const int64_t c = t - tp.dj;
-                        if (job.prevErr[0] && c >= 0 && c < W) a1 += tp.w * job.prevErr[0][c];
+                        if (job.prevErr[0] && c >= 0 && c < W) a1 += tapW(i, c) * job.prevErr[0][c];
                     } else if (tp.di == 2) {
                         const int64_t c0 = t - tp.dj;
                         if (job.prevErr[1] && c0 >= 0 && c0 < W) a20 += tp.w * job.prevErr[1][c0];
@@ -256,9 +346,10 @@ struct Band {
                 if (rows == G && sb - int64_t(k) * (G - 1) >= 0 && sb + 16 <= W) {
                     // interior: every row's 16 columns lie inside the image
                     for (int g = 0; g < G; g += 16) transposeInAt(inBase + g, sb, &in[0][g], G);
-                    steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(hist, kr, wv, int(sb), in, out, lastE,
-                                                                                  b1 + (sb - t0), b2 + 2 * (sb - t0),
-                                                                                  b3 + 3 * (sb - t0), job);
+                    stage(in, staged, job);
+                    steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
+                        hist, kr, hb, wv, int(sb), in, staged, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0),
+                        b3 + 3 * (sb - t0), job);
                     for (int g = 0; g < G; g += 16) transposeOutAt(&out[0][g], G, outBase + g, sb);
                     for (int d = 0; d < maxDi; ++d) {
                         int32_t* dstE = job.nextErr[d];
@@ -285,8 +376,10 @@ struct Band {
                     }
                 }
                 for (int g = 0; g < G; g += 16) transposeIn(inPtr + g, &in[0][g], G);
+                stage(in, staged, job);
                 steps16<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>(
-                    hist, kr, wv, int(sb), in, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0), b3 + 3 * (sb - t0), job);
+                    hist, kr, hb, wv, int(sb), in, staged, out, lastE, b1 + (sb - t0), b2 + 2 * (sb - t0),
+                    b3 + 3 * (sb - t0), job);
                 bool partial[G];
                 for (int r = 0; r < G; ++r) {
                     const int64_t c0 = sb - int64_t(k) * r;
@@ -338,4 +431,7 @@ inline void fillPath(SimdPathInfo& info) {
     info.bandRows = V::L * NV;
     info.chunk = 256;
     fillKernels<NV, V>(info, MakeSeq<kKernelCount>{});
+    static_assert(kVarKernelCount == 2, "one band kernel per level-dependent kernel");
+    info.varKernels[0] = &Band<kKernelCount, NV, V>::run;
+    info.varKernels[1] = &Band<kKernelCount + 1, NV, V>::run;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/kerneltable.h"
+#include "core/varkerneltable.h"
 #include "gpu/launch.h"
 
 namespace halftone::gpu::dev {
@@ -19,12 +20,31 @@ struct KernelC {
     int D;
 };
 
+/// \brief The fixed kernels (core/kerneltable.h): kernels() positions 0 .. kKernelCount - 1.
 inline constexpr int kKernelCount = kerneltable::kCount;
+/// \brief The level-dependent kernels (core/varkerneltable.h): kernels() positions kKernelCount .. + kVarKernelCount
+/// - 1.
+inline constexpr int kVarKernelCount = varkerneltable::kVarCount;
 
-/// \brief Kernel `id` (position in core's kernels()); evaluated at compile time.
+/// \brief True when kernels() position `id` is a level-dependent kernel.
+constexpr bool isLevelDependent(int id) { return id >= kKernelCount; }
+/// \brief True when kernels() position `id` modulates its threshold with position noise (Zhou and Fang).
+constexpr bool isModulated(int id) {
+    return isLevelDependent(id) && varkerneltable::kVarKernels[id - kKernelCount].modulated;
+}
+
+/// \brief Kernel `id` (position in core's kernels()); evaluated at compile time. A level-dependent kernel gives its
+/// taps' shape with weight 0 (the weights come from the sending pixel's level at run time) and the common divisor.
 constexpr KernelC kernelDef(int id) {
-    const kerneltable::KernelDef& d = kerneltable::kKernels[id];
     KernelC k{};
+    if (isLevelDependent(id)) {
+        for (int i = 0; i < varkerneltable::kTaps; ++i)
+            k.t[i] = TapC{varkerneltable::kTapDi[i], varkerneltable::kTapDj[i], 0};
+        k.n = varkerneltable::kTaps;
+        k.D = varkerneltable::kDivisor;
+        return k;
+    }
+    const kerneltable::KernelDef& d = kerneltable::kKernels[id];
     for (int i = 0; i < 12; ++i) k.t[i] = TapC{d.taps[i].di, d.taps[i].dj, d.taps[i].w};
     k.n = d.count;
     k.D = d.divisor;

@@ -17,6 +17,7 @@
 #include "core/schedule.h"
 #include "core/threads.h"
 #include "core/workerpool.h"
+#include "core/varkerneltable.h"
 #include "gpu/cudacheck.h"
 #include "gpu/deviceinfo.h"
 #include "gpu/faultinject.h"
@@ -36,9 +37,23 @@ int kernelIndexOf(const std::string& name) {
     return -1;
 }
 
-/// Device copies of the Quantizer's tables (the GPU never recomputes lin).
+/// The level-weight tables of a level-dependent kernel (WavefrontArgs::levelWeights), from core's Kernel::weight()
+/// and strength(); empty for a fixed kernel.
+std::vector<int32_t> levelWeightTable(const Kernel& k, int levels) {
+    if (!k.levelDependent()) return {};
+    std::vector<int32_t> t(kLevelWeightsSize);
+    for (int a = 0; a < 256; ++a) {
+        const uint8_t b = uint8_t(a);
+        t[size_t(a)] = k.weight(0, b);
+        t[size_t(256 + a)] = k.weight(1, b) | (k.weight(2, b) << 16);
+        t[size_t(512 + a)] = k.modulated() ? varkerneltable::modulationScale(k.strength(b), levels) : 0;
+    }
+    return t;
+}
+
+/// Device copies of the Quantizer's tables (the GPU never recomputes lin) and of a level-dependent kernel's weights.
 struct Tables {
-    DeviceBuffer<int32_t> input, level;
+    DeviceBuffer<int32_t> input, level, weights;
     int threshold = 2040;
     bool binary = false;
     bool gamma = false;  ///< input table is A = 16 a
@@ -57,6 +72,16 @@ struct Tables {
         HT_CUDA(level.allocate(kLevelTableSize));
         HT_CUDA(cudaMemcpy(input.get(), q.inputTable().data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
         HT_CUDA(cudaMemcpy(level.get(), lv.data(), lv.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+        if (const Kernel* k = findKernel(p.kernel); k && k->levelDependent()) {
+            // the device reads the taps as right, down-left, down (core/varkerneltable.h's order)
+            for (int t = 0; t < varkerneltable::kTaps; ++t)
+                if (k->taps[size_t(t)].di != varkerneltable::kTapDi[t] ||
+                    k->taps[size_t(t)].dj != varkerneltable::kTapDj[t])
+                    return Status::error("kernel " + k->name + ": taps not in the order the GPU reads them");
+            const std::vector<int32_t> wt = levelWeightTable(*k, p.levels);
+            HT_CUDA(weights.allocate(wt.size()));
+            HT_CUDA(cudaMemcpy(weights.get(), wt.data(), wt.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+        }
         return Status::ok();
     }
     QuantTables view() const { return QuantTables{input.get(), level.get()}; }
@@ -183,6 +208,7 @@ public:
         W = width;
         H = height;
         kernelIndex_ = kernelIndexOf(p.kernel);
+        seed_ = p.seed;
         if (!wavefrontHasForm(kernelIndex_, form_, p.levels == 2))
             return Status::error(std::string("the wavefront's ") + formName(form_) +
                                  " form is not compiled for kernel " + p.kernel + " with " + std::to_string(p.levels) +
@@ -490,6 +516,8 @@ private:
         a.abortFlag = flags_.get() + 1;
         a.rowsDone = hostDev_ + 1;
         a.q = tables.view();
+        a.levelWeights = tables.weights.get();
+        a.seed = seed_;
         a.threshold = tables.threshold;
         a.binaryFast = tables.binary ? 1 : 0;
         a.gammaInput = tables.gamma ? 1 : 0;
@@ -508,6 +536,7 @@ private:
     int* stripDoneDev_ = nullptr;
     WavefrontForm form_;
     int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
+    uint32_t seed_ = 1;
     DeviceBuffer<uint8_t> in_, out_;
     DeviceBuffer<uint32_t> boundary_;
     DeviceBuffer<int> flags_;

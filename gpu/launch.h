@@ -15,6 +15,8 @@ struct QuantTables {
     const int32_t* level = nullptr;
 };
 inline constexpr int kLevelTableSize = 4081;
+/// \brief Entries of WavefrontArgs::levelWeights: three tables of 256 (right weight, down-left | down weights, Z).
+inline constexpr int kLevelWeightsSize = 3 * 256;
 /// \brief Arguments of the persistent warp-strip wavefront kernel (both forms).
 struct WavefrontArgs {
     const uint8_t* in = nullptr;  ///< pitched 8-bit input
@@ -34,6 +36,12 @@ struct WavefrontArgs {
     int bandRows = 0;
     volatile int* stripDone = nullptr;
     QuantTables q;
+    /// Level-dependent kernels (Ostromoukhov; Zhou and Fang), general form only: kLevelWeightsSize entries made on the
+    /// host from core's Kernel::weight() and strength(), for each 8-bit input level a of the sending pixel: W_right(a)
+    /// at [a], W_downLeft(a) | W_down(a) << 16 at [256 + a], and the modulation scale Z(a) at [512 + a] (0 when the
+    /// kernel does not modulate its threshold). Null for a fixed kernel.
+    const int32_t* levelWeights = nullptr;
+    uint32_t seed = 1;     ///< seed of Zhou and Fang's position noise (EdParams::seed)
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold
     int binaryFast = 1;    ///< L = 2 (level 0 -> 0/0, level 1 -> 4080/255)
     int gammaInput = 1;    ///< input table is A = 16 a (gamma mode): the fast form computes it

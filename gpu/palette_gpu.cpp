@@ -50,6 +50,10 @@ Status checkRequest(const Image& rgb, const Palette& palette, const EdParams& pa
     check.levels = 2;  // levels do not apply to palette output; validateEdParams checks the rest
     const Kernel* kernel = nullptr;
     HT_TRY(validateEdParams(check, kernel));
+    if (kernel->levelDependent())
+        return Status::error("kernel '" + kernel->name +
+                             "' takes its weights from a gray input level; palette error diffusion takes the fixed "
+                             "kernels only");
     kernelIndex = kernelIndexOf(kernel->name);
     if (kernelIndex < 0) return Status::error("kernel " + kernel->name + " has no GPU form");
     if (!paletteWavefrontHasKernel(kernelIndex))

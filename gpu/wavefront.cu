@@ -47,8 +47,18 @@ __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk
 
 /// \brief The general form: kernel ID (position in core's kernels()); BIN: two levels (level 1 iff S > threshold),
 /// else the level table.
+///
+/// A level-dependent kernel (VAR: Ostromoukhov; Zhou and Fang) takes each tap's weight from the sending pixel's input
+/// level. The weights depend on the input only, so they stay off the error chain: every lane looks up the weights of
+/// its own pixels when it reads a group's inputs, keeps its right weight for its next pixel, and passes its down-left
+/// and down weights to the row below with one shuffle per step, beside its error, into a history that mirrors the
+/// errors' (lane 0 of the strip gets the row above's input bytes with the boundary words and looks them up). With
+/// threshold modulation (MOD: Zhou and Fang) each lane computes its pixels' position noise and threshold shift with
+/// the group's inputs too.
 template <int ID, bool BIN>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(WavefrontArgs a) {
+    constexpr bool VAR = isLevelDependent(ID);
+    constexpr bool MOD = isModulated(ID);
     constexpr int EXTRA = GeneralPolicy::kExtraDelay;
     constexpr int QS = GeneralPolicy::kRowSets;
     constexpr KernelC KD = kernelDef(ID);
@@ -60,18 +70,24 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
     constexpr int ROWS = 32 * QS;
     constexpr int D = KD.D;
     static_assert(wavefrontFits(KD, K), "kernels reach one or two rows down; the prefill reads 8 words per row");
+    static_assert(!VAR || (MAXDI == 1 && MG == 1 && M1 == K && D == varkerneltable::kDivisor),
+                  "level-dependent kernels: right, down-left and down taps, lanes 8-15 free for the row above's input");
 
     extern __shared__ __align__(16) unsigned char smem[];
     int32_t* sLevel = reinterpret_cast<int32_t*>(smem);  // 4096
     int32_t* sInput = sLevel + 4096;                     // 256
+    int32_t* sWeights = sInput + 256;                    // kLevelWeightsSize: right, down-left | down << 16, Z
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    unsigned char* inRing = reinterpret_cast<unsigned char*>(sInput + 256) + size_t(warp) * 2 * ROWS * kRingStride;
+    unsigned char* inRing =
+        reinterpret_cast<unsigned char*>(sWeights + kLevelWeightsSize) + size_t(warp) * 2 * ROWS * kRingStride;
     unsigned char* outRing = inRing + ROWS * kRingStride;
 
     if (!BIN)
         for (int k = threadIdx.x; k < kLevelTableSize; k += blockDim.x) sLevel[k] = a.q.level[k];
     for (int k = threadIdx.x; k < 256; k += blockDim.x) sInput[k] = a.q.input[k];
+    if (VAR)
+        for (int k = threadIdx.x; k < kLevelWeightsSize; k += blockDim.x) sWeights[k] = a.levelWeights[k];
     __syncthreads();
 
     const int W = a.width, H = a.height;
@@ -96,6 +112,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
         const unsigned char* inRow[QS];
         unsigned char* outRow[QS];
         int e[QS], G[QS][MG + 1], H1[QS][M1 + 1], H2[QS][M2 + 1];
+        // VAR: HW mirrors H1 with the row above's packed down-left | down weights; the weights of this lane's
+        // previous pixel (its right weight for the pixel after it, its packed weights for the lane below)
+        uint32_t HW[QS][M1 + 1], wbPrev[QS];
+        int wrPrev[QS];
         uint4 pf[QS][2];
 #pragma unroll
         for (int q = 0; q < QS; ++q) {
@@ -110,6 +130,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
             for (int m = 0; m <= M1; ++m) H1[q][m] = 0;
 #pragma unroll
             for (int m = 0; m <= M2; ++m) H2[q][m] = 0;
+#pragma unroll
+            for (int m = 0; m <= M1; ++m) HW[q][m] = 0;
+            wbPrev[q] = 0;
+            wrPrev[q] = 0;
             // first input chunk this row needs at T = 0
             const int rho = 32 * q + lane;
             const int cn = floorDivChunk(kChunk - 1 - K * rho);
@@ -133,6 +157,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
             } else if (MAXDI == 2 && lane < 16) {
                 col = g0 + 2 * K - 1 + lane - 8;
                 src = prevB2;
+            } else if (VAR && lane < 16) {
+                // VAR: the input byte of the row above in the column of lane - 8's word (always present: tagged now)
+                col = g0 + K - 1 + lane - 8;
+                if (col >= W) return epochTag;
+                return epochTag | uint32_t(__ldg(a.in + size_t(base - 1) * a.pitch + col));
             } else {
                 return epochTag;
             }
@@ -152,6 +181,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 } else if (MAXDI == 2 && lane < 16) {
                     col = lane - 8;
                     src = prevB2;
+                } else if (VAR && lane < 16) {
+                    col = lane - 8;
+                    if (col >= W) return epochTag;
+                    return epochTag | uint32_t(__ldg(a.in + size_t(base - 1) * a.pitch + col));
                 } else {
                     return epochTag;
                 }
@@ -171,6 +204,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 const int col = K - 1 - m;
                 const int v = col >= 0 ? int(short(__shfl_sync(kFull, w, col >= 0 ? col : 0) & 0xffffu)) : 0;
                 if (lane == 0) H1[0][m] = v;
+                if (VAR) {
+                    const uint32_t b = __shfl_sync(kFull, w, 8 + (col >= 0 ? col : 0)) & 0xffu;
+                    if (lane == 0 && col >= 0) HW[0][m] = uint32_t(sWeights[256 + b]);
+                }
             }
             if (MAXDI == 2) {
 #pragma unroll
@@ -242,26 +279,46 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                 // compiler cannot move shared loads across shared stores (it cannot tell the rings
                 // apart), so loads inside the steps would put two shared-memory latencies on the
                 // error chain of every step.
-                int Ain[QS][kGroup];
+                // VAR: each pixel's own weights (Wr: right; Wb: down-left | down << 16) and, with MOD, its decision
+                // shift (Thr: the threshold plus P for two levels, P otherwise), all from its input and position
+                int Ain[QS][kGroup], Wr[QS][kGroup], Thr[QS][kGroup];
+                uint32_t Wb[QS][kGroup];
                 unsigned char Vout[QS][kGroup];
 #pragma unroll
                 for (int q = 0; q < QS; ++q)
 #pragma unroll
                     for (int u = 0; u < kGroup; ++u) {
                         const int j = g0 + u - K * (32 * q + lane);
-                        Ain[q][u] = sInput[inRing[(32 * q + lane) * kRingStride + (j & 63)]];
+                        const unsigned b = inRing[(32 * q + lane) * kRingStride + (j & 63)];
+                        Ain[q][u] = sInput[b];
+                        if (VAR) {
+                            Wr[q][u] = sWeights[b];
+                            Wb[q][u] = uint32_t(sWeights[256 + b]);
+                        }
+                        if (MOD) {
+                            const int noise =
+                                varkerneltable::noiseU(uint32_t(base + 32 * q + lane), uint32_t(j), a.seed);
+                            const int shift = varkerneltable::perturbation(noise, sWeights[512 + b]);
+                            Thr[q][u] = BIN ? a.threshold + shift : shift;
+                        }
                     }
+                // VAR: lanes 8-15 turn the row above's input bytes into its packed weights, for lane 0
+                const uint32_t bW = VAR ? uint32_t(sWeights[256 + (bCur & 0xffu)]) : 0u;
 #pragma unroll
                 for (int u = 0; u < kGroup; ++u) {
                     const int t = g0 + u;
                     const int bv1 = int(short(__shfl_sync(kFull, bCur, u) & 0xffffu));
                     int bv2 = 0;
                     if (MAXDI == 2) bv2 = int(short(__shfl_sync(kFull, bCur, 8 + u) & 0xffffu));
+                    uint32_t bw = 0;
+                    if (VAR) bw = __shfl_sync(kFull, bW, 8 + u);
                     int r1[QS], r2[QS];
+                    uint32_t rw[QS];
 #pragma unroll
                     for (int q = 0; q < QS; ++q) {
                         r1[q] = __shfl_sync(kFull, e[q], (lane + 31) & 31);
                         if (MAXDI == 2) r2[q] = __shfl_sync(kFull, e[q], (lane + 30) & 31);
+                        if (VAR) rw[q] = __shfl_sync(kFull, wbPrev[q], (lane + 31) & 31);
                     }
 #pragma unroll
                     for (int q = 0; q < QS; ++q) {
@@ -272,6 +329,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 #pragma unroll
                         for (int m = M1; m >= 2; --m) H1[q][m] = H1[q][m - 1];
                         H1[q][1] = above1;
+                        if (VAR) {
+                            uint32_t aboveW = rw[q];
+                            if (lane == 0) aboveW = q == 0 ? bw : rw[q - 1];
+#pragma unroll
+                            for (int m = M1; m >= 2; --m) HW[q][m] = HW[q][m - 1];
+                            HW[q][1] = aboveW;
+                        }
                         if (MAXDI == 2) {
                             int above2 = r2[q];
                             if (lane == 0) above2 = q == 0 ? bv2 : r2[q - 1];
@@ -285,25 +349,39 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
                         G[q][1] = e[q];
 
                         int acc = 0;
+                        if (VAR) {
+                            // the senders' weights: this lane's previous pixel (right), the row above at columns
+                            // j + 1 (down-left) and j (down); the error terms are added last, the newest first
+                            const int wdl = int(HW[q][K - 1] & 0xffffu), wd = int(HW[q][K] >> 16);
+                            acc = wd * H1[q][K];
+                            acc += wdl * H1[q][K - 1];
+                            acc += wrPrev[q] * G[q][1];
+                        } else {
 #pragma unroll
-                        for (int k = 0; k < KD.n; ++k) {
-                            const TapC tp = KD.t[k];
-                            if (tp.di == 0)
-                                acc += tp.w * G[q][tp.dj];
-                            else if (tp.di == 1)
-                                acc += tp.w * H1[q][K + tp.dj];
-                            else
-                                acc += tp.w * H2[q][2 * K + tp.dj];
+                            for (int k = 0; k < KD.n; ++k) {
+                                const TapC tp = KD.t[k];
+                                if (tp.di == 0)
+                                    acc += tp.w * G[q][tp.dj];
+                                else if (tp.di == 1)
+                                    acc += tp.w * H1[q][K + tp.dj];
+                                else
+                                    acc += tp.w * H2[q][2 * K + tp.dj];
+                            }
+                        }
+                        if (VAR) {
+                            wrPrev[q] = Wr[q][u];
+                            wbPrev[q] = Wb[q][u];
                         }
                         const int A = Ain[q][u];
                         const int S = A + roundedShare<D>(acc);
                         int err, v;
                         if (BIN) {
-                            const bool one = S > a.threshold;
+                            const bool one = S > (MOD ? Thr[q][u] : a.threshold);
                             err = one ? S - 4080 : S;
                             v = one ? 255 : 0;
                         } else {
-                            const int p = lookupLevel(S, sLevel);
+                            // Zhou and Fang: the level is chosen for S - P, the error is S's
+                            const int p = lookupLevel(MOD ? S - Thr[q][u] : S, sLevel);
                             err = S - (p & 0xffff);
                             v = p >> 16;
                         }
@@ -360,6 +438,7 @@ KernelFn generalInstance() {
     else
         return nullptr;
 }
+static_assert(kVarKernelCount == 2, "one general-form instance per kernel of core/varkerneltable.h");
 
 /// \brief One general-form instance per kernel of core/kerneltable.h.
 template <bool BIN, int... I>
@@ -370,11 +449,13 @@ KernelFn generalKernelOf(int id, std::integer_sequence<int, I...>) {
 }
 template <bool BIN>
 KernelFn generalKernel(int id) {
+    if (id == kKernelCount) return generalInstance<kKernelCount, BIN>();
+    if (id == kKernelCount + 1) return generalInstance<kKernelCount + 1, BIN>();
     return generalKernelOf<BIN>(id, std::make_integer_sequence<int, kKernelCount>());
 }
 
 KernelFn findKernel(int kernelIndex, WavefrontForm form, bool bin, bool gamma) {
-    if (kernelIndex < 0 || kernelIndex >= kKernelCount) return nullptr;
+    if (kernelIndex < 0 || kernelIndex >= kKernelCount + kVarKernelCount) return nullptr;
     if (form == WavefrontForm::Fast) {
         if (kernelIndex != 0 || !bin) return nullptr;  // binary Floyd-Steinberg only
         return gamma ? &fastfs::fastKernel<true> : &fastfs::fastKernel<false>;
@@ -382,9 +463,11 @@ KernelFn findKernel(int kernelIndex, WavefrontForm form, bool bin, bool gamma) {
     return bin ? generalKernel<true>(kernelIndex) : generalKernel<false>(kernelIndex);
 }
 
-/// Dynamic shared memory of the general form: the level and input tables, and per warp the input and output rings.
+/// Dynamic shared memory of the general form: the level, input and level-weight tables, and per warp the input and
+/// output rings.
 size_t generalSharedBytes() {
-    return (4096 + 256) * sizeof(int32_t) + size_t(kWarpsPerBlock) * 2 * 32 * GeneralPolicy::kRowSets * kRingStride;
+    return (4096 + 256 + kLevelWeightsSize) * sizeof(int32_t) +
+           size_t(kWarpsPerBlock) * 2 * 32 * GeneralPolicy::kRowSets * kRingStride;
 }
 
 __global__ void setFlagKernel(int* flag, int index, int value) { flag[index] = value; }

@@ -128,17 +128,23 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     const EdParams fs;
     for (int n : o.sizes) {
         const Plane8 src = benchImage(n);
-        std::vector<std::pair<std::string, std::string>> todo;  // (variant, wavefront form)
+        struct Job {
+            std::string variant, form;               // wavefront form: "" = the default for the kernel
+            std::string kernel = "floyd-steinberg";  // binary, gamma
+        };
+        std::vector<Job> todo;
         auto wanted = [&](const std::string& v) {
             return o.methods.empty() || std::find(o.methods.begin(), o.methods.end(), v) != o.methods.end();
         };
         for (const gpu::MethodSpec& m : gpu::methods())
-            if (wanted(m.variant)) todo.push_back({m.variant, ""});
+            if (wanted(m.variant)) todo.push_back({m.variant, "", fs.kernel});
         if (o.forms && wanted("wavefront"))
             for (const std::string& f : gpu::wavefrontForms())
                 if (o.formFilter.empty() ||
                     std::find(o.formFilter.begin(), o.formFilter.end(), f) != o.formFilter.end())
-                    todo.push_back({"wavefront", f});
+                    todo.push_back({"wavefront", f, fs.kernel});
+        if (wanted("wavefront"))
+            for (const std::string& k : o.kernels) todo.push_back({"wavefront", "", k});
         Plane8 ref;
         double cpuMs = 0;
         if (o.verify && !todo.empty()) {
@@ -148,22 +154,27 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
         }
         double bwecMs = 0;
         std::vector<Row> sizeRows;
-        for (const auto& [variant, form] : todo) {
+        for (const Job& job : todo) {
+            const std::string& variant = job.variant;
+            const std::string& form = job.form;
             const gpu::MethodSpec* spec = nullptr;
             for (const gpu::MethodSpec& m : gpu::methods())
                 if (m.variant == variant) spec = &m;
             Row r;
             r.n = n;
             r.name = form.empty() ? variant : variant + "[" + form + "]";
+            EdParams params = fs;
+            params.kernel = job.kernel;
+            if (job.kernel != fs.kernel) r.name += " " + job.kernel;
             Plane8 result;
-            const Status s =
-                gpu::timePlane(variant, src, fs, runsFor(*spec, n, o.runs), r.t, o.verify ? &result : nullptr, form);
+            const Status s = gpu::timePlane(variant, src, params, runsFor(*spec, n, o.runs), r.t,
+                                            o.verify ? &result : nullptr, form);
             r.ok = s.isOk();
             if (!r.ok) {
                 r.error = s.message();
                 rc = 1;
             } else {
-                r.exact = !o.verify || result == ref;
+                r.exact = !o.verify || result == (job.kernel == fs.kernel ? ref : referenceErrorDiffusion(src, params));
                 if (!r.exact) rc = 1;
             }
             if (variant == "bwec-rc" && r.ok) bwecMs = r.t.deviceMs;
@@ -239,7 +250,8 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
     }
     // short summary last: the largest size, the wavefront kernel against the best published methods
     const int big = o.sizes.empty() ? 0 : o.sizes.back();
-    out << "\nSummary (" << big << " x " << big << ", Floyd-Steinberg, " << avail.deviceName << "):\n";
+    out << "\nSummary (" << big << " x " << big << ", binary, Floyd-Steinberg unless named, " << avail.deviceName
+        << "):\n";
     for (const Row& r : rows)
         if (r.n == big && (r.name.rfind("wavefront", 0) == 0 || r.name.rfind("palette", 0) == 0 ||
                            r.name == "bwec-rc" || r.name == "bwed-rc" || r.name == "knight"))
@@ -250,6 +262,25 @@ int runGpuBench(const GpuBenchOptions& o, std::ostream& out) {
                                                    " ms (D2H " + fmtMs(r.t.packedD2hMs) + " ms)"
                                              : std::string())
                 << ", exact " << (r.exact ? "yes" : "NO") << "\n";
+    // the other kernels on the wavefront against Floyd-Steinberg's default form and general form, same run
+    auto deviceMsOf = [&](const std::string& name) {
+        for (const Row& r : rows)
+            if (r.n == big && r.name == name && r.ok) return r.t.deviceMs;
+        return 0.0;
+    };
+    const double fsDefault = deviceMsOf("wavefront"), fsGeneral = deviceMsOf("wavefront[general]");
+    for (const std::string& k : o.kernels)
+        if (const double ms = deviceMsOf("wavefront " + k); ms > 0 && fsDefault > 0) {
+            char b[160];
+            std::snprintf(b, sizeof b, "  %s / Floyd-Steinberg on the device: %.2fx its default form", k.c_str(),
+                          ms / fsDefault);
+            out << b;
+            if (fsGeneral > 0) {
+                std::snprintf(b, sizeof b, ", %.2fx its general form", ms / fsGeneral);
+                out << b;
+            }
+            out << "\n";
+        }
     return rc;
 }
 

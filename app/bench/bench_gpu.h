@@ -20,6 +20,10 @@ struct GpuBenchOptions {
     bool diagnose = false;
     std::vector<int> diagnoseHeights{64, 128, 256, 512, 1024, 2048, 4096};  ///< heights of the diagnose runs
     std::vector<std::string> formFilter;  ///< only these wavefront forms (empty = all)
+    /// the wavefront (its default form for the kernel) also with these kernels, binary and gamma, each checked against
+    /// its own reference (a sequential CPU run: ~10 s at 16K) and compared with Floyd-Steinberg in the summary; runs
+    /// when `methods` is empty or names "wavefront"
+    std::vector<std::string> kernels{"zhou-fang"};
     /// error diffusion to a palette (docs/spec.md section 4) on a colour image, one row per palette size (empty =
     /// none); runs when `methods` is empty or names "palette"
     std::vector<int> paletteColors{16};

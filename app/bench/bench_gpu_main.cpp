@@ -1,9 +1,11 @@
 // Stand-alone driver of the GPU bench section (`bench_gpu`), for the GPU machine (no Qt, no image I/O there):
 // bench_gpu [--sizes 1024,2048] [--runs N] [--methods a,b] [--shapes fast,general] [--diagnose [--diagnose-heights
 // 64,..]]
-//           [--no-shapes] [--palette 16,256 | --no-palette] [--no-verify] [--md FILE]
-// (--shapes names forms of the wavefront kernel; gpu::wavefrontForms() lists them; --palette the palette sizes of the
-// palette rows, 16 by default; --methods palette runs only those).
+//           [--no-shapes] [--kernels zhou-fang,jarvis | --no-kernels] [--palette 16,256 | --no-palette] [--no-verify]
+//           [--md FILE]
+// (--shapes names forms of the wavefront kernel; gpu::wavefrontForms() lists them; --kernels the other kernels the
+// wavefront also runs, zhou-fang by default; --palette the palette sizes of the palette rows, 16 by
+// default; --methods palette runs only those).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +38,13 @@ int main(int argc, char** argv) {
             std::stringstream ss(argv[++i]);
             std::string item;
             while (std::getline(ss, item, ',')) o.diagnoseHeights.push_back(std::atoi(item.c_str()));
+        } else if (a == "--kernels" && i + 1 < argc) {
+            o.kernels.clear();
+            std::stringstream ss(argv[++i]);
+            std::string item;
+            while (std::getline(ss, item, ',')) o.kernels.push_back(item);
+        } else if (a == "--no-kernels") {
+            o.kernels.clear();
         } else if (a == "--palette" && i + 1 < argc) {
             o.paletteColors.clear();
             std::stringstream ss(argv[++i]);
@@ -52,12 +61,11 @@ int main(int argc, char** argv) {
         } else if (a == "--md" && i + 1 < argc) {
             o.markdownPath = argv[++i];
         } else {
-            std::fprintf(
-                stderr,
-                "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes fast,general] "
-                "[--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--palette 16,256 | --no-palette] [--no-verify] "
-                "[--md FILE]\n",
-                argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--sizes 1024,2048,...] [--runs N] [--methods a,b] [--shapes fast,general] "
+                         "[--diagnose [--diagnose-heights 64,..]] [--no-shapes] [--kernels a,b | --no-kernels] "
+                         "[--palette 16,256 | --no-palette] [--no-verify] [--md FILE]\n",
+                         argv[0]);
             return 2;
         }
     }

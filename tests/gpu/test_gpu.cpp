@@ -165,6 +165,82 @@ int main(int argc, char** argv) {
                     exact("wavefront", flat, p, referenceErrorDiffusion(flat, p), form);
                 }
             }
+        // the level-dependent kernels (Ostromoukhov; Zhou and Fang): each tap's weight is the sending pixel's, Zhou and
+        // Fang's threshold noise comes from the pixel's image position and the seed. Sizes around the general form's
+        // 64-row strips (the row above a strip's first row is read from the previous strip) and 32-column chunks,
+        // several seeds; the seed must reach the device (different seeds give different references here)
+        for (const Kernel& k : kernels()) {
+            if (!k.levelDependent()) continue;
+            for (int levels : {2, 3, 256})
+                for (bool linear : {false, true})
+                    for (uint32_t seed : {1u, 2u, 0x9E3779B9u}) {
+                        if (!k.modulated() && seed != 1) continue;
+                        if (sanitize && (levels == 3 || linear || seed == 2)) continue;
+                        EdParams p;
+                        p.kernel = k.name;
+                        p.levels = levels;
+                        p.linear = linear;
+                        p.seed = seed;
+                        std::vector<Size> vsz = {{1, 1},     {1, 45},   {45, 1},  {2, 2},    {31, 33},
+                                                 {33, 31},   {63, 64},  {64, 65}, {65, 129}, {97, 61},
+                                                 {127, 130}, {131, 67}, {257, 3}, {3, 257},  {200, 191}};
+                        if (sanitize)
+                            vsz = {{1, 1}, {1, 9}, {9, 1}, {33, 31}, {70, 130}};
+                        else if (!small)
+                            vsz.insert(vsz.end(), {{1021, 263}, {263, 1031}});
+                        for (const Size& sz : vsz) {
+                            const Plane8 src = test::randomPlane(sz.w, sz.h, test::freshSeed("level-dependent"));
+                            exact("wavefront", src, p, referenceErrorDiffusion(src, p));
+                        }
+                        if (sanitize) continue;
+                        // a noisy gradient runs through every input level, so every row of the weight tables; flat
+                        // planes at the tables' key levels keep one row of weights and the strongest modulation
+                        const Plane8 g = noisyGradient(test::randomPlane(301, 197, test::freshSeed("level gradient")));
+                        exact("wavefront", g, p, referenceErrorDiffusion(g, p));
+                        for (int v : {0, 64, 85, 127, 128, 170, 255}) {
+                            Plane8 flat(99, 70);
+                            std::fill(flat.data.begin(), flat.data.end(), uint8_t(v));
+                            exact("wavefront", flat, p, referenceErrorDiffusion(flat, p));
+                        }
+                    }
+            if (k.modulated()) {
+                EdParams p1, p2;
+                p1.kernel = p2.kernel = k.name;
+                p2.seed = 2;
+                const Plane8 src = test::randomPlane(90, 70, test::freshSeed("seed"));
+                Plane8 o1, o2;
+                const Status s1 = gpu::runPlane("wavefront", src, o1, p1), s2 = gpu::runPlane("wavefront", src, o2, p2);
+                check(s1.isOk() && s2.isOk() && o1 != o2 && o1 == referenceErrorDiffusion(src, p1) &&
+                          o2 == referenceErrorDiffusion(src, p2),
+                      k.name + ": seeds 1 and 2 give different, exact images on the GPU");
+            }
+            // the timed and overlapped paths (the row above a strip's first row is read from the uploaded input)
+            if (!sanitize) {
+                EdParams p;
+                p.kernel = k.name;
+                p.seed = 5;
+                const Plane8 src = test::randomPlane(1021, 257, test::freshSeed("level-dependent overlapped"));
+                gpu::Timing t;
+                Plane8 res;
+                const Status s = gpu::timePlane("wavefront", src, p, 1, t, &res);
+                check(s.isOk() && res == referenceErrorDiffusion(src, p) && t.overlappedMs > 0,
+                      "timed and overlapped wavefront " + k.name + " 1021x257 exact" + (s ? "" : ": " + s.message()));
+            }
+            // serpentine has no wavefront (CPU fallback); the fast form is binary Floyd-Steinberg only
+            {
+                EdParams p;
+                p.kernel = k.name;
+                p.serpentine = true;
+                Plane8 out;
+                const Status s = gpu::runPlane("wavefront", test::randomPlane(9, 9, 2), out, p);
+                check(s.isUnavailable(),
+                      k.name + " serpentine on the GPU is unavailable (CPU fallback): " + s.message());
+                p.serpentine = false;
+                const Status f = gpu::runPlane("wavefront", test::randomPlane(9, 9, 2), out, p, {}, "fast");
+                check(!f && !f.isUnavailable() && gputest::contains(f.message(), "form"),
+                      k.name + " refuses the fast form: " + f.message());
+            }
+        }
         // the general form for every kernel is what runs without a form; naming it must give the same bits
         {
             EdParams p;
@@ -287,6 +363,23 @@ int main(int argc, char** argv) {
                 check(s.isOk() && res.device == Device::Cpu && !res.note.empty() &&
                           res.image.channels[0] == referenceErrorDiffusion(src, p),
                       "serpentine on ed/plain --device gpu falls back to the CPU with a note: " + res.note);
+                // Zhou and Fang's seed reaches the GPU through the registry's parameters
+                RunRequest zf;
+                zf.method = m;
+                zf.device = Device::Gpu;
+                zf.params.set("kernel", std::string("zhou-fang"));
+                zf.params.set("seed", int64_t(7));
+                zf.params.set("levels", int64_t(3));
+                RunResult zres;
+                const Status zs = runImage(Image::gray(src), zf, zres);
+                EdParams zp;
+                zp.kernel = "zhou-fang";
+                zp.seed = 7;
+                zp.levels = 3;
+                check(zs.isOk() && zres.device == Device::Gpu &&
+                          zres.image.channels[0] == referenceErrorDiffusion(src, zp),
+                      "ed/plain --device gpu --kernel zhou-fang --seed 7 --levels 3 runs on the GPU, exact" +
+                          (zs ? "" : ": " + zs.message()));
             }
         }
     }
@@ -306,6 +399,18 @@ int main(int argc, char** argv) {
             // both wavefront forms on the real image too (smooth areas, long runs of one level)
             if (only.empty() || only == "wavefront")
                 for (const std::string& form : gpu::wavefrontForms()) exact("wavefront", img, fs, ref, form);
+            // the level-dependent kernels on the real image: two levels in gamma, three in linear light
+            if (only.empty() || only == "wavefront")
+                for (const Kernel& k : kernels())
+                    if (k.levelDependent())
+                        for (const auto& [levels, linear] : std::vector<std::pair<int, bool>>{{2, false}, {3, true}}) {
+                            EdParams p;
+                            p.kernel = k.name;
+                            p.levels = levels;
+                            p.linear = linear;
+                            p.seed = 3;
+                            exact("wavefront", img, p, referenceErrorDiffusion(img, p));
+                        }
         }
 #endif
     // both wavefront forms on a noisy gradient (the benchmark's kind of image: dark left edge, bright right edge),

@@ -147,6 +147,21 @@ int main(int argc, char** argv) {
     for (const Palette& pal : palettes)
         for (bool linear : {false, true}) checkKeys(pal, linear, test::freshSeed("keys"));
 
+#ifdef HALFTONE_HAVE_CUDA
+    // the level-dependent kernels take their weights from a gray level: refused with a clear error, as on the CPU (not
+    // unavailable, which would send the request to the CPU path only to be refused there); checked before the device,
+    // so in every CUDA build
+    for (const Kernel& k : kernels()) {
+        if (!k.levelDependent()) continue;
+        EdParams p;
+        p.kernel = k.name;
+        Plane8 out;
+        const Status s = gpu::paletteErrorDiffusion(randomRgb(20, 20, "palette level-dependent"), palettes[3], p, out);
+        check(!s && !s.isUnavailable() && gputest::contains(s.message(), "fixed kernels"),
+              "the GPU palette path refuses " + k.name + ": " + s.message());
+    }
+#endif
+
     const GpuAvailability avail = gpu::probe();
     if (!avail.usable) {
         std::printf("no usable GPU (%s): the GPU cases are skipped\n", avail.reason.c_str());
@@ -171,10 +186,11 @@ int main(int argc, char** argv) {
         }
     }
 
-    // every kernel x gamma/linear x palettes on awkward sizes (one- and two-row kernels, masked edges)
+    // every fixed kernel x gamma/linear x palettes on awkward sizes (one- and two-row kernels, masked edges)
     for (const Kernel& k : kernels())
         for (bool linear : {false, true})
             for (const Palette& pal : palettes) {
+                if (k.levelDependent()) continue;  // refused below
                 if (sanitize && (linear || (pal.size() != 16 && pal.name != "repeated"))) continue;
                 if (small && pal.size() == 3) continue;
                 EdParams p;
@@ -187,6 +203,7 @@ int main(int argc, char** argv) {
     if (!small) {
         // a larger image per kernel with 16 colours (linear light), and flat extremes that push S past the clamp
         for (const Kernel& k : kernels()) {
+            if (k.levelDependent()) continue;
             EdParams p;
             p.kernel = k.name;
             p.linear = true;

@@ -136,7 +136,10 @@ void TestErrorDiffusion::kernelsAreTheSpecTable() {
         }
         ++rows;
     }
-    QCOMPARE(rows, int(kernels().size()));
+    // The level-dependent kernels have a subsection of their own (their weights are tables, not one row).
+    const auto fixed =
+        std::count_if(kernels().begin(), kernels().end(), [](const Kernel& k) { return !k.levelDependent(); });
+    QCOMPARE(rows, int(fixed));
 }
 
 void TestErrorDiffusion::variantsMatchReference_data() {
