@@ -24,8 +24,10 @@ struct VS {
     HT_AI T set1(int x) { return T{{x, x, x, x}}; }
     HT_AI T load(const int32_t* p) { HT_LOOP(p[i]); }
     HT_AI void store(int32_t* p, T v) { std::memcpy(p, v.v, sizeof v.v); }
-    HT_AI T add(T a, T b) { HT_LOOP(a.v[i] + b.v[i]); }
-    HT_AI T sub(T a, T b) { HT_LOOP(a.v[i] - b.v[i]); }
+    // add and sub wrap modulo 2^32 like the vector instructions (the position hash of Zhou and Fang's modulation
+    // relies on it; error sums never come near the limits)
+    HT_AI T add(T a, T b) { HT_LOOP(int32_t(uint32_t(a.v[i]) + uint32_t(b.v[i]))); }
+    HT_AI T sub(T a, T b) { HT_LOOP(int32_t(uint32_t(a.v[i]) - uint32_t(b.v[i]))); }
     HT_AI T andv(T a, T b) { HT_LOOP(a.v[i] & b.v[i]); }
     HT_AI T mullo(T a, T b) { HT_LOOP(int32_t(uint32_t(a.v[i]) * uint32_t(b.v[i]))); }
     HT_AI T xorv(T a, T b) { HT_LOOP(a.v[i] ^ b.v[i]); }
