@@ -9,6 +9,7 @@
 
 #include "core/screen.h"
 #include "gpu/cudacheck.h"
+#include "gpu/deviceinfo.h"
 #include "gpu/dbs_launch.h"
 #include "gpu/gpu.h"
 
@@ -31,21 +32,14 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
     const ThresholdArray* screen = params.clipFree ? (params.screen ? params.screen : &defaultDbsScreen()) : nullptr;
     if (screen && screen->empty()) return Status::error("clip-free DBS: the threshold array is empty");
 
-    int devices = 0;
-    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
-        (void)cudaGetLastError();
-        return Status::unavailable(std::string("no usable CUDA device (") +
-                                   (e != cudaSuccess ? cudaGetErrorString(e) : "no device found") + ")");
-    }
+    if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     {
         // The block's c_pe region lives in shared memory: refuse block sides that do not fit, naming the limit.
-        int dev = 0, optin = 0;
-        (void)cudaGetDevice(&dev);
+        const int optin = deviceInfo().sharedPerBlockOptin;
         const auto sharedBytes = [&](int side) {
             return layout == DbsGpuLayout::Koge ? dbsdev::groupSharedBytes(side, R) : dbsdev::scanSharedBytes(side, R);
         };
-        if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess && optin > 0 &&
-            sharedBytes(bs) > size_t(optin)) {
+        if (optin > 0 && sharedBytes(bs) > size_t(optin)) {
             int maxBs = bs;
             while (maxBs > minBlock && sharedBytes(maxBs) > size_t(optin)) maxBs -= 8;
             return Status::error("GPU DBS block size " + std::to_string(params.blockSize) + " needs " +
@@ -53,8 +47,8 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
                                  std::to_string(optin / 1024) +
                                  " KiB per block (largest block side here: " + std::to_string(maxBs) + ")");
         }
-        (void)cudaGetLastError();
     }
+    const auto device = lockDevice();
     const int W = src.width, H = src.height;
     const size_t n = size_t(W) * H, nG = size_t(W + 2) * (H + 2), nC = size_t(W + 2 * P) * (H + 2 * P);
     const int tilesX = (W + 7) / 8, tilesY = (H + 7) / 8;

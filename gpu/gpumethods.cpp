@@ -287,6 +287,8 @@ public:
     }
 
     bool hasOverlapped() const override { return true; }
+    /// Zhou and Fang's position noise seed for the next run.
+    void setSeed(uint32_t seed) { seed_ = seed; }
 
     bool hasPacked() const override { return form_ == WavefrontForm::Fast; }
     Status setPacked(bool on) override {
@@ -989,6 +991,14 @@ const MethodSpec* findSpec(const std::string& variant) {
     return nullptr;
 }
 
+/// Whether the GPU wavefront has the kernel: unavailable (the caller runs it on the CPU) for kernels that reach more
+/// than two rows down, which its strips cannot pass on.
+Status wavefrontOffers(const Kernel& kernel, int levels) {
+    if (wavefrontHasForm(kernelIndexOf(kernel.name), WavefrontForm::General, levels == 2)) return Status::ok();
+    return Status::unavailable("the GPU wavefront passes errors at most two rows down; kernel " + kernel.name +
+                               " reaches " + std::to_string(kernel.maxDi()) + " rows down, so it runs on the CPU");
+}
+
 /// The wavefront form a request names: "" = the fastest compiled one (fast for binary Floyd-Steinberg, general
 /// otherwise), "fast" or "general".
 Status parseForm(const std::string& text, const Kernel& kernel, int levels, WavefrontForm& form) {
@@ -1027,10 +1037,7 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
                              kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
     if (variant == "wavefront") {
-        if (!wavefrontHasForm(kernelIndexOf(kernel->name), WavefrontForm::General, p.levels == 2))
-            return Status::unavailable("the GPU wavefront's strips pass errors at most two rows down; kernel " +
-                                       kernel->name + " reaches " + std::to_string(kernel->maxDi()) +
-                                       " rows down, so it runs on the CPU");
+        HT_TRY(wavefrontOffers(*kernel, p.levels));
         WavefrontForm form = WavefrontForm::General;
         HT_TRY(parseForm(formText, *kernel, p.levels, form));
         out = std::make_unique<WavefrontRunner>(form);
@@ -1080,6 +1087,7 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
     if (Status sz = checkImageSize(src.width, src.height, 1); !sz)
         return Status::unavailable("too large for the GPU path: " + std::to_string(src.width) + " x " +
                                    std::to_string(src.height) + " is over its limit of 2^30 pixels");
+    const auto device = lockDevice();
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, form, r));
     HT_TRY(r->prepare(src.width, src.height, params));
@@ -1109,8 +1117,8 @@ namespace {
 /// The device state kept between runs: the wavefront runner of the last size, form and parameters (its device buffers,
 /// flags and tables) and the pinned staging memory. Deliberately never destroyed: at exit the CUDA runtime may already
 /// be gone, and the process's end frees both.
+/// Guarded by lockDevice().
 struct DeviceCache {
-    std::mutex mutex;  ///< one host-to-host run at a time: the device is one, and so are the staging slots
     std::unique_ptr<WavefrontRunner> runner;
     std::string key;
     Staging staging;
@@ -1135,6 +1143,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
     HT_TRY(validateEdParams(params, kernel));
     if (params.serpentine)
         return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
+    HT_TRY(wavefrontOffers(*kernel, params.levels));
     WavefrontForm form = WavefrontForm::General;
     HT_TRY(parseForm(formText, *kernel, params.levels, form));
     if (output == HostOutput::Bits && form != WavefrontForm::Fast)
@@ -1145,8 +1154,8 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
     const std::string key = std::string(formName(form)) + " " + std::to_string(src.width) + "x" +
                             std::to_string(src.height) + " " + kernel->name + " " + std::to_string(params.levels) +
                             (params.linear ? " linear" : " gamma");
+    const auto device = lockDevice();
     DeviceCache& cache = deviceCache();
-    std::lock_guard<std::mutex> lock(cache.mutex);
     auto attempt = [&]() -> Status {
         if (!cache.runner || cache.key != key) {
             cache.runner.reset();
@@ -1156,6 +1165,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
             cache.runner = std::move(r);
             cache.key = key;
         }
+        cache.runner->setSeed(params.seed);  // not part of the key: a new seed needs no new buffers
         return cache.runner->streamed(src.data.data(), dst, output, cache.staging, control);
     };
     Status s = attempt();
@@ -1182,6 +1192,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
 
 void warmDevice() {
     // both forms on a small plane: the kernels load (lazily, on first launch) and the staging ring is allocated
+    const auto device = lockDevice();
     const Plane8 src(256, 256, 128);
     std::vector<uint8_t> bits;
     (void)runPlanePacked(src, bits, EdParams{});
@@ -1190,14 +1201,12 @@ void warmDevice() {
     Plane8 dst;
     (void)runPlane("wavefront", src, dst, general);
     // the real runs are mostly larger: size the staging ring for bands of full size now
-    DeviceCache& cache = deviceCache();
-    std::lock_guard<std::mutex> lock(cache.mutex);
-    (void)cache.staging.ensure(Staging::kBandBytes, Staging::kBandBytes);
+    (void)deviceCache().staging.ensure(Staging::kBandBytes, Staging::kBandBytes);
 }
 
 void releaseDeviceCache() {
+    const auto device = lockDevice();
     DeviceCache& cache = deviceCache();
-    std::lock_guard<std::mutex> lock(cache.mutex);
     cache.runner.reset();
     cache.key.clear();
     cache.staging.release();
@@ -1234,6 +1243,7 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
                  Plane8* result, const std::string& form) {
     if (src.width <= 0 || src.height <= 0) return Status::error("empty image");
     runs = std::max(1, runs);
+    const auto device = lockDevice();
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, form, r));
     HT_TRY(r->prepare(src.width, src.height, params));

@@ -200,6 +200,7 @@ Status paletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdP
     HT_TRY(checkRequest(rgb, palette, params, kernelIndex));
     const Plane8* planes[3];
     HT_TRY(inputPlanes(rgb, planes));
+    const auto device = lockDevice();
     PaletteRunner r;
     Status prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear);
     if (isOutOfDeviceMemory(prepared)) {  // the wavefront's kept buffers make room
@@ -238,6 +239,7 @@ Status timePalette(const Image& rgb, const Palette& palette, const EdParams& par
     runs = std::max(1, runs);
     const int W = rgb.width(), H = rgb.height();
     const size_t n = size_t(W) * size_t(H);
+    const auto device = lockDevice();
     PaletteRunner r;
     HT_TRY(r.prepare(W, H, kernelIndex, palette, params.linear));
     Stream s;

@@ -46,6 +46,9 @@ const DeviceInfo& deviceInfo() {
         int sm = 0;
         cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0);  // TOOLCHAIN.md pitfall 5
         d.smCount = sm;
+        int optin = 0;
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+        d.sharedPerBlockOptin = optin;
         if (prop.major < 7 || (prop.major == 7 && prop.minor < 5)) {
             d.reason = "device " + d.name + " is older than compute capability 7.5, which this build targets";
             return d;
@@ -60,6 +63,11 @@ const DeviceInfo& deviceInfo() {
         return d;
     }();
     return info;
+}
+
+std::unique_lock<std::recursive_mutex> lockDevice() {
+    static std::recursive_mutex* device = new std::recursive_mutex;  // never destroyed: runs may end at exit
+    return std::unique_lock<std::recursive_mutex>(*device);
 }
 
 namespace {

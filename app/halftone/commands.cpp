@@ -64,7 +64,8 @@ void note(const std::string& message) { printLine("halftone: note: " + message);
 
 namespace {
 std::atomic<int> g_deferredSignal{0};
-bool g_stderrIsTty = false;  // a progress line ending in '\r' may be open: start a new line
+std::atomic<bool> g_signalReported{false};  // lock-free, so the handler may use it
+bool g_stderrIsTty = false;                 // a progress line ending in '\r' may be open: start a new line
 
 const char* signalName(int sig) {
     switch (sig) {
@@ -103,11 +104,21 @@ extern "C" void onSignal(int sig) {
         errno = savedErrno;
         return;
     }
-    const int fd = g_stderrFd.load();
-    if (g_stderrIsTty) writeAll(fd, "\n");
-    writeAll(fd, "halftone: interrupted by ");
-    writeAll(fd, signalName(sig));
-    writeAll(fd, "; no output written\n");
+    // A second signal (to another thread, or a second kill) finds the first one reporting: it waits for the exit,
+    // so the message comes out once and whole.
+    if (g_signalReported.exchange(true)) {
+        for (;;) ::pause();
+    }
+    char message[128] = {};
+    size_t n = 0;
+    const auto append = [&](const char* part) {
+        while (*part && n + 1 < sizeof message) message[n++] = *part++;
+    };
+    if (g_stderrIsTty) append("\n");
+    append("halftone: interrupted by ");
+    append(signalName(sig));
+    append("; no output written\n");
+    writeAll(g_stderrFd.load(), message);  // one write: nothing else on stderr can land inside the line
     ::_exit(128 + sig);
 }
 }  // namespace
