@@ -10,6 +10,7 @@
 # Logs go to $OUT. The gpu-device preset builds here without Qt and OpenImageIO; CLI11 travels in .device/include.
 #
 # Usage: OUT=DIR bash scripts/device-gpu.sh [--quick]   (--quick: one round of test_gpu_paths, small sizes only)
+#        STAGES=tests,paths,sanitize,bench (the default: all) runs only the named stages
 #        bash scripts/device-gpu.sh pack                 (on the dev machine: build the gpu-device preset here and pack
 #                                                          its binaries into .device/gpu-device.tar.xz; a call that
 #                                                          carries .device then runs them instead of building, as long
@@ -45,6 +46,8 @@ OUT=${OUT:-/tmp/device-gpu-out}
 mkdir -p "$OUT"
 QUICK=0
 [ "${1:-}" = "--quick" ] && QUICK=1
+STAGES=",${STAGES:-tests,paths,sanitize,bench},"
+want() { [[ $STAGES == *",$1,"* ]]; }
 summary=()
 row() { summary+=("$(printf '| %-44s | %s |' "$1" "$2")"); }
 stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
@@ -85,6 +88,7 @@ runtest() {
   row "$name" "rc=$rc; $last"
 }
 
+if want tests; then
 stage "GPU tests"
 runtest test_gpu_small 150 "$(bin test_gpu)" --small
 runtest test_gpu_palette_small 90 "$(bin test_gpu_palette)" --small
@@ -92,13 +96,18 @@ runtest test_dbs_gpu_small 120 "$(bin test_dbs_gpu)" --small
 runtest test_gpu_planepool_small 90 "$(bin test_gpu_planepool)" --small
 runtest test_cli_gpu 120 "$(bin test_cli_gpu)"
 for f in launch trap trap-progress oom; do runtest "test_gpu_faults_$f" 90 "$(bin test_gpu_faults)" "$f"; done
+fi
+if want paths; then
+stage "the product's path: halftone as a process for every GPU case"
 if [ $QUICK -eq 1 ]; then
   runtest test_gpu_paths_small 240 "$(bin test_gpu_paths)" --small --jobs 8 --limit 30
 else
   runtest test_gpu_paths_x3 330 "$(bin test_gpu_paths)" --repeat 3 --jobs 8 --limit 30
 fi
 grep -B2 -A40 "stacks of the hung" "$OUT"/test_gpu_paths*.log | head -60
+fi
 
+if want sanitize; then
 stage "compute-sanitizer (tiny sizes)"
 sanitize() {
   local name=$1 tool=$2; shift 2
@@ -110,7 +119,9 @@ sanitize() {
 sanitize memcheck memcheck --leak-check no "$(bin test_gpu)" --sanitize
 sanitize memcheck_palette memcheck --leak-check no "$(bin test_gpu_palette)" --sanitize
 sanitize racecheck racecheck "$(bin test_gpu)" --sanitize
+fi
 
+if want bench; then
 stage "benchmark: the wavefront on the device (16K x 16K)"
 timeout 120 "$(bin bench_gpu)" --sizes 16384 --methods wavefront --no-kernels --no-palette --runs 9 --md "$OUT/bench.md" \
   >"$OUT/bench.log" 2>&1
@@ -187,6 +198,7 @@ mg=$(median "${bg[@]}"); mc=$(median "${bc[@]}"); ma=$(median "${ba[@]}")
 echo "batch 64 x 4096^2 -> PBM: gpu ${bg[*]} | cpu ${bc[*]} | auto ${ba[*]} ms; $same"
 row "batch 64 x 4096^2 -> PBM" "gpu $mg ms, cpu $mc ms (throughput gpu/cpu $(awk "BEGIN{printf \"%.2f\", $mc/$mg}")), auto $ma ms; $same"
 rm -rf "$W"
+fi
 
 stage "summary ($(($(date +%s) - T0)) s)"
 printf '| %-44s | %s |\n' "what" "result"
