@@ -4,8 +4,10 @@
 #include "core/paletteed.h"
 #include "core/planepool.h"
 #include "core/riemersma.h"
+#include "core/threads.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -288,6 +290,43 @@ std::string paletteMethodList() {
     return list.empty() ? std::string("none in this build") : list;
 }
 
+}  // namespace
+
+Device chooseDevice(const MethodInfo& m, double pixels, const ParamValues& params, const RunRequest& request,
+                    const RunControl& control, std::string& why) {
+    if (m.cost.cpuNs <= 0 || m.cost.gpuNs <= 0) {
+        why = "auto: the GPU (no measured costs for " + m.id() + ")";
+        return Device::Gpu;
+    }
+    const int threads =
+        m.cost.cpuParallel ? threadsOrAll(int(params.getInt("threads", control.threads > 0 ? control.threads : 0))) : 1;
+    const double cpu = pixels * m.cost.cpuNs * 1e-9 / threads;
+    const double start = Registry::instance().gpuAvailability().startRemaining
+                             ? Registry::instance().gpuAvailability().startRemaining()
+                             : 0.0;
+    const int shared = std::max(1, request.concurrentRuns);
+    const double gpu = start + pixels * m.cost.gpuNs * 1e-9 * shared;
+    const Device pick = gpu < cpu ? Device::Gpu : Device::Cpu;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "auto: the %s (estimates: GPU %.1f ms = start-up %.1f ms + %.0f pixels%s; CPU %.1f ms on %d "
+                  "thread%s)",
+                  pick == Device::Gpu ? "GPU" : "CPU", gpu * 1e3, start * 1e3, pixels,
+                  shared > 1 ? (" x " + std::to_string(shared) + " runs sharing the device").c_str() : "", cpu * 1e3,
+                  threads, threads == 1 ? "" : "s");
+    why = text;
+    return pick;
+}
+
+namespace {
+
+/// The note of a run the GPU handed to the CPU: a request the GPU does not offer (a kernel it lacks) says so in one
+/// line when the GPU was asked for and nothing under the automatic choice; a failure always says what failed.
+std::string fallbackNote(const Status& s, bool deviceAsked) {
+    if (s.isNotOffered()) return deviceAsked ? s.message() : std::string();
+    return "GPU failed (" + s.message() + "), ran on the CPU";
+}
+
 /// runImage's body; `consumable` is &input when the caller gives its input up (planes may be halftoned in place).
 Status runImageImpl(const Image& input, Image* consumable, const RunRequest& request, RunResult& result,
                     const RunControl& control) {
@@ -325,6 +364,9 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
     } else {
         device = (hasGpu && gpu().usable) || !hasCpu ? Device::Gpu : Device::Cpu;
         if (device == Device::Gpu && !gpu().usable) return Status::unavailable("no usable GPU: " + gpu().reason);
+        if (device == Device::Gpu && hasCpu && !toPalette)
+            device = chooseDevice(m, double(input.width()) * input.height() * std::max(1, input.channelCount()), params,
+                                  request, control, result.choice);
     }
 
     if (request.maxMemory > 0) {
@@ -355,7 +397,7 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
         Plane8 indices;
         Status s = (device == Device::Gpu ? m.paletteGpu : m.paletteCpu)(rgb, *palette, indices, params, control);
         if (!s && s.isUnavailable() && device == Device::Gpu && m.paletteCpu) {
-            note = "GPU failed (" + s.message() + "), ran on the CPU";
+            note = fallbackNote(s, request.device.has_value());
             device = Device::Cpu;
             s = m.paletteCpu(rgb, *palette, indices, params, control);
         }
@@ -405,7 +447,7 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
         if (device == Device::Gpu) dst = PlanePool::instance().take(src.width, src.height);
         Status s = (device == Device::Gpu ? m.gpu : m.cpu)(src, dst, planeParams, sub);
         if (!s && s.isUnavailable() && device == Device::Gpu && m.cpu) {
-            note = "GPU failed (" + s.message() + "), ran on the CPU";
+            note = fallbackNote(s, request.device.has_value());
             device = Device::Cpu;
             PlanePool::instance().release(std::move(dst));
             dst = Plane8();

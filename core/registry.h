@@ -155,6 +155,13 @@ struct MethodInfo {
     /// The sequential reference an exact method outside section 1's error diffusion must equal bit for bit (dot
     /// diffusion's, docs/spec.md section 7); empty for error diffusion, whose reference is referenceErrorDiffusion.
     PlaneFunction reference;
+    /// \brief What one pixel costs on each device, from the benchmark's measurements (docs/performance.md); the
+    /// automatic device choice compares them. Zero: not measured (the automatic choice then takes the GPU when usable).
+    struct Cost {
+        double cpuNs = 0;          ///< ns a pixel on one CPU thread
+        bool cpuParallel = false;  ///< the CPU form divides its work among its threads
+        double gpuNs = 0;          ///< ns a pixel on a started GPU, host memory to host memory, transfers included
+    } cost;
 
     std::vector<Device> devices() const;
     std::string devicesString() const;  ///< "cpu", "gpu" or "cpu,gpu"
@@ -174,6 +181,9 @@ struct GpuAvailability {
     bool usable = false;
     std::string reason = "this build has no GPU support";
     std::string deviceName;
+    /// Seconds until the device is started (its context made and kernels loaded: 0 once it is), for the automatic
+    /// device choice; empty: taken as 0.
+    std::function<double()> startRemaining;
 };
 
 /// \brief The method registry: every algorithm registers here once.
@@ -234,6 +244,9 @@ struct RunRequest {
     std::optional<Palette> palette;
     bool keepAlpha = true;
     uint64_t maxMemory = 0;  ///< bytes the run may allocate (planes + working memory), checked first; 0 = no limit
+    /// Runs that share the device at once (a batch's files): the automatic device choice counts a GPU run that many
+    /// times, since the device takes them one after another.
+    int concurrentRuns = 1;
 };
 
 /// \brief Result of runImage: the halftone and what actually ran.
@@ -241,6 +254,7 @@ struct RunResult {
     Image image;
     Device device = Device::Cpu;
     std::string note;      ///< e.g. "GPU unusable (...), ran on the CPU"
+    std::string choice;    ///< under the automatic device choice: which device and why (for --time)
     double seconds = 0.0;  ///< wall time of the method itself (no I/O)
 };
 
@@ -251,6 +265,13 @@ Status runImage(const Image& input, const RunRequest& request, RunResult& result
 /// (MethodInfo::cpuInPlace) and no colour conversion is needed, the input's planes become the output's, so the run
 /// allocates no output planes. `input` is left in an unspecified state (whether the run succeeded or not).
 Status runImage(Image&& input, const RunRequest& request, RunResult& result, const RunControl& control = {});
+
+/// \brief The automatic choice between a usable GPU and the CPU for a run of `pixels` (width x height x channels):
+/// the device with the smaller estimate from the method's measured costs (MethodInfo::Cost), the GPU's remaining
+/// start-up and the runs sharing it (RunRequest::concurrentRuns); `why` says what was compared. Without measured
+/// costs the GPU is taken.
+Device chooseDevice(const MethodInfo& m, double pixels, const ParamValues& params, const RunRequest& request,
+                    const RunControl& control, std::string& why);
 
 // Registration hooks of the core modules; each lives beside its algorithm.
 void registerErrorDiffusionMethods(Registry& r);

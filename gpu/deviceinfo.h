@@ -3,6 +3,8 @@
 #include <mutex>
 #include <string>
 
+#include "core/errordiffusion.h"
+
 namespace halftone::gpu {
 
 /// \brief Result of the one-time device probe.
@@ -26,8 +28,9 @@ const DeviceInfo& deviceInfo();
 /// start-up holds it too, so the first real run waits for the start-up instead of racing it.
 std::unique_lock<std::recursive_mutex> lockDevice();
 
-/// \brief A first tiny run of the wavefront kernel (both forms): loads the kernels and allocates the pinned staging
-/// memory, so that the first real run pays neither (gpu/gpumethods.cpp).
-void warmDevice();
+/// \brief A first tiny run of the wavefront kernel in the form `likely` needs (both forms when null): loads the kernels
+/// and allocates the pinned staging memory, so that the first real run pays neither (gpu/gpumethods.cpp). Adds its
+/// parts' seconds to `kernels` and `staging`.
+void warmDevice(const EdParams* likely, double& kernels, double& staging);
 
 }  // namespace halftone::gpu

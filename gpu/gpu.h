@@ -13,13 +13,26 @@ namespace halftone::gpu {
 GpuAvailability probe();
 
 /// \brief Starts the device on a background thread and returns at once: probes it, creates the CUDA context, loads the
-/// wavefront kernel's two forms and the pinned staging memory with a first tiny run. Later calls do nothing. A program
-/// calls it as soon as it knows a GPU method may run (the CLI before reading the input, the studio at start), so the
-/// start-up overlaps other work; a program that never calls it (or probe()) never creates a CUDA context.
-void startInBackground();
+/// wavefront kernel with a first tiny run and allocates the pinned staging memory. `likely` names the job that will
+/// run (its kernel and levels pick the wavefront form to load); null loads both forms (a program that will run many
+/// kinds of job, such as the studio). Later calls do nothing. A program calls it as soon as it knows a GPU method may
+/// run (the CLI before reading the input, the studio at start), so the start-up overlaps other work; a program that
+/// never calls it (or probe()) never creates a CUDA context.
+void startInBackground(const EdParams* likely = nullptr);
 
 /// \brief True once startInBackground() was called in this process.
 bool startedInBackground();
+
+/// \brief What the background start-up took, in seconds: all of it (-1 when it was not started) and its parts.
+struct StartTimes {
+    double total = -1;
+    double context = 0;  ///< probe and CUDA context
+    double kernels = 0;  ///< the first tiny run of each wavefront form loaded
+    double staging = 0;  ///< the pinned staging memory
+};
+
+/// \brief The background start-up's times; waits for it to end.
+StartTimes backgroundStartTimes();
 
 /// \brief Seconds the background start-up took (probe, context, first run), or -1 when it was not started; waits for
 /// it to end.

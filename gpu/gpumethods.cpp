@@ -995,8 +995,8 @@ const MethodSpec* findSpec(const std::string& variant) {
 /// than two rows down, which its strips cannot pass on.
 Status wavefrontOffers(const Kernel& kernel, int levels) {
     if (wavefrontHasForm(kernelIndexOf(kernel.name), WavefrontForm::General, levels == 2)) return Status::ok();
-    return Status::unavailable("the GPU wavefront passes errors at most two rows down; kernel " + kernel.name +
-                               " reaches " + std::to_string(kernel.maxDi()) + " rows down, so it runs on the CPU");
+    return Status::notOffered("the GPU wavefront passes errors at most two rows down; kernel " + kernel.name +
+                              " reaches " + std::to_string(kernel.maxDi()) + ", so it runs on the CPU");
 }
 
 /// The wavefront form a request names: "" = the fastest compiled one (fast for binary Floyd-Steinberg, general
@@ -1031,7 +1031,7 @@ Status makeRunner(const std::string& variant, const EdParams& p, const std::stri
     }
     const Kernel* kernel = nullptr;
     HT_TRY(validateEdParams(p, kernel));
-    if (p.serpentine) return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
+    if (p.serpentine) return Status::notOffered("serpentine scans have no wavefront parallelism; they run on the CPU");
     if (!spec->allKernels && kernel->name != "floyd-steinberg")
         return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " +
                              kernel->name + ")");
@@ -1142,7 +1142,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
     const Kernel* kernel = nullptr;
     HT_TRY(validateEdParams(params, kernel));
     if (params.serpentine)
-        return Status::unavailable("serpentine scans have no wavefront parallelism; they run on the CPU");
+        return Status::notOffered("serpentine scans have no wavefront parallelism; they run on the CPU");
     HT_TRY(wavefrontOffers(*kernel, params.levels));
     WavefrontForm form = WavefrontForm::General;
     HT_TRY(parseForm(formText, *kernel, params.levels, form));
@@ -1190,18 +1190,31 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
 
 }  // namespace
 
-void warmDevice() {
-    // both forms on a small plane: the kernels load (lazily, on first launch) and the staging ring is allocated
+void warmDevice(const EdParams* likely, double& kernels, double& staging) {
+    // the forms the work will use on a small plane: their kernels load (lazily, on first launch)
+    using Clock = std::chrono::steady_clock;
     const auto device = lockDevice();
+    const auto t0 = Clock::now();
     const Plane8 src(256, 256, 128);
-    std::vector<uint8_t> bits;
-    (void)runPlanePacked(src, bits, EdParams{});
-    EdParams general;
-    general.levels = 3;
-    Plane8 dst;
-    (void)runPlane("wavefront", src, dst, general);
+    const Kernel* kernel = likely ? findKernel(likely->kernel) : nullptr;
+    const bool fast = !kernel || gpuWavefrontFast(*kernel, likely->levels);
+    const bool general = !kernel || !fast;
+    if (fast) {
+        std::vector<uint8_t> bits;
+        (void)runPlanePacked(src, bits, EdParams{});
+    }
+    if (general) {
+        EdParams p = likely && kernel ? *likely : EdParams{};
+        if (!likely) p.levels = 3;
+        p.serpentine = false;
+        Plane8 dst;
+        (void)runPlane("wavefront", src, dst, p);
+    }
+    const auto t1 = Clock::now();
     // the real runs are mostly larger: size the staging ring for bands of full size now
     (void)deviceCache().staging.ensure(Staging::kBandBytes, Staging::kBandBytes);
+    kernels += std::chrono::duration<double>(t1 - t0).count();
+    staging += std::chrono::duration<double>(Clock::now() - t1).count();
 }
 
 void releaseDeviceCache() {

@@ -14,9 +14,11 @@ GpuAvailability probe() {
     return a;
 }
 
-void startInBackground() {}
+void startInBackground(const EdParams*) {}
 
 void releaseDeviceCache() {}
+
+StartTimes backgroundStartTimes() { return {}; }
 
 double backgroundStartSeconds() { return -1; }
 

@@ -57,11 +57,11 @@ Status checkRequest(const Image& rgb, const Palette& palette, const EdParams& pa
     kernelIndex = kernelIndexOf(kernel->name);
     if (kernelIndex < 0) return Status::error("kernel " + kernel->name + " has no GPU form");
     if (!paletteWavefrontHasKernel(kernelIndex))
-        return Status::unavailable("the GPU palette wavefront's strips pass errors at most two rows down; kernel " +
-                                   kernel->name + " reaches " + std::to_string(kernel->maxDi()) +
-                                   " rows down, so it runs on the CPU");
+        return Status::notOffered("the GPU palette wavefront passes errors at most two rows down; kernel " +
+                                  kernel->name + " reaches " + std::to_string(kernel->maxDi()) +
+                                  " rows down, so it runs on the CPU");
     if (params.serpentine)
-        return Status::unavailable(
+        return Status::notOffered(
             "serpentine scans have no wavefront parallelism (each row waits for the whole row above); they run on "
             "the CPU");
     if (Status sz = checkImageSize(rgb.width(), rgb.height(), 1); !sz)

@@ -2,9 +2,11 @@
 // the GPU path of the sequential ED/EC entries, so `halftone --list` shows cpu,gpu for them.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -76,8 +78,9 @@ namespace {
 struct Starter {
     std::mutex mutex;
     std::thread thread;
-    std::atomic<bool> requested{false};
-    double seconds = -1;
+    std::atomic<bool> requested{false}, done{false};
+    std::chrono::steady_clock::time_point begun;
+    StartTimes times;
     ~Starter() { join(); }
     void join() {
         std::lock_guard<std::mutex> lock(mutex);
@@ -92,17 +95,28 @@ Starter& starter() {
 
 }  // namespace
 
-void startInBackground() {
+void startInBackground(const EdParams* likely) {
     static std::once_flag once;
-    std::call_once(once, [] {
+    std::call_once(once, [likely] {
         Starter& st = starter();
         std::lock_guard<std::mutex> lock(st.mutex);
         st.requested = true;
+        st.begun = std::chrono::steady_clock::now();
+        const std::optional<EdParams> job = likely ? std::optional<EdParams>(*likely) : std::nullopt;
         try {
-            st.thread = std::thread([&st] {
-                const auto t0 = std::chrono::steady_clock::now();
-                if (deviceInfo().usable) warmDevice();
-                st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            st.thread = std::thread([&st, job] {
+                using Clock = std::chrono::steady_clock;
+                const auto seconds = [](Clock::time_point a) {
+                    return std::chrono::duration<double>(Clock::now() - a).count();
+                };
+                const auto t0 = Clock::now();
+                const bool usable = deviceInfo().usable;
+                StartTimes t;
+                t.context = seconds(t0);
+                if (usable) warmDevice(job ? &*job : nullptr, t.kernels, t.staging);
+                t.total = seconds(t0);
+                st.times = t;
+                st.done = true;
             });
         } catch (const std::system_error&) {
             // no thread to spare: the first probe() or run starts the device instead
@@ -112,11 +126,31 @@ void startInBackground() {
 
 bool startedInBackground() { return starter().requested.load(); }
 
-double backgroundStartSeconds() {
+StartTimes backgroundStartTimes() {
     Starter& st = starter();
     st.join();
-    return st.seconds;
+    return st.times;
 }
+
+double backgroundStartSeconds() { return backgroundStartTimes().total; }
+
+namespace {
+
+/// What a start of the device takes (CUDA context, the wavefront's kernels, pinned staging memory): 270-310 ms
+/// measured on an NVIDIA H200 machine (docs/performance.md).
+constexpr double kStartSeconds = 0.30;
+
+/// Seconds until the device is started, for the automatic device choice: 0 once the background start-up ended, the
+/// rest of a typical start while it runs, a whole start when none was begun (the run would make it).
+double startRemaining() {
+    Starter& st = starter();
+    if (!st.requested.load()) return kStartSeconds;
+    if (st.done.load()) return 0.0;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.begun).count();
+    return std::max(0.02, kStartSeconds - elapsed);
+}
+
+}  // namespace
 
 GpuAvailability probe() {
     const DeviceInfo& d = deviceInfo();
@@ -124,6 +158,7 @@ GpuAvailability probe() {
     a.usable = d.usable;
     a.reason = d.usable ? std::string() : d.reason;
     a.deviceName = d.name;
+    a.startRemaining = &startRemaining;
     return a;
 }
 
@@ -195,6 +230,20 @@ void registerMethods(Registry& registry) {
     for (const char* method : {"ed", "ec"})
         for (const char* variant : {"wavefront", "plain", "rc"})
             if (MethodInfo* m = registry.findMutable(method, variant)) m->paletteGpu = palette;
+    // What a pixel costs on each device, for the automatic device choice (MethodInfo::Cost): the sequential entries
+    // and the CPU wavefront on one thread of the benchmark's Xeon, the GPU wavefront host memory to host memory on a
+    // started NVIDIA H200, transfers included (docs/performance.md).
+    struct Measured {
+        const char* method;
+        const char* variant;
+        MethodInfo::Cost cost;
+    };
+    static constexpr Measured kMeasured[] = {
+        {"ed", "plain", {9.9, false, 0.06}}, {"ec", "plain", {10.1, false, 0.06}},    {"ed", "rc", {6.3, false, 0.06}},
+        {"ec", "rc", {6.8, false, 0.06}},    {"ec", "wavefront", {1.14, true, 0.06}},
+    };
+    for (const Measured& row : kMeasured)
+        if (MethodInfo* m = registry.findMutable(row.method, row.variant); m && m->gpu && m->cpu) m->cost = row.cost;
     registerDbsGpu(registry);  // DBS: gpu/dbs_gpu.h
 }
 

@@ -181,14 +181,21 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         request.palette = std::move(p);
     }
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
+    request.concurrentRuns = fo.concurrentRuns;
 
     const Clock::time_point tMethod = Clock::now();
     // Binary output to a PBM on the GPU: the device makes the bits and only they come back; they are written as they
     // are, with no 8-bit plane in between. Where the packed form does not apply (parameters, no device, out of device
     // memory), the plane form below runs as usual, with its own fallback and note.
+    std::string choice;  // the automatic device choice's reason, for --time
+    const auto packedOnGpu = [&] {
+        if (request.device) return *request.device == Device::Gpu;
+        if (!Registry::instance().gpuAvailability().usable) return false;
+        return chooseDevice(m, double(image.width()) * image.height(), resolved, request, control, choice) ==
+               Device::Gpu;
+    };
     if (m.gpuPacked && !request.palette && takesPackedRows(output) && outputColor == ColorMode::Gray &&
-        prepare.pixelSize == 1 && image.space == ColorSpace::Gray && image.channelCount() == 1 &&
-        (request.device ? *request.device == Device::Gpu : Registry::instance().gpuAvailability().usable)) {
+        prepare.pixelSize == 1 && image.space == ColorSpace::Gray && image.channelCount() == 1 && packedOnGpu()) {
         ParamValues planeParams = resolved;
         planeParams.set(kChannelKey, std::string(channelName(ColorSpace::Gray, 0)));
         std::vector<uint8_t> rows;
@@ -203,6 +210,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
             const int width = image.width(), height = image.height();
             RunResult packedRun;
             packedRun.device = Device::Gpu;
+            packedRun.choice = choice;
             packedRun.seconds = seconds(tMethod, Clock::now());
             if (fo.onRun) fo.onRun(m, packedRun);
             image = Image{};

@@ -25,6 +25,7 @@ struct FileJobOptions {
     uint64_t maxPixels = kDefaultMaxPixels;  ///< refuse larger inputs before decoding them
     uint64_t maxMemory = 0;                  ///< refuse inputs whose reading or halftoning needs more; 0 = half the RAM
     bool force = false;                      ///< write a lossy output format anyway (with a note)
+    int concurrentRuns = 1;                  ///< runs sharing the device at once (RunRequest::concurrentRuns)
     bool announceWrite = false;              ///< note "writing 'OUTPUT'" before the write
     std::string savePalette;                 ///< also write the palette used to this file (.hex, .gpl, ...)
     /// \brief Notes (fallbacks, conversions, lossy output), one line each, without the program's name.

@@ -57,7 +57,7 @@ namespace {
 
 /// Extensions read by name, as OpenImageIO chooses: formats with no signature in their first bytes
 /// (Targa, RLA, DICOM), camera raw files (most look like TIFF but need the raw decoder) and movies.
-bool readByName(const std::string& ext) {
+[[maybe_unused]] bool readByName(const std::string& ext) {
     static const char* const names[] = {
         ".tga", ".tpic", ".rla", ".dcm", ".pnm", ".pgm", ".ppm", ".pbm", ".pfm", ".bay", ".bmq", ".cr2",  ".cr3",
         ".crw", ".cs1",  ".dc2", ".dcr", ".dng", ".erf", ".fff", ".k25", ".kdc", ".mdc", ".mos", ".mrw",  ".nef",
@@ -188,7 +188,9 @@ int maxSide(const std::string& ext) {
     return 0;
 }
 
-const char* spaceName(ColorSpace s) { return s == ColorSpace::Gray ? "gray" : s == ColorSpace::RGB ? "RGB" : "CMYK"; }
+[[maybe_unused]] const char* spaceName(ColorSpace s) {
+    return s == ColorSpace::Gray ? "gray" : s == ColorSpace::RGB ? "RGB" : "CMYK";
+}
 
 #ifdef HALFTONE_HAVE_OIIO
 /// Writes a tiny image of `layout` in the format of `path` into memory (a memfd): the writer's own

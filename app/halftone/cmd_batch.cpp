@@ -66,11 +66,13 @@ int runBatchCommand(BatchCli& o) {
         return kExitOk;
     }
 
-    // Files at once x threads per file within the cores; GPU runs one file at a time on the device.
+    // Files at once x threads per file within the cores. On the GPU the device runs one file's method at a time
+    // (gpu/ holds it per run) while the other files are read and written beside it.
     const int cores = hardwareThreads();
     const bool gpu = usesGpu(job);
     int jobs = int(std::min<int64_t>(o.jobs > 0 ? o.jobs : cores, int64_t(items.size())));
-    if (gpu && o.jobs == 0) jobs = std::min(jobs, 2);  // one on the device, one reading and writing beside it
+    if (gpu && o.jobs == 0) jobs = std::min(jobs, 4);
+    if (gpu) startDeviceFor(job);  // the device starts while the first files are read
     int threads = job.threads > 0 ? job.threads : std::max(1, cores / jobs);
     if (jobs * threads > cores && job.threads > 0) {
         threads = std::max(1, cores / jobs);
@@ -82,7 +84,9 @@ int runBatchCommand(BatchCli& o) {
     if (const MethodInfo* m = nullptr; jobMethod(job, m) && m->param("threads"))
         job.params.set("threads", int64_t(threads));
 
-    std::mutex gpuQueue, print;
+    std::mutex print;
+    FileOptions fileOptions = o.file;
+    fileOptions.concurrentRuns = jobs;
     size_t finished = 0;
     BatchOptions bo;
     bo.jobs = jobs;
@@ -99,9 +103,7 @@ int runBatchCommand(BatchCli& o) {
                 std::lock_guard<std::mutex> lock(print);
                 note(item.input + ": " + text);
             };
-            std::unique_lock<std::mutex> device(gpuQueue, std::defer_lock);
-            if (gpu) device.lock();
-            const FileOutcome r = runFile(job, o.file, maxMemory, item.input, item.output, {}, rc, noteFor);
+            const FileOutcome r = runFile(job, fileOptions, maxMemory, item.input, item.output, {}, rc, noteFor);
             if (r.code == kExitCancelled) return Status::cancelled();
             if (r.code != kExitOk) return Status::error(r.message);
             return Status::ok();

@@ -36,7 +36,8 @@ bool startDeviceFor(const JobSettings& job) {
     const bool gpuForm =
         job.palette.empty() ? bool(m->gpu) || bool(m->fixedPalette && m->paletteGpu) : bool(m->paletteGpu);
     if (!gpuForm) return false;
-    gpu::startInBackground();
+    const EdParams likely = edParamsFrom(job.params);  // its kernel and levels pick the wavefront form to load
+    gpu::startInBackground(&likely);
     return true;
 }
 
@@ -312,12 +313,14 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.maxPixels = uint64_t(fo.maxPixels);
     options.maxMemory = maxMemory;
     options.force = fo.force;
+    options.concurrentRuns = fo.concurrentRuns;
     options.announceWrite = fo.progress;
     options.savePalette = savePalette;
     options.onNote = onNote;
     if (fo.time)
         options.onRun = [](const MethodInfo& m, const RunResult& r) {
             std::fprintf(stderr, "halftone: %s on %s: %.6f s\n", m.id().c_str(), toString(r.device), r.seconds);
+            if (!r.choice.empty()) std::fprintf(stderr, "halftone: device %s\n", r.choice.c_str());
         };
     options.quiet = [] { return std::shared_ptr<void>(std::make_shared<QuietStderr>()); };
     // A signal during the write ends the program at once (see installSignalHandlers): the file has no name until it
@@ -349,12 +352,13 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
                     std::fclose(status);
                 }
                 char text[256];
-                const double gpuStart = deviceStarted && gpu::probe().usable ? gpu::backgroundStartSeconds() : -1;
-                if (gpuStart >= 0)
+                const gpu::StartTimes gpuStart =
+                    deviceStarted && gpu::probe().usable ? gpu::backgroundStartTimes() : gpu::StartTimes{};
+                if (gpuStart.total >= 0)
                     std::snprintf(text, sizeof text,
-                                  "halftone: start-up %.6f s; GPU start-up %.6f s beside the read (context, kernels, "
-                                  "staging memory)",
-                                  startup, gpuStart);
+                                  "halftone: start-up %.6f s; GPU start-up %.6f s beside the read (context %.6f s, "
+                                  "kernels %.6f s, staging memory %.6f s)",
+                                  startup, gpuStart.total, gpuStart.context, gpuStart.kernels, gpuStart.staging);
                 else
                     std::snprintf(text, sizeof text, "halftone: start-up %.6f s", startup);
                 printLine(text);

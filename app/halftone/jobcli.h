@@ -50,6 +50,7 @@ struct FileOptions {
     bool force = false;
     bool progress = false;
     bool time = false;
+    int concurrentRuns = 1;  ///< files run at once (a batch's jobs): they share the GPU, which the device choice counts
 };
 
 /// \brief Registers the job options (and one option per method parameter key) on `app`.

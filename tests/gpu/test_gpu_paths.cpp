@@ -71,14 +71,14 @@ struct Run {
 /// elsewhere), so that a hang says where it waits.
 void printStacks(pid_t pid, const std::string& name) {
     for (const char* dbg : {"cuda-gdb", "/usr/local/cuda/bin/cuda-gdb", "gdb"}) {
-        const std::string probe = std::string("command -v ") + dbg + " >/dev/null 2>&1";
-        if (std::system(probe.c_str()) != 0) continue;
+        const std::string which = std::string("command -v ") + dbg + " >/dev/null 2>&1";
+        if (std::system(which.c_str()) != 0) continue;
         std::printf("---- stacks of the hung process (%s) ----\n", name.c_str());
         std::fflush(stdout);
         const std::string cmd = "timeout 60 " + std::string(dbg) + " -p " + std::to_string(pid) +
                                 " -batch -ex 'info threads' -ex 'thread apply all bt 25' 2>&1 | grep -E "
                                 "'^(#|Thread|\\*| +[0-9]+ +Thread)' | head -200";
-        (void)std::system(cmd.c_str());
+        if (std::system(cmd.c_str()) != 0) std::printf("(the debugger could not attach)\n");
         std::printf("---- end of stacks ----\n");
         std::fflush(stdout);
         return;
@@ -210,7 +210,7 @@ fs::path palette256() {
     const fs::path p = dir / "palette256.hex";
     std::ofstream f(p);
     int n = 0;
-    char line[16];
+    char line[32];
     for (int r = 0; r < 6; ++r)
         for (int g = 0; g < 7; ++g)
             for (int b = 0; b < 6; ++b, ++n) {
