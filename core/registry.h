@@ -236,7 +236,7 @@ private:
 struct RunRequest {
     const MethodInfo* method = nullptr;
     ParamValues params;
-    std::optional<Device> device;  ///< unset = auto (GPU when usable and implemented, else CPU)
+    std::optional<Device> device;  ///< unset = auto (chooseDevice)
     ColorMode color = ColorMode::Gray;
     SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK (docs/spec.md "Separation into inks")
     /// Set: halftone to these colours with the method's palette form (`color` is then ignored); the result is RGB

@@ -103,7 +103,8 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         "replacement, 0..100, default 100)");
     add("ink-limit", o.inkLimit,
         "with --color cmyk: total ink limit, C + M + Y + K in percent (0..400, default 400 = no limit)");
-    add("device", o.device, "cpu, gpu or auto (default auto: GPU when usable and implemented)");
+    add("device", o.device,
+        "cpu, gpu or auto (default auto: the faster of the two for the job, by measured costs; --time says why)");
     add("threads", o.threads, "worker threads for parallel methods (0 = all)");
     flag("keep-alpha", o.keepAlpha, "copy the input's alpha channel into the output");
 
