@@ -49,6 +49,7 @@ Status dbsHalftoneGpu(const Plane8& src, Plane8& dst, const DbsParams& params, c
         }
     }
     const auto device = lockDevice();
+    if (control.cancelled()) return Status::cancelled();  // cancelled while another run held the device
     const int W = src.width, H = src.height;
     const size_t n = size_t(W) * H, nG = size_t(W + 2) * (H + 2), nC = size_t(W + 2 * P) * (H + 2 * P);
     const int tilesX = (W + 7) / 8, tilesY = (H + 7) / 8;

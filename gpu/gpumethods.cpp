@@ -1088,6 +1088,7 @@ Status runOnce(const std::string& variant, const Plane8& src, const EdParams& pa
         return Status::unavailable("too large for the GPU path: " + std::to_string(src.width) + " x " +
                                    std::to_string(src.height) + " is over its limit of 2^30 pixels");
     const auto device = lockDevice();
+    if (control.cancelled()) return Status::cancelled();  // cancelled while another run held the device
     std::unique_ptr<Runner> r;
     HT_TRY(makeRunner(variant, params, form, r));
     HT_TRY(r->prepare(src.width, src.height, params));
@@ -1155,6 +1156,7 @@ Status runWavefront(const Plane8& src, uint8_t* dst, HostOutput output, const Ed
                             std::to_string(src.height) + " " + kernel->name + " " + std::to_string(params.levels) +
                             (params.linear ? " linear" : " gamma");
     const auto device = lockDevice();
+    if (control.cancelled()) return Status::cancelled();  // cancelled while another run held the device
     DeviceCache& cache = deviceCache();
     auto attempt = [&]() -> Status {
         if (!cache.runner || cache.key != key) {

@@ -201,6 +201,7 @@ Status paletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdP
     const Plane8* planes[3];
     HT_TRY(inputPlanes(rgb, planes));
     const auto device = lockDevice();
+    if (control.cancelled()) return Status::cancelled();  // cancelled while another run held the device
     PaletteRunner r;
     Status prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear);
     if (isOutOfDeviceMemory(prepared)) {  // the wavefront's kept buffers make room
