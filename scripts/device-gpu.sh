@@ -175,10 +175,12 @@ compare() {
   local same="identical"; cmp -s "$W/out-gpu.$ext" "$W/out-cpu.$ext" || same="DIFFERENT"
   cmp -s "$W/out-auto.$ext" "$W/out-cpu.$ext" || same="$same; auto DIFFERENT"
   echo "$name: gpu ${g[*]} | cpu ${c[*]} | auto ${a[*]} ms; files $same"
+  echo "  gpu: $(grep -h 'start-up' "$OUT/time-gpu-$name.txt")"
   echo "  gpu: $(grep -h 'stages' "$OUT/time-gpu-$name.txt")"
   echo "  cpu: $(grep -h 'stages' "$OUT/time-cpu-$name.txt")"
   echo "  auto: $(grep -h 'device' "$OUT/time-auto-$name.txt" | head -2 | tr '\n' ' ')"
   row "$name" "gpu $mg ms, cpu $mc ms (gpu/cpu $(awk "BEGIN{printf \"%.2f\", $mg/$mc}")), auto $ma ms; $same"
+  row "  GPU start-up (beside the read)" "$(grep -ohE 'GPU start-up .*' "$OUT/time-gpu-$name.txt" | head -1 | cut -c1-110)"
   row "  method stage gpu / cpu" "$(grep -ohE 'method [0-9.]+ s' "$OUT/time-gpu-$name.txt" | head -1) / $(grep -ohE 'method [0-9.]+ s' "$OUT/time-cpu-$name.txt" | head -1)"
 }
 EC=(--method ec --variant wavefront)
