@@ -51,6 +51,7 @@ struct MethodSpec {
     std::string description;   ///< one line, naming the paper and section it follows
     bool allKernels = false;   ///< false: Floyd-Steinberg only
     bool cpuAssisted = false;  ///< handover/hybrid: part of the work runs on the CPU
+    std::string schedule;      ///< what it runs in the schedule model (core/schedule.h)
 };
 
 /// \brief Every GPU method, the wavefront kernel ("wavefront") first, then the published methods it is compared with.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -929,69 +930,101 @@ private:
     DeviceBuffer<int32_t> C_, R_;
 };
 
-// ------------------------------------------------------------------ names
-const std::vector<MethodSpec>& specs() {
-    static const std::vector<MethodSpec> all = {
-        {"ec", "wavefront",
-         "Error collection as a wavefront on the GPU in one launch, each row a few pixels behind the row "
-         "above: the fastest GPU method; every kernel, 2 to 256 levels, linear light",
-         true, false},
-        {"ed", "ped3-global",
-         "GPU error diffusion, each row 3 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)",
-         false, false},
-        {"ed", "ped3-global-perm",
-         "As ped3-global, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ed", "ped2-atomic",
-         "GPU error diffusion, each row 2 pixels behind the row above; pixels that receive error from two senders at "
-         "once add it atomically",
-         false, false},
-        {"ed", "ped2-atomic-perm",
-         "As ped2-atomic, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ed", "ped2-double",
-         "GPU error diffusion, each row 2 pixels behind the row above, two launches per step (own row, then the row "
-         "below)",
-         false, false},
-        {"ed", "ped2-double-perm",
-         "As ped2-double, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ec", "pec2-global",
-         "GPU error collection, each row 2 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)",
-         false, false},
-        {"ec", "pec2-global-perm",
-         "As pec2-global, with the image rearranged so that each step reads contiguous memory", false, false},
-        {"ed", "bwed",
-         "GPU error diffusion on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's "
-         "block-wise method)",
-         false, false},
-        {"ed", "bwed-rc", "As bwed, keeping the errors in reach in registers", false, false},
-        {"ec", "bwec",
-         "GPU error collection on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's "
-         "block-wise method)",
-         false, false},
-        {"ec", "bwec-rc",
-         "As bwec, keeping the errors in reach in registers (the fastest in Kasagi, Nakano and Ito's study)", false,
-         false},
-        {"ec", "knight",
-         "GPU error collection, one thread per pixel in knight's-move order, the image stored in that order "
-         "(Deshpande, Misra and Narayanan)",
-         false, false},
-        {"ec", "handover",
-         "Knight's-move error collection; the CPU does the start and end where few pixels are ready, the GPU the "
-         "middle",
-         false, true},
-        {"ec", "hybrid",
-         "Knight's-move error collection; the CPU takes a band of columns at the same time as the GPU does the rest",
-         false, true},
+// ------------------------------------------------------------------ the method table
+/// One GPU method: what the registry, the tests and the benchmark see (MethodSpec), and the runner that runs it.
+/// The wavefront's runner is made by makeRunner (it needs the request's form).
+struct MethodRow {
+    MethodSpec spec;
+    std::function<std::unique_ptr<Runner>()> make;
+};
+
+template <class R, class... A>
+std::function<std::unique_ptr<Runner>()> runner(A... a) {
+    return [=] { return std::unique_ptr<Runner>(std::make_unique<R>(a...)); };
+}
+
+const std::vector<MethodRow>& table() {
+    static const std::vector<MethodRow> all = {
+        {{"ec", "wavefront",
+          "Error collection as a wavefront on the GPU in one launch, each row a few pixels behind the row "
+          "above: the fastest GPU method; every kernel, 2 to 256 levels, linear light",
+          true, false, "gpu-wavefront"},
+         nullptr},
+        {{"ed", "ped3-global",
+          "GPU error diffusion, each row 3 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)",
+          false, false, "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Ped3, false)},
+        {{"ed", "ped3-global-perm",
+          "As ped3-global, with the image rearranged so that each step reads contiguous memory", false, false,
+          "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Ped3, true)},
+        {{"ed", "ped2-atomic",
+          "GPU error diffusion, each row 2 pixels behind the row above; pixels that receive error from two senders at "
+          "once add it atomically",
+          false, false, "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Ped2Atomic, false)},
+        {{"ed", "ped2-atomic-perm",
+          "As ped2-atomic, with the image rearranged so that each step reads contiguous memory", false, false,
+          "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Ped2Atomic, true)},
+        {{"ed", "ped2-double",
+          "GPU error diffusion, each row 2 pixels behind the row above, two launches per step (own row, then the row "
+          "below)",
+          false, false, "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Ped2Double, false)},
+        {{"ed", "ped2-double-perm",
+          "As ped2-double, with the image rearranged so that each step reads contiguous memory", false, false,
+          "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Ped2Double, true)},
+        {{"ec", "pec2-global",
+          "GPU error collection, each row 2 pixels behind the row above, one launch per step (Kasagi, Nakano and Ito)",
+          false, false, "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Pec2, false)},
+        {{"ec", "pec2-global-perm",
+          "As pec2-global, with the image rearranged so that each step reads contiguous memory", false, false,
+          "k-delay"},
+         runner<GlobalRunner>(GlobalVariant::Pec2, true)},
+        {{"ed", "bwed",
+          "GPU error diffusion on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's "
+          "block-wise method)",
+          false, false, "parallelogram"},
+         runner<BlockRunner>(true, false)},
+        {{"ed", "bwed-rc", "As bwed, keeping the errors in reach in registers", false, false, "parallelogram"},
+         runner<BlockRunner>(true, true)},
+        {{"ec", "bwec",
+          "GPU error collection on 32 x 32 slanted blocks held in fast on-chip memory (Kasagi, Nakano and Ito's "
+          "block-wise method)",
+          false, false, "parallelogram"},
+         runner<BlockRunner>(false, false)},
+        {{"ec", "bwec-rc",
+          "As bwec, keeping the errors in reach in registers (the fastest in Kasagi, Nakano and Ito's study)", false,
+          false, "parallelogram"},
+         runner<BlockRunner>(false, true)},
+        {{"ec", "knight",
+          "GPU error collection, one thread per pixel in knight's-move order, the image stored in that order "
+          "(Deshpande, Misra and Narayanan)",
+          false, false, "knight"},
+         runner<KnightRunner>(false)},
+        {{"ec", "handover",
+          "Knight's-move error collection; the CPU does the start and end where few pixels are ready, the GPU the "
+          "middle",
+          false, true, "knight"},
+         runner<KnightRunner>(true)},
+        {{"ec", "hybrid",
+          "Knight's-move error collection; the CPU takes a band of columns at the same time as the GPU does the rest",
+          false, true, "knight"},
+         runner<HybridRunner>()},
     };
     return all;
 }
 
-const MethodSpec* findSpec(const std::string& variant) {
-    for (const MethodSpec& m : specs())
-        if (m.variant == variant) return &m;
+const MethodRow* findRow(const std::string& variant) {
+    for (const MethodRow& m : table())
+        if (m.spec.variant == variant) return &m;
     return nullptr;
 }
 
-/// Whether the GPU wavefront has the kernel: unavailable (the caller runs it on the CPU) for kernels that reach more
+/// Whether the GPU wavefront has the kernel: not offered (the caller runs it on the CPU) for kernels that reach more
 /// than two rows down, which its strips cannot pass on.
 Status wavefrontOffers(const Kernel& kernel, int levels) {
     if (wavefrontHasForm(kernelIndexOf(kernel.name), WavefrontForm::General, levels == 2)) return Status::ok();
@@ -1023,43 +1056,27 @@ Status parseForm(const std::string& text, const Kernel& kernel, int levels, Wave
 
 Status makeRunner(const std::string& variant, const EdParams& p, const std::string& formText,
                   std::unique_ptr<Runner>& out) {
-    const MethodSpec* spec = findSpec(variant);
-    if (!spec) {
+    const MethodRow* row = findRow(variant);
+    if (!row) {
         std::string all;
-        for (const MethodSpec& m : specs()) all += (all.empty() ? "" : ", ") + m.variant;
+        for (const MethodRow& m : table()) all += (all.empty() ? "" : ", ") + m.spec.variant;
         return Status::error("unknown GPU method '" + variant + "'; GPU methods: " + all);
     }
     const Kernel* kernel = nullptr;
     HT_TRY(validateEdParams(p, kernel));
     if (p.serpentine) return Status::notOffered("serpentine scans have no wavefront parallelism; they run on the CPU");
-    if (!spec->allKernels && kernel->name != "floyd-steinberg")
+    if (!row->spec.allKernels && kernel->name != "floyd-steinberg")
         return Status::error("GPU method " + variant + " supports only the floyd-steinberg kernel (got " +
                              kernel->name + ")");
     if (!deviceInfo().usable) return Status::unavailable(deviceInfo().reason);
-    if (variant == "wavefront") {
-        HT_TRY(wavefrontOffers(*kernel, p.levels));
-        WavefrontForm form = WavefrontForm::General;
-        HT_TRY(parseForm(formText, *kernel, p.levels, form));
-        out = std::make_unique<WavefrontRunner>(form);
-    } else if (variant.rfind("ped3-global", 0) == 0) {
-        out = std::make_unique<GlobalRunner>(GlobalVariant::Ped3, variant.size() > 11);
-    } else if (variant.rfind("ped2-atomic", 0) == 0) {
-        out = std::make_unique<GlobalRunner>(GlobalVariant::Ped2Atomic, variant.size() > 11);
-    } else if (variant.rfind("ped2-double", 0) == 0) {
-        out = std::make_unique<GlobalRunner>(GlobalVariant::Ped2Double, variant.size() > 11);
-    } else if (variant.rfind("pec2-global", 0) == 0) {
-        out = std::make_unique<GlobalRunner>(GlobalVariant::Pec2, variant.size() > 11);
-    } else if (variant == "bwed" || variant == "bwed-rc" || variant == "bwec" || variant == "bwec-rc") {
-        out = std::make_unique<BlockRunner>(variant[2] == 'e' && variant[3] == 'd', variant.size() > 4);
-    } else if (variant == "knight") {
-        out = std::make_unique<KnightRunner>(false);
-    } else if (variant == "handover") {
-        out = std::make_unique<KnightRunner>(true);
-    } else if (variant == "hybrid") {
-        out = std::make_unique<HybridRunner>();
-    } else {
-        return Status::error("GPU method " + variant + " has no runner");
+    if (row->make) {
+        out = row->make();
+        return Status::ok();
     }
+    HT_TRY(wavefrontOffers(*kernel, p.levels));
+    WavefrontForm form = WavefrontForm::General;
+    HT_TRY(parseForm(formText, *kernel, p.levels, form));
+    out = std::make_unique<WavefrontRunner>(form);
     return Status::ok();
 }
 
@@ -1071,7 +1088,14 @@ double medianOf(std::vector<double> v) {
 
 }  // namespace
 
-const std::vector<MethodSpec>& methods() { return specs(); }
+const std::vector<MethodSpec>& methods() {
+    static const std::vector<MethodSpec> all = [] {
+        std::vector<MethodSpec> v;
+        for (const MethodRow& row : table()) v.push_back(row.spec);
+        return v;
+    }();
+    return all;
+}
 
 std::vector<std::string> wavefrontForms() { return {"fast", "general"}; }
 

@@ -162,18 +162,6 @@ GpuAvailability probe() {
     return a;
 }
 
-namespace {
-
-/// The schedule model's name for what a GPU method runs (core/schedule.h).
-std::string scheduleOf(const std::string& variant) {
-    if (variant == "wavefront") return "gpu-wavefront";
-    if (variant.rfind("bw", 0) == 0) return "parallelogram";
-    if (variant == "knight" || variant == "handover" || variant == "hybrid") return "knight";
-    return "k-delay";
-}
-
-}  // namespace
-
 void registerMethods(Registry& registry) {
     registry.setGpuProbe(&probe);  // the device is probed (a CUDA context created) on first need
     auto fnFor = [](const std::string& variant) -> PlaneFunction {
@@ -185,7 +173,7 @@ void registerMethods(Registry& registry) {
         // an entry of the same name from core (the CPU "ec/wavefront") keeps its CPU path and parameters
         // and gains the GPU path: one name per idea, both devices listed
         if (const MethodInfo* existing = registry.find(m.method, m.variant); existing && existing->cpu) {
-            registry.attachGpu(m.method, m.variant, fnFor(m.variant), scheduleOf(m.variant));
+            registry.attachGpu(m.method, m.variant, fnFor(m.variant), m.schedule);
             continue;
         }
         MethodInfo info;
@@ -198,7 +186,7 @@ void registerMethods(Registry& registry) {
             for (ParamSpec& ps : info.params)
                 if (ps.key == "kernel") ps.choices = {"floyd-steinberg"};
         info.gpu = fnFor(m.variant);
-        info.schedule = scheduleOf(m.variant);
+        info.schedule = m.schedule;
         info.exact = true;
         registry.add(std::move(info));
     }
@@ -207,7 +195,7 @@ void registerMethods(Registry& registry) {
     for (const char* method : {"ed", "ec"})
         for (const char* variant : {"plain", "rc"})
             if (registry.find(method, variant))
-                registry.attachGpu(method, variant, fnFor("wavefront"), scheduleOf("wavefront"));
+                registry.attachGpu(method, variant, fnFor("wavefront"), methods().front().schedule);
     // Binary Floyd-Steinberg to 1-bit output (a PBM): the fast form packs the bits on the device, so an eighth of
     // the bytes come back and no 8-bit plane is made; other parameters run the plane form.
     const PackedFunction packed = [](const Plane8& src, std::vector<uint8_t>& rows, const ParamValues& v,

@@ -64,9 +64,9 @@ Palette benchPalette(int colors) {
 
 int runsFor(const gpu::MethodSpec& m, int n, int forced) {
     if (forced > 0) return forced;
-    const bool perStep = m.variant != "wavefront" && m.variant.rfind("bw", 0) != 0;
+    const bool perStep = m.schedule == "k-delay" || m.schedule == "knight";  // one launch per step: slow
     if (perStep) return n >= 8192 ? 2 : 5;
-    if (m.variant == "wavefront") return n >= 8192 ? 21 : 51;
+    if (m.schedule == "gpu-wavefront") return n >= 8192 ? 21 : 51;
     return n >= 8192 ? 5 : 11;
 }
 
