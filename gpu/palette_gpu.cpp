@@ -14,19 +14,11 @@
 #include "gpu/faultinject.h"
 #include "gpu/gpu.h"
 #include "gpu/palette_launch.h"
+#include "gpu/runner.h"
 
 namespace halftone::gpu {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-int kernelIndexOf(const std::string& name) {
-    const auto all = kernels();
-    for (size_t i = 0; i < all.size(); ++i)
-        if (all[i].name == name) return int(i);
-    return -1;
-}
 
 /// The planes of an RGB (or gray: one plane as R = G = B) image, checked.
 Status inputPlanes(const Image& rgb, const Plane8* (&planes)[3]) {
@@ -185,12 +177,6 @@ private:
     int* hostDev_ = nullptr;
     Stream cancelStream_;
 };
-
-double medianOf(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 }  // namespace
 

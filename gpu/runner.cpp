@@ -1,0 +1,113 @@
+// The host side shared by the GPU runners: the quantizer's device tables, plans from the schedule model, and the
+// host copies of the host-to-host path.
+#include "gpu/runner.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/quantizer.h"
+#include "core/threads.h"
+#include "core/varkerneltable.h"
+#include "core/workerpool.h"
+
+namespace halftone::gpu {
+
+int kernelIndexOf(const std::string& name) {
+    const auto all = kernels();
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i].name == name) return int(i);
+    return -1;
+}
+
+double medianOf(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+/// The level-weight tables of a level-dependent kernel (WavefrontArgs::levelWeights), from core's Kernel::weight()
+/// and strength(); empty for a fixed kernel.
+std::vector<int32_t> levelWeightTable(const Kernel& k, int levels) {
+    if (!k.levelDependent()) return {};
+    std::vector<int32_t> t(kLevelWeightsSize);
+    for (int a = 0; a < 256; ++a) {
+        const uint8_t b = uint8_t(a);
+        t[size_t(a)] = k.weight(0, b);
+        t[size_t(256 + a)] = k.weight(1, b) | (k.weight(2, b) << 16);
+        t[size_t(512 + a)] = k.modulated() ? varkerneltable::modulationScale(k.strength(b), levels) : 0;
+    }
+    return t;
+}
+
+Status Tables::make(const EdParams& p) {
+    const Quantizer q(p.levels, p.linear);
+    std::vector<int32_t> lv(kLevelTableSize);
+    for (int s = 0; s < kLevelTableSize; ++s) {
+        const int k = q.level(s);
+        lv[size_t(s)] = q.targets()[size_t(k)] | (int32_t(q.values()[size_t(k)]) << 16);
+    }
+    binary = p.levels == 2;
+    threshold = q.thresholds()[0];
+    gamma = true;
+    for (int a = 0; a < 256; ++a) gamma = gamma && q.inputTable()[size_t(a)] == 16 * a;
+    HT_CUDA(input.allocate(256));
+    HT_CUDA(level.allocate(kLevelTableSize));
+    HT_CUDA(cudaMemcpy(input.get(), q.inputTable().data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
+    HT_CUDA(cudaMemcpy(level.get(), lv.data(), lv.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    if (const Kernel* k = findKernel(p.kernel); k && k->levelDependent()) {
+        // the device reads the taps as right, down-left, down (core/varkerneltable.h's order)
+        for (int t = 0; t < varkerneltable::kTaps; ++t)
+            if (k->taps[size_t(t)].di != varkerneltable::kTapDi[t] ||
+                k->taps[size_t(t)].dj != varkerneltable::kTapDj[t])
+                return Status::error("kernel " + k->name + ": taps not in the order the GPU reads them");
+        const std::vector<int32_t> wt = levelWeightTable(*k, p.levels);
+        HT_CUDA(weights.allocate(wt.size()));
+        HT_CUDA(cudaMemcpy(weights.get(), wt.data(), wt.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    }
+    return Status::ok();
+}
+
+/// The launch plan of a published method from the schedule model (core/schedule.h), Floyd-Steinberg.
+Status planFs(const std::string& name, int width, int height, int delay, int block, SchedulePlan& plan) {
+    ScheduleOptions o;
+    o.delay = delay;
+    o.blockWidth = block;
+    o.blockHeight = block;
+    return planSchedule(name, width, height, *findKernel("floyd-steinberg"), o, plan);
+}
+
+/// Copies n bytes with a few threads of the shared pool when there are many: one thread moves about 10 GB/s, which
+/// would make the staging copies, not the bus, the bottleneck of a host-to-host run.
+void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n) {
+    constexpr size_t kPerThread = size_t(2) << 20;
+    const int parts = int(std::min<size_t>(size_t(std::min(8, hardwareThreads())), n / kPerThread));
+    if (parts <= 1) {
+        std::memcpy(dst, src, n);
+        return;
+    }
+    const size_t step = (n / size_t(parts) + 4095) / 4096 * 4096;
+    WorkerPool::shared().run(parts, [&](int i) {
+        const size_t b = std::min(n, size_t(i) * step), e = std::min(n, b + step);
+        if (e > b) std::memcpy(dst + b, src + b, e - b);
+    });
+}
+
+/// A new zeroed w x h plane whose memory the kernel may back with transparent huge pages: the first touch of a new
+/// 256 MiB plane in 4 KiB pages costs more than the whole GPU run (the vector's zero fill takes every page fault).
+void makePlane(Plane8& dst, int w, int h) {
+    Plane8 p;
+    p.width = w;
+    p.height = h;
+    const size_t n = size_t(w) * size_t(h);
+    p.data.reserve(n);
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    const uintptr_t b = (uintptr_t(p.data.data()) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t e = (uintptr_t(p.data.data()) + n) & ~(kHuge - 1);
+    if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a hint: ignored where THP is off
+    p.data.resize(n);
+    dst = std::move(p);
+}
+
+}  // namespace halftone::gpu

@@ -1,0 +1,131 @@
+#pragma once
+// \brief The host side shared by the GPU runners (internal to gpu/): the quantizer's device tables, the pinned
+// staging ring of the host-to-host path, the Runner interface every GPU error-diffusion method implements, and the
+// published methods' runner factories.
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/errordiffusion.h"
+#include "core/kernel.h"
+#include "core/schedule.h"
+#include "gpu/cudacheck.h"
+#include "gpu/launch.h"
+
+namespace halftone::gpu {
+
+using Clock = std::chrono::steady_clock;
+
+/// \brief The position of a kernel in core's kernels(), as the launch wrappers index them; -1 when unknown.
+int kernelIndexOf(const std::string& name);
+
+/// \brief The median of `v` (0 when empty).
+double medianOf(std::vector<double> v);
+
+/// The level-weight tables of a level-dependent kernel (WavefrontArgs::levelWeights), from core's Kernel::weight()
+/// and strength(); empty for a fixed kernel.
+std::vector<int32_t> levelWeightTable(const Kernel& k, int levels);
+
+/// Device copies of the Quantizer's tables (the GPU never recomputes lin) and of a level-dependent kernel's weights.
+struct Tables {
+    DeviceBuffer<int32_t> input, level, weights;
+    int threshold = 2040;
+    bool binary = false;
+    bool gamma = false;  ///< input table is A = 16 a
+    /// Uploads the quantizer's tables (and a level-dependent kernel's weights) for `p`.
+    Status make(const EdParams& p);
+    QuantTables view() const { return QuantTables{input.get(), level.get()}; }
+};
+
+/// The launch plan of a published method from the schedule model (core/schedule.h), Floyd-Steinberg.
+Status planFs(const std::string& name, int width, int height, int delay, int block, SchedulePlan& plan);
+
+/// Copies n bytes with a few threads of the shared pool when there are many: one thread moves about 10 GB/s, which
+/// would make the staging copies, not the bus, the bottleneck of a host-to-host run.
+void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n);
+
+/// A new zeroed w x h plane whose memory the kernel may back with transparent huge pages: the first touch of a new
+/// 256 MiB plane in 4 KiB pages costs more than the whole GPU run (the vector's zero fill takes every page fault).
+void makePlane(Plane8& dst, int w, int h);
+
+/// What comes back from the device: 8-bit rows or 1-bit rows.
+enum class HostOutput { Bytes, Bits };
+
+/// Pinned staging memory and streams of the host-to-host path, kept between runs: a ring of band-sized pinned slots
+/// for the input and one for the output (pageable memory cannot be copied asynchronously, and pinning memory costs
+/// more than copying it), the kernel's stream, one stream per direction and one for the cancel flag.
+struct Staging {
+    static constexpr int kSlots = 3;
+    /// Bytes of input per band at most (the band also covers at least one strip and at most a sixteenth of the image).
+    static constexpr size_t kBandBytes = size_t(8) << 20;
+    PinnedBuffer<uint8_t> in[kSlots], out[kSlots];
+    Event inDone[kSlots], outDone[kSlots];
+    size_t inBytes = 0, outBytes = 0;
+    Stream kernel, up, down, cancel;
+
+    Status ensure(size_t inNeed, size_t outNeed) {
+        if (!kernel.get()) {
+            HT_CUDA(kernel.create());
+            HT_CUDA(up.create());
+            HT_CUDA(down.create());
+            HT_CUDA(cancel.create());
+            for (int i = 0; i < kSlots; ++i) {
+                HT_CUDA(inDone[i].create());
+                HT_CUDA(outDone[i].create());
+            }
+        }
+        if (inNeed > inBytes) {
+            inBytes = 0;
+            for (PinnedBuffer<uint8_t>& b : in) HT_CUDA(b.allocate(inNeed));
+            inBytes = inNeed;
+        }
+        if (outNeed > outBytes) {
+            outBytes = 0;
+            for (PinnedBuffer<uint8_t>& b : out) HT_CUDA(b.allocate(outNeed));
+            outBytes = outNeed;
+        }
+        return Status::ok();
+    }
+    /// Frees the pinned slots (the streams and events stay).
+    void release() {
+        for (PinnedBuffer<uint8_t>& b : in) b.reset();
+        for (PinnedBuffer<uint8_t>& b : out) b.reset();
+        inBytes = outBytes = 0;
+    }
+};
+
+/// One method on one image size: prepare once, then upload / compute / download as often as wanted.
+class Runner {
+public:
+    virtual ~Runner() = default;
+    virtual Status prepare(int width, int height, const EdParams& p) = 0;
+    virtual Status upload(const uint8_t* host, cudaStream_t s) = 0;  ///< packed W x H rows
+    virtual Status compute(cudaStream_t s, const RunControl& rc) = 0;
+    virtual Status download(uint8_t* host, cudaStream_t s) = 0;
+    /// After the stream finished: reports a cancel the device saw.
+    virtual Status finish() { return Status::ok(); }
+    virtual bool cpuAssisted() const { return false; }
+    /// End to end with transfers overlapped with compute (host -> host, synchronous); false = not offered.
+    virtual bool hasOverlapped() const { return false; }
+    virtual Status overlapped(const uint8_t*, uint8_t*, cudaStream_t) { return Status::error("not offered"); }
+    /// 1-bit packed output (PBM rows of (W + 7) / 8 bytes): false = not offered.
+    virtual bool hasPacked() const { return false; }
+    virtual Status setPacked(bool) { return Status::error("packed output is not offered by this method"); }
+    virtual Status downloadPacked(uint8_t*, cudaStream_t) { return Status::error("not offered"); }
+
+protected:
+    int W = 0, H = 0;
+    Tables tables;
+};
+
+/// \brief The published methods' runners (gpu/published_runners.cpp): Kasagi, Nakano and Ito's k-delay scans on
+/// global memory and parallelogram blocks, and Deshpande, Misra and Narayanan's knight order, handover and hybrid.
+std::unique_ptr<Runner> makeGlobalRunner(GlobalVariant variant, bool permuted);
+std::unique_ptr<Runner> makeBlockRunner(bool diffusion, bool registers);
+std::unique_ptr<Runner> makeKnightRunner(bool handover);
+std::unique_ptr<Runner> makeHybridRunner();
+
+}  // namespace halftone::gpu
