@@ -105,33 +105,7 @@ public:
         host_.get()[1] = 0;
         HT_CUDA(launchPackRgb(plane(0), plane(1), plane(2), pitch_, rgb_.get(), pitch_, W_, H_, s));
         HT_CUDA(launchPaletteWavefront(kernelIndex_, args(), deviceInfo().smCount, s));
-        if (rc.onProgress || rc.cancelled()) {
-            volatile int* hostFlags = host_.get();
-            int last = -1;
-            bool cancelSent = false;
-            for (;;) {
-                const cudaError_t q = cudaStreamQuery(s);
-                if (q == cudaSuccess) break;
-                if (q != cudaErrorNotReady) HT_CUDA(q);
-                if (rc.cancelled() && !cancelSent) {
-                    // the kernel polls a device flag: set it with a copy on a second stream
-                    static const int one = 1;
-                    HT_CUDA(cancelStream_.get() ? cudaSuccess : cancelStream_.create());
-                    HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice,
-                                            cancelStream_.get()));
-                    cancelSent = true;
-                }
-                const int done = hostFlags[1];
-                if (done != last) {
-                    last = done;
-                    Progress p;
-                    p.fraction = H_ > 0 ? double(done) / H_ : 1.0;
-                    p.rowsDone = done;
-                    rc.report(p);
-                }
-                std::this_thread::sleep_for(std::chrono::microseconds(200));
-            }
-        }
+        HT_TRY(pollRun(s, rc, host_.get() + 1, H_, flags_.get() + 1, cancelStream_));
         return Status::ok();
     }
     Status download(uint8_t* host, cudaStream_t s) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "core/quantizer.h"
 #include "core/threads.h"
@@ -108,6 +109,33 @@ void makePlane(Plane8& dst, int w, int h) {
     if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a hint: ignored where THP is off
     p.data.resize(n);
     dst = std::move(p);
+}
+
+Status pollRun(cudaStream_t s, const RunControl& rc, volatile int* rowsDone, int height, int* abortFlag,
+               Stream& cancelStream) {
+    if (!rc.onProgress && !rc.cancelled()) return Status::ok();
+    int last = -1;
+    bool cancelSent = false;
+    for (;;) {
+        const cudaError_t q = cudaStreamQuery(s);
+        if (q == cudaSuccess) return Status::ok();
+        if (q != cudaErrorNotReady) HT_CUDA(q);
+        if (rc.cancelled() && !cancelSent) {
+            static const int one = 1;
+            HT_CUDA(cancelStream.get() ? cudaSuccess : cancelStream.create());
+            HT_CUDA(cudaMemcpyAsync(abortFlag, &one, sizeof(int), cudaMemcpyHostToDevice, cancelStream.get()));
+            cancelSent = true;
+        }
+        const int done = *rowsDone;
+        if (done != last) {
+            last = done;
+            Progress p;
+            p.fraction = height > 0 ? double(done) / height : 1.0;
+            p.rowsDone = done;
+            rc.report(p);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
 }
 
 }  // namespace halftone::gpu

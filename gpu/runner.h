@@ -121,6 +121,14 @@ protected:
     Tables tables;
 };
 
+/// \brief Waits for the work on stream `s` to end while reporting its progress and passing on a cancel: when `rc`
+/// wants progress or may be cancelled, polls the stream every 200 us, reports the rows done that the kernel writes to
+/// mapped host memory (`rowsDone`, of `height`), and when `rc` is cancelled sets the kernel's abort flag on the device
+/// (`abortFlag`) with a copy on `cancelStream` (made on first need), since the kernel's own stream is busy. Returns
+/// at once otherwise (the caller synchronises).
+Status pollRun(cudaStream_t s, const RunControl& rc, volatile int* rowsDone, int height, int* abortFlag,
+               Stream& cancelStream);
+
 /// \brief The published methods' runners (gpu/published_runners.cpp): Kasagi, Nakano and Ito's k-delay scans on
 /// global memory and parallelogram blocks, and Deshpande, Misra and Narayanan's knight order, handover and hybrid.
 std::unique_ptr<Runner> makeGlobalRunner(GlobalVariant variant, bool permuted);

@@ -60,34 +60,7 @@ public:
         host_.get()[0] = 0;
         host_.get()[1] = 0;
         HT_CUDA(launchWavefront(kernelIndex_, form_, args(), deviceInfo().smCount, s));
-        if (rc.onProgress || rc.cancelled()) {
-            // live progress (rows done, from mapped host memory) and cancellation while it runs
-            volatile int* hostFlags = host_.get();
-            int last = -1;
-            bool cancelSent = false;
-            for (;;) {
-                const cudaError_t q = cudaStreamQuery(s);
-                if (q == cudaSuccess) break;
-                if (q != cudaErrorNotReady) HT_CUDA(q);
-                if (rc.cancelled() && !cancelSent) {
-                    // the kernel polls a device flag: set it with a copy on a second stream
-                    static const int one = 1;
-                    HT_CUDA(cancelStream_.get() ? cudaSuccess : cancelStream_.create());
-                    HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice,
-                                            cancelStream_.get()));
-                    cancelSent = true;
-                }
-                const int done = hostFlags[1];
-                if (done != last) {
-                    last = done;
-                    Progress p;
-                    p.fraction = H > 0 ? double(done) / H : 1.0;
-                    p.rowsDone = done;
-                    rc.report(p);
-                }
-                std::this_thread::sleep_for(std::chrono::microseconds(200));
-            }
-        }
+        HT_TRY(pollRun(s, rc, host_.get() + 1, H, flags_.get() + 1, cancelStream_));
         return Status::ok();
     }
     Status download(uint8_t* host, cudaStream_t s) override {
