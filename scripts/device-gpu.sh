@@ -32,12 +32,14 @@ sourceDigest() {
 if [ "${1:-}" = "pack" ]; then
   mkdir -p .device/include
   [ -d .device/include/CLI ] || cp -r /usr/include/CLI .device/include/
+  digest=$(sourceDigest)
   cmake --preset gpu-device >/dev/null || exit 1
   # shellcheck disable=SC2086
   cmake --build $B -j "$(nproc)" --target $TARGETS || exit 1
+  [ "$(sourceDigest)" = "$digest" ] || { echo "the sources changed during the build: pack again"; exit 1; }
   list=(); for t in $TARGETS; do list+=("$(find $B -type f -name "$t" -perm -u+x | head -1)"); done
-  sourceDigest >$B/source-digest
-  tar -cJf "$PACK" "${list[@]}" $B/source-digest
+  echo "$digest" >$B/source-digest
+  XZ_OPT="-T0 -6" tar -cJf "$PACK" "${list[@]}" $B/source-digest
   ls -la "$PACK"
   exit 0
 fi
