@@ -157,6 +157,14 @@ void addBatchCommand(Commands& commands) {
         "halftone many files and folders with one job: the options of `halftone IN OUT`, several files at once; "
         "folders are walked recursively and mirrored under --out-dir",
         [o] { return runBatchCommand(*o); });
+    sub->footer(
+        "Examples:\n"
+        "  halftone batch --jobs 2 --width 600 --out-dir out photos/\n"
+        "      a folder, two files at a time, mirrored under out/\n"
+        "  halftone batch --format pbm --suffix -ht --out-dir photos photos/\n"
+        "      into the input folder as NAME-ht.pbm; a second run leaves those files out\n"
+        "  halftone batch --preset newsprint.json --skip-existing --shard 2/4 --out-dir out photos/\n"
+        "      a preset's job, part 2 of 4, files already written left alone");
     sub->add_option("INPUT", o->inputs, "input image files and folders")->required();
     sub->add_option("--out-dir", o->outDir, "the folder the outputs go to (created as needed)")
         ->required()

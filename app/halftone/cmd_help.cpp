@@ -91,12 +91,13 @@ void addHelpCommand(Commands& commands) {
         "help", "show the help of a method (its variants and options) or of a command: halftone help dbs",
         [topic, &app]() {
             if (topic->empty()) {
-                std::fputs(app.help().c_str(), stdout);
+                std::fputs(app.get_formatter()->make_help(&app, "halftone", CLI::AppFormatMode::Normal).c_str(),
+                           stdout);
                 return int(kExitOk);
             }
             for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
                 if (s->get_name() == *topic) {
-                    std::fputs(s->help().c_str(), stdout);
+                    std::fputs(s->help("halftone").c_str(), stdout);
                     return int(kExitOk);
                 }
             const Registry& registry = Registry::instance();

@@ -310,9 +310,11 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if (job.threads > 0 && m->param("threads")) params.set("threads", int64_t(job.threads));
     if (o.given("dpi")) job.dpi = o.dpi;
     if (job.dpi > 0 && m->param("dpi")) params.set("dpi", job.dpi);
-    job.params = params;
     ParamValues resolved = params;
     if (Status s = Registry::instance().resolveParams(*m, resolved); !s) return fail(s.message(), kExitUsage);
+    // The values as resolved ("fs" -> floyd-steinberg), so that a preset holds the names the studio shows.
+    job.params = ParamValues{};
+    for (const auto& [key, value] : params.all()) job.params.set(key, resolved.all().at(key));
 
     if (o.given("color")) {
         std::string color;

@@ -57,9 +57,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::Success& e) {
         return app.exit(e);  // --help, --version
     } catch (const CLI::ParseError& e) {
-        std::string message;
-        if (e.get_name() == "ExtrasError" || e.get_name() == "ValidationError")
-            message = cli::suggestForArguments(app, std::vector<std::string>(argv + 1, argv + argc));
+        // An unknown option or command is named with the nearest known one; other problems as CLI11 words them.
+        std::string message = cli::suggestForArguments(app, std::vector<std::string>(argv + 1, argv + argc));
         if (message.empty()) message = e.what();
         return cli::fail(message + " (see halftone --help)", cli::kExitUsage);
     }

@@ -30,10 +30,10 @@ std::vector<std::string> orderedGroups(const CLI::App* app) {
             present.push_back(opt->get_group());
     auto rank = [&](const std::string& g) {
         const auto it = std::find(order.begin(), order.end(), g);
-        if (it != order.end()) return int(it - order.begin());
-        if (g.rfind("Method options", 0) == 0) return int(order.size());  // the methods' own options
-        if (g == group::kInformation) return int(order.size()) + 1;
-        return int(order.size()) + 2;
+        if (it != order.end()) return 2 * int(it - order.begin());
+        if (g.rfind("Method options", 0) == 0) return 2 * 2 + 1;  // the methods' own options, after Method
+        if (g == group::kInformation) return 2 * int(order.size());
+        return 2 * int(order.size()) + 1;
     };
     std::stable_sort(present.begin(), present.end(),
                      [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });

@@ -985,7 +985,7 @@ void TestCli::stdinStdoutMatchFileRun_data() {
     QTest::addColumn<QStringList>("options");
     QTest::newRow("png to pbm") << "page.png" << "pbm" << QStringList{};
     QTest::newRow("jpeg to png, jarvis") << "page.jpg" << "png" << QStringList{"--kernel", "jarvis"};
-    QTest::newRow("png to tif, rgb") << "chelsea.png" << "tif" << QStringList{"--color", "rgb"};
+    QTest::newRow("png to ppm, rgb") << "chelsea.png" << "ppm" << QStringList{"--color", "rgb"};
     QTest::newRow("png to png, palette") << "palette.png" << "png" << QStringList{"--palette", "acep7"};
 }
 
