@@ -110,14 +110,16 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
         std::string names;
         for (size_t i = 0; i < writers.size(); ++i)
             names += (i == 0 ? "'" : i + 1 == writers.size() ? "' and '" : "', '") + writers[i];
-        clashes += (clashes.empty() ? "" : "; ") + names + "' would all be written to '" + (outDir / key).string() + "'";
+        clashes +=
+            (clashes.empty() ? "" : "; ") + names + "' would all be written to '" + (outDir / key).string() + "'";
         ++clashCount;
     }
     if (clashCount > 0) {
         items.clear();
         if (ownOutputs) ownOutputs->clear();
-        return Status::error(std::to_string(clashCount) + (clashCount == 1 ? " output name clashes: " : " output names clash: ") +
-                             clashes + "; rename them, or use --suffix or separate runs");
+        return Status::error(std::to_string(clashCount) +
+                             (clashCount == 1 ? " output name clashes: " : " output names clash: ") + clashes +
+                             "; rename them, or use --suffix or separate runs");
     }
     for (const BatchItem& item : items)
         if (inputPaths.count(resolved(item.output)))

@@ -31,8 +31,8 @@ std::string cgroupDir(const std::string& controller) {
         const size_t a = line.find(':'), b = line.find(':', a + 1);
         if (a == std::string::npos || b == std::string::npos) continue;
         const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
-        if (controller.empty() ? controllers.empty() : ("," + controllers + ",").find("," + controller + ",") !=
-                                                             std::string::npos) {
+        if (controller.empty() ? controllers.empty()
+                               : ("," + controllers + ",").find("," + controller + ",") != std::string::npos) {
             const std::string root = controller.empty() ? "/sys/fs/cgroup" : "/sys/fs/cgroup/" + controller;
             // Inside a container the cgroup namespace makes the path "/"; the mount shows the group itself.
             return root + (path == "/" ? std::string() : path);

@@ -54,7 +54,8 @@ size_t editDistance(std::string_view a, std::string_view b) {
         for (size_t j = 1; j <= b.size(); ++j) {
             size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
                                  d[(i - 1) * w + j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) v = std::min(v, d[(i - 2) * w + j - 2] + 1);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                v = std::min(v, d[(i - 2) * w + j - 2] + 1);
             d[i * w + j] = v;
         }
     return d[a.size() * w + b.size()];

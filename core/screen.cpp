@@ -401,8 +401,7 @@ Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& 
         if (!out)
             return n >= 8 && n <= 1024 && n == std::floor(n)
                        ? Status::ok()
-                       : Status::error("screen 'blue-noise:N' needs a whole size N from 8 to 1024, got '" + rest +
-                                       "'");
+                       : Status::error("screen 'blue-noise:N' needs a whole size N from 8 to 1024, got '" + rest + "'");
         return voidAndClusterScreen(int(n), 1, *out, control);
     }
     if (spec == "dbs") {

@@ -58,7 +58,8 @@ int runBatchCommand(BatchCli& o) {
         return fail("batch: " + s.message(), kExitUsage);
     if (!ownOutputs.empty())
         note("batch: " + std::to_string(ownOutputs.size()) + " file" + (ownOutputs.size() == 1 ? "" : "s") +
-             " named *" + layout.suffix + "." + layout.format + " in the output folder left out: outputs of an "
+             " named *" + layout.suffix + "." + layout.format +
+             " in the output folder left out: outputs of an "
              "earlier run, not inputs");
     if (!o.shard.empty()) {
         int k = 0, n = 0;
@@ -105,8 +106,7 @@ int runBatchCommand(BatchCli& o) {
             };
             std::unique_lock<std::mutex> device(gpuQueue, std::defer_lock);
             if (gpu) device.lock();
-            const FileOutcome r =
-                runFile(job, o.file, maxMemory, item.input, item.output, {}, rc, noteFor, item.input);
+            const FileOutcome r = runFile(job, o.file, maxMemory, item.input, item.output, {}, rc, noteFor, item.input);
             if (r.code == kExitCancelled) return Status::cancelled();
             if (r.code != kExitOk) return Status::error(r.message);
             return Status::ok();
@@ -130,7 +130,7 @@ int runBatchCommand(BatchCli& o) {
                 case BatchOutcome::Kind::Written:
                     if (!quiet())
                         printLine("halftone: [" + std::to_string(finished) + "/" + std::to_string(items.size()) + "] " +
-                              item.output);
+                                  item.output);
                     break;
                 case BatchOutcome::Kind::Cancelled:
                     break;
@@ -141,9 +141,9 @@ int runBatchCommand(BatchCli& o) {
     std::snprintf(took, sizeof took, "%.2f s", sum.seconds);
     if (!quiet() || sum.failed > 0)
         printLine("halftone: batch: " + std::to_string(sum.written) + " written, " + std::to_string(sum.skipped) +
-              " skipped, " + std::to_string(sum.failed) + " failed" +
-              (sum.cancelled ? ", " + std::to_string(sum.cancelled) + " not run" : std::string()) + " (" +
-              std::to_string(items.size()) + " files, " + std::to_string(jobs) + " at once, " + took + ")");
+                  " skipped, " + std::to_string(sum.failed) + " failed" +
+                  (sum.cancelled ? ", " + std::to_string(sum.cancelled) + " not run" : std::string()) + " (" +
+                  std::to_string(items.size()) + " files, " + std::to_string(jobs) + " at once, " + took + ")");
     if (sum.cancelled > 0) return kExitCancelled;
     return sum.failed > 0 ? kExitError : kExitOk;
 }

@@ -24,9 +24,10 @@ std::string methodHelp(const std::string& method) {
         const MethodInfo* m = registry.find(method, v);
         std::string name = "  " + v + (v == def ? " (default)" : "");
         name += std::string(name.size() < 30 ? 30 - name.size() : 1, ' ');
-        out += name + wrapText("[" + m->devicesString() + (m->exact ? ", exact" : "") + "] " + m->description,
-                               kHelpWidth, 30) +
-               "\n";
+        out +=
+            name +
+            wrapText("[" + m->devicesString() + (m->exact ? ", exact" : "") + "] " + m->description, kHelpWidth, 30) +
+            "\n";
     }
     out += "\nOptions:\n";
     std::vector<std::string> keys;
@@ -40,11 +41,12 @@ std::string methodHelp(const std::string& method) {
                 case ParamSpec::Kind::Int:
                 case ParamSpec::Kind::Real:
                     name += " N";
-                    detail += " (" + paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.min))
-                                                                              : ParamValue(p.min)) +
-                              ".." +
-                              paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.max)) : ParamValue(p.max)) +
-                              ", default " + p.defaultText() + ")";
+                    detail +=
+                        " (" +
+                        paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.min)) : ParamValue(p.min)) +
+                        ".." +
+                        paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.max)) : ParamValue(p.max)) +
+                        ", default " + p.defaultText() + ")";
                     break;
                 case ParamSpec::Kind::Bool:
                     detail += " (a flag; default " + p.defaultText() + ")";

@@ -53,9 +53,8 @@ int printLists(const Options& o) {
                  k.name);
     if (o.listPalettes)
         for (const BuiltinPalette& b : builtinPalettes())
-            item("{\"name\":" + jsonString(b.name) + ",\"group\":" + jsonString(b.group) +
-                     ",\"colours\":" + std::to_string(b.palette.size()) +
-                     ",\"description\":" + jsonString(b.description) + "}",
+            item("{\"name\":" + jsonString(b.name) + ",\"group\":" + jsonString(b.group) + ",\"colours\":" +
+                     std::to_string(b.palette.size()) + ",\"description\":" + jsonString(b.description) + "}",
                  b.name + "\t" + b.group + "\t" + std::to_string(b.palette.size()) + "\t" + b.description);
     if (json) out += "]\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -92,9 +91,10 @@ int run(Options& o) {
         return fail("no INPUT and OUTPUT files given (halftone IN OUT; halftone --help shows every option)",
                     kExitUsage);
     if (!onlySavePreset && (o.input.empty() || o.output.empty()))
-        return fail("INPUT and OUTPUT files are required (halftone IN OUT, or halftone IN -o OUT; - for standard "
-                    "input or output)",
-                    kExitUsage);
+        return fail(
+            "INPUT and OUTPUT files are required (halftone IN OUT, or halftone IN -o OUT; - for standard "
+            "input or output)",
+            kExitUsage);
 
     // Every option is checked before any file is read.
     JobSettings job;
@@ -110,6 +110,10 @@ int run(Options& o) {
         return fail("standard output is a terminal; redirect it (> out." + job.format + ") or give an OUTPUT file",
                     kExitUsage);
 
+    if (o.job.given("format") && !fromStdin && !toStdout)
+        note("--format names the format of standard input and output (-); '" + o.output +
+             "' is written in the format its name says");
+
     StdStreams streams;
     std::string input = o.input, output = o.output;
     if (fromStdin)
@@ -122,15 +126,16 @@ int run(Options& o) {
     if (o.file.progress) control.onProgress = stderrProgress();
     // Messages name "-" as "standard input" / "standard output", not the temporary files behind them.
     auto shown = [&](std::string text) {
-        for (const auto& [path, name] : {std::pair{input, std::string("standard input")},
-                                         std::pair{output, std::string("standard output")}})
+        for (const auto& [path, name] :
+             {std::pair{input, std::string("standard input")}, std::pair{output, std::string("standard output")}})
             if (path != o.input && path != o.output)
                 for (size_t at; !path.empty() && (at = text.find(path)) != std::string::npos;)
                     text.replace(at, path.size(), name);
         return text;
     };
-    const FileOutcome r = runFile(job, o.file, maxMemory, input, output, o.job.savePalette, control,
-                                  [&](const std::string& text) { note(shown(text)); }, {}, o.input, o.output);
+    const FileOutcome r = runFile(
+        job, o.file, maxMemory, input, output, o.job.savePalette, control,
+        [&](const std::string& text) { note(shown(text)); }, {}, o.input, o.output);
     if (r.code != kExitOk) return fail(shown(r.message), r.code);
     if (toStdout)
         if (Status s = streams.copyToStdout(output); !s) return fail(s.message());
@@ -154,7 +159,8 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_flag("--list", o->list,
                  "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description")
         ->group(group::kInformation);
-    app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names")->group(group::kInformation);
+    app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names")
+        ->group(group::kInformation);
     app.add_flag("--list-palettes", o->listPalettes,
                  "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description")
         ->group(group::kInformation);

@@ -140,8 +140,8 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         return opt;
     };
     add("preset", o.preset,
-        "start from the job saved in this preset file (JSON); options given here override its settings",
-        group::kInput, "FILE");
+        "start from the job saved in this preset file (JSON); options given here override its settings", group::kInput,
+        "FILE");
 
     const char* prep = group::kPrepare;
     add("width", o.width, "resize to this width in pixels (the height follows the aspect ratio unless given)", prep,
@@ -475,8 +475,8 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
                     std::string j = "{\"input\":" + jsonString(shownInput.empty() ? input : shownInput) +
                                     ",\"output\":" + jsonString(shownOutput.empty() ? output : shownOutput) +
                                     ",\"method\":" + jsonString(methodId) + ",\"device\":" + jsonString(device) +
-                                    ",\"method_s\":" + jsonNumber(methodSeconds) + ",\"startup_s\":" +
-                                    jsonNumber(startup);
+                                    ",\"method_s\":" + jsonNumber(methodSeconds) +
+                                    ",\"startup_s\":" + jsonNumber(startup);
                     if (gpuStart >= 0) j += ",\"gpu_startup_s\":" + jsonNumber(gpuStart);
                     j += ",\"read_s\":" + jsonNumber(times.read) + ",\"prepare_s\":" + jsonNumber(times.prepare) +
                          ",\"stage_method_s\":" + jsonNumber(times.method) + ",\"write_s\":" + jsonNumber(times.write) +

@@ -71,7 +71,8 @@ int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
 /// \brief The option groups of `halftone --help`, in the order they are shown.
 namespace group {
 inline constexpr const char* kInput = "Input";
-inline constexpr const char* kPrepare = "Prepare (before halftoning: resize, levels, brightness, contrast, gamma, saturation, sharpen)";
+inline constexpr const char* kPrepare =
+    "Prepare (before halftoning: resize, levels, brightness, contrast, gamma, saturation, sharpen)";
 inline constexpr const char* kMethod = "Method";
 inline constexpr const char* kColour = "Colour and palette";
 inline constexpr const char* kPrint = "Print";

@@ -20,9 +20,8 @@ constexpr size_t kNameColumn = 30;
 
 /// The groups of `app`'s options in the order the help shows them.
 std::vector<std::string> orderedGroups(const CLI::App* app) {
-    const std::vector<std::string> order = {group::kInput,  group::kPrepare, group::kMethod,
-                                            group::kColour, group::kPrint,   group::kOutput,
-                                            group::kPerformance};
+    const std::vector<std::string> order = {group::kInput, group::kPrepare, group::kMethod,     group::kColour,
+                                            group::kPrint, group::kOutput,  group::kPerformance};
     std::vector<std::string> present;
     for (const CLI::Option* opt : app->get_options())
         if (opt->nonpositional() && !opt->get_group().empty() &&
@@ -96,11 +95,13 @@ std::string bashScript(const CLI::App& app) {
         << "_halftone() {\n"
         << "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub= w\n"
         << "    for w in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do\n"
-        << "        case $w in " << [&] {
-               std::string s;
-               for (const std::string& n : subs) s += (s.empty() ? "" : "|") + n;
-               return s;
-           }() << ") sub=$w; break ;; esac\n"
+        << "        case $w in " <<
+        [&] {
+            std::string s;
+            for (const std::string& n : subs) s += (s.empty() ? "" : "|") + n;
+            return s;
+        }()
+        << ") sub=$w; break ;; esac\n"
         << "    done\n";
     // Values of the option before the cursor.
     out << "    case \"$prev\" in\n";
@@ -116,8 +117,9 @@ std::string bashScript(const CLI::App& app) {
             if (!done.insert(names).second) continue;
             const std::vector<std::string> values = optionValues(*o);
             if (!values.empty())
-                out << "        " << names << ") COMPREPLY=($(compgen -W \"" << joinedWords(values) << "\" -- \"$cur\"))"
-                    << (takesFile(*o) ? "; COMPREPLY+=($(compgen -f -- \"$cur\"))" : "") << "; return ;;\n";
+                out << "        " << names << ") COMPREPLY=($(compgen -W \"" << joinedWords(values)
+                    << "\" -- \"$cur\"))" << (takesFile(*o) ? "; COMPREPLY+=($(compgen -f -- \"$cur\"))" : "")
+                    << "; return ;;\n";
             else if (takesDir(*o))
                 out << "        " << names << ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
             else if (takesFile(*o))
@@ -205,17 +207,19 @@ std::string zshScript(const CLI::App& app) {
     for (const CLI::App* s : subcommands(app)) subs.push_back(s->get_name());
     out << "#compdef halftone\n# zsh completion for halftone (made by `halftone --completion zsh`)\n"
         << "_halftone() {\n"
-        << "    local sub=${words[(r)(" << [&] {
-               std::string s;
-               for (const std::string& n : subs) s += (s.empty() ? "" : "|") + n;
-               return s;
-           }() << ")]}\n"
+        << "    local sub=${words[(r)(" <<
+        [&] {
+            std::string s;
+            for (const std::string& n : subs) s += (s.empty() ? "" : "|") + n;
+            return s;
+        }()
+        << ")]}\n"
         << "    case $sub in\n";
     for (const CLI::App* s : subcommands(app)) {
         out << "    " << s->get_name() << ")\n";
         if (s->get_name() == "help")
-            out << "        _values 'method or command' "
-                << joinedWords(Registry::instance().methodNames()) << " " << joinedWords(subs) << "\n";
+            out << "        _values 'method or command' " << joinedWords(Registry::instance().methodNames()) << " "
+                << joinedWords(subs) << "\n";
         else
             zshArguments(out, *s, "        ");
         out << "        ;;\n";
@@ -258,8 +262,10 @@ std::string fishScript(const CLI::App& app) {
             if (takesValue(*o)) {
                 out << " -r";
                 const std::vector<std::string> values = optionValues(*o);
-                if (!values.empty()) out << (takesFile(*o) ? "" : " -f") << " -a " << fishQuote(joinedWords(values));
-                else if (!takesFile(*o)) out << " -f";
+                if (!values.empty())
+                    out << (takesFile(*o) ? "" : " -f") << " -a " << fishQuote(joinedWords(values));
+                else if (!takesFile(*o))
+                    out << " -f";
             }
             out << " -d " << fishQuote(summary(o->get_description())) << "\n";
         }
@@ -293,7 +299,8 @@ void manOptions(std::ostringstream& out, const CLI::App& a) {
             out << ".TP\n";
             const std::vector<std::string> names = spellings(*o);
             std::string line;
-            for (size_t i = 0; i < names.size(); ++i) line += (i ? ", " : "") + std::string("\\fB") + roff(names[i]) + "\\fR";
+            for (size_t i = 0; i < names.size(); ++i)
+                line += (i ? ", " : "") + std::string("\\fB") + roff(names[i]) + "\\fR";
             if (takesValue(*o) && !o->get_type_name().empty()) line += " \\fI" + roff(o->get_type_name()) + "\\fR";
             out << line << "\n" << roff(o->get_description()) << "\n";
         }
@@ -454,8 +461,7 @@ std::string manPage(const CLI::App& app, const std::string& version) {
         manOptions(out, *s);
     }
     out << ".SH EXAMPLES\n";
-    for (const auto& [command, what] : examples())
-        out << ".TP\n.B " << roff(command) << "\n" << roff(what) << "\n";
+    for (const auto& [command, what] : examples()) out << ".TP\n.B " << roff(command) << "\n" << roff(what) << "\n";
     out << ".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\nan error: input, output or method\n.TP\n.B 2\n"
         << "a usage error (found before any file is read)\n.TP\n.B 128+N\nended by signal N (130 SIGINT, 143 "
         << "SIGTERM); no output or temporary file is left\n"

@@ -52,7 +52,8 @@ Status StdStreams::makeDir() {
 }
 
 Status StdStreams::readStdin(const std::string& format, std::string& path) {
-    if (::isatty(0)) return Status::error("standard input is a terminal; pipe an image into `halftone -` or give a file");
+    if (::isatty(0))
+        return Status::error("standard input is a terminal; pipe an image into `halftone -` or give a file");
     if (Status s = makeDir(); !s) return s;
     input_ = dir_ + "/stdin" + (format.empty() ? std::string() : "." + format);
     removeOnExit(kSlotInput, input_);

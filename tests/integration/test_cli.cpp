@@ -983,10 +983,14 @@ void TestCli::stdinStdoutMatchFileRun_data() {
     QTest::addColumn<QString>("image");
     QTest::addColumn<QString>("format");
     QTest::addColumn<QStringList>("options");
-    QTest::newRow("png to pbm") << "page.png" << "pbm" << QStringList{};
-    QTest::newRow("jpeg to png, jarvis") << "page.jpg" << "png" << QStringList{"--kernel", "jarvis"};
-    QTest::newRow("png to ppm, rgb") << "chelsea.png" << "ppm" << QStringList{"--color", "rgb"};
-    QTest::newRow("png to png, palette") << "palette.png" << "png" << QStringList{"--palette", "acep7"};
+    QTest::newRow("png to pbm") << "page.png"
+                                << "pbm" << QStringList{};
+    QTest::newRow("jpeg to png, jarvis") << "page.jpg"
+                                         << "png" << QStringList{"--kernel", "jarvis"};
+    QTest::newRow("png to ppm, rgb") << "chelsea.png"
+                                     << "ppm" << QStringList{"--color", "rgb"};
+    QTest::newRow("png to png, palette") << "palette.png"
+                                         << "png" << QStringList{"--palette", "acep7"};
 }
 
 void TestCli::stdinStdoutMatchFileRun() {
@@ -1178,8 +1182,8 @@ void TestCli::helpFitsAndIsGrouped() {
     if (args.first() != "--help" && args.first() != "batch") return;
     // the groups, in this order, then the examples
     qsizetype at = -1;
-    for (const char* group : {"Input:", "Prepare (", "Method:", "Method options of ed", "Colour and palette:", "Print:",
-                              "Output:", "Performance:", "Examples:"}) {
+    for (const char* group : {"Input:", "Prepare (", "Method:", "Method options of ed",
+                              "Colour and palette:", "Print:", "Output:", "Performance:", "Examples:"}) {
         const qsizetype found = r.out.indexOf("\n" + QString(group));
         QVERIFY2(found > at, group);
         at = found;
@@ -1218,9 +1222,10 @@ void TestCli::completionsAndManPage() {
     if (haveProgram("bash")) {
         // the bash function completes a mistyped start of --method and the kernel names
         const std::string probe = path("probe.sh");
-        std::ofstream(probe) << "source " << path("completion.bash") << "\n"
-                             << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
-                             << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
+        std::ofstream(probe)
+            << "source " << path("completion.bash") << "\n"
+            << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
+            << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
         const Run r = test::runProcess("bash", {QString::fromStdString(probe)});
         QVERIFY2(r.out.contains("--method") && r.out.contains("jarvis"), qPrintable(r.out + r.err));
     }
@@ -1245,8 +1250,9 @@ void TestCli::docsMatchTheProgram() {
     std::ifstream in(std::string(HALFTONE_SOURCE_DIR) + "/docs/cli.md");
     QVERIFY(in);
     const QString doc = QString::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
-    const QRegularExpression block("<!-- help: (.*?) -->\\n```text\\n\\$ halftone [^\\n]*\\n(.*?)\\n```\\n<!-- end help -->",
-                                   QRegularExpression::DotMatchesEverythingOption);
+    const QRegularExpression block(
+        "<!-- help: (.*?) -->\\n```text\\n\\$ halftone [^\\n]*\\n(.*?)\\n```\\n<!-- end help -->",
+        QRegularExpression::DotMatchesEverythingOption);
     int blocks = 0;
     for (auto it = block.globalMatch(doc); it.hasNext();) {
         const auto m = it.next();

@@ -352,14 +352,16 @@ void TestJobCli::affinityMaskLimitsTheJobs() {
     QDir().mkpath(in);
     for (int i = 0; i < 4; ++i) QVERIFY(QFile::copy(data("moon.png"), in + QString("/m%1.png").arg(i)));
     // one processor: one file at a time by default (and one thread each)
-    const auto r = test::runProcess(taskset, {"-c", "0", HALFTONE_CLI_PATH, "batch", "--width", "32", "--device", "cpu",
-                                              "--out-dir", dir.filePath("out"), in},
+    const auto r = test::runProcess(taskset,
+                                    {"-c", "0", HALFTONE_CLI_PATH, "batch", "--width", "32", "--device", "cpu",
+                                     "--out-dir", dir.filePath("out"), in},
                                     300000);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("(4 files, 1 at once"), qPrintable(r.err));
     // --jobs given is kept
-    const auto two = test::runProcess(taskset, {"-c", "0", HALFTONE_CLI_PATH, "batch", "--jobs", "2", "--width", "32",
-                                                "--device", "cpu", "--out-dir", dir.filePath("two"), in},
+    const auto two = test::runProcess(taskset,
+                                      {"-c", "0", HALFTONE_CLI_PATH, "batch", "--jobs", "2", "--width", "32",
+                                       "--device", "cpu", "--out-dir", dir.filePath("two"), in},
                                       300000);
     QVERIFY2(two.err.contains("(4 files, 2 at once"), qPrintable(two.err));
 }
