@@ -23,7 +23,7 @@ std::string methodHelp(const std::string& method) {
     for (const std::string& v : registry.variants(method)) {
         const MethodInfo* m = registry.find(method, v);
         std::string name = "  " + v + (v == def ? " (default)" : "");
-        name += std::string(name.size() < 30 ? 30 - name.size() : 1, ' ');
+        name += name.size() < 30 ? std::string(30 - name.size(), ' ') : "\n" + std::string(30, ' ');
         out +=
             name +
             wrapText("[" + m->devicesString() + (m->exact ? ", exact" : "") + "] " + m->description, kHelpWidth, 30) +

@@ -64,7 +64,7 @@ double secondsBeforeMain() {
 const std::chrono::steady_clock::time_point kProgramStart = std::chrono::steady_clock::now();
 const double kSecondsBeforeMain = secondsBeforeMain();
 
-/// --time's start-up: from the process's start (library loading included) to now.
+/// Seconds since the process started (library loading included).
 double startupSeconds() {
     return kSecondsBeforeMain + std::chrono::duration<double>(std::chrono::steady_clock::now() - kProgramStart).count();
 }
@@ -450,7 +450,6 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.writeText = writeTextFile;
     io::FileJobTimes times;
     if (fo.time) options.times = &times;
-    const double startup = startupSeconds();
     // The device starts while the input is read; a CPU job never starts it.
     const bool deviceStarted = startDeviceFor(job);
     const io::FileJobOutcome r = io::runFileJob(job, input, output, options, control);
@@ -471,6 +470,10 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
                     std::fclose(status);
                 }
                 const double gpuStart = deviceStarted && gpu::probe().usable ? gpu::backgroundStartSeconds() : -1;
+                // Start-up: from the process's start to this file's read; so the dynamic loader's work, the
+                // OpenImageIO module's loading (on first need, while the output is checked) and the checks count.
+                const double startup =
+                    std::max(0.0, startupSeconds() - (times.read + times.prepare + times.method + times.write));
                 if (fo.json) {
                     std::string j = "{\"input\":" + jsonString(shownInput.empty() ? input : shownInput) +
                                     ",\"output\":" + jsonString(shownOutput.empty() ? output : shownOutput) +

@@ -311,32 +311,35 @@ void manOptions(std::ostringstream& out, const CLI::App& a) {
 
 std::string wrapText(const std::string& text, size_t width, size_t indent) {
     std::string out;
+    size_t column = indent;
+    bool firstParagraph = true;
     std::istringstream paragraphs(text);
-    bool firstLine = true;
     for (std::string paragraph; std::getline(paragraphs, paragraph);) {
-        // Leading spaces of a paragraph are kept (examples are indented).
-        const size_t lead = paragraph.find_first_not_of(' ');
-        std::string line = firstLine ? std::string() : "\n" + std::string(indent, ' ');
-        size_t used = firstLine ? 0 : indent;
-        const size_t start = used;
-        if (lead != std::string::npos && lead > 0) {
-            line += std::string(lead, ' ');
-            used += lead;
+        if (!firstParagraph) {
+            out += "\n" + std::string(indent, ' ');
+            column = indent;
         }
+        firstParagraph = false;
+        // Leading spaces of a paragraph are kept (the examples are indented).
+        const size_t lead = std::min(paragraph.find_first_not_of(' '), paragraph.size());
+        out += std::string(lead, ' ');
+        column += lead;
+        bool lineEmpty = true;
         std::istringstream words(paragraph);
         for (std::string word; words >> word;) {
-            if (used > start + (lead == std::string::npos ? 0 : lead) && used + 1 + word.size() > width) {
-                line += "\n" + std::string(indent, ' ');
-                used = indent;
-            } else if (used > start + (lead == std::string::npos ? 0 : lead)) {
-                line += ' ';
-                ++used;
+            if (!lineEmpty && column + 1 + word.size() > width) {
+                out += "\n" + std::string(indent, ' ');
+                column = indent;
+                lineEmpty = true;
             }
-            line += word;
-            used += word.size();
+            if (!lineEmpty) {
+                out += ' ';
+                ++column;
+            }
+            out += word;
+            column += word.size();
+            lineEmpty = false;
         }
-        out += line;
-        firstLine = false;
     }
     return out;
 }
@@ -376,7 +379,7 @@ std::string HelpFormatter::make_description(const CLI::App* app) const {
 
 std::string HelpFormatter::make_footer(const CLI::App* app) const {
     const std::string f = app->get_footer();
-    return f.empty() ? std::string() : "\n" + wrapText(f, kHelpWidth, 4) + "\n";
+    return f.empty() ? std::string() : "\n" + wrapText(f, kHelpWidth) + "\n";
 }
 
 const std::vector<std::pair<std::string, std::string>>& examples() {

@@ -12,8 +12,9 @@ namespace halftone::cli {
 /// \brief The widest line of any help text.
 inline constexpr size_t kHelpWidth = 100;
 
-/// \brief `text` wrapped at word boundaries to `width` columns, every line after the first indented by `indent`
-/// spaces; newlines in `text` start new lines.
+/// \brief `text` wrapped at word boundaries to `width` columns for output that starts at column `indent` (the caller
+/// has written the first line's prefix): later lines are indented by `indent` spaces. Newlines in `text` start new
+/// lines; a line's leading spaces are kept.
 std::string wrapText(const std::string& text, size_t width, size_t indent = 0);
 
 /// \brief The help formatter of every command: lines of at most kHelpWidth columns, the option groups in the order

@@ -14,7 +14,7 @@ namespace halftone::cli {
 
 namespace {
 
-enum Slot { kSlotInput = 0, kSlotOutput = 1 };
+enum Slot { kSlotInput = 0, kSlotOutput = 1, kSlotFolder = 2 };
 
 Status writeAllTo(int fd, const char* data, size_t size, const std::string& what) {
     for (size_t done = 0; done < size;) {
@@ -34,6 +34,7 @@ StdStreams::~StdStreams() {
     if (!dir_.empty()) ::rmdir(dir_.c_str());
     removeOnExit(kSlotInput, {});
     removeOnExit(kSlotOutput, {});
+    removeOnExit(kSlotFolder, {});
 }
 
 Status StdStreams::makeDir() {
@@ -46,8 +47,8 @@ Status StdStreams::makeDir() {
         return Status::error("cannot make a temporary folder in '" + pattern.substr(0, pattern.size() - 16) +
                              "' for standard input or output: " + std::strerror(errno) + " (set TMPDIR)");
     dir_ = buffer.data();
-    // Removed on a signal as well: the files (slots 0 and 1) first, the folder last (slot 2).
-    removeOnExit(2, dir_);
+    // Removed on a signal as well: the files first, the folder last (slots are emptied in order).
+    removeOnExit(kSlotFolder, dir_);
     return Status::ok();
 }
 
