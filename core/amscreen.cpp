@@ -315,6 +315,10 @@ void registerAmScreenMethods(Registry& r) {
     angles.label = "Screen angles (C,M,Y,K)";
     angles.kind = ParamSpec::Kind::Text;
     angles.textDefault = "15,75,0,45";
+    angles.check = [](const std::string& text) {
+        std::array<double, 4> cmyk{};
+        return parseAmAngles(text, cmyk);
+    };
     angles.help =
         "screen angles in degrees, counter-clockwise from the horizontal: C,M,Y,K (gray uses the black angle; "
         "R, G, B those of C, M, Y), or one angle for every ink";

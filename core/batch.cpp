@@ -42,8 +42,10 @@ bool isImageFileName(const std::string& name) {
     return exts.count(lower(fs::path(name).extension().string())) != 0;
 }
 
-Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layout, std::vector<BatchItem>& items) {
+Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layout, std::vector<BatchItem>& items,
+                 std::vector<std::string>* ownOutputs) {
     items.clear();
+    if (ownOutputs) ownOutputs->clear();
     if (inputs.empty()) return Status::error("no INPUT files or folders given");
     if (layout.outDir.empty()) return Status::error("no output folder given (--out-dir)");
     if (layout.format.empty() || layout.format.find_first_of("/\\.") != std::string::npos)
@@ -58,17 +60,25 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
     auto outputName = [&](const fs::path& input) {
         return input.stem().string() + layout.suffix + "." + layout.format;
     };
-    std::map<std::string, std::string> byKey;  // key -> input
+    std::map<std::string, std::vector<std::string>> byKey;  // key -> the inputs written there
     std::set<std::string> inputPaths;
-    auto add = [&](const fs::path& input, const fs::path& relativeDir) -> Status {
+    const std::string ownEnding = lower(layout.suffix + "." + layout.format);
+    auto add = [&](const fs::path& input, const fs::path& relativeDir) {
+        // A file named like this batch's outputs (NAME + suffix + "." + format) where this batch writes it is an
+        // output of an earlier run into the input folder, not an input: a re-run leaves it alone.
+        const std::string name = lower(input.filename().string());
+        if (!layout.suffix.empty() && name.size() > ownEnding.size() &&
+            name.compare(name.size() - ownEnding.size(), ownEnding.size(), ownEnding) == 0 &&
+            resolved(input.parent_path()) == resolved(outDir / relativeDir)) {
+            if (ownOutputs) ownOutputs->push_back(input.string());
+            return;
+        }
         const std::string key = (relativeDir / outputName(input)).lexically_normal().string();
-        if (auto it = byKey.find(key); it != byKey.end())
-            return Status::error("'" + it->second + "' and '" + input.string() + "' would both be written to '" +
-                                 (outDir / key).string() + "'; rename one, or use --suffix or separate runs");
-        byKey[key] = input.string();
+        std::vector<std::string>& writers = byKey[key];
+        writers.push_back(input.string());
+        if (writers.size() > 1) return;
         inputPaths.insert(resolved(input));
         items.push_back({input.string(), (outDir / key).string(), key});
-        return Status::ok();
     };
     for (const std::string& in : inputs) {
         const fs::path p(in);
@@ -87,11 +97,29 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
                 if (it->is_regular_file(ec) && isImageFileName(f.filename().string())) files.push_back(f);
             }
             std::sort(files.begin(), files.end());
-            for (const fs::path& f : files)
-                if (Status s = add(f, f.parent_path().lexically_relative(p)); !s) return s;
+            for (const fs::path& f : files) add(f, f.parent_path().lexically_relative(p));
         } else {
-            if (Status s = add(p, fs::path()); !s) return s;
+            add(p, fs::path());
         }
+    }
+    // Every clash at once: a list to fix in one go, not one per run.
+    std::string clashes;
+    size_t clashCount = 0;
+    for (const auto& [key, writers] : byKey) {
+        if (writers.size() < 2) continue;
+        std::string names;
+        for (size_t i = 0; i < writers.size(); ++i)
+            names += (i == 0 ? "'" : i + 1 == writers.size() ? "' and '" : "', '") + writers[i];
+        clashes +=
+            (clashes.empty() ? "" : "; ") + names + "' would all be written to '" + (outDir / key).string() + "'";
+        ++clashCount;
+    }
+    if (clashCount > 0) {
+        items.clear();
+        if (ownOutputs) ownOutputs->clear();
+        return Status::error(std::to_string(clashCount) +
+                             (clashCount == 1 ? " output name clashes: " : " output names clash: ") + clashes +
+                             "; rename them, or use --suffix or separate runs");
     }
     for (const BatchItem& item : items)
         if (inputPaths.count(resolved(item.output)))

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "core/machine.h"
 #include "core/status.h"
 
 namespace halftone {
@@ -39,12 +40,14 @@ inline std::string formatBytes(uint64_t bytes) {
     return buf;
 }
 
-/// \brief Default memory limit: half of physical memory, and at most half of the address-space limit
-/// (ulimit -v) when one is set, so that a refusal comes before the allocator fails.
+/// \brief Default memory limit: half of the memory this process may use (physical memory, or the cgroup's limit when
+/// lower: containers, Slurm; core/machine.h), and at most half of the address-space limit (ulimit -v) when one is set,
+/// so that a refusal comes before the allocator fails.
 inline uint64_t defaultMaxMemory() {
     uint64_t limit = std::numeric_limits<uint64_t>::max();
     const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && pageSize > 0) limit = mulBytes(uint64_t(pages), uint64_t(pageSize)) / 2;
+    if (const uint64_t cgroup = cgroupMemoryLimit(); cgroup > 0) limit = std::min(limit, cgroup / 2);
     struct rlimit rl {};
     if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         limit = std::min<uint64_t>(limit, uint64_t(rl.rlim_cur) / 2);

@@ -1,5 +1,7 @@
 #include "core/image.h"
 
+#include "core/names.h"
+
 #include <algorithm>
 #include <limits>
 #include <sstream>
@@ -42,7 +44,8 @@ const char* toString(ColorMode m) {
     return "gray";
 }
 
-bool parseColorMode(const std::string& s, ColorMode& out) {
+bool parseColorMode(const std::string& text, ColorMode& out) {
+    const std::string s = nameKey(text);
     if (s == "gray" || s == "grey")
         out = ColorMode::Gray;
     else if (s == "rgb")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/names.h"
 #include "core/palette.h"
 
 namespace halftone {
@@ -34,15 +35,29 @@ bool operator==(const JobSettings& a, const JobSettings& b) {
 
 Status jobMethod(const JobSettings& job, const MethodInfo*& method) {
     const Registry& registry = Registry::instance();
-    const std::string name = job.method.empty() ? std::string("ed") : job.method;
+    const std::string spelled = job.method.empty() ? std::string("ed") : job.method;
     const std::vector<std::string> methods = registry.methodNames();
-    if (std::find(methods.begin(), methods.end(), name) == methods.end())
-        return Status::error("unknown method '" + name + "'; choose one of: " + joined(methods));
-    const std::string variant = job.variant.empty() ? registry.defaultVariant(name) : job.variant;
-    method = registry.find(name, variant);
+    // A method by its id, any spelling of it, an alias or its display name ("Error diffusion").
+    std::string name = matchName("method", spelled, methods);
+    for (const std::string& m : methods)
+        if (name.empty() && nameKey(registry.displayName(m)) == nameKey(spelled)) name = m;
+    if (name.empty()) {
+        std::vector<std::string> spellings = methods;
+        for (const std::string& m : methods) spellings.push_back(registry.displayName(m));
+        std::string near = nearestName(spelled, spellings);
+        for (const std::string& m : methods)
+            if (near == registry.displayName(m)) near = m;
+        return Status::error("unknown method '" + spelled + "'" +
+                             (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+                             "; choose one of: " + joined(methods));
+    }
+    const std::vector<std::string> variants = registry.variants(name);
+    const std::string variant =
+        job.variant.empty() ? registry.defaultVariant(name) : matchName("variant", job.variant, variants);
+    method = variant.empty() ? nullptr : registry.find(name, variant);
     if (!method)
-        return Status::error("method " + name + " has no variant '" + variant +
-                             "'; choose one of: " + joined(registry.variants(name)));
+        return Status::error("method " + name + " has no variant '" + job.variant + "'" +
+                             didYouMean(job.variant, variants) + "; choose one of: " + joined(variants));
     return Status::ok();
 }
 

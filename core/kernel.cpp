@@ -1,5 +1,7 @@
 #include "core/kernel.h"
 
+#include "core/names.h"
+
 #include "core/kerneltable.h"
 #include "core/varkerneltable.h"
 
@@ -69,9 +71,16 @@ std::span<const Kernel> kernels() {
 }
 
 const Kernel* findKernel(std::string_view name) {
-    if (name == "fs" || name == "floyd") name = "floyd-steinberg";
     for (const Kernel& k : kernels())
         if (k.name == name) return &k;
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const Kernel& k : kernels()) v.push_back(k.name);
+        return v;
+    }();
+    const std::string match = matchName("kernel", name, names);
+    for (const Kernel& k : kernels())
+        if (!match.empty() && k.name == match) return &k;
     return nullptr;
 }
 

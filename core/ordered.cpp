@@ -48,6 +48,7 @@ ParamSpec screenParamSpec(std::string label, std::string defaultSpec, std::strin
         {"dbs", "DBS screen (512 x 512, shipped)"},
     };
     s.acceptsFile = true;
+    s.check = checkScreenSpec;
     return s;
 }
 

@@ -1,5 +1,7 @@
 #include "core/palette.h"
 
+#include "core/names.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -457,8 +459,14 @@ const std::vector<BuiltinPalette>& builtinPalettes() {
 }
 
 const BuiltinPalette* findBuiltinPalette(const std::string& name) {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const BuiltinPalette& b : builtinPalettes()) v.push_back(b.name);
+        return v;
+    }();
+    const std::string match = matchName("palette", name, names);
     for (const BuiltinPalette& b : builtinPalettes())
-        if (b.name == name) return &b;
+        if (!match.empty() && b.name == match) return &b;
     return nullptr;
 }
 
@@ -732,9 +740,13 @@ Status resolvePalette(const std::string& spec, const Image* image, Palette& out)
     const bool exists = std::filesystem::symlink_status(spec, ec).type() != std::filesystem::file_type::not_found;
     if (!exists && spec.find('/') == std::string::npos && lowerExtension(spec).empty()) {
         std::string names;
-        for (const BuiltinPalette& b : builtinPalettes()) names += (names.empty() ? "" : ", ") + b.name;
-        return Status::error("unknown palette '" + spec + "': not a built-in palette (" + names +
-                             "), auto:N, or an existing palette file");
+        std::vector<std::string> list;
+        for (const BuiltinPalette& b : builtinPalettes()) {
+            names += (names.empty() ? "" : ", ") + b.name;
+            list.push_back(b.name);
+        }
+        return Status::error("unknown palette '" + spec + "'" + didYouMean(spec, list) + ": not a built-in palette (" +
+                             names + "), auto:N, or an existing palette file");
     }
     return loadPaletteFile(spec, out);
 }

@@ -1,6 +1,7 @@
 #include "core/registry.h"
 
 #include "core/budget.h"
+#include "core/names.h"
 #include "core/paletteed.h"
 #include "core/planepool.h"
 #include "core/riemersma.h"
@@ -264,16 +265,20 @@ Status Registry::resolveParams(const MethodInfo& m, ParamValues& values) const {
             case ParamSpec::Kind::Choice: {
                 const std::string def = p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
                 const std::string v = values.getText(p.key, def);
-                if (std::find(p.choices.begin(), p.choices.end(), v) == p.choices.end()) {
+                const std::string match = matchName(p.key, v, p.choices);
+                if (match.empty()) {
                     std::string all;
                     for (const auto& c : p.choices) all += (all.empty() ? "" : ", ") + c;
-                    return Status::error("unknown " + p.key + " '" + v + "'; choose one of: " + all);
+                    return Status::error("unknown " + p.key + " '" + v + "'" + didYouMean(v, p.choices) +
+                                         "; choose one of: " + all);
                 }
-                values.set(p.key, v);
+                values.set(p.key, match);
                 break;
             }
             case ParamSpec::Kind::Text:
                 if (!given) values.set(p.key, p.textDefault);
+                if (given && p.check)
+                    if (Status s = p.check(values.getText(p.key, p.textDefault)); !s) return s;
                 break;
         }
     }

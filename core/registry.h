@@ -42,6 +42,10 @@ struct ParamSpec {
     /// is.
     std::vector<std::pair<std::string, std::string>> choiceLabels;
 
+    /// Text: checks a value before any image is read (a screen's spec, the ink angles), so a mistyped value is a
+    /// usage error found once, not one failure per file; empty = every text is accepted here.
+    std::function<Status(const std::string& value)> check;
+
     /// \brief The label of a Choice value (the value itself when it has none).
     std::string choiceLabel(const std::string& value) const;
 

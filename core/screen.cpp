@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <numbers>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "core/dbs.h"
+#include "core/names.h"
 #include "core/pnm.h"
 
 namespace halftone {
@@ -347,7 +349,11 @@ const ThresholdArray& defaultBlueNoiseScreen() {
     return screen;
 }
 
-Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunControl& control) {
+namespace {
+
+/// screenFromSpec's body; with `out` null it only checks the spec (checkScreenSpec): sizes and options are parsed,
+/// a file is looked up but not read, and no large array is made.
+Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& control) {
     auto number = [](const std::string& s, double& v) {
         char* end = nullptr;
         v = std::strtod(s.c_str(), &end);
@@ -360,7 +366,8 @@ Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunCon
         double n = 8;
         if (!rest.empty() && !number(rest, n))
             return Status::error("screen 'bayer:N' needs a number N, got '" + rest + "'");
-        return bayerScreen(int(n), out);
+        ThresholdArray small;
+        return bayerScreen(int(std::clamp(n, -1.0, 1e6)), out ? *out : small);
     }
     if (head == "cluster") {
         ClusterParams p;
@@ -381,28 +388,54 @@ Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunCon
                 return Status::error("bad cluster screen option '" + item +
                                      "'; use cluster:cell=C,angle=A,dot=round|elliptic");
         }
-        return clusteredDotScreen(p, out);
+        ThresholdArray cell;
+        return clusteredDotScreen(p, out ? *out : cell);
     }
     if (head == "blue-noise") {
         if (rest.empty()) {
-            out = defaultBlueNoiseScreen();
+            if (out) *out = defaultBlueNoiseScreen();
             return Status::ok();
         }
         double n = 0;
         if (!number(rest, n)) return Status::error("screen 'blue-noise:N' needs a number N, got '" + rest + "'");
-        return voidAndClusterScreen(int(n), 1, out, control);
+        if (!out)
+            return n >= 8 && n <= 1024 && n == std::floor(n)
+                       ? Status::ok()
+                       : Status::error("screen 'blue-noise:N' needs a whole size N from 8 to 1024, got '" + rest + "'");
+        return voidAndClusterScreen(int(n), 1, *out, control);
     }
     if (spec == "dbs") {
-        out = defaultDbsScreen();
+        if (out) *out = defaultDbsScreen();
         return Status::ok();
     }
     if (spec.empty()) return Status::error("no screen given; use bayer:N, cluster:..., blue-noise, dbs or a file");
+    if (!out) {
+        // Only looked up, not opened: opening a FIFO would wait for a writer.
+        std::error_code ec;
+        const auto type = std::filesystem::status(spec, ec).type();
+        if (type == std::filesystem::file_type::not_found) {
+            const std::vector<std::string> kinds = {"bayer", "cluster", "blue-noise", "dbs"};
+            return Status::error("screen '" + spec + "' is neither bayer:N, cluster:..., blue-noise[:N], dbs" +
+                                 " nor an existing file" + didYouMean(head, kinds));
+        }
+        if (type == std::filesystem::file_type::directory)
+            return Status::error("screen '" + spec + "' is a folder, not an image file of thresholds");
+        return Status::ok();
+    }
     ScreenFileLoader l;
     {
         std::lock_guard lock(loaderMutex());
         l = loader();
     }
-    return l(spec, out);
+    return l(spec, *out);
 }
+
+}  // namespace
+
+Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunControl& control) {
+    return fromSpec(spec, &out, control);
+}
+
+Status checkScreenSpec(const std::string& spec) { return fromSpec(spec, nullptr, {}); }
 
 }  // namespace halftone

@@ -65,5 +65,8 @@ Status parsePgm(const uint8_t* data, size_t size, ThresholdArray& out);
 /// \brief Screen from its text form: "bayer:N", "cluster[:cell=C,angle=A,dot=round|elliptic]",
 /// "blue-noise[:N]", "dbs", or a file path (anything else).
 Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunControl& control = {});
+/// \brief Checks a screen's text form without making the screen: sizes and options as screenFromSpec parses them,
+/// and a file path for existence (not read). The `--screen` parameter's ParamSpec::check.
+Status checkScreenSpec(const std::string& spec);
 
 }  // namespace halftone

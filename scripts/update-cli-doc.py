@@ -2,8 +2,9 @@
 """Refreshes the help blocks of docs/cli.md from the built `halftone` program.
 
 Each block sits between `<!-- help: ARGS -->` and `<!-- end help -->` and is replaced with the
-output of `halftone ARGS` in a code fence. Usage: scripts/update-cli-doc.py [path/to/halftone]
-(default build/release/app/halftone)."""
+output of `halftone ARGS` in a code fence. Usage: scripts/update-cli-doc.py [--check] [path/to/halftone]
+(default build/release/app/halftone). With --check nothing is written; the exit status is 1 when a
+block is out of date (test_cli's docsMatchTheProgram checks the same)."""
 import pathlib
 import re
 import shlex
@@ -11,7 +12,9 @@ import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-exe = sys.argv[1] if len(sys.argv) > 1 else str(root / "build/release/app/halftone")
+args = [a for a in sys.argv[1:] if a != "--check"]
+check = "--check" in sys.argv[1:]
+exe = args[0] if args else str(root / "build/release/app/halftone")
 doc = root / "docs/cli.md"
 text = doc.read_text()
 
@@ -23,7 +26,10 @@ def block(match):
 
 
 new = re.sub(r"<!-- help: (.*?) -->.*?<!-- end help -->", block, text, flags=re.S)
-if new != text:
+if new != text and check:
+    print(f"{doc} is out of date: run scripts/update-cli-doc.py")
+    sys.exit(1)
+elif new != text:
     doc.write_text(new)
     print(f"updated {doc}")
 else:

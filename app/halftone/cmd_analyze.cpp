@@ -17,6 +17,7 @@ void addAnalyzeCommand(Commands& commands) {
         std::vector<int> patch;  // x y w h
         std::string hvs = "gaussian";
         double sigma = 1.2;
+        bool json = false;
     };
     auto o = std::make_shared<Options>();
     CLI::App* sub = commands.add(
@@ -40,22 +41,44 @@ void addAnalyzeCommand(Commands& commands) {
             HvsParams hp;
             hp.model = o->hvs == "nasanen" ? HvsModel::Nasanen : HvsModel::Gaussian;
             hp.sigma = o->sigma;
-            std::printf("size                     %d x %d\n", f.width, f.height);
-            std::printf("HVS-weighted error E/N   %.8f (%s)\n", hvsWeightedError(f, g, hp), o->hvs.c_str());
-            std::printf("PSNR, filtered halftone  %.3f dB (Gaussian sigma %.2f)\n", filteredPsnr(f, g, o->sigma),
-                        o->sigma);
+            // Text lines for a person, or one JSON object with the same figures (--json).
+            std::string text, json;
+            auto line = [&](const char* format, auto... values) {
+                char buffer[256];
+                std::snprintf(buffer, sizeof buffer, format, values...);
+                text += buffer;
+            };
+            auto field = [&](const std::string& key, const std::string& value) {
+                json += (json.empty() ? "{" : ",") + jsonString(key) + ":" + value;
+            };
+            const double hvsError = hvsWeightedError(f, g, hp), psnr = filteredPsnr(f, g, o->sigma);
+            line("size                     %d x %d\n", f.width, f.height);
+            line("HVS-weighted error E/N   %.8f (%s)\n", hvsError, o->hvs.c_str());
+            line("PSNR, filtered halftone  %.3f dB (Gaussian sigma %.2f)\n", psnr, o->sigma);
+            field("width", std::to_string(f.width));
+            field("height", std::to_string(f.height));
+            field("hvs_model", jsonString(o->hvs));
+            field("sigma", jsonNumber(o->sigma));
+            field("hvs_error", jsonNumber(hvsError));
+            field("psnr_db", jsonNumber(psnr));
             // Colour: the mean CIEDE2000 of the two HVS-filtered images (linear light per channel, then CIELAB).
-            if (a.space != ColorSpace::Gray || b.space != ColorSpace::Gray)
-                std::printf("Delta E 2000, filtered   %.3f (mean CIEDE2000, Gaussian sigma %.2f, linear light)\n",
-                            filteredDeltaE2000(a, b, o->sigma), o->sigma);
+            if (a.space != ColorSpace::Gray || b.space != ColorSpace::Gray) {
+                const double de = filteredDeltaE2000(a, b, o->sigma);
+                line("Delta E 2000, filtered   %.3f (mean CIEDE2000, Gaussian sigma %.2f, linear light)\n", de,
+                     o->sigma);
+                field("delta_e_2000", jsonNumber(de));
+            }
             const ToneCurve tc = toneCurve(f, g);
             double mf = 0, mg = 0;
             for (size_t i = 0; i < f.size(); ++i) {
                 mf += f.data[i];
                 mg += g.data[i];
             }
-            std::printf("mean gray in / out       %.3f / %.3f\n", mf / double(f.size()), mg / double(g.size()));
-            std::printf("tone curve max |out-in|  %.3f (over the gray levels present)\n", tc.maxDeviation);
+            line("mean gray in / out       %.3f / %.3f\n", mf / double(f.size()), mg / double(g.size()));
+            line("tone curve max |out-in|  %.3f (over the gray levels present)\n", tc.maxDeviation);
+            field("mean_gray_in", jsonNumber(mf / double(f.size())));
+            field("mean_gray_out", jsonNumber(mg / double(g.size())));
+            field("tone_max_deviation", jsonNumber(tc.maxDeviation));
             if (!o->toneCsv.empty()) {
                 std::ostringstream t;
                 t << "input,mean_output,count\n";
@@ -85,10 +108,15 @@ void addAnalyzeCommand(Commands& commands) {
                 }
             RadialSpectrum sp;
             if (Status s = radialSpectrum(patch, sp); !s) return fail("analyze: " + s.message());
-            std::printf("spectrum patch           %d,%d %dx%d, original gray %d..%d%s (%s)\n", px, py, pw, ph, lo, hi,
-                        lo == hi ? " (constant)" : " (not constant: the spectrum mixes tones)", sp.backend.c_str());
-            std::printf("low-frequency power      %.4f of the variance below 0.1 cycles/pixel\n",
-                        lowFrequencyRatio(sp, 0.1));
+            line("spectrum patch           %d,%d %dx%d, original gray %d..%d%s (%s)\n", px, py, pw, ph, lo, hi,
+                 lo == hi ? " (constant)" : " (not constant: the spectrum mixes tones)", sp.backend.c_str());
+            const double lowPower = lowFrequencyRatio(sp, 0.1);
+            line("low-frequency power      %.4f of the variance below 0.1 cycles/pixel\n", lowPower);
+            field("patch", "[" + std::to_string(px) + "," + std::to_string(py) + "," + std::to_string(pw) + "," +
+                               std::to_string(ph) + "]");
+            field("patch_gray_min", std::to_string(lo));
+            field("patch_gray_max", std::to_string(hi));
+            field("low_frequency_power", jsonNumber(lowPower));
             double anis = 0;
             int na = 0;
             for (size_t i = 0; i < sp.anisotropy.size(); ++i)
@@ -96,7 +124,8 @@ void addAnalyzeCommand(Commands& commands) {
                     anis += sp.anisotropy[i];
                     ++na;
                 }
-            std::printf("mean anisotropy          %.2f dB (rings above 0.1 cycles/pixel)\n", na ? anis / na : 0.0);
+            line("mean anisotropy          %.2f dB (rings above 0.1 cycles/pixel)\n", na ? anis / na : 0.0);
+            field("mean_anisotropy_db", jsonNumber(na ? anis / na : 0.0));
             if (!o->csv.empty()) {
                 std::ostringstream c;
                 c << "frequency,power,anisotropy_db,samples\n";
@@ -105,6 +134,8 @@ void addAnalyzeCommand(Commands& commands) {
                       << '\n';
                 if (Status s = writeTextFile(o->csv, c.str()); !s) return fail("analyze: " + s.message());
             }
+            const std::string shown = o->json ? json + "}\n" : text;
+            std::fwrite(shown.data(), 1, shown.size(), stdout);
             return int(kExitOk);
         });
     sub->add_option("ORIGINAL", o->original, "the continuous-tone original")->required();
@@ -112,6 +143,7 @@ void addAnalyzeCommand(Commands& commands) {
     sub->add_option("--csv", o->csv, "write the radially averaged power spectrum and anisotropy as CSV");
     sub->add_option("--tone-csv", o->toneCsv, "write the tone curve (mean output per input gray) as CSV");
     sub->add_option("--patch", o->patch, "spectrum patch X Y W H (default: centred square up to 256)")->expected(4);
+    sub->add_flag("--json", o->json, "print the measures as one JSON object");
     sub->add_option("--hvs", o->hvs, "HVS model of the error")
         ->check(CLI::IsMember({"gaussian", "nasanen"}))
         ->capture_default_str();

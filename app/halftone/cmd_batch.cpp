@@ -19,11 +19,10 @@ namespace {
 struct BatchCli {
     JobOptions job;
     FileOptions file;
-    std::string outDir, format, suffix, shard;
+    std::string outDir, suffix, shard;
     int64_t jobs = 0;
     bool skipExisting = false;
     std::vector<std::string> inputs;
-    CLI::Option* formatOption = nullptr;
 };
 
 /// True when the job will run on the GPU (device gpu, or auto with a usable GPU and a GPU form of the method).
@@ -36,6 +35,7 @@ bool usesGpu(const JobSettings& job) {
 }
 
 int runBatchCommand(BatchCli& o) {
+    setQuiet(o.file.quiet);
     if (!o.job.savePalette.empty())
         return fail(
             "batch: --save-palette writes one palette; run `halftone --palette auto:N --save-palette FILE IN "
@@ -50,12 +50,17 @@ int runBatchCommand(BatchCli& o) {
 
     BatchLayout layout;
     layout.outDir = o.outDir;
-    layout.format = o.formatOption->count() > 0 ? o.format : (job.format.empty() ? std::string("png") : job.format);
-    std::transform(layout.format.begin(), layout.format.end(), layout.format.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
+    layout.format = job.format.empty() ? std::string("png") : job.format;
     layout.suffix = o.suffix;
     std::vector<BatchItem> items;
-    if (Status s = planBatch(o.inputs, layout, items); !s) return fail("batch: " + s.message(), kExitUsage);
+    std::vector<std::string> ownOutputs;
+    if (Status s = planBatch(o.inputs, layout, items, &ownOutputs); !s)
+        return fail("batch: " + s.message(), kExitUsage);
+    if (!ownOutputs.empty())
+        note("batch: " + std::to_string(ownOutputs.size()) + " file" + (ownOutputs.size() == 1 ? "" : "s") +
+             " named *" + layout.suffix + "." + layout.format +
+             " in the output folder left out: outputs of an "
+             "earlier run, not inputs");
     if (!o.shard.empty()) {
         int k = 0, n = 0;
         if (Status s = parseShard(o.shard, k, n); !s) return fail(s.message(), kExitUsage);
@@ -103,7 +108,8 @@ int runBatchCommand(BatchCli& o) {
                 std::lock_guard<std::mutex> lock(print);
                 note(item.input + ": " + text);
             };
-            const FileOutcome r = runFile(job, fileOptions, maxMemory, item.input, item.output, {}, rc, noteFor);
+            const FileOutcome r =
+                runFile(job, fileOptions, maxMemory, item.input, item.output, {}, rc, noteFor, item.input);
             if (r.code == kExitCancelled) return Status::cancelled();
             if (r.code != kExitOk) return Status::error(r.message);
             return Status::ok();
@@ -120,13 +126,14 @@ int runBatchCommand(BatchCli& o) {
                     break;
                 }
                 case BatchOutcome::Kind::Skipped:
-                    if (o.file.progress)
+                    if (o.file.progress && !quiet())
                         printLine("halftone: [" + std::to_string(finished) + "/" + std::to_string(items.size()) + "] " +
                                   item.output + " exists, skipped");
                     break;
                 case BatchOutcome::Kind::Written:
-                    printLine("halftone: [" + std::to_string(finished) + "/" + std::to_string(items.size()) + "] " +
-                              item.output);
+                    if (!quiet())
+                        printLine("halftone: [" + std::to_string(finished) + "/" + std::to_string(items.size()) + "] " +
+                                  item.output);
                     break;
                 case BatchOutcome::Kind::Cancelled:
                     break;
@@ -135,10 +142,11 @@ int runBatchCommand(BatchCli& o) {
         control);
     char took[64];
     std::snprintf(took, sizeof took, "%.2f s", sum.seconds);
-    printLine("halftone: batch: " + std::to_string(sum.written) + " written, " + std::to_string(sum.skipped) +
-              " skipped, " + std::to_string(sum.failed) + " failed" +
-              (sum.cancelled ? ", " + std::to_string(sum.cancelled) + " not run" : std::string()) + " (" +
-              std::to_string(items.size()) + " files, " + std::to_string(jobs) + " at once, " + took + ")");
+    if (!quiet() || sum.failed > 0)
+        printLine("halftone: batch: " + std::to_string(sum.written) + " written, " + std::to_string(sum.skipped) +
+                  " skipped, " + std::to_string(sum.failed) + " failed" +
+                  (sum.cancelled ? ", " + std::to_string(sum.cancelled) + " not run" : std::string()) + " (" +
+                  std::to_string(items.size()) + " files, " + std::to_string(jobs) + " at once, " + took + ")");
     if (sum.cancelled > 0) return kExitCancelled;
     return sum.failed > 0 ? kExitError : kExitOk;
 }
@@ -152,18 +160,38 @@ void addBatchCommand(Commands& commands) {
         "halftone many files and folders with one job: the options of `halftone IN OUT`, several files at once; "
         "folders are walked recursively and mirrored under --out-dir",
         [o] { return runBatchCommand(*o); });
-    sub->add_option("--out-dir", o->outDir, "the folder the outputs go to (created as needed)")->required();
-    o->formatOption =
-        sub->add_option("--format", o->format, "output format by extension: png (default), tif, pbm, pgm, gif, ...");
-    sub->add_option("--suffix", o->suffix, "added to every output's name before the extension, e.g. -ht");
-    sub->add_option("--jobs", o->jobs, "files at once (default 0: as many as cores; a GPU job runs one at a time)");
-    sub->add_flag("--skip-existing", o->skipExisting, "leave files whose output already exists alone");
+    sub->footer(
+        "Examples:\n"
+        "  halftone batch --jobs 2 --width 600 --out-dir out photos/\n"
+        "      a folder, two files at a time, mirrored under out/\n"
+        "  halftone batch --format pbm --suffix -ht --out-dir photos photos/\n"
+        "      into the input folder as NAME-ht.pbm; a second run leaves those files out\n"
+        "  halftone batch --preset newsprint.json --skip-existing --shard 2/4 --out-dir out photos/\n"
+        "      a preset's job, part 2 of 4, files already written left alone");
+    sub->add_option("INPUT", o->inputs, "input image files and folders")->required();
+    sub->add_option("--out-dir", o->outDir, "the folder the outputs go to (created as needed)")
+        ->required()
+        ->group(group::kOutput)
+        ->type_name("DIR");
+    sub->add_option("--suffix", o->suffix,
+                    "added to every output's name before the extension, e.g. -ht; files so named in the output "
+                    "folder are taken for an earlier run's outputs and left out")
+        ->group(group::kOutput)
+        ->type_name("TEXT");
+    sub->add_flag("--skip-existing", o->skipExisting, "leave files whose output already exists alone")
+        ->group(group::kOutput);
+    sub->add_option("--jobs", o->jobs,
+                    "files at once (default 0: one per processor this process may use, from the CPU affinity mask "
+                    "and the cgroup's quota; a GPU job runs one at a time)")
+        ->group(group::kPerformance)
+        ->type_name("N");
     sub->add_option("--shard", o->shard,
                     "run only part K of N of the files (K/N, e.g. 3/8): for spreading a collection over machines; "
-                    "the parts are disjoint and together complete");
+                    "the parts are disjoint and together complete")
+        ->group(group::kPerformance)
+        ->type_name("K/N");
     addFileOptions(*sub, o->file);
     addJobOptions(*sub, o->job);
-    sub->add_option("INPUT", o->inputs, "input image files and folders")->required();
 }
 
 }  // namespace halftone::cli

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -39,16 +41,21 @@ std::mutex g_quietMutex;
 int g_quietCount = 0;
 }  // namespace
 
-void printLine(const std::string& text) {
-    std::string line = text;
-    for (char& c : line)
-        if (c == '\n' || c == '\r') c = ' ';
-    line += '\n';
+void printLine(const std::string& text) { printLines({text}); }
+
+void printLines(const std::vector<std::string>& lines) {
+    std::string text;
+    for (const std::string& l : lines) {
+        std::string line = l;
+        for (char& c : line)
+            if (c == '\n' || c == '\r') c = ' ';
+        text += line + '\n';
+    }
     std::lock_guard<std::mutex> lock(g_quietMutex);
     std::fflush(stderr);
     const int fd = g_stderrFd.load();
-    for (size_t done = 0; done < line.size();) {
-        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         done += size_t(n);
@@ -60,7 +67,81 @@ int fail(const std::string& message, int code) {
     return code;
 }
 
-void note(const std::string& message) { printLine("halftone: note: " + message); }
+namespace {
+std::atomic<bool> g_quiet{false};
+
+/// Temporary files the signal handler removes (fixed buffers: unlink is async-signal-safe, std::string is not).
+constexpr int kTempSlots = 3;
+char g_tempPaths[kTempSlots][4096];
+std::atomic<bool> g_tempSet[kTempSlots];
+
+void removeTempFiles() {
+    for (int i = 0; i < kTempSlots; ++i)
+        if (g_tempSet[i].exchange(false) && ::unlink(g_tempPaths[i]) != 0) ::rmdir(g_tempPaths[i]);
+}
+}  // namespace
+
+void note(const std::string& message) {
+    if (!g_quiet.load()) printLine("halftone: note: " + message);
+}
+
+void setQuiet(bool quiet) { g_quiet.store(quiet); }
+bool quiet() { return g_quiet.load(); }
+
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char u[8];
+                    std::snprintf(u, sizeof u, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
+                    out += u;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+std::string jsonNumber(double value) {
+    if (!std::isfinite(value)) return "null";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    // the shortest text that reads back as the same double
+    for (int digits = 1; digits < 17; ++digits) {
+        char shorter[32];
+        std::snprintf(shorter, sizeof shorter, "%.*g", digits, value);
+        if (std::strtod(shorter, nullptr) == value) return shorter;
+    }
+    return text;
+}
+
+void removeOnExit(int slot, const std::string& path) {
+    if (slot < 0 || slot >= kTempSlots) return;
+    g_tempSet[slot].store(false);
+    if (path.empty() || path.size() >= sizeof g_tempPaths[slot]) return;
+    std::memcpy(g_tempPaths[slot], path.c_str(), path.size() + 1);
+    g_tempSet[slot].store(true);
+    static const bool registered = [] { return std::atexit(removeTempFiles) == 0; }();
+    (void)registered;
+}
 
 namespace {
 std::atomic<int> g_deferredSignal{0};
@@ -109,6 +190,7 @@ extern "C" void onSignal(int sig) {
     if (g_signalReported.exchange(true)) {
         for (;;) ::pause();
     }
+    removeTempFiles();
     char message[128] = {};
     size_t n = 0;
     const auto append = [&](const char* part) {
@@ -155,11 +237,15 @@ void installSignalHandlers() {
     sigfillset(&sa.sa_mask);  // one handler at a time
     sa.sa_flags = SA_RESTART;
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
+    // A reader that goes away (`halftone - - | head -c 10`) makes the write fail with a message; the temporary
+    // files of standard input and output are still removed.
+    ::signal(SIGPIPE, SIG_IGN);
 }
 
 int takeDeferredSignal() { return g_deferredSignal.exchange(0); }
 
 void exitForDeferredSignal(int sig, const std::string& output, bool written) {
+    removeTempFiles();
     std::fflush(stdout);
     if (written)
         std::fprintf(stderr, "halftone: interrupted by %s after '%s' was written complete\n", signalName(sig),

@@ -35,10 +35,24 @@ private:
 
 /// \brief Writes one line to the real stderr (also while a QuietStderr is alive in another thread).
 void printLine(const std::string& text);
+/// \brief Writes lines to the real stderr in one write: lines of one file never interleave with another's.
+void printLines(const std::vector<std::string>& lines);
 /// \brief Prints "halftone: <message>" as one line on stderr and returns `code`.
 int fail(const std::string& message, int code = kExitError);
-/// \brief Prints "halftone: note: <message>" on stderr.
+/// \brief Prints "halftone: note: <message>" on stderr, unless --quiet.
 void note(const std::string& message);
+/// \brief --quiet: notes and progress lines are left out; errors are still printed.
+void setQuiet(bool quiet);
+bool quiet();
+
+/// \brief `text` as a JSON string literal, quotes included.
+std::string jsonString(const std::string& text);
+/// \brief A finite number as JSON (shortest round-trip form); NaN and infinities as null.
+std::string jsonNumber(double value);
+
+/// \brief Removes `path` at exit and when a signal ends the program (a temporary file of standard input or output);
+/// at most a few at a time. An empty path clears the slot's registration.
+void removeOnExit(int slot, const std::string& path);
 
 /// \brief Sends stderr to /dev/null while alive: some codecs behind OpenImageIO (libpng) print their
 /// own errors, which the CLI already reports as one line. Counted across threads: stderr comes back when the last
@@ -77,5 +91,6 @@ std::function<int()> addHalftoneOptions(CLI::App& app);
 void addScreenCommand(Commands& commands);   ///< cmd_screen.cpp: `halftone screen`
 void addAnalyzeCommand(Commands& commands);  ///< cmd_analyze.cpp: `halftone analyze`
 void addBatchCommand(Commands& commands);    ///< cmd_batch.cpp: `halftone batch`
+void addHelpCommand(Commands& commands);     ///< cmd_help.cpp: `halftone help METHOD`
 
 }  // namespace halftone::cli

@@ -1,11 +1,14 @@
 // The default command: `halftone [--method M] [--variant V] [job options] [method options] INPUT OUTPUT`.
 // Method options are generated from the registry's ParamSpecs (app/halftone/jobcli.cpp), so new methods need no
 // change here.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 
 #include "app/halftone/commands.h"
 #include "app/halftone/jobcli.h"
+#include "app/halftone/stdstreams.h"
 #include "core/kernel.h"
 #include "core/palette.h"
 #include "core/registry.h"
@@ -19,28 +22,50 @@ struct Options {
     bool listKernels = false;
     bool listPalettes = false;
     std::string showPalette;
-    std::string input, output;
+    std::string input, output, outputOption;
     JobOptions job;
     FileOptions file;
 };
 
-int run(Options& o) {
+int printLists(const Options& o) {
     const Registry& registry = Registry::instance();
-    if (o.list) {
+    const bool json = o.file.json;
+    std::string out = json ? "[" : "";
+    auto item = [&](const std::string& jsonItem, const std::string& line) {
+        if (json)
+            out += (out.size() > 1 ? ",\n " : "") + jsonItem;
+        else
+            out += line + "\n";
+    };
+    if (o.list)
         for (const MethodInfo& m : registry.methods())
-            std::printf("%s\t%s\t%s\t%s\n", m.method.c_str(), m.variant.c_str(), m.devicesString().c_str(),
-                        m.description.c_str());
-        return kExitOk;
-    }
-    if (o.listKernels) {
-        for (const Kernel& k : kernels()) std::printf("%s\n", k.name.c_str());
-        return kExitOk;
-    }
-    if (o.listPalettes) {
+            item("{\"method\":" + jsonString(m.method) + ",\"variant\":" + jsonString(m.variant) +
+                     ",\"default\":" + (registry.defaultVariant(m.method) == m.variant ? "true" : "false") +
+                     ",\"devices\":" + jsonString(m.devicesString()) + ",\"exact\":" + (m.exact ? "true" : "false") +
+                     ",\"name\":" + jsonString(registry.displayName(m.method)) +
+                     ",\"description\":" + jsonString(m.description) + "}",
+                 m.method + "\t" + m.variant + "\t" + m.devicesString() + "\t" + m.description);
+    if (o.listKernels)
+        for (const Kernel& k : kernels())
+            item("{\"name\":" + jsonString(k.name) + ",\"divisor\":" + std::to_string(k.divisor) +
+                     ",\"taps\":" + std::to_string(k.taps.size()) +
+                     ",\"level_dependent\":" + (k.levelDependent() ? "true" : "false") + "}",
+                 k.name);
+    if (o.listPalettes)
         for (const BuiltinPalette& b : builtinPalettes())
-            std::printf("%s\t%s\t%d\t%s\n", b.name.c_str(), b.group.c_str(), b.palette.size(), b.description.c_str());
-        return kExitOk;
-    }
+            item("{\"name\":" + jsonString(b.name) + ",\"group\":" + jsonString(b.group) + ",\"colours\":" +
+                     std::to_string(b.palette.size()) + ",\"description\":" + jsonString(b.description) + "}",
+                 b.name + "\t" + b.group + "\t" + std::to_string(b.palette.size()) + "\t" + b.description);
+    if (json) out += "]\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+}
+
+int run(Options& o) {
+    setQuiet(o.file.quiet);
+    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) > 1)
+        return fail("give one of --list, --list-kernels and --list-palettes at a time", kExitUsage);
+    if (o.list || o.listKernels || o.listPalettes) return printLists(o);
     if (!o.showPalette.empty()) {
         int n = 0;
         if (Status s = parseAutoPaletteSpec(o.showPalette, n); !s) return fail(s.message(), kExitUsage);
@@ -55,25 +80,65 @@ int run(Options& o) {
         std::printf("# %s: %d colours\n%s", p.name.c_str(), p.size(), text.c_str());
         return kExitOk;
     }
+    if (!o.outputOption.empty()) {
+        if (!o.output.empty())
+            return fail("the output is given twice: -o " + o.outputOption + " and " + o.output + "; give one",
+                        kExitUsage);
+        o.output = o.outputOption;
+    }
     const bool onlySavePreset = !o.job.savePreset.empty() && o.input.empty() && o.output.empty();
     if (o.input.empty() && o.output.empty() && !onlySavePreset)
         return fail("no INPUT and OUTPUT files given (halftone IN OUT; halftone --help shows every option)",
                     kExitUsage);
     if (!onlySavePreset && (o.input.empty() || o.output.empty()))
-        return fail("INPUT and OUTPUT files are required", kExitUsage);
+        return fail(
+            "INPUT and OUTPUT files are required (halftone IN OUT, or halftone IN -o OUT; - for standard "
+            "input or output)",
+            kExitUsage);
 
+    // Every option is checked before any file is read.
     JobSettings job;
     if (const int code = buildJob(o.job, job); code != kExitOk) return code;
     uint64_t maxMemory = 0;
     if (const int code = checkFileOptions(o.file, maxMemory); code != kExitOk) return code;
     if (onlySavePreset) return kExitOk;
+    const bool fromStdin = o.input == "-", toStdout = o.output == "-";
+    if (toStdout && job.format.empty())
+        return fail("writing to standard output (OUTPUT -) needs --format: png, tif, pbm, pgm, ppm, gif, ...",
+                    kExitUsage);
+    if (toStdout && ::isatty(1))
+        return fail("standard output is a terminal; redirect it (> out." + job.format + ") or give an OUTPUT file",
+                    kExitUsage);
+
+    if (o.job.given("format") && !fromStdin && !toStdout)
+        note("--format names the format of standard input and output (-); '" + o.output +
+             "' is written in the format its name says");
+
+    StdStreams streams;
+    std::string input = o.input, output = o.output;
+    if (fromStdin)
+        if (Status s = streams.readStdin(toStdout ? std::string() : job.format, input); !s) return fail(s.message());
+    if (toStdout)
+        if (Status s = streams.stdoutPath(job.format, output); !s) return fail(s.message());
 
     RunControl control;
     control.threads = job.threads;
     if (o.file.progress) control.onProgress = stderrProgress();
-    const FileOutcome r = runFile(job, o.file, maxMemory, o.input, o.output, o.job.savePalette, control,
-                                  [](const std::string& text) { note(text); });
-    if (r.code != kExitOk) return fail(r.message, r.code);
+    // Messages name "-" as "standard input" / "standard output", not the temporary files behind them.
+    auto shown = [&](std::string text) {
+        for (const auto& [path, name] :
+             {std::pair{input, std::string("standard input")}, std::pair{output, std::string("standard output")}})
+            if (path != o.input && path != o.output)
+                for (size_t at; !path.empty() && (at = text.find(path)) != std::string::npos;)
+                    text.replace(at, path.size(), name);
+        return text;
+    };
+    const FileOutcome r = runFile(
+        job, o.file, maxMemory, input, output, o.job.savePalette, control,
+        [&](const std::string& text) { note(shown(text)); }, {}, o.input, o.output);
+    if (r.code != kExitOk) return fail(shown(r.message), r.code);
+    if (toStdout)
+        if (Status s = streams.copyToStdout(output); !s) return fail(s.message());
     return kExitOk;
 }
 
@@ -83,17 +148,26 @@ std::string defaultMethod() { return "ed"; }
 
 std::function<int()> addHalftoneOptions(CLI::App& app) {
     auto o = std::make_shared<Options>();
-    app.add_flag("--list", o->list,
-                 "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description");
-    app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names");
-    app.add_flag("--list-palettes", o->listPalettes,
-                 "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description");
-    app.add_option("--show-palette", o->showPalette,
-                   "print the colours of a built-in palette or palette file as a .hex listing, and exit");
+    app.add_option("INPUT", o->input, "input image file; - reads standard input (the format from its content)");
+    app.add_option("OUTPUT", o->output,
+                   "output image file (.png, .tif, .pgm, .ppm, .pbm, ...); - writes standard output (give --format)");
+    app.add_option("-o,--output", o->outputOption, "the output file, instead of OUTPUT")
+        ->group(group::kOutput)
+        ->type_name("FILE");
     addFileOptions(app, o->file);
     addJobOptions(app, o->job);
-    app.add_option("INPUT", o->input, "input image file");
-    app.add_option("OUTPUT", o->output, "output image file (.png, .tif, .pgm, .ppm, .pbm, ...)");
+    app.add_flag("--list", o->list,
+                 "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description")
+        ->group(group::kInformation);
+    app.add_flag("--list-kernels", o->listKernels, "print the error-diffusion kernel names")
+        ->group(group::kInformation);
+    app.add_flag("--list-palettes", o->listPalettes,
+                 "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description")
+        ->group(group::kInformation);
+    app.add_option("--show-palette", o->showPalette,
+                   "print the colours of a built-in palette or palette file as a .hex listing, and exit")
+        ->group(group::kInformation)
+        ->type_name("NAME|FILE");
     return [o] { return run(*o); };
 }
 

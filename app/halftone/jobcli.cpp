@@ -1,9 +1,15 @@
 #include "app/halftone/jobcli.h"
 
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <new>
 #include <optional>
@@ -11,7 +17,9 @@
 #include <stdexcept>
 
 #include "app/halftone/commands.h"
+#include "core/batch.h"
 #include "core/budget.h"
+#include "core/names.h"
 #include "core/palette.h"
 #include "core/prepare.h"
 #include "gpu/gpu.h"
@@ -24,8 +32,42 @@ namespace halftone::cli {
 
 namespace {
 
-/// When the program's static objects were made: the start of --time's start-up stage.
+/// Seconds from the process's start to the construction of this program's static objects: the dynamic loader's work
+/// (mapping and relocating the shared libraries) comes before any of our code runs, so it is read from the kernel's
+/// record of the start (/proc/self/stat's starttime, in clock ticks since boot, against CLOCK_BOOTTIME). Accurate to
+/// one clock tick (10 ms where USER_HZ is 100); 0 when unknown.
+double secondsBeforeMain() {
+    std::FILE* f = std::fopen("/proc/self/stat", "r");
+    if (!f) return 0;
+    char buffer[1024];
+    const size_t n = std::fread(buffer, 1, sizeof buffer - 1, f);
+    std::fclose(f);
+    buffer[n] = '\0';
+    // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, starttime 22.
+    const char* p = std::strrchr(buffer, ')');
+    if (!p) return 0;
+    unsigned long long start = 0;
+    int field = 2;
+    for (const char* q = p + 1; *q && field < 22; ++q)
+        if (*q == ' ') {
+            ++field;
+            if (field == 22) start = std::strtoull(q + 1, nullptr, 10);
+        }
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    timespec now{};
+    if (start == 0 || ticks <= 0 || ::clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
+    const double seconds = double(now.tv_sec) + double(now.tv_nsec) * 1e-9 - double(start) / double(ticks);
+    return seconds > 0 && seconds < 3600 ? seconds : 0;
+}
+
+/// When the program's static objects were made, and how long the process ran before that.
 const std::chrono::steady_clock::time_point kProgramStart = std::chrono::steady_clock::now();
+const double kSecondsBeforeMain = secondsBeforeMain();
+
+/// Seconds since the process started (library loading included).
+double startupSeconds() {
+    return kSecondsBeforeMain + std::chrono::duration<double>(std::chrono::steady_clock::now() - kProgramStart).count();
+}
 
 }  // namespace
 
@@ -67,76 +109,112 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
+/// The choice `value` names among `choices` (any case and spelling, core/names.h) in `out`; otherwise prints
+/// "unknown --OPTION 'value' (did you mean ...?); choose ..." and returns false.
+bool chooseWord(const std::string& option, const std::string& value, const std::vector<std::string>& choices,
+                std::string& out) {
+    out = matchName(option, value, choices);
+    if (!out.empty()) return true;
+    std::string list;
+    for (size_t i = 0; i < choices.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+    fail("unknown --" + option + " '" + value + "'" + didYouMean(value, choices) + "; choose " + list, kExitUsage);
+    return false;
+}
+
+/// Output formats suggested for a mistyped --format.
+const std::vector<std::string> kOutputFormats = {"png", "tif", "tiff", "pbm", "pgm", "ppm", "gif", "bmp", "webp"};
+
 }  // namespace
 
 void addJobOptions(CLI::App& app, JobOptions& o) {
-    auto add = [&](const std::string& name, auto& value, const std::string& help, const char* group = nullptr) {
-        CLI::Option* opt = app.add_option("--" + name, value, help);
-        if (group) opt->group(group);
+    auto add = [&](const std::string& name, auto& value, const std::string& help, const char* group,
+                   const char* type = nullptr) {
+        CLI::Option* opt = app.add_option("--" + name, value, help)->group(group);
+        if (type) opt->type_name(type);
         o.options[name] = opt;
         return opt;
     };
-    auto flag = [&](const std::string& name, bool& value, const std::string& help, const char* group = nullptr) {
-        CLI::Option* opt = app.add_flag("--" + name, value, help);
-        if (group) opt->group(group);
+    auto flag = [&](const std::string& name, bool& value, const std::string& help, const char* group) {
+        CLI::Option* opt = app.add_flag("--" + name, value, help)->group(group);
         o.options[name] = opt;
         return opt;
     };
     add("preset", o.preset,
-        "start from the job saved in this preset file (JSON); options given here override its settings");
-    add("save-preset", o.savePreset,
-        "save the job these options describe to a preset file (JSON); without INPUT and OUTPUT, only that");
+        "start from the job saved in this preset file (JSON); options given here override its settings", group::kInput,
+        "FILE");
+
+    const char* prep = group::kPrepare;
+    add("width", o.width, "resize to this width in pixels (the height follows the aspect ratio unless given)", prep,
+        "PX");
+    add("height", o.height, "resize to this height in pixels (the width follows unless given)", prep, "PX");
+    add("scale", o.scale, "resize by this factor (e.g. 0.5), when no width or height is given", prep, "F");
+    add("fit", o.fit, "with width and height: inside (keep the aspect ratio, the default) or stretch", prep, "MODE");
+    add("resize-filter", o.resizeFilter, "lanczos (default), bicubic, box or nearest", prep, "NAME");
+    add("resize-space", o.resizeSpace, "resample in linear light (linear, the default) or on the values (gamma)", prep,
+        "SPACE");
+    add("pixel-size", o.pixelSize,
+        "halftone at 1/N of the size and enlarge each pixel to N x N (the pixel-art look); default 1", prep, "N");
+    add("black-point", o.blackPoint, "input level that becomes black (levels; default 0)", prep, "0..255");
+    add("white-point", o.whitePoint, "input level that becomes white (levels; default 255)", prep, "0..255");
+    add("brightness", o.brightness, "adds brightness x 2.55 to every level (default 0)", prep, "-100..100");
+    add("contrast", o.contrast, "steeper (> 0) or flatter (< 0) about mid-gray; 100 = a threshold", prep, "-100..100");
+    add("gamma", o.gamma, "> 1 lightens the mid-tones, < 1 darkens them (default 1)", prep, "0.1..10");
+    add("saturation", o.saturation, "percent for colour images: 0 = gray, 100 = unchanged (default)", prep, "0..400");
+    add("sharpen", o.sharpen, "unsharp mask strength in percent (default 0 = off)", prep, "0..500");
+    add("sharpen-radius", o.sharpenRadius, "unsharp mask radius in pixels (default 1)", prep, "0.3..50");
+
     add("method", o.method,
-        "method name (see --list); default ed, exact error diffusion (Floyd-Steinberg unless --kernel)");
+        "method name (--list; halftone help METHOD); default ed, exact error diffusion (Floyd-Steinberg unless "
+        "--kernel). Names are matched without regard to case; fs and floyd name ed",
+        group::kMethod, "NAME");
     std::string defaults;
     for (const std::string& m : Registry::instance().methodNames())
         defaults += (defaults.empty() ? "" : ", ") + m + "/" + Registry::instance().defaultVariant(m);
-    add("variant", o.variant, "method variant (default, as in the studio: " + defaults + ")");
-    add("color", o.color, "colour mode: gray, rgb or cmyk (default gray)");
-    add("palette", o.palette,
-        "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, .txt, .act, "
-        ".pal) or auto:N (N colours from the image); the output is indexed where the format allows (PNG, TIFF)");
-    add("save-palette", o.savePalette,
-        "also write the palette used (e.g. of auto:N) to this file: .hex, .gpl, .txt, .act or .pal");
+    add("variant", o.variant, "method variant (default, as in the studio: " + defaults + ")", group::kMethod, "NAME");
+
+    const char* colour = group::kColour;
+    add("color", o.color, "colour mode: gray, rgb or cmyk (default gray)", colour, "MODE");
     add("gcr", o.gcr,
         "with --color cmyk: percent of the grey common to C, M and Y printed with black instead (grey component "
-        "replacement, 0..100, default 100)");
+        "replacement; default 100)",
+        colour, "0..100");
     add("ink-limit", o.inkLimit,
-        "with --color cmyk: total ink limit, C + M + Y + K in percent (0..400, default 400 = no limit)");
-    add("device", o.device,
-        "cpu, gpu or auto (default auto: the faster of the two for the job, by measured costs; --time says why)");
-    add("threads", o.threads, "worker threads for parallel methods (0 = all)");
-    flag("keep-alpha", o.keepAlpha, "copy the input's alpha channel into the output");
+        "with --color cmyk: total ink limit, C + M + Y + K in percent (default 400 = no limit)", colour, "0..400");
+    add("palette", o.palette,
+        "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, .txt, .act, "
+        ".pal) or auto:N (N colours from the image); the output is indexed where the format allows (PNG, TIFF)",
+        colour, "NAME|FILE|auto:N");
+    add("save-palette", o.savePalette,
+        "also write the palette used (e.g. of auto:N) to this file: .hex, .gpl, .txt, .act or .pal", colour, "FILE");
+    flag("keep-alpha", o.keepAlpha, "copy the input's alpha channel into the output", colour);
 
-    const char* prep =
-        "Prepare (before halftoning, in this order: resize, levels, brightness, contrast, gamma, "
-        "saturation, sharpen)";
-    add("width", o.width, "resize to this width in pixels (the height follows the aspect ratio unless given)", prep);
-    add("height", o.height, "resize to this height in pixels (the width follows unless given)", prep);
-    add("scale", o.scale, "resize by this factor (e.g. 0.5), when no width or height is given", prep);
-    add("print-size", o.printSize, "resize to a print size at --dpi: 6x4in, 15x10cm, 210x297mm", prep);
+    add("print-size", o.printSize, "resize to a print size at --dpi: 6x4in, 15x10cm, 210x297mm", group::kPrint,
+        "WxHUNIT");
     add("dpi", o.dpi,
         "device resolution in dots per inch: the resolution of --print-size, written into the output file, and the "
         "printer resolution of methods that model one (DBS, AM screens)",
-        prep);
-    add("fit", o.fit, "with width and height: inside (keep the aspect ratio, the default) or stretch", prep);
-    add("resize-filter", o.resizeFilter, "lanczos (default), bicubic, box or nearest", prep);
-    add("resize-space", o.resizeSpace, "resample in linear light (linear, the default) or on the values (gamma)", prep);
-    add("pixel-size", o.pixelSize,
-        "halftone at 1/N of the size and enlarge each pixel to N x N (the pixel-art look); default 1", prep);
-    add("black-point", o.blackPoint, "input level that becomes black (levels; default 0)", prep);
-    add("white-point", o.whitePoint, "input level that becomes white (levels; default 255)", prep);
-    add("brightness", o.brightness, "-100..100: adds brightness x 2.55 to every level (default 0)", prep);
-    add("contrast", o.contrast, "-100..100: steeper (> 0) or flatter (< 0) about mid-gray; 100 = a threshold", prep);
-    add("gamma", o.gamma, "0.1..10: > 1 lightens the mid-tones, < 1 darkens them (default 1)", prep);
-    add("saturation", o.saturation, "0..400 percent for colour images: 0 = gray, 100 = unchanged (default)", prep);
-    add("sharpen", o.sharpen, "unsharp mask strength in percent, 0..500 (default 0 = off)", prep);
-    add("sharpen-radius", o.sharpenRadius, "unsharp mask radius in pixels, 0.3..50 (default 1)", prep);
+        group::kPrint, "DPI");
+
+    add("format", o.format,
+        "output format by extension (png, tif, pbm, pgm, gif, ...): of batch outputs (default png) and of "
+        "standard output (OUTPUT -); also names the format of standard input when its content does not",
+        group::kOutput, "EXT");
+    add("save-preset", o.savePreset,
+        "save the job these options describe to a preset file (JSON); without INPUT and OUTPUT, only that",
+        group::kOutput, "FILE");
+
+    add("device", o.device,
+        "cpu, gpu or auto (default auto: the faster of the two for the job, by measured costs; --time says why)",
+        group::kPerformance, "DEVICE");
+    add("threads", o.threads, "worker threads for parallel methods (default 0 = every processor this process may use)",
+        group::kPerformance, "N");
 
     // Every parameter key of every registered method becomes one option (unless a job option has the name: --dpi
-    // goes to the methods that have a dpi parameter).
+    // goes to the methods that have a dpi parameter), in a group of the first method that has it.
     std::set<std::string> seen;
-    for (const MethodInfo& m : Registry::instance().methods())
+    const Registry& registry = Registry::instance();
+    for (const MethodInfo& m : registry.methods())
         for (const ParamSpec& p : m.params) {
             if (o.options.count(p.key) || !seen.insert(p.key).second) continue;
             if (app.get_option_no_throw("--" + p.key)) continue;  // a command's own option of that name
@@ -144,41 +222,61 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
             mo.key = p.key;
             mo.kind = p.kind;
             std::string help = p.help.empty() ? p.label : p.help;
+            std::vector<std::string> others;
+            for (const std::string& name : registry.methodNames())
+                if (name != m.method)
+                    for (const std::string& v : registry.variants(name))
+                        if (registry.find(name, v)->param(p.key)) {
+                            others.push_back(name);
+                            break;
+                        }
             const std::string name = "--" + p.key;
             switch (p.kind) {
                 case ParamSpec::Kind::Bool:
                     mo.option = app.add_flag(name, mo.b, help);
                     break;
                 case ParamSpec::Kind::Int:
-                    mo.option = app.add_option(name, mo.i, help);
+                    mo.option = app.add_option(name, mo.i, help)->type_name("N");
                     break;
                 case ParamSpec::Kind::Real:
-                    mo.option = app.add_option(name, mo.r, help);
+                    mo.option = app.add_option(name, mo.r, help)->type_name("X");
                     break;
                 case ParamSpec::Kind::Choice:
-                    help += " (" + joined(p.choices) + ")";
-                    mo.option = app.add_option(name, mo.s, help);
+                    mo.option = app.add_option(name, mo.s, help + " (" + joined(p.choices) + ")")->type_name("NAME");
                     break;
                 case ParamSpec::Kind::Text:
-                    mo.option = app.add_option(name, mo.s, help);
+                    mo.option = app.add_option(name, mo.s, help)->type_name("TEXT");
                     break;
             }
-            mo.option->group("Method parameters");
+            if (!others.empty()) mo.option->description(mo.option->get_description() + "; also " + joined(others));
+            mo.option->group("Method options of " + m.method + " (" + registry.displayName(m.method) + ")");
         }
 }
 
 void addFileOptions(CLI::App& app, FileOptions& o) {
     o.maxPixels = int64_t(kDefaultMaxPixels);
     app.add_option("--max-pixels", o.maxPixels,
-                   "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)");
-    app.add_option(
-        "--max-memory", o.maxMemory,
-        "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the physical memory)");
-    app.add_flag("--force", o.force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning");
-    app.add_flag("--progress", o.progress, "report progress on stderr");
+                   "refuse larger images, before decoding them (default 1073741824 = 1 Gpixel; at least 1)")
+        ->group(group::kInput)
+        ->type_name("N");
+    app.add_flag("--force", o.force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning")
+        ->group(group::kOutput);
+    app.add_flag("-q,--quiet", o.quiet, "no notes and no per-file lines on stderr; errors are still printed")
+        ->group(group::kOutput);
+    app.add_flag("--progress", o.progress, "report progress on stderr")->group(group::kOutput);
     app.add_flag("--time", o.time,
-                 "print the method's wall time on stderr, then the start-up and the time of each stage (read, prepare, "
-                 "method, write)");
+                 "print the method's wall time on stderr, then the start-up (library loading included) and the time of "
+                 "each stage (read, prepare, method, write); under batch one block per file")
+        ->group(group::kOutput);
+    app.add_flag("--json", o.json,
+                 "with --time: one JSON object per file on stderr instead; with --list, --list-kernels, "
+                 "--list-palettes: a JSON array on stdout")
+        ->group(group::kOutput);
+    app.add_option("--max-memory", o.maxMemory,
+                   "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the memory this "
+                   "process may use: physical memory or the cgroup's limit)")
+        ->group(group::kPerformance)
+        ->type_name("BYTES");
 }
 
 int buildJob(const JobOptions& o, JobSettings& job) {
@@ -214,12 +312,17 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if (job.threads > 0 && m->param("threads")) params.set("threads", int64_t(job.threads));
     if (o.given("dpi")) job.dpi = o.dpi;
     if (job.dpi > 0 && m->param("dpi")) params.set("dpi", job.dpi);
-    job.params = params;
     ParamValues resolved = params;
     if (Status s = Registry::instance().resolveParams(*m, resolved); !s) return fail(s.message(), kExitUsage);
+    // The values as resolved ("fs" -> floyd-steinberg), so that a preset holds the names the studio shows.
+    job.params = ParamValues{};
+    for (const auto& [key, value] : params.all()) job.params.set(key, resolved.all().at(key));
 
-    if (o.given("color") && !parseColorMode(o.color, job.color))
-        return fail("unknown --color '" + o.color + "'; choose gray, rgb or cmyk", kExitUsage);
+    if (o.given("color")) {
+        std::string color;
+        if (!chooseWord("color", o.color, {"gray", "grey", "rgb", "cmyk"}, color)) return kExitUsage;
+        parseColorMode(color, job.color);
+    }
     for (const char* sep : {"gcr", "ink-limit"})
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
@@ -231,12 +334,13 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if (o.given("gcr")) job.separation.gcr = int(o.gcr);
     if (o.given("ink-limit")) job.separation.inkLimit = int(o.inkLimit);
     if (Status s = checkSeparation(job.separation); !s) return fail(s.message(), kExitUsage);
-    if (o.given("device")) job.device = o.device;
+    if (o.given("device") && !chooseWord("device", o.device, {"cpu", "gpu", "auto"}, job.device)) return kExitUsage;
     if (job.device != "cpu" && job.device != "gpu" && job.device != "auto")
         return fail("unknown --device '" + job.device + "'; choose cpu, gpu or auto", kExitUsage);
     if (o.given("keep-alpha")) job.keepAlpha = o.keepAlpha;
 
     if (o.given("palette")) job.palette = o.palette;
+    if (const BuiltinPalette* b = findBuiltinPalette(job.palette)) job.palette = b->name;  // "ACEP7" -> acep7
     if (!o.savePalette.empty() && job.palette.empty())
         return fail("--save-palette needs --palette (NAME, FILE or auto:N)", kExitUsage);
     if (!job.palette.empty()) {
@@ -263,18 +367,19 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if (o.given("width")) p.width = int(std::clamp<int64_t>(o.width, -1, int64_t(1) << 30));
     if (o.given("height")) p.height = int(std::clamp<int64_t>(o.height, -1, int64_t(1) << 30));
     if (o.given("scale")) p.scale = o.scale;
+    std::string word;
     if (o.given("fit")) {
-        if (o.fit != "inside" && o.fit != "stretch")
-            return fail("unknown --fit '" + o.fit + "'; choose inside or stretch", kExitUsage);
-        p.fit = o.fit == "stretch" ? ResizeFit::Stretch : ResizeFit::Inside;
+        if (!chooseWord("fit", o.fit, {"inside", "stretch"}, word)) return kExitUsage;
+        p.fit = word == "stretch" ? ResizeFit::Stretch : ResizeFit::Inside;
     }
-    if (o.given("resize-filter") && !parseResizeFilter(o.resizeFilter, p.filter))
-        return fail("unknown --resize-filter '" + o.resizeFilter + "'; choose lanczos, bicubic, box or nearest",
-                    kExitUsage);
+    if (o.given("resize-filter")) {
+        if (!chooseWord("resize-filter", o.resizeFilter, {"lanczos", "bicubic", "box", "nearest"}, word))
+            return kExitUsage;
+        parseResizeFilter(word, p.filter);
+    }
     if (o.given("resize-space")) {
-        if (o.resizeSpace != "linear" && o.resizeSpace != "gamma")
-            return fail("unknown --resize-space '" + o.resizeSpace + "'; choose linear or gamma", kExitUsage);
-        p.linearResize = o.resizeSpace == "linear";
+        if (!chooseWord("resize-space", o.resizeSpace, {"linear", "gamma"}, word)) return kExitUsage;
+        p.linearResize = word == "linear";
     }
     if (o.given("pixel-size")) p.pixelSize = int(std::clamp<int64_t>(o.pixelSize, -1, 1 << 20));
     if (o.given("black-point")) p.blackPoint = int(std::clamp<int64_t>(o.blackPoint, -1, 256));
@@ -286,6 +391,16 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if (o.given("sharpen")) p.sharpenAmount = o.sharpen;
     if (o.given("sharpen-radius")) p.sharpenRadius = o.sharpenRadius;
     if (o.given("print-size")) job.printSize = o.printSize;
+    if (o.given("format")) {
+        std::string f = o.format;
+        if (!f.empty() && f[0] == '.') f.erase(0, 1);
+        std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (f.empty() || !isImageFileName("x." + f))
+            return fail("unknown --format '" + o.format + "'" + didYouMean(f, kOutputFormats) +
+                            "; give an image file extension such as png, tif, pbm or gif",
+                        kExitUsage);
+        job.format = f;
+    }
     if ((o.given("width") || o.given("height") || o.given("scale")) && !job.printSize.empty())
         return fail("--print-size sets the size: leave out --width, --height and --scale", kExitUsage);
     if (Status s = validateJob(job); !s) return fail(s.message(), kExitUsage);
@@ -309,7 +424,8 @@ int checkFileOptions(const FileOptions& o, uint64_t& maxMemory) {
 
 FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxMemory, const std::string& input,
                     const std::string& output, const std::string& savePalette, const RunControl& control,
-                    const std::function<void(const std::string&)>& onNote) {
+                    const std::function<void(const std::string&)>& onNote, const std::string& label,
+                    const std::string& shownInput, const std::string& shownOutput) {
     io::FileJobOptions options;
     options.maxPixels = uint64_t(fo.maxPixels);
     options.maxMemory = maxMemory;
@@ -318,10 +434,16 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.announceWrite = fo.progress;
     options.savePalette = savePalette;
     options.onNote = onNote;
+    // --time's figures, printed together once the file is written (one write: the lines of files that run at once
+    // never interleave, and stderr silenced for another file's decoder does not swallow them).
+    std::string methodId, device, choice;
+    double methodSeconds = 0;
     if (fo.time)
-        options.onRun = [](const MethodInfo& m, const RunResult& r) {
-            std::fprintf(stderr, "halftone: %s on %s: %.6f s\n", m.id().c_str(), toString(r.device), r.seconds);
-            if (!r.choice.empty()) std::fprintf(stderr, "halftone: device %s\n", r.choice.c_str());
+        options.onRun = [&](const MethodInfo& m, const RunResult& r) {
+            methodId = m.id();
+            device = toString(r.device);
+            methodSeconds = r.seconds;
+            choice = r.choice;
         };
     options.quiet = [] { return std::shared_ptr<void>(std::make_shared<QuietStderr>()); };
     // A signal during the write ends the program at once (see installSignalHandlers): the file has no name until it
@@ -332,7 +454,6 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.writeText = writeTextFile;
     io::FileJobTimes times;
     if (fo.time) options.times = &times;
-    const double startup = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProgramStart).count();
     // The device starts while the input is read; a CPU job never starts it.
     const bool deviceStarted = startDeviceFor(job);
     const io::FileJobOutcome r = io::runFileJob(job, input, output, options, control);
@@ -352,22 +473,49 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
                         }
                     std::fclose(status);
                 }
-                char text[256];
                 const gpu::StartTimes gpuStart =
                     deviceStarted && gpu::probe().usable ? gpu::backgroundStartTimes() : gpu::StartTimes{};
+                // Start-up: from the process's start to this file's read; so the dynamic loader's work, the
+                // OpenImageIO module's loading (on first need, while the output is checked) and the checks count.
+                const double startup =
+                    std::max(0.0, startupSeconds() - (times.read + times.prepare + times.method + times.write));
+                if (fo.json) {
+                    std::string j = "{\"input\":" + jsonString(shownInput.empty() ? input : shownInput) +
+                                    ",\"output\":" + jsonString(shownOutput.empty() ? output : shownOutput) +
+                                    ",\"method\":" + jsonString(methodId) + ",\"device\":" + jsonString(device) +
+                                    ",\"method_s\":" + jsonNumber(methodSeconds) +
+                                    ",\"startup_s\":" + jsonNumber(startup);
+                    if (gpuStart.total >= 0)
+                        j += ",\"gpu_startup_s\":" + jsonNumber(gpuStart.total) +
+                             ",\"gpu_context_s\":" + jsonNumber(gpuStart.context) +
+                             ",\"gpu_kernels_s\":" + jsonNumber(gpuStart.kernels) +
+                             ",\"gpu_staging_s\":" + jsonNumber(gpuStart.staging);
+                    if (!choice.empty()) j += ",\"device_choice\":" + jsonString(choice);
+                    j += ",\"read_s\":" + jsonNumber(times.read) + ",\"prepare_s\":" + jsonNumber(times.prepare) +
+                         ",\"stage_method_s\":" + jsonNumber(times.method) + ",\"write_s\":" + jsonNumber(times.write) +
+                         ",\"peak_memory_mib\":" + jsonNumber(std::round(peakMiB * 10) / 10) + "}";
+                    printLine(j);
+                    return {};
+                }
+                const std::string prefix = "halftone: " + (label.empty() ? std::string() : label + ": ");
+                char text[256];
+                std::vector<std::string> lines;
+                std::snprintf(text, sizeof text, "%s on %s: %.6f s", methodId.c_str(), device.c_str(), methodSeconds);
+                lines.push_back(prefix + text);
+                if (!choice.empty()) lines.push_back(prefix + "device " + choice);
                 if (gpuStart.total >= 0)
                     std::snprintf(text, sizeof text,
-                                  "halftone: start-up %.6f s; GPU start-up %.6f s beside the read (context %.6f s, "
-                                  "kernels %.6f s, staging memory %.6f s)",
+                                  "start-up %.6f s; GPU start-up %.6f s beside the read (context %.6f s, kernels "
+                                  "%.6f s, staging memory %.6f s)",
                                   startup, gpuStart.total, gpuStart.context, gpuStart.kernels, gpuStart.staging);
                 else
-                    std::snprintf(text, sizeof text, "halftone: start-up %.6f s", startup);
-                printLine(text);
+                    std::snprintf(text, sizeof text, "start-up %.6f s", startup);
+                lines.push_back(prefix + text);
                 std::snprintf(text, sizeof text,
-                              "halftone: stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s; peak "
-                              "memory %.1f MiB",
+                              "stages: read %.6f s, prepare %.6f s, method %.6f s, write %.6f s; peak memory %.1f MiB",
                               times.read, times.prepare, times.method, times.write, peakMiB);
-                printLine(text);
+                lines.push_back(prefix + text);
+                printLines(lines);
             }
             return {};
         case io::FileJobOutcome::Kind::Usage:

@@ -36,6 +36,7 @@ struct JobOptions {
     int64_t width = 0, height = 0, pixelSize = 1, blackPoint = 0, whitePoint = 255;
     double scale = 0, brightness = 0, contrast = 0, gamma = 1, saturation = 100, sharpen = 0, sharpenRadius = 1;
     std::string fit = "inside", resizeFilter = "lanczos", resizeSpace = "linear", printSize;
+    std::string format;  ///< output format by extension (batch outputs, standard output); kept in presets
     double dpi = 0;
     std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set
     std::deque<MethodOption> methodOptions;
@@ -51,6 +52,8 @@ struct FileOptions {
     bool progress = false;
     bool time = false;
     int concurrentRuns = 1;  ///< files run at once (a batch's jobs): they share the GPU, which the device choice counts
+    bool quiet = false;
+    bool json = false;  ///< --time (and the --list commands) as JSON
 };
 
 /// \brief Registers the job options (and one option per method parameter key) on `app`.
@@ -62,8 +65,22 @@ void addFileOptions(CLI::App& app, FileOptions& o);
 /// Returns kExitOk, or prints the problem and returns its exit code.
 int buildJob(const JobOptions& o, JobSettings& job);
 
-/// \brief Checks the file options once (--max-pixels, --max-memory); prints and returns the exit code.
+/// \brief Checks the file options once (--max-pixels, --max-memory) and applies --quiet; prints and returns the exit
+/// code.
 int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
+
+/// \brief The option groups of `halftone --help`, in the order they are shown.
+namespace group {
+inline constexpr const char* kInput = "Input";
+inline constexpr const char* kPrepare =
+    "Prepare (before halftoning: resize, levels, brightness, contrast, gamma, saturation, sharpen)";
+inline constexpr const char* kMethod = "Method";
+inline constexpr const char* kColour = "Colour and palette";
+inline constexpr const char* kPrint = "Print";
+inline constexpr const char* kOutput = "Output";
+inline constexpr const char* kPerformance = "Performance";
+inline constexpr const char* kInformation = "Information";
+}  // namespace group
 
 /// \brief What one file's run ended with: kExitOk, or an exit code and the message (not yet printed).
 struct FileOutcome {
@@ -77,8 +94,11 @@ struct FileOutcome {
 /// a method with a GPU form; returns whether it did. A CPU job never creates a CUDA context.
 bool startDeviceFor(const JobSettings& job);
 
+/// `label` names the file in --time's lines (batch runs: the input), empty for a single file; `shownInput` and
+/// `shownOutput` are the names --time's JSON gives ("-" for standard input or output).
 FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxMemory, const std::string& input,
                     const std::string& output, const std::string& savePalette, const RunControl& control,
-                    const std::function<void(const std::string&)>& onNote);
+                    const std::function<void(const std::string&)>& onNote, const std::string& label = {},
+                    const std::string& shownInput = {}, const std::string& shownOutput = {});
 
 }  // namespace halftone::cli

@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 
 #include "app/halftone/commands.h"
+#include "app/halftone/jobcli.h"
+#include "app/halftone/optiontable.h"
 #include "core/registry.h"
 #include "gpu/gpu.h"
 
@@ -18,25 +21,54 @@ int main(int argc, char** argv) {
 
     CLI::App app{
         "Halftone Studio command line: exact error diffusion and every other registered method.\n"
-        "Usage in short: halftone IN OUT (exact Floyd-Steinberg error diffusion); halftone --list shows every method.\n"
-        "Exit codes: 0 ok, 1 error (input, output, method), 2 usage, 128+N ended by signal N\n"
-        "(130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; no output or temporary file is left).",
+        "halftone IN OUT halftones IN with exact Floyd-Steinberg error diffusion; halftone --list shows every "
+        "method, halftone help METHOD one method's options. A file name of - reads standard input or writes "
+        "standard output.\n"
+        "Exit codes: 0 ok, 1 error (input, output, method), 2 usage (found before any file is read), 128+N ended "
+        "by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; no output or temporary file is left).",
         "halftone"};
+    // Set before the subcommands are added: they inherit it.
+    app.formatter(std::make_shared<cli::HelpFormatter>());
+    app.set_help_flag("-h,--help", "print this help and exit")->group(cli::group::kInformation);
     app.set_version_flag("--version", std::string("halftone (Halftone Studio) ") + HALFTONE_VERSION,
-                         "print the version and exit");
+                         "print the version and exit")
+        ->group(cli::group::kInformation);
+    std::string completion;
+    bool man = false;
+    app.add_option("--completion", completion, "print the bash, zsh or fish completion script and exit")
+        ->group(cli::group::kInformation)
+        ->type_name("SHELL")
+        ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+    app.add_flag("--man", man, "print the man page (roff) and exit")->group(cli::group::kInformation);
+    std::string footer = "Examples:";
+    for (const auto& [command, what] : cli::examples()) footer += "\n  " + command + "\n      " + what;
+    app.footer(footer);
+
     cli::Commands commands(app);
     const auto runDefault = cli::addHalftoneOptions(app);
     // Subcommands: one line each, defined in their own files (see commands.h).
     cli::addScreenCommand(commands);
     cli::addAnalyzeCommand(commands);
     cli::addBatchCommand(commands);
+    cli::addHelpCommand(commands);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
-        return app.exit(e);  // --help
+        return app.exit(e);  // --help, --version
     } catch (const CLI::ParseError& e) {
-        return cli::fail(std::string(e.what()) + " (see halftone --help)", cli::kExitUsage);
+        // An unknown option or command is named with the nearest known one; other problems as CLI11 words them.
+        std::string message = cli::suggestForArguments(app, std::vector<std::string>(argv + 1, argv + argc));
+        if (message.empty()) message = e.what();
+        return cli::fail(message + " (see halftone --help)", cli::kExitUsage);
+    }
+    if (!completion.empty()) {
+        std::fputs(cli::completionScript(app, completion).c_str(), stdout);
+        return cli::kExitOk;
+    }
+    if (man) {
+        std::fputs(cli::manPage(app, HALFTONE_VERSION).c_str(), stdout);
+        return cli::kExitOk;
     }
     // The last line of defence: a library that throws must still end in a message and exit 1.
     try {

@@ -15,6 +15,10 @@ expect() {
 }
 expect "./usr/bin/halftone-studio$"
 expect "./usr/bin/halftone$"
+expect "./usr/share/man/man1/halftone.1"
+expect "./usr/share/bash-completion/completions/halftone$"
+expect "./usr/share/zsh/vendor-completions/_halftone$"
+expect "./usr/share/fish/vendor_completions.d/halftone.fish$"
 expect "./usr/share/applications/halftone-studio.desktop"
 expect "./usr/share/icons/hicolor/scalable/apps/halftone-studio.svg"
 expect "./usr/share/metainfo/halftone-studio.metainfo.xml"

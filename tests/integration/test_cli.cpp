@@ -2,9 +2,16 @@
 // signals at any moment, output paths and formats checked before any work.
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <functional>
@@ -33,6 +40,30 @@ using Run = test::ProcessRun;
 Run runCli(const QStringList& args, int timeoutMs = 120000, std::function<void()> inChild = {}) {
     return test::runProcess(HALFTONE_CLI_PATH, args, timeoutMs, std::move(inChild));
 }
+
+/// As runCli with standard input read from `inFile` and standard output written to `outFile` (either may be empty).
+Run runCliPiped(const QStringList& args, const QString& inFile, const QString& outFile) {
+    QProcess p;
+    if (!inFile.isEmpty()) p.setStandardInputFile(inFile);
+    if (!outFile.isEmpty()) p.setStandardOutputFile(outFile);
+    p.start(HALFTONE_CLI_PATH, args);
+    Run r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        r.crashed = true;
+        r.err = "timed out";
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = r.crashed ? -1000 - p.exitCode() : p.exitCode();
+    if (outFile.isEmpty()) r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+/// Whether `program` is on the PATH.
+bool haveProgram(const char* program) { return !QStandardPaths::findExecutable(program).isEmpty(); }
 
 /// As runCli with `name`=`value` added to the child's environment (set through QProcess: a child modifier may
 /// run in a vfork child that shares this process's memory, so a setenv there would change this process too).
@@ -129,6 +160,23 @@ private slots:
     void pnmRunLoadsNoOpenImageIO();
     void missingModuleIsNamed();
     void dotDiffusion();
+    // Unix conventions (docs/cli.md "Standard input and output", "Names and suggestions")
+    void stdinStdoutMatchFileRun_data();
+    void stdinStdoutMatchFileRun();
+    void stdioUsageErrors();
+    void quietLeavesOutNotes();
+    void suggestions_data();
+    void suggestions();
+    void namesAndAliases_data();
+    void namesAndAliases();
+    void listsAsJson();
+    void helpFitsAndIsGrouped_data();
+    void helpFitsAndIsGrouped();
+    void helpMethod();
+    void completionsAndManPage();
+    void docsMatchTheProgram();
+    void badValuesFoundBeforeReading_data();
+    void badValuesFoundBeforeReading();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;
@@ -929,6 +977,326 @@ void TestCli::dotDiffusion() {
                             QString::fromStdString(path("bad.png"))});
     QVERIFY(bad.exitCode != 0);
     QVERIFY2(bad.err.contains("knuth") && bad.err.contains("mese-vaidyanathan-8"), qPrintable(bad.err));
+}
+
+void TestCli::stdinStdoutMatchFileRun_data() {
+    QTest::addColumn<QString>("image");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QStringList>("options");
+    QTest::newRow("png to pbm") << "page.png"
+                                << "pbm" << QStringList{};
+    QTest::newRow("jpeg to png, jarvis") << "page.jpg"
+                                         << "png" << QStringList{"--kernel", "jarvis"};
+    QTest::newRow("png to ppm, rgb") << "chelsea.png"
+                                     << "ppm" << QStringList{"--color", "rgb"};
+    QTest::newRow("png to png, palette") << "palette.png"
+                                         << "png" << QStringList{"--palette", "acep7"};
+}
+
+void TestCli::stdinStdoutMatchFileRun() {
+    QFETCH(QString, image);
+    QFETCH(QString, format);
+    QFETCH(QStringList, options);
+    const QString input = QString::fromStdString(test::dataPath(image.toStdString()));
+    const QString fileOut = QString::fromStdString(path("file." + format.toStdString()));
+    Run r = runCli(options + QStringList{input, fileOut});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const std::string expected = readBytes(fileOut.toStdString());
+    QVERIFY(!expected.empty());
+    // - to -, file to -, - to file, and -o: the same bytes as the file run
+    const QString piped = QString::fromStdString(path("piped"));
+    r = runCliPiped(options + QStringList{"--format", format, "-", "-"}, input, piped);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(readBytes(piped.toStdString()) == expected, "standard input to standard output differs from a file run");
+    r = runCliPiped(options + QStringList{"--format", format, input, "-"}, {}, piped);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(readBytes(piped.toStdString()) == expected);
+    const QString fromStdin = QString::fromStdString(path("stdin." + format.toStdString()));
+    r = runCliPiped(options + QStringList{"-", "-o", fromStdin}, input, {});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(readBytes(fromStdin.toStdString()) == expected);
+    const QString withO = QString::fromStdString(path("o." + format.toStdString()));
+    r = runCli(options + QStringList{input, "-o", withO});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(readBytes(withO.toStdString()) == expected);
+    // no temporary file is left behind
+    QVERIFY(!r.err.contains("halftone-"));
+}
+
+void TestCli::stdioUsageErrors() {
+    const QString input = QString::fromStdString(test::dataPath("page.png"));
+    const QString sink = QString::fromStdString(path("sink"));
+    // standard output without --format
+    Run r = runCliPiped({input, "-"}, {}, sink);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--format"), qPrintable(r.err));
+    // empty standard input, and bytes of no image format: errors that say "standard input"
+    const QString empty = QString::fromStdString(path("empty"));
+    std::ofstream(empty.toStdString()).close();
+    r = runCliPiped({"-", QString::fromStdString(path("o.pbm"))}, empty, {});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("standard input"), qPrintable(r.err));
+    const QString text = QString::fromStdString(path("text"));
+    std::ofstream(text.toStdString()) << "not an image at all";
+    r = runCliPiped({"-", QString::fromStdString(path("o.pbm"))}, text, {});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("standard input") && !r.err.contains("/stdin"), qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.pbm")));
+    // OUTPUT and -o both given
+    r = runCli({input, QString::fromStdString(path("a.pbm")), "-o", QString::fromStdString(path("b.pbm"))});
+    QCOMPARE(r.exitCode, 2);
+}
+
+void TestCli::quietLeavesOutNotes() {
+    // a lossy output with --force gives a note; --quiet leaves it out, and an error is still printed
+    const QString input = QString::fromStdString(test::dataPath("page.png"));
+    Run r = runCli({"--force", input, QString::fromStdString(path("a.jpg"))});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("note:"), qPrintable(r.err));
+    r = runCli({"--force", "--quiet", input, QString::fromStdString(path("b.jpg"))});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    r = runCli({"-q", QString::fromStdString(path("missing.png")), QString::fromStdString(path("c.png"))});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.contains("missing.png"));
+}
+
+void TestCli::suggestions_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("suggestion");
+    const QString in = QString::fromStdString(test::dataPath("page.png"));
+    QTest::newRow("option") << QStringList{"--metod", "ed", in, "o.png"} << "did you mean --method?";
+    QTest::newRow("option with =") << QStringList{"--kernal=jarvis", in, "o.png"} << "did you mean --kernel?";
+    QTest::newRow("batch option") << QStringList{"batch", "--out-dri", "x", in} << "did you mean --out-dir?";
+    QTest::newRow("method") << QStringList{"--method", "dsb", in, "o.png"} << "did you mean 'dbs'?";
+    QTest::newRow("variant") << QStringList{"--variant", "plian", in, "o.png"} << "did you mean 'plain'?";
+    QTest::newRow("kernel") << QStringList{"--kernel", "jarvs", in, "o.png"} << "did you mean 'jarvis'?";
+    QTest::newRow("palette") << QStringList{"--palette", "acep8", in, "o.png"} << "did you mean 'acep7'?";
+    QTest::newRow("choice") << QStringList{"--method", "dbs", "--hvs", "nasnen", in, "o.png"}
+                            << "did you mean 'nasanen'?";
+    QTest::newRow("colour") << QStringList{"--color", "rbg", in, "o.png"} << "did you mean 'rgb'?";
+    QTest::newRow("format") << QStringList{"--format", "pmb", in, "-"} << "did you mean 'pbm'?";
+    QTest::newRow("command") << QStringList{"scren", "--size", "8", "o.pgm"} << "did you mean 'screen'?";
+    QTest::newRow("help topic") << QStringList{"help", "riemersm"} << "did you mean 'riemersma'?";
+}
+
+void TestCli::suggestions() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, suggestion);
+    const Run r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(suggestion), qPrintable(r.err));
+    QVERIFY2(r.err.count('\n') == 1, qPrintable(r.err));  // one line
+}
+
+void TestCli::namesAndAliases_data() {
+    QTest::addColumn<QStringList>("canonical");
+    QTest::addColumn<QStringList>("spelled");
+    QTest::newRow("fs") << QStringList{"--kernel", "floyd-steinberg"} << QStringList{"--kernel", "fs"};
+    QTest::newRow("FloydSteinberg") << QStringList{"--kernel", "floyd-steinberg"}
+                                    << QStringList{"--kernel", "FloydSteinberg"};
+    QTest::newRow("floyd") << QStringList{"--kernel", "floyd-steinberg"} << QStringList{"--kernel", "floyd"};
+    QTest::newRow("jjn") << QStringList{"--kernel", "jarvis"} << QStringList{"--kernel", "jjn"};
+    QTest::newRow("JARVIS") << QStringList{"--kernel", "jarvis"} << QStringList{"--kernel", "JARVIS"};
+    QTest::newRow("ED") << QStringList{"--method", "ed"} << QStringList{"--method", "ED"};
+    QTest::newRow("method fs") << QStringList{"--method", "ed"} << QStringList{"--method", "fs"};
+    QTest::newRow("display name") << QStringList{"--method", "dbs"} << QStringList{"--method", "Direct binary search"};
+    QTest::newRow("variant RC") << QStringList{"--variant", "rc"} << QStringList{"--variant", "RC"};
+    QTest::newRow("ACEP7") << QStringList{"--palette", "acep7"} << QStringList{"--palette", "ACEP7"};
+    QTest::newRow("colour RGB") << QStringList{"--color", "rgb"} << QStringList{"--color", "RGB"};
+    QTest::newRow("hvs") << QStringList{"--method", "dbs", "--hvs", "nasanen"}
+                         << QStringList{"--method", "dbs", "--hvs", "Nasanen"};
+}
+
+void TestCli::namesAndAliases() {
+    QFETCH(QStringList, canonical);
+    QFETCH(QStringList, spelled);
+    const QString in = QString::fromStdString(test::dataPath("palette.png"));
+    const QStringList size = {"--width", "48"};
+    Run a = runCli(size + canonical + QStringList{in, QString::fromStdString(path("a.png"))});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+    Run b = runCli(size + spelled + QStringList{in, QString::fromStdString(path("b.png"))});
+    QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+    QVERIFY(readBytes(path("a.png")) == readBytes(path("b.png")));
+    // a preset saved from the spelled name holds the canonical one, as the studio shows it
+    Run p = runCli(spelled + QStringList{"--save-preset", QString::fromStdString(path("p.json"))});
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    const std::string preset = readBytes(path("p.json"));
+    QVERIFY2(preset.find("\"" + canonical.last().toStdString() + "\"") != std::string::npos, preset.c_str());
+}
+
+void TestCli::listsAsJson() {
+    for (const char* list : {"--list", "--list-kernels", "--list-palettes"}) {
+        const Run text = runCli({list});
+        const Run json = runCli({list, "--json"});
+        QCOMPARE(json.exitCode, 0);
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(json.out.toUtf8(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QVERIFY(doc.isArray());
+        const QStringList lines = text.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(doc.array().size(), lines.size());
+        for (int i = 0; i < lines.size(); ++i) {
+            const QJsonObject o = doc.array()[i].toObject();
+            const QString first = lines[i].split('\t').first();
+            QCOMPARE(o.value(QString(list) == "--list" ? "method" : "name").toString(), first);
+        }
+    }
+    const Run all = runCli({"--list", "--json"});
+    const QJsonArray methods = QJsonDocument::fromJson(all.out.toUtf8()).array();
+    for (const QJsonValue& v : methods)
+        QCOMPARE(v.toObject().value("default").toBool(),
+                 Registry::instance().defaultVariant(v.toObject().value("method").toString().toStdString()) ==
+                     v.toObject().value("variant").toString().toStdString());
+    // analyze --json: the figures of the text form
+    const QString original = QString::fromStdString(test::dataPath("page.png"));
+    const QString halftone = QString::fromStdString(path("h.png"));
+    QCOMPARE(runCli({original, halftone}).exitCode, 0);
+    const Run text = runCli({"analyze", original, halftone});
+    const Run json = runCli({"analyze", "--json", original, halftone});
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+    QVERIFY2(!o.isEmpty(), qPrintable(json.out));
+    QVERIFY(text.out.contains(QString::asprintf("%.3f dB", o.value("psnr_db").toDouble())));
+    QVERIFY(text.out.contains(QString::asprintf("%.8f", o.value("hvs_error").toDouble())));
+}
+
+void TestCli::helpFitsAndIsGrouped_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("--help") << QStringList{"--help"};
+    QTest::newRow("batch") << QStringList{"batch", "--help"};
+    QTest::newRow("screen") << QStringList{"screen", "--help"};
+    QTest::newRow("analyze") << QStringList{"analyze", "--help"};
+    QTest::newRow("help") << QStringList{"help"};
+    for (const std::string& m : Registry::instance().methodNames())
+        QTest::newRow(("help " + m).c_str()) << QStringList{"help", QString::fromStdString(m)};
+}
+
+void TestCli::helpFitsAndIsGrouped() {
+    QFETCH(QStringList, args);
+    const Run r = runCli(args);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!r.out.isEmpty());
+    for (const QString& line : r.out.split('\n'))
+        QVERIFY2(line.size() <= 100, qPrintable(QString("%1 columns: %2").arg(line.size()).arg(line)));
+    if (args.first() != "--help" && args.first() != "batch") return;
+    // the groups, in this order, then the examples
+    qsizetype at = -1;
+    for (const char* group : {"Input:", "Prepare (", "Method:", "Method options of ed",
+                              "Colour and palette:", "Print:", "Output:", "Performance:", "Examples:"}) {
+        const qsizetype found = r.out.indexOf("\n" + QString(group));
+        QVERIFY2(found > at, group);
+        at = found;
+    }
+}
+
+void TestCli::helpMethod() {
+    const Run r = runCli({"help", "ED"});
+    QCOMPARE(r.exitCode, 0);
+    for (const std::string& v : Registry::instance().variants("ed")) QVERIFY(r.out.contains(QString::fromStdString(v)));
+    QVERIFY(r.out.contains("--kernel NAME") && r.out.contains("floyd-steinberg"));
+    QVERIFY(r.out.contains("(default)"));
+    QCOMPARE(runCli({"help", "batch"}).out, runCli({"batch", "--help"}).out);
+}
+
+void TestCli::completionsAndManPage() {
+    const Run help = runCli({"--help"});
+    QStringList longOptions;
+    const QRegularExpression optionName("^  (?:-\\w, ?)?(--[a-z0-9-]+)");
+    for (const QString& line : help.out.split('\n'))
+        if (const auto m = optionName.match(line); m.hasMatch()) longOptions << m.captured(1);
+    QVERIFY(longOptions.contains("--method") && longOptions.contains("--kernel") && longOptions.size() > 40);
+    for (const char* shell : {"bash", "zsh", "fish"}) {
+        const Run r = runCli({"--completion", shell});
+        QCOMPARE(r.exitCode, 0);
+        for (const QString& o : longOptions)
+            QVERIFY2(r.out.contains(o.mid(2)), qPrintable(QString("%1 completion lacks %2").arg(shell, o)));
+        QVERIFY2(r.out.contains("floyd-steinberg") && r.out.contains("acep7"), shell);  // values of --kernel, --palette
+        const std::string script = path(std::string("completion.") + shell);
+        std::ofstream(script) << r.out.toStdString();
+        if (haveProgram(shell)) {
+            const Run check = test::runProcess(shell, {"-n", QString::fromStdString(script)});
+            QVERIFY2(check.exitCode == 0, qPrintable(shell + (": " + check.err)));
+        }
+    }
+    if (haveProgram("bash")) {
+        // the bash function completes a mistyped start of --method and the kernel names
+        const std::string probe = path("probe.sh");
+        std::ofstream(probe)
+            << "source " << path("completion.bash") << "\n"
+            << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
+            << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
+        const Run r = test::runProcess("bash", {QString::fromStdString(probe)});
+        QVERIFY2(r.out.contains("--method") && r.out.contains("jarvis"), qPrintable(r.out + r.err));
+    }
+    const Run man = runCli({"--man"});
+    QCOMPARE(man.exitCode, 0);
+    QVERIFY(man.out.startsWith(".TH HALFTONE 1"));
+    for (const QString& o : longOptions) {
+        QString roff = o;
+        roff.replace("-", "\\-");
+        QVERIFY2(man.out.contains(roff), qPrintable(o));
+    }
+    if (haveProgram("groff")) {
+        const std::string page = path("halftone.1");
+        std::ofstream(page) << man.out.toStdString();
+        const Run r = test::runProcess("groff", {"-man", "-Tutf8", "-ww", "-z", QString::fromStdString(page)});
+        QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), qPrintable(r.err));
+    }
+}
+
+void TestCli::docsMatchTheProgram() {
+    // docs/cli.md's help blocks are the program's own output (scripts/update-cli-doc.py writes them).
+    std::ifstream in(std::string(HALFTONE_SOURCE_DIR) + "/docs/cli.md");
+    QVERIFY(in);
+    const QString doc = QString::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
+    const QRegularExpression block(
+        "<!-- help: (.*?) -->\\n```text\\n\\$ halftone [^\\n]*\\n(.*?)\\n```\\n<!-- end help -->",
+        QRegularExpression::DotMatchesEverythingOption);
+    int blocks = 0;
+    for (auto it = block.globalMatch(doc); it.hasNext();) {
+        const auto m = it.next();
+        const QStringList args = QProcess::splitCommand(m.captured(1));
+        const Run r = runCli(args);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.trimmed() == m.captured(2).trimmed(),
+                 qPrintable("docs/cli.md: the block of `halftone " + m.captured(1) +
+                            "` is out of date; run scripts/update-cli-doc.py"));
+        ++blocks;
+    }
+    QVERIFY(blocks >= 5);
+}
+
+void TestCli::badValuesFoundBeforeReading_data() {
+    QTest::addColumn<QStringList>("options");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("screen") << QStringList{"--method", "ordered", "--screen", "bayer:7"} << "power of two";
+    QTest::newRow("screen kind") << QStringList{"--method", "ordered", "--screen", "bayr:8"} << "bayr:8";
+    QTest::newRow("screen cluster") << QStringList{"--method", "ordered", "--screen", "cluster:cell=x"} << "cluster";
+    QTest::newRow("blue noise size") << QStringList{"--method", "ordered", "--screen", "blue-noise:5000"} << "1024";
+    QTest::newRow("angles") << QStringList{"--method", "am", "--angles", "15,75"} << "--angles";
+    QTest::newRow("kernel") << QStringList{"--kernel", "nope"} << "unknown kernel";
+    QTest::newRow("format") << QStringList{"--format", "xyz"} << "--format";
+}
+
+void TestCli::badValuesFoundBeforeReading() {
+    // The input is a FIFO with no writer: a program that opened it would wait for ever. A usage error found before
+    // any file is read ends at once, with exit 2; the batch the same, once for all its files.
+    QFETCH(QStringList, options);
+    QFETCH(QString, message);
+    const std::string fifo = path("in.png");
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    const QString out = QString::fromStdString(path("out.png"));
+    Run r = runCli(options + QStringList{QString::fromStdString(fifo), out}, 20000);
+    QVERIFY2(!r.crashed, "the CLI opened its input before finding the usage error");
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message) && r.err.count('\n') == 1, qPrintable(r.err));
+    r = runCli(QStringList{"batch", "--out-dir", QString::fromStdString(path("out"))} + options +
+                   QStringList{QString::fromStdString(fifo), QString::fromStdString(fifo)},
+               20000);
+    QVERIFY2(!r.crashed, "the batch opened an input before finding the usage error");
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.count('\n') == 1, qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

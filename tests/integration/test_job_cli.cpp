@@ -6,6 +6,10 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <OpenImageIO/imageio.h>
@@ -63,6 +67,11 @@ private slots:
     void batchMatchesSingleRunsAndReportsFailures();
     void batchSkipExistingAndCollisions();
     void shardsAreDisjointAndComplete();
+    void everyClashListedAtOnce();
+    void suffixRunIntoTheInputFolderCanRunAgain();
+    void savePresetKeepsTheFormat();
+    void timePerFileUnderJobs();
+    void affinityMaskLimitsTheJobs();
 };
 
 void TestJobCli::resizeAndPixelSize() {
@@ -229,6 +238,132 @@ void TestJobCli::shardsAreDisjointAndComplete() {
     QCOMPARE(int(all.size()), 12);
     const auto bad = cli({"batch", "--out-dir", dir.filePath("x"), "--shard", "4/3", in});
     QCOMPARE(bad.exitCode, 2);
+}
+
+void TestJobCli::everyClashListedAtOnce() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in");
+    QDir().mkpath(in + "/sub");
+    for (const char* name : {"a.png", "a.jpg", "b.png", "b.gif", "sub/c.png", "sub/c.tif", "alone.png"})
+        QVERIFY(QFile::copy(data("moon.png"), in + "/" + name));
+    const QString out = dir.filePath("out");
+    const auto r = cli({"batch", "--out-dir", out, in});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("3 output names clash"), qPrintable(r.err));
+    for (const char* name : {"a.png", "a.jpg", "b.png", "b.gif", "sub/c.png", "sub/c.tif"})
+        QVERIFY2(r.err.contains(in + "/" + name), name);
+    QVERIFY(!r.err.contains("alone.png"));
+    QVERIFY(!QFile::exists(out));
+}
+
+void TestJobCli::suffixRunIntoTheInputFolderCanRunAgain() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in");
+    QDir().mkpath(in + "/sub");
+    QVERIFY(QFile::copy(data("moon.png"), in + "/moon.png"));
+    QVERIFY(QFile::copy(data("page.png"), in + "/sub/page.png"));
+    const QStringList run = {"batch", "--width", "64", "--suffix", "-ht", "--out-dir", in, in};
+    auto r = cli(run);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QStringList expected = {"moon-ht.png", "moon.png", "sub/page-ht.png", "sub/page.png"};
+    QCOMPARE(filesUnder(in), expected);
+    const QByteArray first = digest(in + "/moon-ht.png");
+    // again: the outputs are not taken for inputs (no moon-ht-ht.png), the same files are written
+    r = cli(run);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("2 written") && r.err.contains("2 files named *-ht.png"), qPrintable(r.err));
+    QCOMPARE(filesUnder(in), expected);
+    QCOMPARE(digest(in + "/moon-ht.png"), first);
+    // and with --skip-existing: nothing to do
+    r = cli(QStringList(run) << "--skip-existing");
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("0 written, 2 skipped, 0 failed"), qPrintable(r.err));
+    QCOMPARE(filesUnder(in), expected);
+}
+
+void TestJobCli::savePresetKeepsTheFormat() {
+    QTemporaryDir dir;
+    const QString preset = dir.filePath("p.json");
+    auto r = cli({"--format", "PBM", "--kernel", "jjn", "--width", "40", "--save-preset", preset});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile f(preset);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QVERIFY2(text.contains("\"format\"") && text.contains("\"pbm\"") && text.contains("\"jarvis\""), text.constData());
+    // the preset's format names the batch's outputs and standard output's format
+    const QString out = dir.filePath("out");
+    r = cli({"batch", "--preset", preset, "--out-dir", out, data("moon.png")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(filesUnder(out), QStringList{"moon.pbm"});
+    // batch --save-preset keeps --format too
+    const QString second = dir.filePath("q.json");
+    r = cli({"batch", "--format", "tif", "--out-dir", out, "--save-preset", second, data("moon.png")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile g(second);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    QVERIFY(g.readAll().contains("\"tif\""));
+}
+
+void TestJobCli::timePerFileUnderJobs() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in");
+    QDir().mkpath(in);
+    const int files = 6;
+    for (int i = 0; i < files; ++i) QVERIFY(QFile::copy(data("moon.png"), in + QString("/m%1.png").arg(i)));
+    auto r = cli({"batch", "--jobs", "2", "--time", "--width", "48", "--out-dir", dir.filePath("out"), in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    for (int i = 0; i < files; ++i) {
+        const QString name = in + QString("/m%1.png").arg(i);
+        QVERIFY2(r.err.contains("halftone: " + name + ": ed/rc on cpu: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("halftone: " + name + ": start-up "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("halftone: " + name + ": stages: read "), qPrintable(r.err));
+    }
+    // --json: one object per file, each line whole
+    r = cli({"batch", "--jobs", "2", "--time", "--json", "--width", "48", "--out-dir", dir.filePath("json"), in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QSet<QString> inputs;
+    for (const QString& line : r.err.split('\n', Qt::SkipEmptyParts)) {
+        if (!line.startsWith('{')) continue;
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(line.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(line));
+        QCOMPARE(o.value("method").toString(), QString("ed/rc"));
+        QVERIFY(o.value("startup_s").toDouble() > 0 && o.contains("read_s") && o.contains("write_s"));
+        inputs.insert(o.value("input").toString());
+    }
+    QCOMPARE(int(inputs.size()), files);
+    // a single file through standard input names it "-"
+    QProcess p;
+    p.setStandardInputFile(data("moon.png"));
+    p.setStandardOutputFile(dir.filePath("o.pbm"));
+    p.start(HALFTONE_CLI_PATH, {"--time", "--json", "--format", "pbm", "-", "-"});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject o = QJsonDocument::fromJson(p.readAllStandardError().trimmed()).object();
+    QCOMPARE(o.value("input").toString(), QString("-"));
+    QCOMPARE(o.value("output").toString(), QString("-"));
+}
+
+void TestJobCli::affinityMaskLimitsTheJobs() {
+    const QString taskset = QStandardPaths::findExecutable("taskset");
+    if (taskset.isEmpty()) QSKIP("taskset is not installed");
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in");
+    QDir().mkpath(in);
+    for (int i = 0; i < 4; ++i) QVERIFY(QFile::copy(data("moon.png"), in + QString("/m%1.png").arg(i)));
+    // one processor: one file at a time by default (and one thread each)
+    const auto r = test::runProcess(taskset,
+                                    {"-c", "0", HALFTONE_CLI_PATH, "batch", "--width", "32", "--device", "cpu",
+                                     "--out-dir", dir.filePath("out"), in},
+                                    300000);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("(4 files, 1 at once"), qPrintable(r.err));
+    // --jobs given is kept
+    const auto two = test::runProcess(taskset,
+                                      {"-c", "0", HALFTONE_CLI_PATH, "batch", "--jobs", "2", "--width", "32",
+                                       "--device", "cpu", "--out-dir", dir.filePath("two"), in},
+                                      300000);
+    QVERIFY2(two.err.contains("(4 files, 2 at once"), qPrintable(two.err));
 }
 
 QTEST_GUILESS_MAIN(TestJobCli)

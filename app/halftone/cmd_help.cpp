@@ -1,0 +1,125 @@
+// `halftone help [METHOD|COMMAND]`: one method's variants, devices and options with an example, or a command's help.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "app/halftone/commands.h"
+#include "app/halftone/optiontable.h"
+#include "core/names.h"
+#include "core/registry.h"
+
+namespace halftone::cli {
+
+namespace {
+
+/// The help of one method: what it is, its variants (the default marked), the devices, each parameter with its kind,
+/// range or choices and default, and an example.
+std::string methodHelp(const std::string& method) {
+    const Registry& registry = Registry::instance();
+    const std::string def = registry.defaultVariant(method);
+    std::string out = method + " (" + registry.displayName(method) + ")\n";
+    const MethodInfo* first = registry.find(method, def);
+    out += "\n" + wrapText(first->description, kHelpWidth) + "\n\nVariants (--variant):\n";
+    for (const std::string& v : registry.variants(method)) {
+        const MethodInfo* m = registry.find(method, v);
+        std::string name = "  " + v + (v == def ? " (default)" : "");
+        name += name.size() < 30 ? std::string(30 - name.size(), ' ') : "\n" + std::string(30, ' ');
+        out +=
+            name +
+            wrapText("[" + m->devicesString() + (m->exact ? ", exact" : "") + "] " + m->description, kHelpWidth, 30) +
+            "\n";
+    }
+    out += "\nOptions:\n";
+    std::vector<std::string> keys;
+    for (const std::string& v : registry.variants(method))
+        for (const ParamSpec& p : registry.find(method, v)->params) {
+            if (std::find(keys.begin(), keys.end(), p.key) != keys.end()) continue;
+            keys.push_back(p.key);
+            std::string name = "  --" + p.key;
+            std::string detail = p.help.empty() ? p.label : p.help;
+            switch (p.kind) {
+                case ParamSpec::Kind::Int:
+                case ParamSpec::Kind::Real:
+                    name += " N";
+                    detail +=
+                        " (" +
+                        paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.min)) : ParamValue(p.min)) +
+                        ".." +
+                        paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.max)) : ParamValue(p.max)) +
+                        ", default " + p.defaultText() + ")";
+                    break;
+                case ParamSpec::Kind::Bool:
+                    detail += " (a flag; default " + p.defaultText() + ")";
+                    break;
+                case ParamSpec::Kind::Choice: {
+                    name += " NAME";
+                    std::string choices;
+                    for (const std::string& c : p.choices) choices += (choices.empty() ? "" : ", ") + c;
+                    detail += " (" + choices + "; default " + p.defaultText() + ")";
+                    break;
+                }
+                case ParamSpec::Kind::Text:
+                    name += " TEXT";
+                    detail += " (default " + p.defaultText() + ")";
+                    break;
+            }
+            std::vector<std::string> in;
+            for (const std::string& v : registry.variants(method))
+                if (!registry.find(method, v)->param(p.key)) {
+                    for (const std::string& w : registry.variants(method))
+                        if (registry.find(method, w)->param(p.key)) in.push_back(w);
+                    break;
+                }
+            if (!in.empty()) {
+                std::string list;
+                for (const std::string& w : in) list += (list.empty() ? "" : ", ") + w;
+                detail += "; variants " + list;
+            }
+            name += std::string(name.size() + 1 < 30 ? 30 - name.size() : 1, ' ');
+            if (name.size() > 30) name = name.substr(0, name.size() - 1) + "\n" + std::string(30, ' ');
+            out += name + wrapText(detail, kHelpWidth, 30) + "\n";
+        }
+    if (keys.empty()) out += "  (none)\n";
+    out += "\nExample:\n  halftone --method " + method + " in.png out.png\n";
+    return out;
+}
+
+}  // namespace
+
+void addHelpCommand(Commands& commands) {
+    auto topic = std::make_shared<std::string>();
+    CLI::App& app = commands.app();
+    CLI::App* sub = commands.add(
+        "help", "show the help of a method (its variants and options) or of a command: halftone help dbs",
+        [topic, &app]() {
+            if (topic->empty()) {
+                std::fputs(app.get_formatter()->make_help(&app, "halftone", CLI::AppFormatMode::Normal).c_str(),
+                           stdout);
+                return int(kExitOk);
+            }
+            for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+                if (s->get_name() == *topic) {
+                    std::fputs(s->help("halftone").c_str(), stdout);
+                    return int(kExitOk);
+                }
+            const Registry& registry = Registry::instance();
+            std::vector<std::string> names = registry.methodNames();
+            std::string method = matchName("method", *topic, names);
+            for (const std::string& m : names)
+                if (method.empty() && nameKey(registry.displayName(m)) == nameKey(*topic)) method = m;
+            if (method.empty()) {
+                for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+                    names.push_back(s->get_name());
+                std::string list;
+                for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+                return fail("help: no method or command '" + *topic + "'" + didYouMean(*topic, names) +
+                                "; choose one of: " + list,
+                            kExitUsage);
+            }
+            std::fputs(methodHelp(method).c_str(), stdout);
+            return int(kExitOk);
+        });
+    sub->add_option("TOPIC", *topic, "a method (halftone --list) or a command (batch, screen, analyze)");
+}
+
+}  // namespace halftone::cli
