@@ -18,9 +18,8 @@ namespace {
 std::string methodHelp(const std::string& method) {
     const Registry& registry = Registry::instance();
     const std::string def = registry.defaultVariant(method);
-    std::string out = method + " (" + registry.displayName(method) + ")\n";
-    const MethodInfo* first = registry.find(method, def);
-    out += "\n" + wrapText(first->description, kHelpWidth) + "\n\nVariants (--variant):\n";
+    std::string out = method + " (" + registry.displayName(method) + "): halftone --method " + method +
+                      " [--variant V] [options] IN OUT\n\nVariants (--variant):\n";
     for (const std::string& v : registry.variants(method)) {
         const MethodInfo* m = registry.find(method, v);
         std::string name = "  " + v + (v == def ? " (default)" : "");
