@@ -164,6 +164,7 @@ private slots:
     void stdinStdoutMatchFileRun_data();
     void stdinStdoutMatchFileRun();
     void stdioUsageErrors();
+    void stdioTemporariesGoOnSignal();
     void quietLeavesOutNotes();
     void suggestions_data();
     void suggestions();
@@ -1045,6 +1046,25 @@ void TestCli::stdioUsageErrors() {
     // OUTPUT and -o both given
     r = runCli({input, QString::fromStdString(path("a.pbm")), "-o", QString::fromStdString(path("b.pbm"))});
     QCOMPARE(r.exitCode, 2);
+}
+
+void TestCli::stdioTemporariesGoOnSignal() {
+    // Standard input and output are kept in a folder under TMPDIR while the job runs; SIGTERM removes it.
+    const std::string tmp = path("tmp");
+    fs::create_directory(tmp);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("TMPDIR", QString::fromStdString(tmp));
+    p.setProcessEnvironment(env);
+    p.setStandardInputFile(QString::fromStdString(test::dataPath("chelsea.png")));
+    p.setStandardOutputFile(QString::fromStdString(path("out.png")));
+    p.start(HALFTONE_CLI_PATH, {"--method", "dbs", "--width", "3000", "--format", "png", "-", "-"});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(!fs::is_empty(tmp), 20000);  // the job is under way
+    ::kill(pid_t(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 128 + SIGTERM);
+    QVERIFY2(fs::is_empty(tmp), "a temporary file of standard input or output was left");
 }
 
 void TestCli::quietLeavesOutNotes() {
