@@ -16,6 +16,9 @@
 #include "core/prepare.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
+#ifdef HALFTONE_HAVE_OIIO
+#include "io/oiiomodule.h"
+#endif
 
 namespace halftone::io {
 
@@ -131,7 +134,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const auto seconds = [](Clock::time_point a, Clock::time_point b) {
         return std::chrono::duration<double>(b - a).count();
     };
-    const Clock::time_point tRead = Clock::now();
+    Clock::time_point tRead = Clock::now();
     Image image;
     ReadOptions ro;
     ro.maxPixels = fo.maxPixels;
@@ -141,7 +144,15 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     Status read;
     {
         const auto hush = quiet();
+#ifdef HALFTONE_HAVE_OIIO
+        const double loadedBefore = detail::oiioModuleLoadSeconds();
+#endif
         read = readImage(input, image, ro, &info);
+#ifdef HALFTONE_HAVE_OIIO
+        // Loading the OpenImageIO module on first need is start-up, not reading (FileJobTimes::read).
+        tRead += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(detail::oiioModuleLoadSeconds() - loadedBefore));
+#endif
     }
     if (read.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
     if (!read) return failed(read.message());

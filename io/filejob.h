@@ -15,7 +15,8 @@
 
 namespace halftone::io {
 
-/// \brief Seconds one file's run spent in each stage (the CLI's --time).
+/// \brief Seconds one file's run spent in each stage (the CLI's --time). `read` leaves out the loading of the
+/// OpenImageIO module on first need: that is start-up.
 struct FileJobTimes {
     double read = 0, prepare = 0, method = 0, write = 0;
 };

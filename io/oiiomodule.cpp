@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -64,10 +66,19 @@ Loaded load() {
 
 }  // namespace
 
+std::atomic<double> g_loadSeconds{0};
+
 Status oiioModule(const OiioModuleApi*& api) {
-    static const Loaded loaded = load();
+    static const Loaded loaded = [] {
+        const auto start = std::chrono::steady_clock::now();
+        Loaded l = load();
+        g_loadSeconds.store(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return l;
+    }();
     api = loaded.api;
     return api ? Status::ok() : Status::error(loaded.error);
 }
+
+double oiioModuleLoadSeconds() { return g_loadSeconds.load(); }
 
 }  // namespace halftone::io::detail

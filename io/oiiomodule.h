@@ -45,4 +45,8 @@ inline constexpr const char* kOiioModuleFile = "halftone-io-oiio.so";
 /// directory (BINDIR/../LIBDIR/halftone), and in the build tree the executable came from.
 Status oiioModule(const OiioModuleApi*& api);
 
+/// \brief Seconds this process spent loading the module (the OpenImageIO libraries, hundreds of them): 0 until it
+/// is loaded. The CLI's --time counts it in the start-up, not in the stage that first needed a format.
+double oiioModuleLoadSeconds();
+
 }  // namespace halftone::io::detail

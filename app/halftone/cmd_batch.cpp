@@ -11,6 +11,7 @@
 #include "app/halftone/jobcli.h"
 #include "core/batch.h"
 #include "core/threads.h"
+#include "io/imagefile.h"
 
 namespace halftone::cli {
 
@@ -52,6 +53,15 @@ int runBatchCommand(BatchCli& o) {
     layout.outDir = o.outDir;
     layout.format = job.format.empty() ? std::string("png") : job.format;
     layout.suffix = o.suffix;
+    // Every option is checked before the folders are walked and any file is read.
+    int shardK = 0, shardN = 0;
+    if (!o.shard.empty())
+        if (Status s = parseShard(o.shard, shardK, shardN); !s) return fail(s.message(), kExitUsage);
+    if (io::isLossyFormat("x." + layout.format) && !o.file.force)
+        return fail("batch: --format " + layout.format +
+                        " is a lossy format and would blur the halftones' dots into gray; give png, tif or pbm, or "
+                        "add --force to write it anyway",
+                    kExitUsage);
     std::vector<BatchItem> items;
     std::vector<std::string> ownOutputs;
     if (Status s = planBatch(o.inputs, layout, items, &ownOutputs); !s)
@@ -59,13 +69,8 @@ int runBatchCommand(BatchCli& o) {
     if (!ownOutputs.empty())
         note("batch: " + std::to_string(ownOutputs.size()) + " file" + (ownOutputs.size() == 1 ? "" : "s") +
              " named *" + layout.suffix + "." + layout.format +
-             " in the output folder left out: outputs of an "
-             "earlier run, not inputs");
-    if (!o.shard.empty()) {
-        int k = 0, n = 0;
-        if (Status s = parseShard(o.shard, k, n); !s) return fail(s.message(), kExitUsage);
-        items = shardOf(items, k, n);
-    }
+             " in the output folder left out: outputs of an earlier run, not inputs");
+    if (shardN > 0) items = shardOf(items, shardK, shardN);
     if (items.empty()) {
         note("batch: no image files to halftone");
         return kExitOk;
@@ -98,6 +103,7 @@ int runBatchCommand(BatchCli& o) {
     bo.skipExisting = o.skipExisting;
     RunControl control;
     control.threads = threads;
+    std::string usageError;
     const BatchSummary sum = runBatch(
         items, bo,
         [&](const BatchItem& item, const RunControl& rc) -> Status {
@@ -111,6 +117,14 @@ int runBatchCommand(BatchCli& o) {
             const FileOutcome r =
                 runFile(job, fileOptions, maxMemory, item.input, item.output, {}, rc, noteFor, item.input);
             if (r.code == kExitCancelled) return Status::cancelled();
+            if (r.code == kExitUsage) {
+                // The job cannot apply to the outputs (their format, CMYK to a format other than TIFF): found
+                // before this file was read, and every file would fail the same; the batch stops with one error.
+                std::lock_guard<std::mutex> lock(print);
+                if (usageError.empty()) usageError = r.message;
+                control.stop.requestStop();
+                return Status::cancelled();
+            }
             if (r.code != kExitOk) return Status::error(r.message);
             return Status::ok();
         },
@@ -140,6 +154,7 @@ int runBatchCommand(BatchCli& o) {
             }
         },
         control);
+    if (!usageError.empty()) return fail("batch: " + usageError, kExitUsage);
     char took[64];
     std::snprintf(took, sizeof took, "%.2f s", sum.seconds);
     if (!quiet() || sum.failed > 0)

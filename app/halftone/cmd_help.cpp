@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "app/halftone/commands.h"
 #include "app/halftone/optiontable.h"
@@ -17,9 +18,8 @@ namespace {
 std::string methodHelp(const std::string& method) {
     const Registry& registry = Registry::instance();
     const std::string def = registry.defaultVariant(method);
-    std::string out = method + " (" + registry.displayName(method) + ")\n";
-    const MethodInfo* first = registry.find(method, def);
-    out += "\n" + wrapText(first->description, kHelpWidth) + "\n\nVariants (--variant):\n";
+    std::string out = method + " (" + registry.displayName(method) + "): halftone --method " + method +
+                      " [--variant V] [options] IN OUT\n\nVariants (--variant):\n";
     for (const std::string& v : registry.variants(method)) {
         const MethodInfo* m = registry.find(method, v);
         std::string name = "  " + v + (v == def ? " (default)" : "");
@@ -86,38 +86,46 @@ std::string methodHelp(const std::string& method) {
 
 }  // namespace
 
+int runHelp(CLI::App& app, const std::vector<std::string>& words) {
+    if (words.size() > 1) return fail("help: give one method or command, e.g. halftone help dbs", kExitUsage);
+    if (words.empty() || words.front() == "-h" || words.front() == "--help") {
+        std::fputs(app.get_formatter()->make_help(&app, "halftone", CLI::AppFormatMode::Normal).c_str(), stdout);
+        return kExitOk;
+    }
+    const std::string& topic = words.front();
+    const auto commands = app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); });
+    for (const CLI::App* s : commands)
+        if (s->get_name() == topic) {
+            std::fputs(s->get_formatter()->make_help(s, "halftone " + topic, CLI::AppFormatMode::Normal).c_str(),
+                       stdout);
+            return kExitOk;
+        }
+    const Registry& registry = Registry::instance();
+    std::vector<std::string> names = registry.methodNames();
+    std::string method = matchName("method", topic, names);
+    for (const std::string& m : names)
+        if (method.empty() && nameKey(registry.displayName(m)) == nameKey(topic)) method = m;
+    if (method.empty()) {
+        for (const CLI::App* s : commands) names.push_back(s->get_name());
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        return fail(
+            "help: no method or command '" + topic + "'" + didYouMean(topic, names) + "; choose one of: " + list,
+            kExitUsage);
+    }
+    std::fputs(methodHelp(method).c_str(), stdout);
+    return kExitOk;
+}
+
 void addHelpCommand(Commands& commands) {
+    // Listed for the help and the completions; main() runs `halftone help ...` through runHelp before CLI11 parses
+    // (CLI11 would take `help batch` for the batch command).
     auto topic = std::make_shared<std::string>();
     CLI::App& app = commands.app();
     CLI::App* sub = commands.add(
         "help", "show the help of a method (its variants and options) or of a command: halftone help dbs",
         [topic, &app]() {
-            if (topic->empty()) {
-                std::fputs(app.get_formatter()->make_help(&app, "halftone", CLI::AppFormatMode::Normal).c_str(),
-                           stdout);
-                return int(kExitOk);
-            }
-            for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-                if (s->get_name() == *topic) {
-                    std::fputs(s->help("halftone").c_str(), stdout);
-                    return int(kExitOk);
-                }
-            const Registry& registry = Registry::instance();
-            std::vector<std::string> names = registry.methodNames();
-            std::string method = matchName("method", *topic, names);
-            for (const std::string& m : names)
-                if (method.empty() && nameKey(registry.displayName(m)) == nameKey(*topic)) method = m;
-            if (method.empty()) {
-                for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-                    names.push_back(s->get_name());
-                std::string list;
-                for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-                return fail("help: no method or command '" + *topic + "'" + didYouMean(*topic, names) +
-                                "; choose one of: " + list,
-                            kExitUsage);
-            }
-            std::fputs(methodHelp(method).c_str(), stdout);
-            return int(kExitOk);
+            return runHelp(app, topic->empty() ? std::vector<std::string>{} : std::vector<std::string>{*topic});
         });
     sub->add_option("TOPIC", *topic, "a method (halftone --list) or a command (batch, screen, analyze)");
 }

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     cli::addBatchCommand(commands);
     cli::addHelpCommand(commands);
 
+    if (argc >= 2 && std::string(argv[1]) == "help") return cli::runHelp(app, {argv + 2, argv + argc});
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -468,8 +468,9 @@ std::string manPage(const CLI::App& app, const std::string& version) {
     out << ".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\nan error: input, output or method\n.TP\n.B 2\n"
         << "a usage error (found before any file is read)\n.TP\n.B 128+N\nended by signal N (130 SIGINT, 143 "
         << "SIGTERM); no output or temporary file is left\n"
-        << ".SH SEE ALSO\nThe reference with every option: /usr/share/doc/halftone-studio (docs/cli.md in the "
-        << "sources).\n";
+        << ".SH SEE ALSO\n\\fBhalftone help\\fR \\fIMETHOD\\fR for one method's variants and options;"
+        << " \\fBhalftone\\-studio\\fR, the graphical studio; docs/cli.md of the sources, the reference with every"
+        << " message.\n";
     return out.str();
 }
 

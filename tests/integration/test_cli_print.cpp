@@ -180,7 +180,8 @@ void TestCliPrint::errors_data() {
                                         << "--ink-limit applies only to --color cmyk";
     QTest::newRow("cmyk am to png") << QStringList{"--method", "am", "--color", "cmyk"} << "o.png" << 2
                                     << "only TIFF output holds CMYK";
-    QTest::newRow("bad angles") << QStringList{"--method", "am", "--angles", "15,75"} << "o.png" << 1
+    // a malformed --angles is a usage error found before the input is read
+    QTest::newRow("bad angles") << QStringList{"--method", "am", "--angles", "15,75"} << "o.png" << 2
                                 << "--angles '15,75' must be four angles";
     QTest::newRow("cells too small") << QStringList{"--method", "am", "--lpi", "400", "--dpi", "600"} << "o.png" << 1
                                      << "at least 2 pixels wide";

@@ -68,6 +68,7 @@ private slots:
     void batchSkipExistingAndCollisions();
     void shardsAreDisjointAndComplete();
     void everyClashListedAtOnce();
+    void batchUsageErrorOnce();
     void suffixRunIntoTheInputFolderCanRunAgain();
     void savePresetKeepsTheFormat();
     void timePerFileUnderJobs();
@@ -254,6 +255,25 @@ void TestJobCli::everyClashListedAtOnce() {
         QVERIFY2(r.err.contains(in + "/" + name), name);
     QVERIFY(!r.err.contains("alone.png"));
     QVERIFY(!QFile::exists(out));
+}
+
+void TestJobCli::batchUsageErrorOnce() {
+    // A job that cannot apply to the outputs is one usage error (exit 2), not one failure per file.
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in");
+    QDir().mkpath(in);
+    for (int i = 0; i < 6; ++i) QVERIFY(QFile::copy(data("moon.png"), in + QString("/m%1.png").arg(i)));
+    const QString out = dir.filePath("out");
+    auto r = cli({"batch", "--jobs", "2", "--color", "cmyk", "--out-dir", out, in});  // CMYK needs TIFF
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.count('\n') == 1 && r.err.contains("TIFF"), qPrintable(r.err));
+    QVERIFY(!QDir(out).exists() || filesUnder(out).isEmpty());
+    r = cli({"batch", "--format", "jpg", "--out-dir", out, in});  // lossy, without --force
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.count('\n') == 1 && r.err.contains("--force"), qPrintable(r.err));
+    r = cli({"batch", "--shard", "5/4", "--out-dir", out, dir.filePath("missing")});  // options before the inputs
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("5/4") || r.err.contains("shard"), qPrintable(r.err));
 }
 
 void TestJobCli::suffixRunIntoTheInputFolderCanRunAgain() {

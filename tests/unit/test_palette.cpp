@@ -397,7 +397,9 @@ private slots:
         QCOMPARE(groups, (std::set<std::string>{"e-paper", "retro", "system", "print"}));
         QCOMPARE(findBuiltinPalette("pico8")->palette.colors, kPico8);
         QCOMPARE(findBuiltinPalette("gameboy")->palette.colors, kGameBoy);
-        QVERIFY(!findBuiltinPalette("PICO8"));
+        // names are matched without regard to case and punctuation (core/names.h), as in the CLI and presets
+        QVERIFY(findBuiltinPalette("PICO8") && findBuiltinPalette("PICO8")->name == "pico8");
+        QVERIFY(findBuiltinPalette("Game Boy") && findBuiltinPalette("Game Boy")->name == "gameboy");
         QVERIFY(!findBuiltinPalette("nope"));
         const Palette& web = findBuiltinPalette("websafe")->palette;
         for (const Rgb8& c : web.colors)
