@@ -39,7 +39,7 @@ if [ "${1:-}" = "pack" ]; then
   [ "$(sourceDigest)" = "$digest" ] || { echo "the sources changed during the build: pack again"; exit 1; }
   list=(); for t in $TARGETS; do list+=("$(find $B -type f -name "$t" -perm -u+x | head -1)"); done
   echo "$digest" >$B/source-digest
-  XZ_OPT="-T0 -6" tar -cJf "$PACK" "${list[@]}" $B/source-digest
+  XZ_OPT=-9 tar -cJf "$PACK" "${list[@]}" $B/source-digest
   ls -la "$PACK"
   exit 0
 fi
