@@ -20,6 +20,7 @@
 #include "core/simd_wavefront.h"
 #include "core/threads.h"
 #include "core/varkerneltable.h"
+#include "core/workerpool.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -299,10 +300,7 @@ Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
             sync.arrive_and_wait();
         }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < nt; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+    WorkerPool::shared().run(nt, [&](int) { worker(); });
     if (stop.load()) return Status::cancelled();
     control.report(1.0);
     return Status::ok();
@@ -565,10 +563,7 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
             sh.progress[b].store(INT64_MAX / 2, std::memory_order_release);
         }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < sh.threads; ++t) pool.emplace_back(worker, t);
-    worker(0);
-    for (auto& t : pool) t.join();
+    WorkerPool::shared().run(sh.threads, worker);
     if (sh.abort.load()) return Status::cancelled();
     control.report(1.0);
     return Status::ok();

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs the studio: installs what is missing (apt), builds, and opens IMAGE (or the embedded sample).
+# Runs the studio: installs what is missing (apt), builds the studio and the `halftone` CLI (not the tests or the
+# benchmark: scripts/test.sh builds those in the same tree), and opens IMAGE (or the embedded sample).
 # Usage: scripts/studio.sh [IMAGE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" >/dev/null
+cmake --build --preset release -j "$(nproc)" --target halftone-studio halftone >/dev/null
 studio=build/release/app/studio/halftone-studio
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   shot="$PWD/studio-screenshot.png"
