@@ -17,6 +17,7 @@ struct BatchItem {
     std::string input;
     std::string output;
     std::string key;  ///< the output's path relative to the output folder: names the item and picks its shard
+    std::string problem = {};  ///< set when the item cannot be run (a folder that cannot be read): it fails with this
 };
 
 /// \brief How inputs map to outputs.
@@ -31,7 +32,8 @@ bool isImageFileName(const std::string& name);
 
 /// \brief Maps inputs to outputs: a file goes to OUTDIR/NAME[SUFFIX].FORMAT; a folder is walked recursively (image
 /// files only, in name order) and its structure mirrored under OUTDIR. Refuses, before any work, inputs that do not
-/// exist, two inputs that would write one output (both named), and an output that is one of the inputs.
+/// exist, two inputs that would write one output (both named), and an output that is one of the inputs. A sub-folder
+/// that cannot be read becomes an item with a `problem` (it fails in the run, named), never a silent gap.
 Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layout, std::vector<BatchItem>& items);
 
 /// \brief Parses "K/N" (1 <= K <= N).

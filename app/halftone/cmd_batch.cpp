@@ -2,6 +2,7 @@
 // [--shard K/N] INPUT...`: the job of `halftone IN OUT` on many files and folders, several files at a time. Each
 // output is the one `halftone IN OUT` would write for that file.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -36,7 +37,7 @@ bool usesGpu(const JobSettings& job) {
 }
 
 int runBatchCommand(BatchCli& o) {
-    if (!o.job.savePalette.empty())
+    if (o.job.given("save-palette"))
         return fail(
             "batch: --save-palette writes one palette; run `halftone --palette auto:N --save-palette FILE IN "
             "OUT` on one file",
@@ -50,12 +51,19 @@ int runBatchCommand(BatchCli& o) {
 
     BatchLayout layout;
     layout.outDir = o.outDir;
-    layout.format = o.formatOption->count() > 0 ? o.format : (job.format.empty() ? std::string("png") : job.format);
-    std::transform(layout.format.begin(), layout.format.end(), layout.format.begin(),
+    if (o.formatOption->count() > 0) job.format = o.format;  // the job's format: --save-preset keeps it
+    std::transform(job.format.begin(), job.format.end(), job.format.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
+    layout.format = job.format.empty() ? std::string("png") : job.format;
     layout.suffix = o.suffix;
     std::vector<BatchItem> items;
     if (Status s = planBatch(o.inputs, layout, items); !s) return fail("batch: " + s.message(), kExitUsage);
+    std::vector<io::JobFile> inputs, outputs;
+    for (const BatchItem& item : items) {
+        inputs.push_back({"INPUT", item.input});
+        outputs.push_back({"the output of '" + item.input + "'", item.output});
+    }
+    if (const int code = saveJobPreset(o.job, job, inputs, outputs); code != kExitOk) return code;
     if (!o.shard.empty()) {
         int k = 0, n = 0;
         if (Status s = parseShard(o.shard, k, n); !s) return fail(s.message(), kExitUsage);
@@ -83,6 +91,7 @@ int runBatchCommand(BatchCli& o) {
         job.params.set("threads", int64_t(threads));
 
     std::mutex gpuQueue, print;
+    std::atomic<bool> usageError{false};  // a file refused for the job's settings: exit 2, as `halftone IN OUT` does
     size_t finished = 0;
     BatchOptions bo;
     bo.jobs = jobs;
@@ -103,6 +112,7 @@ int runBatchCommand(BatchCli& o) {
             if (gpu) device.lock();
             const FileOutcome r = runFile(job, o.file, maxMemory, item.input, item.output, {}, rc, noteFor);
             if (r.code == kExitCancelled) return Status::cancelled();
+            if (r.code == kExitUsage) usageError = true;
             if (r.code != kExitOk) return Status::error(r.message);
             return Status::ok();
         },
@@ -138,7 +148,7 @@ int runBatchCommand(BatchCli& o) {
               (sum.cancelled ? ", " + std::to_string(sum.cancelled) + " not run" : std::string()) + " (" +
               std::to_string(items.size()) + " files, " + std::to_string(jobs) + " at once, " + took + ")");
     if (sum.cancelled > 0) return kExitCancelled;
-    return sum.failed > 0 ? kExitError : kExitOk;
+    return sum.failed > 0 ? (usageError ? kExitUsage : kExitError) : kExitOk;
 }
 
 }  // namespace
@@ -152,13 +162,15 @@ void addBatchCommand(Commands& commands) {
         [o] { return runBatchCommand(*o); });
     sub->add_option("--out-dir", o->outDir, "the folder the outputs go to (created as needed)")->required();
     o->formatOption =
-        sub->add_option("--format", o->format, "output format by extension: png (default), tif, pbm, pgm, gif, ...");
+        sub->add_option("--format", o->format, "output format by extension: png (default), tif, pbm, pgm, gif, ...")
+            ->check(nonEmpty());
     sub->add_option("--suffix", o->suffix, "added to every output's name before the extension, e.g. -ht");
     sub->add_option("--jobs", o->jobs, "files at once (default 0: as many as cores; a GPU job runs one at a time)");
     sub->add_flag("--skip-existing", o->skipExisting, "leave files whose output already exists alone");
     sub->add_option("--shard", o->shard,
                     "run only part K of N of the files (K/N, e.g. 3/8): for spreading a collection over machines; "
-                    "the parts are disjoint and together complete");
+                    "the parts are disjoint and together complete")
+        ->check(nonEmpty());
     addFileOptions(*sub, o->file);
     addJobOptions(*sub, o->job);
     sub->add_option("INPUT", o->inputs, "input image files and folders")->required();

@@ -59,6 +59,9 @@ private slots:
     void printSizeWritesItsResolution();
     void badPrepareValuesAreUsageErrors();
     void presetRoundTripGivesTheSameOutput();
+    void presetRoundTripEveryOption_data();
+    void presetRoundTripEveryOption();
+    void presetRoundTripBatchFormat();
     void presetErrorsNameTheFile();
     void batchMatchesSingleRunsAndReportsFailures();
     void batchSkipExistingAndCollisions();
@@ -137,6 +140,70 @@ void TestJobCli::presetRoundTripGivesTheSameOutput() {
     r = cli({"--preset", preset, "--kernel", "floyd-steinberg", data("chelsea.png"), dir.filePath("fs.png")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(digest(dir.filePath("fs.png")) != digest(dir.filePath("direct.png")));
+}
+
+void TestJobCli::presetRoundTripEveryOption_data() {
+    // Every job option, each with a value other than its default: saved with --save-preset and loaded with --preset,
+    // the run writes the same bytes as the options given directly, and the preset saved again is the same file.
+    QTest::addColumn<QStringList>("job");
+    QTest::addColumn<QString>("extension");
+    QTest::newRow("am cmyk print") << QStringList{"--method", "am",  "--color", "cmyk", "--gcr", "60",
+                                                  "--ink-limit", "280", "--lpi", "50", "--dpi", "400",
+                                                  "--angles", "15,75,0,45", "--dot", "elliptic", "--scale", "0.5"}
+                                   << "tif";
+    QTest::newRow("am gray, print size") << QStringList{"--method", "am", "--print-size", "2x1.5in", "--dpi", "150",
+                                                        "--lpi", "30", "--angles", "30", "--dot", "line"}
+                                         << "png";
+    QTest::newRow("ed, every prepare option")
+        << QStringList{"--method",        "ed",     "--kernel",      "stucki",   "--serpentine", "--levels",
+                       "3",               "--width", "150",          "--height", "90",          "--fit",
+                       "stretch",         "--resize-filter", "bicubic", "--resize-space", "gamma", "--black-point",
+                       "10",              "--white-point", "240",    "--brightness", "5",       "--contrast",
+                       "-10",             "--gamma", "1.4",          "--saturation", "80",     "--sharpen",
+                       "50",              "--sharpen-radius", "1.5", "--threads", "1",       "--device",
+                       "cpu",             "--color", "rgb"}
+        << "png";
+    QTest::newRow("pixel size, keep alpha") << QStringList{"--scale", "0.3", "--pixel-size", "3", "--keep-alpha"}
+                                            << "png";
+    QTest::newRow("palette") << QStringList{"--method", "ed", "--palette", "cga", "--width", "100"} << "png";
+    QTest::newRow("dbs") << QStringList{"--method", "dbs", "--width", "64", "--dpi", "300"} << "png";
+}
+
+void TestJobCli::presetRoundTripEveryOption() {
+    QFETCH(QStringList, job);
+    QFETCH(QString, extension);
+    QTemporaryDir dir;
+    const QString preset = dir.filePath("job.json"), again = dir.filePath("again.json");
+    const QString input = data("chelsea.png");
+    auto r = cli(QStringList(job) << "--save-preset" << preset);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli(QStringList(job) << input << dir.filePath("direct." + extension));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli({"--preset", preset, input, dir.filePath("preset." + extension)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(digest(dir.filePath("preset." + extension)), digest(dir.filePath("direct." + extension)));
+    r = cli({"--preset", preset, "--save-preset", again});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile a(preset), b(again);
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(b.readAll()), QString::fromUtf8(a.readAll()));
+}
+
+void TestJobCli::presetRoundTripBatchFormat() {
+    // `halftone batch --format tif --save-preset P` keeps the format: `halftone batch --preset P` writes the same files.
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in"), preset = dir.filePath("batch.json");
+    QDir().mkpath(in);
+    QFile::copy(data("moon.png"), in + "/moon.png");
+    QFile::copy(data("chelsea.png"), in + "/chelsea.png");
+    auto r = cli({"batch", "--format", "tif", "--width", "100", "--save-preset", preset, "--out-dir",
+                  dir.filePath("direct"), in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli({"batch", "--preset", preset, "--out-dir", dir.filePath("preset"), in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(filesUnder(dir.filePath("preset")), QStringList({"chelsea.tif", "moon.tif"}));
+    for (const QString& f : filesUnder(dir.filePath("direct")))
+        QCOMPARE(digest(dir.filePath("preset/" + f)), digest(dir.filePath("direct/" + f)));
 }
 
 void TestJobCli::presetErrorsNameTheFile() {
