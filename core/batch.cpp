@@ -91,9 +91,9 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
                     if (open) {
                         it.disable_recursion_pending();
                         const fs::path rel = f.lexically_relative(p);
-                        unreadable.push_back({f.string(), std::string(),
-                                              (rel / "").lexically_normal().string(),
-                                              "cannot read the folder: " + open.message() + "; its files are not halftoned"});
+                        unreadable.push_back(
+                            {f.string(), std::string(), (rel / "").lexically_normal().string(),
+                             "cannot read the folder: " + open.message() + "; its files are not halftoned"});
                         continue;
                     }
                 }

@@ -16,7 +16,7 @@ namespace halftone {
 struct BatchItem {
     std::string input;
     std::string output;
-    std::string key;  ///< the output's path relative to the output folder: names the item and picks its shard
+    std::string key;           ///< the output's path relative to the output folder: names the item and picks its shard
     std::string problem = {};  ///< set when the item cannot be run (a folder that cannot be read): it fails with this
 };
 

@@ -23,8 +23,7 @@ Status checkNumber(const NumberRule& rule, const NumberText& n) {
     const std::string range = "from " + numberText(rule.lo) + " to " + numberText(rule.hi);
     if (!std::isfinite(n.value) || n.value < rule.lo || n.value > rule.hi)
         return Status::error(std::string("must be ") + (rule.whole ? "a whole number " : "a number ") + range + got);
-    if (rule.whole && n.value != std::trunc(n.value))
-        return Status::error("must be a whole number " + range + got);
+    if (rule.whole && n.value != std::trunc(n.value)) return Status::error("must be a whole number " + range + got);
     return Status::ok();
 }
 
@@ -52,14 +51,12 @@ Status parseNumber(const NumberRule& rule, const std::string& text, NumberText& 
 
 const NumberRule* jobNumberRule(std::string_view key) {
     static const std::pair<std::string_view, NumberRule> rules[] = {
-        {"width", {0, 1 << 20, true}},         {"height", {0, 1 << 20, true}},
-        {"scale", {0, 64, false}},             {"pixel-size", {1, 1024, true}},
-        {"black-point", {0, 254, true}},       {"white-point", {1, 255, true}},
-        {"brightness", {-100, 100, false}},    {"contrast", {-100, 100, false}},
-        {"gamma", {0.1, 10, false}},           {"saturation", {0, 400, false}},
-        {"sharpen-amount", {0, 500, false}},   {"sharpen-radius", {0.3, 50, false}},
-        {"dpi", {0, 100000, false}},           {"threads", {0, 1 << 16, true}},
-        {"gcr", {0, 100, true}},               {"ink-limit", {0, 400, true}},
+        {"width", {0, 1 << 20, true}},      {"height", {0, 1 << 20, true}},      {"scale", {0, 64, false}},
+        {"pixel-size", {1, 1024, true}},    {"black-point", {0, 254, true}},     {"white-point", {1, 255, true}},
+        {"brightness", {-100, 100, false}}, {"contrast", {-100, 100, false}},    {"gamma", {0.1, 10, false}},
+        {"saturation", {0, 400, false}},    {"sharpen-amount", {0, 500, false}}, {"sharpen-radius", {0.3, 50, false}},
+        {"dpi", {0, 100000, false}},        {"threads", {0, 1 << 16, true}},     {"gcr", {0, 100, true}},
+        {"ink-limit", {0, 400, true}},
     };
     for (const auto& [name, rule] : rules)
         if (name == key) return &rule;

@@ -56,7 +56,8 @@ namespace {
 
 /// The setting's rule (core/number.h), its name as people read it in front of the message.
 Status range(const char* name, const char* key, double v) {
-    if (Status s = checkNumber(*jobNumberRule(key), {v, {}}); !s) return Status::error(std::string(name) + " " + s.message());
+    if (Status s = checkNumber(*jobNumberRule(key), {v, {}}); !s)
+        return Status::error(std::string(name) + " " + s.message());
     return Status::ok();
 }
 

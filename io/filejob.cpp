@@ -75,13 +75,12 @@ Status checkPrepareBudget(const Image& image, const PrepareSettings& prepare, Co
         // The copy of the input, the resized planes and one float plane of the resize (output width x input height).
         const uint64_t resized = mulBytes(mulBytes(rw, rh), planes);
         const uint64_t mid = mulBytes(mulBytes(rw, std::max<uint64_t>(rh, uint64_t(image.height()))), 4);
-        const uint64_t bytes =
-            addBytes(addBytes(mulBytes(mulBytes(uint64_t(image.width()), uint64_t(image.height())), planes), resized),
-                     mid);
-        if (Status s = checkMemory(bytes, maxMemory,
-                                   "preparing " + std::to_string(image.width()) + " x " +
-                                       std::to_string(image.height()) + " at " + std::to_string(rw) + " x " +
-                                       std::to_string(rh));
+        const uint64_t bytes = addBytes(
+            addBytes(mulBytes(mulBytes(uint64_t(image.width()), uint64_t(image.height())), planes), resized), mid);
+        if (Status s =
+                checkMemory(bytes, maxMemory,
+                            "preparing " + std::to_string(image.width()) + " x " + std::to_string(image.height()) +
+                                " at " + std::to_string(rw) + " x " + std::to_string(rh));
             !s)
             return s;
     }
@@ -91,9 +90,8 @@ Status checkPrepareBudget(const Image& image, const PrepareSettings& prepare, Co
                                    : outputColor == ColorMode::CMYK ? 4
                                                                     : 3) +
                                   (keepAlpha && image.hasAlpha ? 1 : 0);
-        const std::string what =
-            "--pixel-size " + std::to_string(ps) + " enlarges the halftone to " + std::to_string(w) + " x " +
-            std::to_string(h) + ", which";
+        const std::string what = "--pixel-size " + std::to_string(ps) + " enlarges the halftone to " +
+                                 std::to_string(w) + " x " + std::to_string(h) + ", which";
         if (Status s = checkImageSize(int64_t(w), int64_t(h), int64_t(channels), maxPixels); !s)
             return Status::error(what + " is over the limit: " + s.message());
         if (Status s = checkMemory(mulBytes(mulBytes(w, h), channels), maxMemory, what); !s) return s;

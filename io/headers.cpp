@@ -167,13 +167,14 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
             // (Arithmetic coding can spend less, so it is left to the budget.)
             if (huffman && coded < blocks / 8)
                 return Status::error("corrupt JPEG: " + std::to_string(coded) + " bytes of coded data cannot hold a " +
-                                     std::to_string(width) + " x " + std::to_string(height) + " image (it needs at least " +
-                                     std::to_string(blocks / 8) + ")");
+                                     std::to_string(width) + " x " + std::to_string(height) +
+                                     " image (it needs at least " + std::to_string(blocks / 8) + ")");
             // The budget before the decoder starts: libjpeg allocates a progressive file's coefficients for the whole
             // image when decoding starts, before the first row comes out.
             if (progressive) facts.decoderBytes = addBytes(facts.decoderBytes, frameBytes);
-            return checkMemory(addBytes(planeBytes, facts.decoderBytes), options.maxMemory,
-                               "reading this " + std::to_string(width) + " x " + std::to_string(height) + " JPEG image");
+            return checkMemory(
+                addBytes(planeBytes, facts.decoderBytes), options.maxMemory,
+                "reading this " + std::to_string(width) + " x " + std::to_string(height) + " JPEG image");
         }
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue;  // no length
         const int l0 = byteAt(i), l1 = byteAt(i + 1);
@@ -312,8 +313,8 @@ Status checkPsdLayers(std::FILE* f, uint64_t at, uint64_t end, bool psb, const R
         at += 18;
         const int64_t h = bottom - top, w = right - left;
         if (h < 0 || w < 0 || h > 300000 || w > 300000)
-            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " is " + std::to_string(w) + " x " +
-                                 std::to_string(h) + " pixels (the format has at most 300000 a side)");
+            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " is " + std::to_string(w) +
+                                 " x " + std::to_string(h) + " pixels (the format has at most 300000 a side)");
         if (channels > 56)
             return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " has " +
                                  std::to_string(channels) + " channels (the format has at most 56)");
@@ -323,7 +324,8 @@ Status checkPsdLayers(std::FILE* f, uint64_t at, uint64_t end, bool psb, const R
         for (int c = 0; c < channels; ++c) {
             unsigned char e[10];
             if (at + 2 + lenBytes > infoEnd || readAt(f, at, e, 2 + lenBytes) != 2 + lenBytes)
-                return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " runs past the layer section");
+                return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) +
+                                     " runs past the layer section");
             channelData = addBytes(channelData, length(e + 2));
             at += 2 + lenBytes;
         }
@@ -339,8 +341,8 @@ Status checkPsdLayers(std::FILE* f, uint64_t at, uint64_t end, bool psb, const R
         at += extra;
     }
     if (channelData > infoEnd - at)
-        return Status::error("corrupt PSD: the layers' channels claim " + formatBytes(channelData) + ", more than the " +
-                             "layer section holds");
+        return Status::error("corrupt PSD: the layers' channels claim " + formatBytes(channelData) +
+                             ", more than the " + "layer section holds");
     facts.decoderBytes = addBytes(facts.decoderBytes, largest);  // one layer's channels, decoded whole
     return Status::ok();
 }

@@ -48,9 +48,10 @@ struct PrepareKey {
 
 template <class T>
 PrepareKey number(const char* key, T PrepareSettings::*field) {
-    return {key, [field](const PrepareSettings& s) { return s.*field != PrepareSettings{}.*field; },
-            [field](const PrepareSettings& s) { return json(s.*field); },
-            [key, field](const json& v, PrepareSettings& s) { return storeJsonNumber(v, *jobNumberRule(key), s.*field); }};
+    return {
+        key, [field](const PrepareSettings& s) { return s.*field != PrepareSettings{}.*field; },
+        [field](const PrepareSettings& s) { return json(s.*field); },
+        [key, field](const json& v, PrepareSettings& s) { return storeJsonNumber(v, *jobNumberRule(key), s.*field); }};
 }
 
 /// A setting with a fixed set of values (false: not one of them).

@@ -73,7 +73,9 @@ std::string joined(const std::vector<std::string>& v) {
 const CLI::Validator& nonEmpty() {
     // An unset shell variable ("--palette $P") gives an empty value: refused, never read as "not given".
     static const CLI::Validator v(
-        [](std::string& text) { return text.empty() ? std::string("needs a value, got an empty string") : std::string(); },
+        [](std::string& text) {
+            return text.empty() ? std::string("needs a value, got an empty string") : std::string();
+        },
         "");
     return v;
 }
@@ -226,8 +228,7 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         }
         return true;
     };
-    if (!take("threads", "threads", o.threads, job.threads) || !take("dpi", "dpi", o.dpi, job.dpi))
-        return kExitUsage;
+    if (!take("threads", "threads", o.threads, job.threads) || !take("dpi", "dpi", o.dpi, job.dpi)) return kExitUsage;
     if (job.threads > 0 && m->param("threads")) params.set("threads", int64_t(job.threads));
     if (job.dpi > 0 && m->param("dpi")) params.set("dpi", job.dpi);
     job.params = params;
@@ -240,7 +241,8 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
                         kExitUsage);
-    if (!take("gcr", "gcr", o.gcr, job.separation.gcr) || !take("ink-limit", "ink-limit", o.inkLimit, job.separation.inkLimit))
+    if (!take("gcr", "gcr", o.gcr, job.separation.gcr) ||
+        !take("ink-limit", "ink-limit", o.inkLimit, job.separation.inkLimit))
         return kExitUsage;
     if (Status s = checkSeparation(job.separation); !s) return fail(s.message(), kExitUsage);
     if (o.given("device")) job.device = o.device;

@@ -87,7 +87,6 @@ std::vector<uint8_t> jpegWithExif(const uint8_t* d, size_t n) {
     return j;
 }
 
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

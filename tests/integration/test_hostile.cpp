@@ -565,16 +565,16 @@ void TestHostile::memoryBombs_data() {
     // A 104-byte PSD declaring 30000 x 30000 CMYK: refused from its size before 3.6 GB of planes (raw and PackBits).
     QTest::newRow("psd 104 bytes for 30000 x 30000") << "psd-cmyk-30000x30000-104-bytes.psd" << QStringList{}
                                                      << "needs at least 3.6 GB of image data, the file holds 64 bytes";
-    QTest::newRow("psd rle 30000 x 30000") << "psd-cmyk-rle-30000x30000.psd" << QStringList{}
-                                           << "of image data, the file holds 64 bytes";
+    QTest::newRow("psd rle 30000 x 30000")
+        << "psd-cmyk-rle-30000x30000.psd" << QStringList{} << "of image data, the file holds 64 bytes";
     // A few hundred bytes of coded data declaring 30000 x 30000: refused before libjpeg's coefficient buffer.
     QTest::newRow("progressive jpeg 30000 x 30000") << "jpeg-progressive-30000x30000.jpg" << QStringList{}
                                                     << "bytes of coded data cannot hold a 30000 x 30000 image";
-    QTest::newRow("baseline jpeg 30000 x 30000") << "jpeg-baseline-30000x30000.jpg" << QStringList{}
-                                                 << "bytes of coded data cannot hold a 30000 x 30000 image";
+    QTest::newRow("baseline jpeg 30000 x 30000")
+        << "jpeg-baseline-30000x30000.jpg" << QStringList{} << "bytes of coded data cannot hold a 30000 x 30000 image";
     // ExtraSamples twice, the second longer than the samples: the reader once placed inks below its table.
-    QTest::newRow("tiff extrasamples twice") << "tiff-extrasamples-twice.tif" << QStringList{}
-                                             << "tag 338 appears twice";
+    QTest::newRow("tiff extrasamples twice")
+        << "tiff-extrasamples-twice.tif" << QStringList{} << "tag 338 appears twice";
     QTest::newRow("tiff 40 extrasamples of 5")
         << "tiff-extrasamples-40-of-5.tif" << QStringList{} << "40 extra samples of 5 samples a pixel";
 }
@@ -745,16 +745,26 @@ Run runCliUnprivileged(const QStringList& args) {
 void TestHostile::hostilePresets_data() {
     QTest::addColumn<QString>("file");  // in tests/data/hostile/presets/
     QTest::addColumn<QString>("key");   // the message names it
-    QTest::newRow("width 2^32 + 1") << "width-2pow32-plus-1.json" << "prepare.width must be a whole number";
-    QTest::newRow("threads 2^32 + 1") << "threads-2pow32-plus-1.json" << "threads must be a whole number";
-    QTest::newRow("gcr 2^64") << "gcr-2pow64.json" << "separation.gcr must be a whole number";
-    QTest::newRow("levels 2^64 - 1") << "levels-uint64-max.json" << "params.levels must be a whole number";
-    QTest::newRow("gamma 1e400") << "gamma-1e400.json" << "prepare.gamma is not a number this program can hold";
-    QTest::newRow("dpi 1e400") << "dpi-1e400.json" << "dpi is not a number this program can hold";
-    QTest::newRow("dpi 1e300 with a print size") << "dpi-1e300.json" << "dpi must be a number from 0 to 100000";
-    QTest::newRow("pixel size 2.5") << "pixel-size-half.json" << "prepare.pixel-size must be a whole number";
-    QTest::newRow("array 100000 deep") << "array-100000-deep.json" << "dpi is nested deeper than 16 levels";
-    QTest::newRow("object 20000 deep") << "object-20000-deep.json" << "is nested deeper than 16 levels";
+    QTest::newRow("width 2^32 + 1") << "width-2pow32-plus-1.json"
+                                    << "prepare.width must be a whole number";
+    QTest::newRow("threads 2^32 + 1") << "threads-2pow32-plus-1.json"
+                                      << "threads must be a whole number";
+    QTest::newRow("gcr 2^64") << "gcr-2pow64.json"
+                              << "separation.gcr must be a whole number";
+    QTest::newRow("levels 2^64 - 1") << "levels-uint64-max.json"
+                                     << "params.levels must be a whole number";
+    QTest::newRow("gamma 1e400") << "gamma-1e400.json"
+                                 << "prepare.gamma is not a number this program can hold";
+    QTest::newRow("dpi 1e400") << "dpi-1e400.json"
+                               << "dpi is not a number this program can hold";
+    QTest::newRow("dpi 1e300 with a print size") << "dpi-1e300.json"
+                                                 << "dpi must be a number from 0 to 100000";
+    QTest::newRow("pixel size 2.5") << "pixel-size-half.json"
+                                    << "prepare.pixel-size must be a whole number";
+    QTest::newRow("array 100000 deep") << "array-100000-deep.json"
+                                       << "dpi is nested deeper than 16 levels";
+    QTest::newRow("object 20000 deep") << "object-20000-deep.json"
+                                       << "is nested deeper than 16 levels";
 }
 
 void TestHostile::hostilePresets() {
@@ -766,9 +776,9 @@ void TestHostile::hostilePresets() {
     const QByteArray before = sha256(preset);
     const std::vector<std::string> listed = listing(dir());
     for (const bool batch : {false, true}) {
-        const QStringList args = batch ? QStringList{"batch", "--preset", preset, "--out-dir", q(path("out")),
-                                                     data("moon.png")}
-                                       : QStringList{"--preset", preset, data("moon.png"), q(path("o.png"))};
+        const QStringList args =
+            batch ? QStringList{"batch", "--preset", preset, "--out-dir", q(path("out")), data("moon.png")}
+                  : QStringList{"--preset", preset, data("moon.png"), q(path("o.png"))};
         const Run r = runCli(args);
         QVERIFY2(!r.crashed, qPrintable(r.err));
         QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
@@ -925,8 +935,8 @@ void TestHostile::pixelSizeBomb() {
     QVERIFY(io::writeImage(input, Image::gray(std::move(p))).isOk());
     Run r = runCli({"--width", "16384", "--pixel-size", "16", "--max-memory", "100M", q(input), q(path("o.png"))});
     QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
-    QVERIFY2(r.err.contains("--pixel-size 16 enlarges the halftone to 16384 x 16384") && r.err.contains("--max-memory") &&
-                 r.err.contains("over the memory limit of 100 MB"),
+    QVERIFY2(r.err.contains("--pixel-size 16 enlarges the halftone to 16384 x 16384") &&
+                 r.err.contains("--max-memory") && r.err.contains("over the memory limit of 100 MB"),
              qPrintable(r.err));
     QVERIFY(!fs::exists(path("o.png")));
     r = runCli({"--width", "2048", "--pixel-size", "16", "--max-memory", "100M", q(input), q(path("o.png"))});

@@ -147,24 +147,55 @@ void TestJobCli::presetRoundTripEveryOption_data() {
     // the run writes the same bytes as the options given directly, and the preset saved again is the same file.
     QTest::addColumn<QStringList>("job");
     QTest::addColumn<QString>("extension");
-    QTest::newRow("am cmyk print") << QStringList{"--method", "am",  "--color", "cmyk", "--gcr", "60",
-                                                  "--ink-limit", "280", "--lpi", "50", "--dpi", "400",
-                                                  "--angles", "15,75,0,45", "--dot", "elliptic", "--scale", "0.5"}
+    QTest::newRow("am cmyk print") << QStringList{"--method",    "am",         "--color", "cmyk",     "--gcr",   "60",
+                                                  "--ink-limit", "280",        "--lpi",   "50",       "--dpi",   "400",
+                                                  "--angles",    "15,75,0,45", "--dot",   "elliptic", "--scale", "0.5"}
                                    << "tif";
     QTest::newRow("am gray, print size") << QStringList{"--method", "am", "--print-size", "2x1.5in", "--dpi", "150",
-                                                        "--lpi", "30", "--angles", "30", "--dot", "line"}
+                                                        "--lpi",    "30", "--angles",     "30",      "--dot", "line"}
                                          << "png";
-    QTest::newRow("ed, every prepare option")
-        << QStringList{"--method",        "ed",     "--kernel",      "stucki",   "--serpentine", "--levels",
-                       "3",               "--width", "150",          "--height", "90",          "--fit",
-                       "stretch",         "--resize-filter", "bicubic", "--resize-space", "gamma", "--black-point",
-                       "10",              "--white-point", "240",    "--brightness", "5",       "--contrast",
-                       "-10",             "--gamma", "1.4",          "--saturation", "80",     "--sharpen",
-                       "50",              "--sharpen-radius", "1.5", "--threads", "1",       "--device",
-                       "cpu",             "--color", "rgb"}
-        << "png";
-    QTest::newRow("pixel size, keep alpha") << QStringList{"--scale", "0.3", "--pixel-size", "3", "--keep-alpha"}
-                                            << "png";
+    QTest::newRow("ed, every prepare option") << QStringList{"--method",
+                                                             "ed",
+                                                             "--kernel",
+                                                             "stucki",
+                                                             "--serpentine",
+                                                             "--levels",
+                                                             "3",
+                                                             "--width",
+                                                             "150",
+                                                             "--height",
+                                                             "90",
+                                                             "--fit",
+                                                             "stretch",
+                                                             "--resize-filter",
+                                                             "bicubic",
+                                                             "--resize-space",
+                                                             "gamma",
+                                                             "--black-point",
+                                                             "10",
+                                                             "--white-point",
+                                                             "240",
+                                                             "--brightness",
+                                                             "5",
+                                                             "--contrast",
+                                                             "-10",
+                                                             "--gamma",
+                                                             "1.4",
+                                                             "--saturation",
+                                                             "80",
+                                                             "--sharpen",
+                                                             "50",
+                                                             "--sharpen-radius",
+                                                             "1.5",
+                                                             "--threads",
+                                                             "1",
+                                                             "--device",
+                                                             "cpu",
+                                                             "--color",
+                                                             "rgb"}
+                                              << "png";
+    QTest::newRow("pixel size, keep alpha")
+        << QStringList{"--scale", "0.3", "--pixel-size", "3", "--keep-alpha"} << "png";
     QTest::newRow("palette") << QStringList{"--method", "ed", "--palette", "cga", "--width", "100"} << "png";
     QTest::newRow("dbs") << QStringList{"--method", "dbs", "--width", "64", "--dpi", "300"} << "png";
 }
@@ -190,7 +221,8 @@ void TestJobCli::presetRoundTripEveryOption() {
 }
 
 void TestJobCli::presetRoundTripBatchFormat() {
-    // `halftone batch --format tif --save-preset P` keeps the format: `halftone batch --preset P` writes the same files.
+    // `halftone batch --format tif --save-preset P` keeps the format: `halftone batch --preset P` writes the same
+    // files.
     QTemporaryDir dir;
     const QString in = dir.filePath("in"), preset = dir.filePath("batch.json");
     QDir().mkpath(in);

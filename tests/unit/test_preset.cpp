@@ -149,8 +149,9 @@ void TestPreset::badFilesAreRefused_data() {
                                     << "prepare.width must be a whole number from 0 to 1048576, got 4294967297";
     QTest::newRow("threads 2^32 + 1") << "{\"halftone-preset\": 1, \"threads\": 4294967297}"
                                       << "threads must be a whole number from 0 to 65536, got 4294967297";
-    QTest::newRow("ink limit 2^64") << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"ink-limit\": 18446744073709551616}}"
-                                    << "separation.ink-limit must be a whole number from 0 to 400";
+    QTest::newRow("ink limit 2^64")
+        << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"ink-limit\": 18446744073709551616}}"
+        << "separation.ink-limit must be a whole number from 0 to 400";
     QTest::newRow("levels 2^64 - 1")
         << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"levels\": 18446744073709551615}}"
         << "params.levels must be a whole number from 2 to 256, got 18446744073709551615";
@@ -164,9 +165,9 @@ void TestPreset::badFilesAreRefused_data() {
                                << "dpi must be a number from 0 to 100000, got 1e+300";
     QTest::newRow("nested 17 deep") << "{\"halftone-preset\": 1, \"dpi\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}"
                                     << "dpi is nested deeper than 16 levels";
-    QTest::newRow("nested 100000 deep")
-        << "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": " + QString(100000, '[') + QString(100000, ']') + "}}"
-        << "prepare.gamma is nested deeper than 16 levels";
+    QTest::newRow("nested 100000 deep") << "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": " + QString(100000, '[') +
+                                               QString(100000, ']') + "}}"
+                                        << "prepare.gamma is nested deeper than 16 levels";
     QTest::newRow("a long value is cut in the message")
         << "{\"halftone-preset\": 1, \"method\": [" + QString("1,").repeated(1000) + "1]}"
         << "method must be a string, got [1,1,1";
