@@ -11,10 +11,15 @@ std::string numberText(double v) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     char buf[64];
-    if (v == std::trunc(v) && std::fabs(v) < 1e15)
+    if (v == std::trunc(v) && std::fabs(v) < 1e15) {
         std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.17g", v);
+        return buf;
+    }
+    // The shortest of 15, 16 and 17 digits that reads back as the same double: 0.1, not 0.10000000000000001.
+    for (const int digits : {15, 16, 17}) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
     return buf;
 }
 

@@ -631,6 +631,27 @@ put("hostile/jpeg-progressive-30000x30000.jpg", bytes(pb))
 # Its baseline counterpart (SOF0).
 put("hostile/jpeg-baseline-30000x30000.jpg", patch_sof(base, 30000, 30000))
 
+# A PSD in RGB mode (OpenImageIO's reader, which parses the layers) whose one layer claims 4 x 2147483647 pixels: its
+# reader sizes buffers by the layer's rectangle. Only the colour mode differs from a CMYK file the built-in reader
+# would take without looking at layers.
+def psd_with_layer(mode, channels, rect, layer_channels, data_len):
+    w, h = 4, 4
+    hdr = b"8BPS" + struct.pack(">H", 1) + b"\0" * 6 + struct.pack(">HIIHH", channels, h, w, 8, mode)
+    rec = struct.pack(">iiiiH", *rect, layer_channels)
+    rec += b"".join(struct.pack(">hI", c if c < channels else -1, data_len) for c in range(layer_channels))
+    extra = struct.pack(">II", 0, 0) + b"\0" * 4  # no mask, no blending ranges, an empty name padded to 4
+    rec += b"8BIMnorm" + bytes([255, 0, 0, 0]) + struct.pack(">I", len(extra)) + extra
+    chan = b"".join(struct.pack(">H", 0) + b"\0" * (data_len - 2) for _ in range(layer_channels))
+    info = struct.pack(">h", 1) + rec + chan
+    info += b"\0" * (len(info) % 2)
+    layers = struct.pack(">I", len(info)) + info + struct.pack(">I", 0)
+    return hdr + struct.pack(">II", 0, 0) + struct.pack(">I", len(layers)) + layers + struct.pack(">H", 0) + \
+        b"\x80" * (w * h * channels)
+
+
+put("hostile/psd-rgb-layer-4x2147483647.psd", psd_with_layer(3, 3, (0, 0, 0x7FFFFFFF, 4), 3, 2))
+put("hostile/psd-gray-layer-300001-wide.psd", psd_with_layer(1, 1, (0, 0, 4, 300001), 1, 2))
+
 # Presets (hostile/presets/, read by test_hostile's presets case): numbers that do not fit, nesting without end.
 def preset(name, text):
     put("hostile/presets/" + name, text.encode())

@@ -812,7 +812,7 @@ void TestHostile::outputsNeverOverwriteInputs_data() {
     QTest::newRow("output onto a symlink to the input") << QStringList{"@IN", "@LINK"} << "is the same file as INPUT";
     QTest::newRow("batch: preset onto an input in the folder")
         << QStringList{"batch", "--save-preset", "@LINK", "--out-dir", "@OUTDIR", "@DIR"}
-        << "--save-preset '@LINK' is the same file as INPUT";
+        << "--save-preset '@LINK' is also INPUT '@LINK'";
 }
 
 void TestHostile::outputsNeverOverwriteInputs() {

@@ -8,6 +8,8 @@
 #include <QDirIterator>
 #include <QTemporaryDir>
 
+#include <vector>
+
 #include <OpenImageIO/imageio.h>
 
 #include "tests/common/process.h"
@@ -23,6 +25,22 @@ QByteArray digest(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return "missing";
     return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+}
+
+/// What a run made, without the writer's timestamp (a TIFF's DateTime): size, channels, sample type, resolution
+/// and a digest of the pixels.
+QByteArray decoded(const QString& path) {
+    auto in = OIIO::ImageInput::open(path.toStdString());
+    if (!in) return "unreadable";
+    const OIIO::ImageSpec spec = in->spec();
+    std::vector<unsigned char> pixels(spec.image_bytes());
+    if (!in->read_image(0, 0, 0, spec.nchannels, spec.format, pixels.data())) return "unreadable pixels";
+    return QByteArray::number(spec.width) + " x " + QByteArray::number(spec.height) + " x " +
+           QByteArray::number(spec.nchannels) + " " + spec.format.c_str() + " at " +
+           QByteArray::number(spec.get_float_attribute("XResolution", 0)) + " dpi: " +
+           QCryptographicHash::hash(QByteArray(reinterpret_cast<const char*>(pixels.data()), qsizetype(pixels.size())),
+                                    QCryptographicHash::Sha256)
+               .toHex();
 }
 
 QString data(const char* name) { return QString::fromStdString(test::dataPath(name)); }
@@ -212,7 +230,7 @@ void TestJobCli::presetRoundTripEveryOption() {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     r = cli({"--preset", preset, input, dir.filePath("preset." + extension)});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QCOMPARE(digest(dir.filePath("preset." + extension)), digest(dir.filePath("direct." + extension)));
+    QCOMPARE(decoded(dir.filePath("preset." + extension)), decoded(dir.filePath("direct." + extension)));
     r = cli({"--preset", preset, "--save-preset", again});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QFile a(preset), b(again);
@@ -235,7 +253,7 @@ void TestJobCli::presetRoundTripBatchFormat() {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QCOMPARE(filesUnder(dir.filePath("preset")), QStringList({"chelsea.tif", "moon.tif"}));
     for (const QString& f : filesUnder(dir.filePath("direct")))
-        QCOMPARE(digest(dir.filePath("preset/" + f)), digest(dir.filePath("direct/" + f)));
+        QCOMPARE(decoded(dir.filePath("preset/" + f)), decoded(dir.filePath("direct/" + f)));
 }
 
 void TestJobCli::presetErrorsNameTheFile() {
