@@ -362,6 +362,15 @@ Status checkPsd(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
         return Status::error("corrupt PSD: " + std::to_string(depth) + "-bit samples (the format has 1, 8, 16, 32)");
     if (mode > 9 || mode == 5 || mode == 6)
         return Status::error("corrupt PSD: colour mode " + std::to_string(mode) + " (the format has 0-4 and 7-9)");
+    // The channels the colour mode needs (found by fuzzing: OpenImageIO's reader took a one-channel Lab file and read
+    // past its channels).
+    static const char* const modeNames[] = {"bitmap", "gray", "indexed",      "RGB",     "CMYK",
+                                            "",       "",     "multichannel", "duotone", "Lab"};
+    const uint32_t needs = mode == 3 || mode == 9 ? 3 : mode == 4 ? 4 : 1;
+    if (channels < needs)
+        return Status::error("corrupt PSD: " + std::string(modeNames[mode]) + " colour with " +
+                             std::to_string(channels) + " channel" + (channels == 1 ? "" : "s") + " (it needs " +
+                             std::to_string(needs) + ")");
     if (Status s = checkImageSize(w, ht, channels, options.maxPixels); !s) return s;
     const uint64_t pixels = uint64_t(w) * ht;
     facts.decoderBytes =

@@ -575,6 +575,9 @@ void TestHostile::memoryBombs_data() {
     // ExtraSamples twice, the second longer than the samples: the reader once placed inks below its table.
     QTest::newRow("tiff extrasamples twice")
         << "tiff-extrasamples-twice.tif" << QStringList{} << "tag 338 appears twice";
+    // Found by fuzzing: a 4 x 4 Lab file of one channel, which OpenImageIO's reader read past (a crash).
+    QTest::newRow("psd lab with 1 channel")
+        << "fuzz-psd-lab-1-channel.psd" << QStringList{} << "corrupt PSD: Lab colour with 1 channel (it needs 3)";
     QTest::newRow("tiff 40 extrasamples of 5")
         << "tiff-extrasamples-40-of-5.tif" << QStringList{} << "40 extra samples of 5 samples a pixel";
 }
