@@ -80,6 +80,7 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
         inputPaths.insert(resolved(input));
         items.push_back({input.string(), (outDir / key).string(), key});
     };
+    std::vector<BatchItem> unreadable;
     for (const std::string& in : inputs) {
         const fs::path p(in);
         if (!fs::exists(p, ec)) return Status::error(in + ": no such file or folder");
@@ -93,6 +94,18 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
                 if (it->is_directory(ec) && resolved(f) == resolved(outDir)) {
                     it.disable_recursion_pending();  // earlier outputs inside the input folder are not inputs
                     continue;
+                }
+                if (it->is_directory(ec)) {
+                    std::error_code open;
+                    fs::directory_iterator probe(f, open);
+                    if (open) {
+                        it.disable_recursion_pending();
+                        const fs::path rel = f.lexically_relative(p);
+                        unreadable.push_back(
+                            {f.string(), std::string(), (rel / "").lexically_normal().string(),
+                             "cannot read the folder: " + open.message() + "; its files are not halftoned"});
+                        continue;
+                    }
                 }
                 if (it->is_regular_file(ec) && isImageFileName(f.filename().string())) files.push_back(f);
             }
@@ -121,8 +134,9 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
                              (clashCount == 1 ? " output name clashes: " : " output names clash: ") + clashes +
                              "; rename them, or use --suffix or separate runs");
     }
+    items.insert(items.end(), unreadable.begin(), unreadable.end());
     for (const BatchItem& item : items)
-        if (inputPaths.count(resolved(item.output)))
+        if (item.problem.empty() && inputPaths.count(resolved(item.output)))
             return Status::error("'" + item.input + "' would be written to '" + item.output +
                                  "', which is one of the inputs; choose another --out-dir, --format or --suffix");
     return Status::ok();
@@ -179,6 +193,9 @@ BatchSummary runBatch(const std::vector<BatchItem>& items, const BatchOptions& o
             std::error_code ec;
             if (control.cancelled()) {
                 outcome.kind = BatchOutcome::Kind::Cancelled;
+            } else if (!item.problem.empty()) {
+                outcome.kind = BatchOutcome::Kind::Failed;
+                outcome.message = item.input + ": " + item.problem;
             } else if (options.skipExisting && std::filesystem::exists(item.output, ec)) {
                 outcome.kind = BatchOutcome::Kind::Skipped;
             } else {

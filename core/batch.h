@@ -16,7 +16,8 @@ namespace halftone {
 struct BatchItem {
     std::string input;
     std::string output;
-    std::string key;  ///< the output's path relative to the output folder: names the item and picks its shard
+    std::string key;           ///< the output's path relative to the output folder: names the item and picks its shard
+    std::string problem = {};  ///< set when the item cannot be run (a folder that cannot be read): it fails with this
 };
 
 /// \brief How inputs map to outputs.
@@ -34,7 +35,8 @@ bool isImageFileName(const std::string& name);
 /// exist, inputs that would write one output (every such clash listed in one message, each input named), and an
 /// output that is one of the inputs. With a suffix, a file whose name ends in SUFFIX.FORMAT and that lies where this
 /// batch would write it is an earlier run's output, not an input: it is left out (and listed in `ownOutputs`), so a
-/// batch written into its input folder can be run again.
+/// batch written into its input folder can be run again. A sub-folder that cannot be read becomes an item with a
+/// `problem` (it fails in the run, named), never a silent gap.
 Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layout, std::vector<BatchItem>& items,
                  std::vector<std::string>* ownOutputs = nullptr);
 

@@ -721,6 +721,12 @@ Status parseAutoPaletteSpec(const std::string& spec, int& n) {
     return Status::ok();
 }
 
+std::string paletteFile(const std::string& spec) {
+    int n = 0;
+    if (spec.empty() || findBuiltinPalette(spec) || (parseAutoPaletteSpec(spec, n) && n > 0)) return {};
+    return spec;
+}
+
 Status resolvePalette(const std::string& spec, const Image* image, Palette& out) {
     if (spec.empty())
         return Status::error("empty palette name; give a built-in name (--list-palettes), auto:N or a file");

@@ -70,6 +70,9 @@ Status autoPalette(const Image& image, int n, Palette& out);
 /// \brief For a spec "auto:N" sets n = N (an error unless 2 <= N <= 256); n = 0 for any other spec.
 Status parseAutoPaletteSpec(const std::string& spec, int& n);
 
+/// \brief The file a palette spec reads: the spec itself unless it is a built-in name or auto:N (then empty).
+std::string paletteFile(const std::string& spec);
+
 /// \brief Resolves what a user typed: a built-in name, "auto:N" (needs `image`), or a palette file path.
 Status resolvePalette(const std::string& spec, const Image* image, Palette& out);
 

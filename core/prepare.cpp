@@ -8,6 +8,7 @@
 #include <numbers>
 #include <vector>
 
+#include "core/number.h"
 #include "core/quantizer.h"
 #include "core/threads.h"
 #include "core/workerpool.h"
@@ -53,38 +54,31 @@ bool PrepareSettings::isIdentity() const {
 
 namespace {
 
-Status range(const char* name, double v, double lo, double hi) {
-    if (!(v >= lo && v <= hi)) {
-        auto text = [](double x) {
-            std::string s = std::to_string(x);
-            s.erase(s.find_last_not_of('0') + 1);
-            if (!s.empty() && s.back() == '.') s.pop_back();
-            return s;
-        };
-        return Status::error(std::string(name) + " must be between " + text(lo) + " and " + text(hi) + ", got " +
-                             text(v));
-    }
+/// The setting's rule (core/number.h), its name as people read it in front of the message.
+Status range(const char* name, const char* key, double v) {
+    if (Status s = checkNumber(*jobNumberRule(key), {v, {}}); !s)
+        return Status::error(std::string(name) + " " + s.message());
     return Status::ok();
 }
 
 }  // namespace
 
 Status PrepareSettings::validate() const {
-    if (width < 0 || height < 0) return Status::error("width and height must not be negative");
-    if (width > 1 << 20 || height > 1 << 20) return Status::error("width and height must be at most 1048576 pixels");
-    if (Status s = range("scale", scale, 0, 64); !s) return s;
-    if (Status s = range("pixel size", pixelSize, 1, 1024); !s) return s;
-    if (Status s = range("black point", blackPoint, 0, 254); !s) return s;
-    if (Status s = range("white point", whitePoint, 1, 255); !s) return s;
+    if (Status s = range("width", "width", width); !s) return s;
+    if (Status s = range("height", "height", height); !s) return s;
+    if (Status s = range("scale", "scale", scale); !s) return s;
+    if (Status s = range("pixel size", "pixel-size", pixelSize); !s) return s;
+    if (Status s = range("black point", "black-point", blackPoint); !s) return s;
+    if (Status s = range("white point", "white-point", whitePoint); !s) return s;
     if (blackPoint >= whitePoint)
         return Status::error("black point (" + std::to_string(blackPoint) + ") must be below white point (" +
                              std::to_string(whitePoint) + ")");
-    if (Status s = range("brightness", brightness, -100, 100); !s) return s;
-    if (Status s = range("contrast", contrast, -100, 100); !s) return s;
-    if (Status s = range("gamma", gamma, 0.1, 10); !s) return s;
-    if (Status s = range("saturation", saturation, 0, 400); !s) return s;
-    if (Status s = range("sharpen amount", sharpenAmount, 0, 500); !s) return s;
-    if (Status s = range("sharpen radius", sharpenRadius, 0.3, 50); !s) return s;
+    if (Status s = range("brightness", "brightness", brightness); !s) return s;
+    if (Status s = range("contrast", "contrast", contrast); !s) return s;
+    if (Status s = range("gamma", "gamma", gamma); !s) return s;
+    if (Status s = range("saturation", "saturation", saturation); !s) return s;
+    if (Status s = range("sharpen amount", "sharpen-amount", sharpenAmount); !s) return s;
+    if (Status s = range("sharpen radius", "sharpen-radius", sharpenRadius); !s) return s;
     return Status::ok();
 }
 
@@ -155,36 +149,33 @@ Status applyPrintSize(PrepareSettings& s, const std::string& printSize, double d
     return Status::ok();
 }
 
-void preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight) {
-    const int w = inWidth, h = inHeight;
+Status preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight) {
+    // In double: a wide strip made tall (4096 x 1 to a height of 600000) asks for a side beyond int.
+    const double w = inWidth, h = inHeight;
+    double ow = w, oh = h;
     if (s.width > 0 && s.height > 0) {
         if (s.fit == ResizeFit::Stretch) {
-            outWidth = s.width;
-            outHeight = s.height;
-            return;
+            ow = s.width, oh = s.height;
+        } else {
+            const double f = std::min(double(s.width) / w, double(s.height) / h);
+            ow = std::clamp(std::round(w * f), 1.0, double(s.width));
+            oh = std::clamp(std::round(h * f), 1.0, double(s.height));
         }
-        const double f = std::min(double(s.width) / w, double(s.height) / h);
-        outWidth = std::clamp(int(std::lround(w * f)), 1, s.width);
-        outHeight = std::clamp(int(std::lround(h * f)), 1, s.height);
-        return;
+    } else if (s.width > 0) {
+        ow = s.width, oh = std::max(1.0, std::round(h * s.width / w));
+    } else if (s.height > 0) {
+        oh = s.height, ow = std::max(1.0, std::round(w * s.height / h));
+    } else if (s.scale > 0) {
+        ow = std::max(1.0, std::round(w * s.scale)), oh = std::max(1.0, std::round(h * s.scale));
     }
-    if (s.width > 0) {
-        outWidth = s.width;
-        outHeight = std::max(1, int(std::lround(double(h) * s.width / w)));
-        return;
-    }
-    if (s.height > 0) {
-        outHeight = s.height;
-        outWidth = std::max(1, int(std::lround(double(w) * s.height / h)));
-        return;
-    }
-    if (s.scale > 0) {
-        outWidth = std::max(1, int(std::lround(w * s.scale)));
-        outHeight = std::max(1, int(std::lround(h * s.scale)));
-        return;
-    }
-    outWidth = w;
-    outHeight = h;
+    const double maxSide = jobNumberRule("width")->hi;
+    if (ow > maxSide || oh > maxSide)
+        return Status::error("resizing " + std::to_string(inWidth) + " x " + std::to_string(inHeight) + " to " +
+                             numberText(ow) + " x " + numberText(oh) + " pixels (aspect ratio kept) is over " +
+                             numberText(maxSide) + " pixels a side; give both --width and --height, or a smaller size");
+    outWidth = int(ow);
+    outHeight = int(oh);
+    return Status::ok();
 }
 
 // ---- orientation
@@ -494,7 +485,7 @@ Status prepareImage(const Image& in, const PrepareSettings& s, Image& out, const
 
     // Size: the target (or the input size) reduced by the pixel size.
     int tw = 0, th = 0;
-    preparedSize(s, in.width(), in.height(), tw, th);
+    if (Status st = preparedSize(s, in.width(), in.height(), tw, th); !st) return st;
     if (s.pixelSize > 1) {
         tw = std::max(1, int(std::lround(double(tw) / s.pixelSize)));
         th = std::max(1, int(std::lround(double(th) / s.pixelSize)));

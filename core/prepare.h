@@ -65,8 +65,9 @@ Status parsePrintSize(const std::string& text, double& widthInches, double& heig
 /// \brief Sets width/height in pixels from a print size and a resolution in dots per inch.
 Status applyPrintSize(PrepareSettings& s, const std::string& printSize, double dpi);
 
-/// \brief The size the image has after the resize, before pixelSize reduces it.
-void preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight);
+/// \brief The size the image has after the resize, before pixelSize reduces it; refused when a side would be over
+/// 1048576 pixels (a 4096 x 1 strip resized to a height of 600000).
+Status preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight);
 
 /// \brief Runs every step on `in` (gray, RGB or CMYK, with or without alpha); progress over the steps, cancel
 /// between rows. CMYK planes are inverted for the tone steps (brightness lightens the print).

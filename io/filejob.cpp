@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cctype>
 #include <cstring>
@@ -61,6 +62,46 @@ Status writePackedPbm(const std::string& path, const std::vector<uint8_t>& rows,
     return Status::ok();
 }
 
+/// The size and memory of the prepare step and of the output the pixel size enlarges, against the limits; the messages
+/// name the options that decide them.
+Status checkPrepareBudget(const Image& image, const PrepareSettings& prepare, ColorMode outputColor, bool keepAlpha,
+                          uint64_t maxPixels, uint64_t maxMemory) {
+    int tw = 0, th = 0;
+    if (Status s = preparedSize(prepare, image.width(), image.height(), tw, th); !s) return s;
+    const int ps = prepare.pixelSize;
+    const uint64_t rw = uint64_t(std::max(1, int(std::lround(double(tw) / ps)))),
+                   rh = uint64_t(std::max(1, int(std::lround(double(th) / ps))));
+    const uint64_t planes = uint64_t(image.channelCount() + (image.hasAlpha ? 1 : 0));
+    if (!prepare.isIdentity()) {
+        if (Status s = checkImageSize(int64_t(rw), int64_t(rh), int64_t(planes), maxPixels); !s)
+            return Status::error("the prepared image: " + s.message());
+        // The copy of the input, the resized planes and one float plane of the resize (output width x input height).
+        const uint64_t resized = mulBytes(mulBytes(rw, rh), planes);
+        const uint64_t mid = mulBytes(mulBytes(rw, std::max<uint64_t>(rh, uint64_t(image.height()))), 4);
+        const uint64_t bytes = addBytes(
+            addBytes(mulBytes(mulBytes(uint64_t(image.width()), uint64_t(image.height())), planes), resized), mid);
+        if (Status s =
+                checkMemory(bytes, maxMemory,
+                            "preparing " + std::to_string(image.width()) + " x " + std::to_string(image.height()) +
+                                " at " + std::to_string(rw) + " x " + std::to_string(rh));
+            !s)
+            return s;
+    }
+    if (ps > 1) {
+        const uint64_t w = rw * uint64_t(ps), h = rh * uint64_t(ps);
+        const uint64_t channels = (outputColor == ColorMode::Gray   ? 1
+                                   : outputColor == ColorMode::CMYK ? 4
+                                                                    : 3) +
+                                  (keepAlpha && image.hasAlpha ? 1 : 0);
+        const std::string what = "--pixel-size " + std::to_string(ps) + " enlarges the halftone to " +
+                                 std::to_string(w) + " x " + std::to_string(h) + ", which";
+        if (Status s = checkImageSize(int64_t(w), int64_t(h), int64_t(channels), maxPixels); !s)
+            return Status::error(what + " is over the limit: " + s.message());
+        if (Status s = checkMemory(mulBytes(mulBytes(w, h), channels), maxMemory, what); !s) return s;
+    }
+    return Status::ok();
+}
+
 /// True when `output` takes 1-bit rows as they are (PBM).
 bool takesPackedRows(const std::string& output) { return formatName(output) == "PBM"; }
 
@@ -95,10 +136,10 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
 
     // Everything about the output is checked before the input is read: nothing is computed for an output that
     // cannot be written.
-    if (samePath(input, output))
-        return failed("refusing to overwrite the input: '" + input + "' and '" + output + "' are the same file");
-    if (!savePalette.empty() && (samePath(savePalette, input) || samePath(savePalette, output)))
-        return failed("--save-palette '" + savePalette + "' is the input or the output file", Kind::Usage);
+    if (Status s = checkOutputsAgainstInputs({{"OUTPUT", output}, {"--save-palette", savePalette}},
+                                             {{"INPUT", input}, {"--palette", paletteFile(job.palette)}});
+        !s)
+        return failed(s.message());
     if (!savePalette.empty()) {
         std::string probe;
         Palette two;
@@ -161,9 +202,13 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         job.separation.gcr != SeparationParams{}.gcr)
         note(input + " is already separated into inks: --gcr does not apply to it (--ink-limit does)");
 
-    // Prepare: the first part of the job's progress when it does something.
+    // Prepare: the first part of the job's progress when it does something. Its size and memory are checked before
+    // anything is allocated: the prepared planes, the resize's float intermediate, and (--pixel-size) the enlarged
+    // output that the method's result becomes.
     const Clock::time_point tPrepare = Clock::now();
     const bool preparing = !prepare.isIdentity();
+    if (Status s = checkPrepareBudget(image, prepare, outputColor, job.keepAlpha, fo.maxPixels, maxMemory); !s)
+        return failed(input + ": " + s.message());
     const double prepShare = preparing ? 0.2 : 0.0;
     if (preparing) {
         Image prepared;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/budget.h"
+#include "io/headers.h"
 #include "io/oiio.h"
 
 namespace halftone::io::detail {
@@ -405,6 +406,12 @@ Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& opt
         return Status::error("PSD image data with compression " + std::to_string(compression) + " is not supported");
     const size_t bps = size_t(depth / 8), rowBytes = size_t(w) * bps;
     const int planes = alpha ? 5 : 4;
+    // The data the size needs, before the planes are allocated (a 104-byte file may declare 30000 x 30000).
+    if (const uint64_t need = psdMinimumImageData(w, h, uint64_t(channels), uint64_t(depth), compression, version == 2);
+        need > d.size() - at)
+        return Status::error("truncated PSD: a " + std::to_string(w) + " x " + std::to_string(h) +
+                             " image needs at least " + formatBytes(need) + " of image data, the file holds " +
+                             formatBytes(d.size() - at));
     if (options.stop.stopRequested()) return Status::cancelled();
     Image out;
     out.space = ColorSpace::CMYK;

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "core/budget.h"
@@ -145,8 +147,9 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     if (byteAt(0) != 0xFF || byteAt(1) != 0xD8) return Status::error("not a JPEG file (bad signature)");
     uint64_t i = 2;
     int scans = 0;
-    bool progressive = false, haveFrame = false;
-    uint64_t frameBytes = 0;
+    bool progressive = false, haveFrame = false, huffman = false;
+    uint64_t frameBytes = 0, planeBytes = 0, coded = 0, blocks = 0;
+    uint32_t width = 0, height = 0;
     for (;;) {
         const int b0 = byteAt(i), b1 = byteAt(i + 1);
         if (b0 < 0 || b1 < 0) break;
@@ -159,8 +162,19 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
         i += 2;
         if (m == 0xD9) {
             if (!haveFrame) return Status::error("corrupt JPEG: no frame header before the end-of-image marker");
+            // Huffman coding spends at least one bit on every 8 x 8 block of the full-resolution component (its DC
+            // difference; a baseline block also its end-of-block code): less coded data cannot be a whole image.
+            // (Arithmetic coding can spend less, so it is left to the budget.)
+            if (huffman && coded < blocks / 8)
+                return Status::error("corrupt JPEG: " + std::to_string(coded) + " bytes of coded data cannot hold a " +
+                                     std::to_string(width) + " x " + std::to_string(height) +
+                                     " image (it needs at least " + std::to_string(blocks / 8) + ")");
+            // The budget before the decoder starts: libjpeg allocates a progressive file's coefficients for the whole
+            // image when decoding starts, before the first row comes out.
             if (progressive) facts.decoderBytes = addBytes(facts.decoderBytes, frameBytes);
-            return Status::ok();
+            return checkMemory(
+                addBytes(planeBytes, facts.decoderBytes), options.maxMemory,
+                "reading this " + std::to_string(width) + " x " + std::to_string(height) + " JPEG image");
         }
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue;  // no length
         const int l0 = byteAt(i), l1 = byteAt(i + 1);
@@ -179,6 +193,10 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
             if (Status st = checkImageSize(w, h, std::max<uint32_t>(comps, 1), options.maxPixels); !st) return st;
             haveFrame = true;
             progressive = m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE;
+            huffman = m <= 0xC7;
+            width = w, height = h;
+            blocks = mulBytes(uint64_t(w + 7) / 8, uint64_t(h + 7) / 8);
+            planeBytes = mulBytes(uint64_t(w) * h, comps == 4 ? 4 : comps >= 3 ? 3 : 1);
             // 64 coefficients of 2 bytes per 8x8 block and component, blocks rounded up.
             frameBytes = mulBytes(mulBytes(uint64_t(w + 15) / 8 * 8, uint64_t(h + 15) / 8 * 8), uint64_t(comps) * 2);
         }
@@ -188,6 +206,7 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
                 return Status::error("JPEG with more than " + std::to_string(kMaxJpegScans) +
                                      " scans (a normal progressive file has about ten); refused as a decoding bomb");
             // Entropy-coded data up to the next marker other than RST or a stuffed zero.
+            const uint64_t start = i;
             for (;;) {
                 const int a = byteAt(i);
                 if (a < 0) break;
@@ -203,6 +222,7 @@ Status checkJpeg(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
                 if (b != 0x00 && !(b >= 0xD0 && b <= 0xD7)) break;
                 i += 2;
             }
+            coded += i - start;
         }
     }
     return Status::error("truncated or corrupt JPEG: no end-of-image marker where the file's structure says it ends");
@@ -263,21 +283,106 @@ Status checkBmp(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     return Status::ok();
 }
 
-/// PSD: size and channel count; the decoder holds whole channels.
+/// PSD layer records (OpenImageIO's reader parses them for every colour mode but CMYK, sizing buffers by each layer's
+/// rectangle and channel lengths): every rectangle within the format's 300000 pixels a side and the pixel limit, at
+/// most 56 channels a layer, and every channel's data inside the layer section.
+Status checkPsdLayers(std::FILE* f, uint64_t at, uint64_t end, bool psb, const ReadOptions& options,
+                      HeaderFacts& facts) {
+    const size_t lenBytes = psb ? 8 : 4;
+    auto length = [&](const unsigned char* p) { return psb ? (uint64_t(be32(p)) << 32 | be32(p + 4)) : be32(p); };
+    unsigned char b[8];
+    if (at == end) return Status::ok();  // no layers
+    if (at + lenBytes > end || readAt(f, at, b, lenBytes) != lenBytes)
+        return Status::error("corrupt PSD: the layer section ends in its header");
+    const uint64_t infoLen = length(b);
+    at += lenBytes;
+    if (infoLen > end - at) return Status::error("corrupt PSD: the layer info claims more than its section holds");
+    if (infoLen == 0) return Status::ok();
+    const uint64_t infoEnd = at + infoLen;
+    if (at + 2 > infoEnd || readAt(f, at, b, 2) != 2) return Status::error("corrupt PSD: no layer count");
+    const int count = std::abs(int(int16_t(be16(b))));
+    at += 2;
+    uint64_t channelData = 0, largest = 0;
+    for (int layer = 0; layer < count; ++layer) {
+        unsigned char r[18];
+        if (at + 18 > infoEnd || readAt(f, at, r, 18) != 18)
+            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " runs past the layer section");
+        const int64_t top = int32_t(be32(r)), left = int32_t(be32(r + 4)), bottom = int32_t(be32(r + 8)),
+                      right = int32_t(be32(r + 12));
+        const int channels = be16(r + 16);
+        at += 18;
+        const int64_t h = bottom - top, w = right - left;
+        if (h < 0 || w < 0 || h > 300000 || w > 300000)
+            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " is " + std::to_string(w) +
+                                 " x " + std::to_string(h) + " pixels (the format has at most 300000 a side)");
+        if (channels > 56)
+            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " has " +
+                                 std::to_string(channels) + " channels (the format has at most 56)");
+        if (w > 0 && h > 0)
+            if (Status s = checkImageSize(w, h, std::max(channels, 1), options.maxPixels); !s)
+                return Status::error("PSD layer " + std::to_string(layer + 1) + ": " + s.message());
+        for (int c = 0; c < channels; ++c) {
+            unsigned char e[10];
+            if (at + 2 + lenBytes > infoEnd || readAt(f, at, e, 2 + lenBytes) != 2 + lenBytes)
+                return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) +
+                                     " runs past the layer section");
+            channelData = addBytes(channelData, length(e + 2));
+            at += 2 + lenBytes;
+        }
+        largest = std::max(largest, mulBytes(mulBytes(uint64_t(w), uint64_t(h)), uint64_t(channels)));
+        // Blend mode signature and key, opacity, clipping, flags, filler, then the extra data by its length.
+        unsigned char x[16];
+        if (at + 16 > infoEnd || readAt(f, at, x, 16) != 16)
+            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " runs past the layer section");
+        const uint64_t extra = be32(x + 12);
+        at += 16;
+        if (extra > infoEnd - at)
+            return Status::error("corrupt PSD: layer " + std::to_string(layer + 1) + " runs past the layer section");
+        at += extra;
+    }
+    if (channelData > infoEnd - at)
+        return Status::error("corrupt PSD: the layers' channels claim " + formatBytes(channelData) +
+                             ", more than the " + "layer section holds");
+    facts.decoderBytes = addBytes(facts.decoderBytes, largest);  // one layer's channels, decoded whole
+    return Status::ok();
+}
+
+/// PSD: size, channel count, depth and colour mode; the sections and the merged image must fit in the file; the
+/// budget before any decoder runs (the decoders hold whole channels).
 Status checkPsd(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
     unsigned char h[26];
     if (readAt(f, 0, h, sizeof h) != sizeof h) return Status::error("truncated PSD header");
-    const uint32_t channels = be16(h + 12), ht = be32(h + 14), w = be32(h + 18), depth = be16(h + 22);
-    if (Status s = checkImageSize(w, ht, std::max<uint32_t>(channels, 1), options.maxPixels); !s) return s;
+    const uint32_t version = be16(h + 4), channels = be16(h + 12), ht = be32(h + 14), w = be32(h + 18),
+                   depth = be16(h + 22), mode = be16(h + 24);
+    if (version != 1 && version != 2) return Status::error("corrupt PSD: version " + std::to_string(version));
+    // The file format's own limits: 1 to 56 channels, 1, 8, 16 or 32 bits, colour modes 0-4 and 7-9.
+    if (channels < 1 || channels > 56)
+        return Status::error("corrupt PSD: " + std::to_string(channels) + " channels (the format has 1 to 56)");
+    if (depth != 1 && depth != 8 && depth != 16 && depth != 32)
+        return Status::error("corrupt PSD: " + std::to_string(depth) + "-bit samples (the format has 1, 8, 16, 32)");
+    if (mode > 9 || mode == 5 || mode == 6)
+        return Status::error("corrupt PSD: colour mode " + std::to_string(mode) + " (the format has 0-4 and 7-9)");
+    // The channels the colour mode needs (found by fuzzing: OpenImageIO's reader took a one-channel Lab file and read
+    // past its channels).
+    static const char* const modeNames[] = {"bitmap", "gray", "indexed",      "RGB",     "CMYK",
+                                            "",       "",     "multichannel", "duotone", "Lab"};
+    const uint32_t needs = mode == 3 || mode == 9 ? 3 : mode == 4 ? 4 : 1;
+    if (channels < needs)
+        return Status::error("corrupt PSD: " + std::string(modeNames[mode]) + " colour with " +
+                             std::to_string(channels) + " channel" + (channels == 1 ? "" : "s") + " (it needs " +
+                             std::to_string(needs) + ")");
+    if (Status s = checkImageSize(w, ht, channels, options.maxPixels); !s) return s;
+    const uint64_t pixels = uint64_t(w) * ht;
     facts.decoderBytes =
-        addBytes(facts.decoderBytes, mulBytes(mulBytes(uint64_t(w) * ht, channels), std::max<uint32_t>(depth / 8, 1)));
+        addBytes(facts.decoderBytes, mulBytes(mulBytes(pixels, channels), std::max<uint32_t>(depth / 8, 1)));
     // The colour mode data, image resources and layer sections are read whole by the decoder: each
     // must fit in the file (found by fuzzing: a 517-byte file whose length field asked for 1.1 GB).
-    if (std::fseek(f, 0, SEEK_END) != 0) return Status::ok();
+    if (std::fseek(f, 0, SEEK_END) != 0) return Status::error("cannot find the end of the PSD file");
     const long end = std::ftell(f);
-    const bool psb = be16(h + 4) == 2;
-    uint64_t at = 26;
-    for (int section = 0; section < 3 && end > 0; ++section) {
+    if (end <= 0) return Status::error("cannot find the end of the PSD file");
+    const bool psb = version == 2;
+    uint64_t at = 26, layersAt = 0, layersEnd = 0;
+    for (int section = 0; section < 3; ++section) {
         unsigned char l[8];
         const size_t width = section == 2 && psb ? 8 : 4;
         if (readAt(f, at, l, width) != width)
@@ -286,9 +391,25 @@ Status checkPsd(std::FILE* f, const ReadOptions& options, HeaderFacts& facts) {
         at += width;
         if (len > uint64_t(end) - std::min<uint64_t>(at, uint64_t(end)))
             return Status::error("corrupt PSD: a section claims " + formatBytes(len) + ", more than the file holds");
+        if (section == 2) layersAt = at, layersEnd = at + len;
         at += len;
     }
-    return Status::ok();
+    if (Status s = checkPsdLayers(f, layersAt, layersEnd, psb, options, facts); !s) return s;
+    // The merged image: what its size needs at the best ratio its compression has, against what the file holds.
+    unsigned char c[2];
+    if (readAt(f, at, c, 2) != 2) return Status::error("truncated PSD: no image data");
+    const int compression = be16(c);
+    if (compression > 3) return Status::error("corrupt PSD: image data compression " + std::to_string(compression));
+    const uint64_t need = psdMinimumImageData(w, ht, channels, depth, compression, psb);
+    const uint64_t have = uint64_t(end) - std::min<uint64_t>(at + 2, uint64_t(end));
+    if (have < need)
+        return Status::error("truncated PSD: a " + std::to_string(w) + " x " + std::to_string(ht) + " image of " +
+                             std::to_string(channels) + " channels needs at least " + formatBytes(need) +
+                             " of image data, the file holds " + formatBytes(have));
+    // Planes (at most four inks and alpha), the decoder's channels and the file, before any of it is allocated.
+    const uint64_t planes = mulBytes(pixels, std::min<uint32_t>(channels, 5));
+    return checkMemory(addBytes(addBytes(planes, facts.decoderBytes), uint64_t(end)), options.maxMemory,
+                       "reading this " + std::to_string(w) + " x " + std::to_string(ht) + " PSD image");
 }
 
 /// Classic TIFF: the ExtraSamples tag of the first image (which samples are alpha is the file's say,
@@ -305,11 +426,19 @@ Status checkTiff(std::FILE* f, HeaderFacts& facts) {
     if (readAt(f, ifd, c, 2) != 2) return Status::ok();  // the decoder reports it
     const int n = u16(c);
     facts.tiffExtraSamples = 0;
+    uint32_t samplesPerPixel = 1;
+    std::set<int> seen;
     for (int e = 0; e < n; ++e) {
         unsigned char t[12];
         if (readAt(f, uint64_t(ifd) + 2 + 12 * uint64_t(e), t, 12) != 12) break;
         const int tag = u16(t), type = u16(t + 2);
         const uint32_t count = u32(t + 4);
+        // A tag given twice has two meanings (libtiff keeps one, this reader would read another): refused for the
+        // tags that decide what the samples are.
+        if ((tag == 277 || tag == 332 || tag == 333 || tag == 338) && !seen.insert(tag).second)
+            return Status::error("corrupt TIFF: tag " + std::to_string(tag) +
+                                 " appears twice in the first image's directory");
+        if (tag == 277 && (type == 3 || type == 4)) samplesPerPixel = type == 3 ? u16(t + 8) : u32(t + 8);
         if (tag == 332 && type == 3) facts.tiffInkSet = u16(t + 8);
         if (tag == 333 && type == 2 && count > 0 && count <= 4096) {  // InkNames: NUL-separated ASCII
             std::vector<unsigned char> v(count);
@@ -337,10 +466,22 @@ Status checkTiff(std::FILE* f, HeaderFacts& facts) {
             facts.tiffFirstExtra = u16(v);
         }
     }
+    if (uint32_t(facts.tiffExtraSamples) >= samplesPerPixel && facts.tiffExtraSamples > 0)
+        return Status::error("corrupt TIFF: " + std::to_string(facts.tiffExtraSamples) + " extra samples of " +
+                             std::to_string(samplesPerPixel) + " samples a pixel leave no colour samples");
     return Status::ok();
 }
 
 }  // namespace
+
+uint64_t psdMinimumImageData(uint64_t width, uint64_t height, uint64_t channels, uint64_t depthBits, int compression,
+                             bool psb) {
+    const uint64_t rowBytes = (mulBytes(width, depthBits) + 7) / 8, rows = mulBytes(height, channels);
+    const uint64_t raw = mulBytes(rowBytes, rows);
+    if (compression == 0) return raw;
+    if (compression == 1) return mulBytes(rows, (psb ? 4 : 2) + 2 * ((rowBytes + 127) / 128));
+    return raw / 1032;
+}
 
 std::string sniffFormat(const unsigned char* d, size_t n) {
     auto starts = [&](const char* m, size_t k, size_t at = 0) { return n >= at + k && std::memcmp(d + at, m, k) == 0; };

@@ -27,6 +27,12 @@ struct HeaderFacts {
     std::vector<std::string> tiffInkNames;  ///< TIFF: InkNames, one per ink (empty when absent)
 };
 
+/// \brief The fewest bytes of image data a Photoshop file's merged image of this size can be stored in: raw samples
+/// (compression 0), the PackBits row table and two bytes for every 128 bytes of a row (1), or Deflate's best ratio of
+/// 1032 to 1 (2, 3).
+uint64_t psdMinimumImageData(uint64_t width, uint64_t height, uint64_t channels, uint64_t depthBits, int compression,
+                             bool psb);
+
 /// \brief Format-specific checks of the header against the limits in `options`, before a decoder
 /// allocates anything: GIF logical screen, PNG size and interlacing, ICO entries, JPEG structure
 /// (end-of-image marker, scan count, progressive buffers), BMP and PSD sizes. Messages carry no file name.

@@ -169,6 +169,24 @@ bool samePath(const std::string& a, const std::string& b) {
     return ca == cb;
 }
 
+Status checkOutputsAgainstInputs(const std::vector<JobFile>& outputs, const std::vector<JobFile>& inputs) {
+    auto same = [](const JobFile& a, const JobFile& b) {
+        return !a.path.empty() && !b.path.empty() && samePath(a.path, b.path);
+    };
+    for (const JobFile& out : outputs) {
+        for (const JobFile& in : inputs)
+            if (same(out, in))
+                return Status::error("refusing to overwrite the input: " + out.role + " '" + out.path + "' is " +
+                                     (out.path == in.path ? "also " : "the same file as ") + in.role + " '" + in.path +
+                                     "'");
+        for (const JobFile& other : outputs)
+            if (&other < &out && same(out, other))
+                return Status::error(other.role + " '" + other.path + "' and " + out.role + " '" + out.path +
+                                     "' are the same file; give each its own name");
+    }
+    return Status::ok();
+}
+
 namespace {
 
 /// Pseudo-formats of OpenImageIO that have a writer but write no image file.

@@ -2,6 +2,7 @@
 // \brief Image files: every format OpenImageIO reads (when built with it), plus built-in binary PGM/PPM/PBM.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/budget.h"
 #include "core/image.h"
@@ -85,6 +86,17 @@ bool isLossyFormat(const std::string& path);
 
 /// \brief True when both paths name the same existing file (or the same path), used to refuse overwriting input.
 bool samePath(const std::string& a, const std::string& b);
+
+/// \brief A file a job reads or writes, with the name a person knows it by in messages ("INPUT", "--save-preset").
+struct JobFile {
+    std::string role;
+    std::string path;
+};
+
+/// \brief Refuses when an output is one of the inputs or two outputs are one file, by file identity (samePath: a
+/// symlink, a hard link or another spelling of the same file counts): "refusing to overwrite the input: --save-preset
+/// 'p.json' is INPUT 'photo.png'". Empty paths are left out.
+Status checkOutputsAgainstInputs(const std::vector<JobFile>& outputs, const std::vector<JobFile>& inputs);
 
 /// \brief True when this build reads and writes through OpenImageIO (otherwise PNM only).
 bool haveOpenImageIO();

@@ -114,7 +114,10 @@ void labToSrgb(double L, double a, double b, uint8_t rgb[3]) {
 /// on their CMYK planes (absent inks: none), a single unnamed or black ink is gray (no ink = white).
 Status separatedLayout(const OIIO::ImageSpec& spec, const HeaderFacts& facts, Layout& L) {
     const int nch = spec.nchannels;
-    int extra = std::max(0, facts.tiffExtraSamples);
+    const int extra = std::max(0, facts.tiffExtraSamples);
+    if (extra >= nch)
+        return Status::error("separated TIFF with " + std::to_string(extra) + " extra samples of " +
+                             std::to_string(nch) + " channels: no inks");
     std::vector<int> plane(size_t(nch), -2);  // per channel: CMYK plane 0..3, -1 alpha, -2 unknown
     const auto& names = facts.tiffInkNames;
     auto kind = [](std::string n) {

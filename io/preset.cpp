@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/number.h"
 #include "io/atomicwrite.h"
 
 namespace halftone::io {
@@ -21,28 +22,43 @@ namespace {
 
 const char* fitName(ResizeFit f) { return f == ResizeFit::Stretch ? "stretch" : "inside"; }
 
+/// A JSON value as a message shows it: at most 60 characters (a preset may hold a megabyte in one value).
+std::string shown(const json& v) {
+    std::string t = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (t.size() > 60) t = t.substr(0, 57) + "...";
+    return t;
+}
+
+/// A JSON number through the rule of its setting (core/number.h); the message starts with what is wrong.
+template <class T>
+Status storeJsonNumber(const json& v, const NumberRule& rule, T& out) {
+    if (!v.is_number())
+        return Status::error(std::string("must be ") + (rule.whole ? "a whole number" : "a number") + ", got " +
+                             shown(v));
+    return storeNumber(rule, NumberText{v.get<double>(), v.dump()}, out);
+}
+
 /// One prepare setting: its key, how to write it when it differs from the default, how to read it.
 struct PrepareKey {
     const char* key;
     std::function<bool(const PrepareSettings&)> differs;
     std::function<json(const PrepareSettings&)> get;
-    std::function<bool(const json&, PrepareSettings&)> set;  ///< false: wrong type or value
+    std::function<Status(const json&, PrepareSettings&)> set;  ///< the message says what is wrong with the value
 };
 
 template <class T>
 PrepareKey number(const char* key, T PrepareSettings::*field) {
-    return {key, [field](const PrepareSettings& s) { return s.*field != PrepareSettings{}.*field; },
-            [field](const PrepareSettings& s) { return json(s.*field); },
-            [field](const json& v, PrepareSettings& s) {
-                if constexpr (std::is_integral_v<T>) {
-                    if (!v.is_number_integer()) return false;
-                    s.*field = v.get<T>();
-                } else {
-                    if (!v.is_number()) return false;
-                    s.*field = v.get<T>();
-                }
-                return true;
-            }};
+    return {
+        key, [field](const PrepareSettings& s) { return s.*field != PrepareSettings{}.*field; },
+        [field](const PrepareSettings& s) { return json(s.*field); },
+        [key, field](const json& v, PrepareSettings& s) { return storeJsonNumber(v, *jobNumberRule(key), s.*field); }};
+}
+
+/// A setting with a fixed set of values (false: not one of them).
+Status choice(const json& v, const char* allowed, const std::function<bool(const std::string&)>& set) {
+    if (!v.is_string() || !set(v.get<std::string>()))
+        return Status::error(std::string("must be ") + allowed + ", got " + shown(v));
+    return Status::ok();
 }
 
 const std::vector<PrepareKey>& prepareKeys() {
@@ -53,23 +69,24 @@ const std::vector<PrepareKey>& prepareKeys() {
         {"fit", [](const PrepareSettings& s) { return s.fit != ResizeFit::Inside; },
          [](const PrepareSettings& s) { return json(fitName(s.fit)); },
          [](const json& v, PrepareSettings& s) {
-             if (!v.is_string()) return false;
-             const std::string t = v.get<std::string>();
-             if (t != "inside" && t != "stretch") return false;
-             s.fit = t == "stretch" ? ResizeFit::Stretch : ResizeFit::Inside;
-             return true;
+             return choice(v, "\"inside\" or \"stretch\"", [&](const std::string& t) {
+                 if (t != "inside" && t != "stretch") return false;
+                 s.fit = t == "stretch" ? ResizeFit::Stretch : ResizeFit::Inside;
+                 return true;
+             });
          }},
         {"filter", [](const PrepareSettings& s) { return s.filter != ResizeFilter::Lanczos3; },
          [](const PrepareSettings& s) { return json(toString(s.filter)); },
          [](const json& v, PrepareSettings& s) {
-             return v.is_string() && parseResizeFilter(v.get<std::string>(), s.filter);
+             return choice(v, "lanczos, bicubic, box or nearest",
+                           [&](const std::string& t) { return parseResizeFilter(t, s.filter); });
          }},
         {"linear-resize", [](const PrepareSettings& s) { return !s.linearResize; },
          [](const PrepareSettings& s) { return json(s.linearResize); },
          [](const json& v, PrepareSettings& s) {
-             if (!v.is_boolean()) return false;
+             if (!v.is_boolean()) return Status::error("must be true or false, got " + shown(v));
              s.linearResize = v.get<bool>();
-             return true;
+             return Status::ok();
          }},
         number("pixel-size", &PrepareSettings::pixelSize),
         number("black-point", &PrepareSettings::blackPoint),
@@ -133,11 +150,44 @@ std::string presetJson(const JobSettings& job) {
     return j.dump(2) + "\n";
 }
 
-Status parsePreset(const std::string& fileName, const std::string& text, JobSettings& job) {
-    const std::string ctx = "preset '" + fileName + "'";
+namespace {
+
+/// Thrown by the parser's callback when the nesting passes kMaxPresetDepth.
+struct TooDeep {};
+
+Status parsePresetJson(const std::string& ctx, const std::string& text, JobSettings& job) {
     json j;
+    // The key being read, for messages about its value ("prepare.gamma"), and the nesting depth: a preset is two
+    // levels deep, and the JSON library's writer (dump, used in messages) recurses once per level.
+    std::vector<std::string> path;
+    auto where = [&] {
+        std::string p;
+        for (const std::string& k : path) p += (p.empty() ? "" : ".") + k;
+        return p;
+    };
+    const json::parser_callback_t watch = [&](int depth, json::parse_event_t event, json& parsed) {
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            depth >= kMaxPresetDepth)
+            throw TooDeep{};
+        if (event == json::parse_event_t::key) {
+            path.resize(size_t(std::max(depth - 1, 0)));
+            path.push_back(parsed.is_string() ? parsed.get<std::string>() : std::string("?"));
+        }
+        return true;
+    };
     try {
-        j = json::parse(text);
+        j = json::parse(text, watch);
+    } catch (const TooDeep&) {
+        const std::string key = where();
+        return Status::error(ctx + ": " + (key.empty() ? std::string("the value") : key) + " is nested deeper than " +
+                             std::to_string(kMaxPresetDepth) + " levels (a preset holds objects two levels deep)");
+    } catch (const json::out_of_range& e) {
+        // A number beyond double (1e400): the library refuses it; the message names the key it belongs to.
+        const std::string key = where();
+        std::string what = e.what();
+        if (const size_t p = what.find("number overflow"); p != std::string::npos) what = what.substr(p);
+        return Status::error(ctx + ": " + (key.empty() ? std::string("a value") : key) +
+                             " is not a number this program can hold (" + what + ")");
     } catch (const json::parse_error& e) {
         // e.byte is the position of the error; give the line as people count them.
         size_t line = 1;
@@ -150,7 +200,7 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
     if (!j.contains("halftone-preset"))
         return Status::error(ctx + ": not a preset (no \"halftone-preset\" version key)");
     if (!j["halftone-preset"].is_number_integer() || j["halftone-preset"].get<int64_t>() != kPresetVersion)
-        return Status::error(ctx + ": preset version " + j["halftone-preset"].dump() + " is not supported (this " +
+        return Status::error(ctx + ": preset version " + shown(j["halftone-preset"]) + " is not supported (this " +
                              "version reads " + std::to_string(kPresetVersion) + ")");
 
     JobSettings out;
@@ -158,7 +208,7 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
         return Status::error(ctx + ": " + key + " " + why);
     };
     auto text_ = [&](const json& v, const std::string& key, std::string& dst) {
-        if (!v.is_string()) return bad(key, "must be a string, got " + v.dump());
+        if (!v.is_string()) return bad(key, "must be a string, got " + shown(v));
         dst = v.get<std::string>();
         return Status::ok();
     };
@@ -180,21 +230,13 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
             s = text_(v, key, c);
             if (s && !parseColorMode(c, out.color)) s = bad(key, "must be gray, rgb or cmyk, got \"" + c + "\"");
         }
-        if (key == "threads") {
-            if (!v.is_number_integer())
-                s = bad(key, "must be a whole number, got " + v.dump());
-            else
-                out.threads = v.get<int>();
-        }
-        if (key == "dpi") {
-            if (!v.is_number())
-                s = bad(key, "must be a number, got " + v.dump());
-            else
-                out.dpi = v.get<double>();
-        }
+        if (key == "threads")
+            if (Status n = storeJsonNumber(v, *jobNumberRule(key), out.threads); !n) s = bad(key, n.message());
+        if (key == "dpi")
+            if (Status n = storeJsonNumber(v, *jobNumberRule(key), out.dpi); !n) s = bad(key, n.message());
         if (key == "keep-alpha") {
             if (!v.is_boolean())
-                s = bad(key, "must be true or false, got " + v.dump());
+                s = bad(key, "must be true or false, got " + shown(v));
             else
                 out.keepAlpha = v.get<bool>();
         }
@@ -203,11 +245,10 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
             for (auto it = v.begin(); s && v.is_object() && it != v.end(); ++it) {
                 if (it.key() != "gcr" && it.key() != "ink-limit")
                     s = Status::error(ctx + ": unknown key 'separation." + it.key() + "' (known: gcr, ink-limit)");
-                else if (!it.value().is_number_integer())
-                    s = bad("separation." + it.key(), "must be a whole number, got " + it.value().dump());
-                else
-                    (it.key() == "gcr" ? out.separation.gcr : out.separation.inkLimit) =
-                        int(std::clamp<int64_t>(it.value().get<int64_t>(), -1, 401));
+                else if (Status n = storeJsonNumber(it.value(), *jobNumberRule(it.key()),
+                                                    it.key() == "gcr" ? out.separation.gcr : out.separation.inkLimit);
+                         !n)
+                    s = bad("separation." + it.key(), n.message());
             }
         }
         if (key == "prepare") {
@@ -221,8 +262,8 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
                 }
                 if (!pk)
                     s = Status::error(ctx + ": unknown key 'prepare." + it.key() + "' (known: " + keyList(names) + ")");
-                else if (!pk->set(it.value(), out.prepare))
-                    s = bad("prepare." + it.key(), "has a value of the wrong kind: " + it.value().dump());
+                else if (Status n = pk->set(it.value(), out.prepare); !n)
+                    s = bad("prepare." + it.key(), n.message());
             }
         }
         if (!s) return s;
@@ -245,20 +286,26 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
             const json& v = it.value();
             switch (spec->kind) {
                 case ParamSpec::Kind::Int:
-                    if (!v.is_number_integer()) return bad(key, "must be a whole number, got " + v.dump());
-                    out.params.set(it.key(), v.get<int64_t>());
+                case ParamSpec::Kind::Real: {
+                    const NumberRule rule{spec->min, spec->max, spec->kind == ParamSpec::Kind::Int};
+                    if (rule.whole) {
+                        int64_t n = 0;
+                        if (Status st = storeJsonNumber(v, rule, n); !st) return bad(key, st.message());
+                        out.params.set(it.key(), n);
+                    } else {
+                        double n = 0;
+                        if (Status st = storeJsonNumber(v, rule, n); !st) return bad(key, st.message());
+                        out.params.set(it.key(), n);
+                    }
                     break;
-                case ParamSpec::Kind::Real:
-                    if (!v.is_number()) return bad(key, "must be a number, got " + v.dump());
-                    out.params.set(it.key(), v.get<double>());
-                    break;
+                }
                 case ParamSpec::Kind::Bool:
-                    if (!v.is_boolean()) return bad(key, "must be true or false, got " + v.dump());
+                    if (!v.is_boolean()) return bad(key, "must be true or false, got " + shown(v));
                     out.params.set(it.key(), v.get<bool>());
                     break;
                 case ParamSpec::Kind::Choice:
                 case ParamSpec::Kind::Text:
-                    if (!v.is_string()) return bad(key, "must be a string, got " + v.dump());
+                    if (!v.is_string()) return bad(key, "must be a string, got " + shown(v));
                     out.params.set(it.key(), v.get<std::string>());
                     break;
             }
@@ -267,6 +314,17 @@ Status parsePreset(const std::string& fileName, const std::string& text, JobSett
     if (Status s = validateJob(out); !s) return Status::error(ctx + ": " + s.message());
     job = std::move(out);
     return Status::ok();
+}
+
+}  // namespace
+
+Status parsePreset(const std::string& fileName, const std::string& text, JobSettings& job) {
+    const std::string ctx = "preset '" + fileName + "'";
+    try {
+        return parsePresetJson(ctx, text, job);
+    } catch (const json::exception& e) {  // every value is checked before use; this is the last line of defence
+        return Status::error(ctx + ": " + e.what());
+    }
 }
 
 Status loadPreset(const std::string& path, JobSettings& job) {

@@ -11,6 +11,10 @@ namespace halftone::io {
 /// \brief The preset format's version written into every file ("halftone-preset": 1).
 inline constexpr int kPresetVersion = 1;
 
+/// \brief The deepest nesting of objects and arrays a preset may have (it needs two); deeper files are refused while
+/// they are parsed.
+inline constexpr int kMaxPresetDepth = 16;
+
 /// \brief The JSON text of a job: every setting that differs from the defaults, plus method and variant.
 std::string presetJson(const JobSettings& job);
 

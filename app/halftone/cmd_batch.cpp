@@ -2,6 +2,7 @@
 // [--shard K/N] INPUT...`: the job of `halftone IN OUT` on many files and folders, several files at a time. Each
 // output is the one `halftone IN OUT` would write for that file.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -37,7 +38,7 @@ bool usesGpu(const JobSettings& job) {
 
 int runBatchCommand(BatchCli& o) {
     setQuiet(o.file.quiet);
-    if (!o.job.savePalette.empty())
+    if (o.job.given("save-palette"))
         return fail(
             "batch: --save-palette writes one palette; run `halftone --palette auto:N --save-palette FILE IN "
             "OUT` on one file",
@@ -70,6 +71,12 @@ int runBatchCommand(BatchCli& o) {
         note("batch: " + std::to_string(ownOutputs.size()) + " file" + (ownOutputs.size() == 1 ? "" : "s") +
              " named *" + layout.suffix + "." + layout.format +
              " in the output folder left out: outputs of an earlier run, not inputs");
+    std::vector<io::JobFile> inputs, outputs;
+    for (const BatchItem& item : items) {
+        inputs.push_back({"INPUT", item.input});
+        outputs.push_back({"the output of '" + item.input + "'", item.output});
+    }
+    if (const int code = saveJobPreset(o.job, job, inputs, outputs); code != kExitOk) return code;
     if (shardN > 0) items = shardOf(items, shardK, shardN);
     if (items.empty()) {
         note("batch: no image files to halftone");
@@ -204,7 +211,8 @@ void addBatchCommand(Commands& commands) {
                     "run only part K of N of the files (K/N, e.g. 3/8): for spreading a collection over machines; "
                     "the parts are disjoint and together complete")
         ->group(group::kPerformance)
-        ->type_name("K/N");
+        ->type_name("K/N")
+        ->check(nonEmpty());
     addFileOptions(*sub, o->file);
     addJobOptions(*sub, o->job);
 }

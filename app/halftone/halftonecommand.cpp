@@ -99,6 +99,8 @@ int run(Options& o) {
     // Every option is checked before any file is read.
     JobSettings job;
     if (const int code = buildJob(o.job, job); code != kExitOk) return code;
+    if (const int code = saveJobPreset(o.job, job, {{"INPUT", o.input}}, {{"OUTPUT", o.output}}); code != kExitOk)
+        return code;
     uint64_t maxMemory = 0;
     if (const int code = checkFileOptions(o.file, maxMemory); code != kExitOk) return code;
     if (onlySavePreset) return kExitOk;

@@ -15,11 +15,13 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include "app/halftone/commands.h"
 #include "core/batch.h"
 #include "core/budget.h"
 #include "core/names.h"
+#include "core/number.h"
 #include "core/palette.h"
 #include "core/prepare.h"
 #include "gpu/gpu.h"
@@ -127,11 +129,22 @@ const std::vector<std::string> kOutputFormats = {"png", "tif", "tiff", "pbm", "p
 
 }  // namespace
 
+const CLI::Validator& nonEmpty() {
+    // An unset shell variable ("--palette $P") gives an empty value: refused, never read as "not given".
+    static const CLI::Validator v(
+        [](std::string& text) {
+            return text.empty() ? std::string("needs a value, got an empty string") : std::string();
+        },
+        "");
+    return v;
+}
+
 void addJobOptions(CLI::App& app, JobOptions& o) {
     auto add = [&](const std::string& name, auto& value, const std::string& help, const char* group,
                    const char* type = nullptr) {
         CLI::Option* opt = app.add_option("--" + name, value, help)->group(group);
         if (type) opt->type_name(type);
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) opt->check(nonEmpty());
         o.options[name] = opt;
         return opt;
     };
@@ -242,10 +255,12 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
                     mo.option = app.add_option(name, mo.r, help)->type_name("X");
                     break;
                 case ParamSpec::Kind::Choice:
-                    mo.option = app.add_option(name, mo.s, help + " (" + joined(p.choices) + ")")->type_name("NAME");
+                    mo.option = app.add_option(name, mo.s, help + " (" + joined(p.choices) + ")")
+                                    ->type_name("NAME")
+                                    ->check(nonEmpty());
                     break;
                 case ParamSpec::Kind::Text:
-                    mo.option = app.add_option(name, mo.s, help)->type_name("TEXT");
+                    mo.option = app.add_option(name, mo.s, help)->type_name("TEXT")->check(nonEmpty());
                     break;
             }
             if (!others.empty()) mo.option->description(mo.option->get_description() + "; also " + joined(others));
@@ -304,13 +319,19 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (!m->param(mo.key)) return fail("option --" + mo.key + " does not apply to method " + m->id(), kExitUsage);
         params.set(mo.key, mo.value());
     }
-    if (o.given("threads")) {
-        if (o.threads < 0)
-            return fail("--threads must be 0 (all) or more, got " + std::to_string(o.threads), kExitUsage);
-        job.threads = int(std::min<int64_t>(o.threads, 1 << 16));
-    }
+    // Every number through its rule (core/number.h), as a preset's are: nothing wraps, clamps or is NaN.
+    auto take = [&](const char* option, const char* rule, auto value, auto& field) {
+        if (!o.given(option)) return true;
+        const CLI::Option* opt = o.options.at(option);
+        const NumberText n{double(value), opt->results().empty() ? numberText(double(value)) : opt->results().back()};
+        if (Status s = storeNumber(*jobNumberRule(rule), n, field); !s) {
+            fail("--" + std::string(option) + " " + s.message(), kExitUsage);
+            return false;
+        }
+        return true;
+    };
+    if (!take("threads", "threads", o.threads, job.threads) || !take("dpi", "dpi", o.dpi, job.dpi)) return kExitUsage;
     if (job.threads > 0 && m->param("threads")) params.set("threads", int64_t(job.threads));
-    if (o.given("dpi")) job.dpi = o.dpi;
     if (job.dpi > 0 && m->param("dpi")) params.set("dpi", job.dpi);
     ParamValues resolved = params;
     if (Status s = Registry::instance().resolveParams(*m, resolved); !s) return fail(s.message(), kExitUsage);
@@ -327,12 +348,9 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
                         kExitUsage);
-    if (o.given("gcr") && (o.gcr < 0 || o.gcr > 100))
-        return fail("--gcr must be a percent from 0 to 100, got " + std::to_string(o.gcr), kExitUsage);
-    if (o.given("ink-limit") && (o.inkLimit < 0 || o.inkLimit > 400))
-        return fail("--ink-limit must be a percent from 0 to 400, got " + std::to_string(o.inkLimit), kExitUsage);
-    if (o.given("gcr")) job.separation.gcr = int(o.gcr);
-    if (o.given("ink-limit")) job.separation.inkLimit = int(o.inkLimit);
+    if (!take("gcr", "gcr", o.gcr, job.separation.gcr) ||
+        !take("ink-limit", "ink-limit", o.inkLimit, job.separation.inkLimit))
+        return kExitUsage;
     if (Status s = checkSeparation(job.separation); !s) return fail(s.message(), kExitUsage);
     if (o.given("device") && !chooseWord("device", o.device, {"cpu", "gpu", "auto"}, job.device)) return kExitUsage;
     if (job.device != "cpu" && job.device != "gpu" && job.device != "auto")
@@ -341,7 +359,7 @@ int buildJob(const JobOptions& o, JobSettings& job) {
 
     if (o.given("palette")) job.palette = o.palette;
     if (const BuiltinPalette* b = findBuiltinPalette(job.palette)) job.palette = b->name;  // "ACEP7" -> acep7
-    if (!o.savePalette.empty() && job.palette.empty())
+    if (o.given("save-palette") && job.palette.empty())
         return fail("--save-palette needs --palette (NAME, FILE or auto:N)", kExitUsage);
     if (!job.palette.empty()) {
         if (!m->hasPaletteForm()) {
@@ -364,9 +382,16 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     }
 
     PrepareSettings& p = job.prepare;
-    if (o.given("width")) p.width = int(std::clamp<int64_t>(o.width, -1, int64_t(1) << 30));
-    if (o.given("height")) p.height = int(std::clamp<int64_t>(o.height, -1, int64_t(1) << 30));
-    if (o.given("scale")) p.scale = o.scale;
+    if (!take("width", "width", o.width, p.width) || !take("height", "height", o.height, p.height) ||
+        !take("scale", "scale", o.scale, p.scale) || !take("pixel-size", "pixel-size", o.pixelSize, p.pixelSize) ||
+        !take("black-point", "black-point", o.blackPoint, p.blackPoint) ||
+        !take("white-point", "white-point", o.whitePoint, p.whitePoint) ||
+        !take("brightness", "brightness", o.brightness, p.brightness) ||
+        !take("contrast", "contrast", o.contrast, p.contrast) || !take("gamma", "gamma", o.gamma, p.gamma) ||
+        !take("saturation", "saturation", o.saturation, p.saturation) ||
+        !take("sharpen", "sharpen-amount", o.sharpen, p.sharpenAmount) ||
+        !take("sharpen-radius", "sharpen-radius", o.sharpenRadius, p.sharpenRadius))
+        return kExitUsage;
     std::string word;
     if (o.given("fit")) {
         if (!chooseWord("fit", o.fit, {"inside", "stretch"}, word)) return kExitUsage;
@@ -381,15 +406,6 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (!chooseWord("resize-space", o.resizeSpace, {"linear", "gamma"}, word)) return kExitUsage;
         p.linearResize = word == "linear";
     }
-    if (o.given("pixel-size")) p.pixelSize = int(std::clamp<int64_t>(o.pixelSize, -1, 1 << 20));
-    if (o.given("black-point")) p.blackPoint = int(std::clamp<int64_t>(o.blackPoint, -1, 256));
-    if (o.given("white-point")) p.whitePoint = int(std::clamp<int64_t>(o.whitePoint, -1, 256));
-    if (o.given("brightness")) p.brightness = o.brightness;
-    if (o.given("contrast")) p.contrast = o.contrast;
-    if (o.given("gamma")) p.gamma = o.gamma;
-    if (o.given("saturation")) p.saturation = o.saturation;
-    if (o.given("sharpen")) p.sharpenAmount = o.sharpen;
-    if (o.given("sharpen-radius")) p.sharpenRadius = o.sharpenRadius;
     if (o.given("print-size")) job.printSize = o.printSize;
     if (o.given("format")) {
         std::string f = o.format;
@@ -404,9 +420,17 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if ((o.given("width") || o.given("height") || o.given("scale")) && !job.printSize.empty())
         return fail("--print-size sets the size: leave out --width, --height and --scale", kExitUsage);
     if (Status s = validateJob(job); !s) return fail(s.message(), kExitUsage);
-    if (!o.savePreset.empty()) {
-        if (Status s = io::savePreset(o.savePreset, job); !s) return fail(s.message());
-    }
+    return kExitOk;
+}
+
+int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::JobFile> inputs,
+                  std::vector<io::JobFile> outputs) {
+    if (o.savePreset.empty()) return kExitOk;
+    // The preset being read may be saved over: it was read whole, and the new file holds its settings and the options.
+    inputs.push_back({"--palette", paletteFile(job.palette)});
+    outputs.insert(outputs.begin(), {"--save-preset", o.savePreset});
+    if (Status s = io::checkOutputsAgainstInputs(outputs, inputs); !s) return fail(s.message());
+    if (Status s = io::savePreset(o.savePreset, job); !s) return fail(s.message());
     return kExitOk;
 }
 

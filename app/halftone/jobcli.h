@@ -11,6 +11,7 @@
 #include "core/job.h"
 #include "core/registry.h"
 #include "core/runcontrol.h"
+#include "io/imagefile.h"
 
 namespace halftone::cli {
 
@@ -64,6 +65,14 @@ void addFileOptions(CLI::App& app, FileOptions& o);
 /// \brief The job the options describe: the preset file's job (--preset), then every option the command line gives.
 /// Returns kExitOk, or prints the problem and returns its exit code.
 int buildJob(const JobOptions& o, JobSettings& job);
+
+/// \brief Saves the job to --save-preset when it is given, after checking that path against every file the run reads
+/// (`inputs`, and the --palette file) and writes (`outputs`). Returns kExitOk, or prints the problem and its exit code.
+int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::JobFile> inputs,
+                  std::vector<io::JobFile> outputs);
+
+/// \brief Refuses an empty value (an unset shell variable): for options that name a file, a palette or a part.
+const CLI::Validator& nonEmpty();
 
 /// \brief Checks the file options once (--max-pixels, --max-memory) and applies --quiet; prints and returns the exit
 /// code.

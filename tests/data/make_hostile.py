@@ -17,6 +17,7 @@ os.makedirs("unusual/expected", exist_ok=True)
 
 
 def put(path, data):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
         f.write(data)
 
@@ -605,4 +606,65 @@ def ico_bmp32(w, h, px):
 icon = lambda x, y: ((x * 3) % 256, (y * 5) % 256, (x + y) % 256, 255 if (x // 32 + y // 32) % 2 else (x * 7 + y) % 256)
 put("unusual/icon-256.ico", ico_bmp32(256, 256, icon))
 write_expected("icon-256", 256, 256, [lambda x, y, c=c: icon(x, y)[c] for c in range(3)], lambda x, y: icon(x, y)[3])
+
+# ---------------------------------------------------------------- round three: readers, presets
+# A separated CMYK + alpha TIFF whose ExtraSamples tag comes twice, the second far longer than the samples a pixel
+# (the reader once took the second and placed inks below its table).
+put("hostile/tiff-extrasamples-twice.tif",
+    tiff(8, 4, 5, 8, 5, bytes(range(160)), tags=[(332, 3, [1]), (338, 3, [2]), (338, 3, [2] * 40)]))
+# ExtraSamples longer than the samples a pixel, given once.
+put("hostile/tiff-extrasamples-40-of-5.tif",
+    tiff(8, 4, 5, 8, 5, bytes(range(160)), tags=[(332, 3, [1]), (338, 3, [2] * 40)]))
+# 104 bytes declaring a 30000 x 30000 CMYK image (raw samples): 3.6 GB of planes for 64 bytes of data.
+psd_bomb = b"8BPS" + struct.pack(">H", 1) + b"\0" * 6 + struct.pack(">HIIHH", 4, 30000, 30000, 8, 4)
+psd_bomb += struct.pack(">III", 0, 0, 0) + struct.pack(">H", 0) + b"\0" * 64
+assert len(psd_bomb) == 104
+put("hostile/psd-cmyk-30000x30000-104-bytes.psd", psd_bomb)
+# The same with PackBits rows: the row table alone would need 240 KB.
+put("hostile/psd-cmyk-rle-30000x30000.psd", psd_bomb[:38] + struct.pack(">H", 1) + b"\0" * 64)
+# A small progressive JPEG whose frame header says 30000 x 30000: libjpeg allocates the whole image's coefficients
+# (5.4 GB) when decoding starts; a few hundred bytes of coded data cannot hold that many blocks.
+pb = bytearray(prog)
+sof2 = pb.index(b"\xff\xc2")
+struct.pack_into(">HH", pb, sof2 + 5, 30000, 30000)
+put("hostile/jpeg-progressive-30000x30000.jpg", bytes(pb))
+# Its baseline counterpart (SOF0).
+put("hostile/jpeg-baseline-30000x30000.jpg", patch_sof(base, 30000, 30000))
+
+# A PSD in RGB mode (OpenImageIO's reader, which parses the layers) whose one layer claims 4 x 2147483647 pixels: its
+# reader sizes buffers by the layer's rectangle. Only the colour mode differs from a CMYK file the built-in reader
+# would take without looking at layers.
+def psd_with_layer(mode, channels, rect, layer_channels, data_len):
+    w, h = 4, 4
+    hdr = b"8BPS" + struct.pack(">H", 1) + b"\0" * 6 + struct.pack(">HIIHH", channels, h, w, 8, mode)
+    rec = struct.pack(">iiiiH", *rect, layer_channels)
+    rec += b"".join(struct.pack(">hI", c if c < channels else -1, data_len) for c in range(layer_channels))
+    extra = struct.pack(">II", 0, 0) + b"\0" * 4  # no mask, no blending ranges, an empty name padded to 4
+    rec += b"8BIMnorm" + bytes([255, 0, 0, 0]) + struct.pack(">I", len(extra)) + extra
+    chan = b"".join(struct.pack(">H", 0) + b"\0" * (data_len - 2) for _ in range(layer_channels))
+    info = struct.pack(">h", 1) + rec + chan
+    info += b"\0" * (len(info) % 2)
+    layers = struct.pack(">I", len(info)) + info + struct.pack(">I", 0)
+    return hdr + struct.pack(">II", 0, 0) + struct.pack(">I", len(layers)) + layers + struct.pack(">H", 0) + \
+        b"\x80" * (w * h * channels)
+
+
+put("hostile/psd-rgb-layer-4x2147483647.psd", psd_with_layer(3, 3, (0, 0, 0x7FFFFFFF, 4), 3, 2))
+put("hostile/psd-gray-layer-300001-wide.psd", psd_with_layer(1, 1, (0, 0, 4, 300001), 1, 2))
+
+# Presets (hostile/presets/, read by test_hostile's presets case): numbers that do not fit, nesting without end.
+def preset(name, text):
+    put("hostile/presets/" + name, text.encode())
+
+
+preset("width-2pow32-plus-1.json", '{"halftone-preset": 1, "prepare": {"width": 4294967297}}\n')
+preset("threads-2pow32-plus-1.json", '{"halftone-preset": 1, "threads": 4294967297}\n')
+preset("gcr-2pow64.json", '{"halftone-preset": 1, "color": "cmyk", "separation": {"gcr": 18446744073709551616}}\n')
+preset("levels-uint64-max.json", '{"halftone-preset": 1, "method": "ed", "params": {"levels": 18446744073709551615}}\n')
+preset("gamma-1e400.json", '{"halftone-preset": 1, "prepare": {"gamma": 1e400}}\n')
+preset("dpi-1e400.json", '{"halftone-preset": 1, "dpi": 1e400}\n')
+preset("dpi-1e300.json", '{"halftone-preset": 1, "dpi": 1e300, "print-size": "6x4in"}\n')
+preset("pixel-size-half.json", '{"halftone-preset": 1, "prepare": {"pixel-size": 2.5}}\n')
+preset("array-100000-deep.json", '{"halftone-preset": 1, "dpi": ' + "[" * 100000 + "]" * 100000 + "}\n")
+preset("object-20000-deep.json", '{"halftone-preset": 1, "prepare": ' + '{"a":' * 20000 + "1" + "}" * 20000 + "}\n")
 print("ok")

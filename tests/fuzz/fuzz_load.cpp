@@ -14,6 +14,7 @@
 
 #include "io/imagefile.h"
 #include "io/pnm.h"
+#include "tests/fuzz/loadcheck.h"
 
 #ifdef HALFTONE_FUZZ_HAVE_OIIO
 #include <OpenImageIO/imageio.h>
@@ -22,9 +23,6 @@
 using namespace halftone;
 
 namespace {
-
-/// A small pixel budget so a header that claims a huge image is refused instead of exhausting RAM.
-constexpr uint64_t kMaxPixels = uint64_t(1) << 22;
 
 /// The extension the loader would see for a real file of this content (OpenImageIO picks its
 /// reader by extension first); unknown content gets one that makes OpenImageIO try every reader.
@@ -89,11 +87,6 @@ std::vector<uint8_t> jpegWithExif(const uint8_t* d, size_t n) {
     return j;
 }
 
-std::string tempDir() {
-    const char* t = std::getenv("HALFTONE_FUZZ_TMP");
-    return t && *t ? t : "/tmp";
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -103,60 +96,25 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     return 0;
 }
 
-namespace {
-
-/// Reads `bytes` from a file named with `ext` and checks the loader's promises.
-void load(const std::string& base, const char* ext, const uint8_t* data, size_t size) {
-    const std::string path = base + ext;
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return;
-    if (size) std::fwrite(data, 1, size, f);
-    std::fclose(f);
-    Image image;
-    io::ReadOptions options;
-    options.maxPixels = kMaxPixels;
-    options.maxMemory = uint64_t(256) << 20;
-    io::ReadInfo info;
-    const Status s = io::readImage(path, image, options, &info);
-    if (s) {
-        // A loaded image must be consistent: every plane the same, non-empty size.
-        if (image.channels.empty() || image.width() <= 0 || image.height() <= 0) std::abort();
-        for (const Plane8& p : image.channels)
-            if (p.width != image.width() || p.height != image.height() ||
-                p.data.size() != size_t(p.width) * size_t(p.height))
-                std::abort();
-        if (image.hasAlpha && !image.alpha.sameSize(image.channels[0])) std::abort();
-        if (uint64_t(image.width()) * uint64_t(image.height()) > kMaxPixels) std::abort();
-        const size_t expected = image.space == ColorSpace::Gray ? 1 : image.space == ColorSpace::RGB ? 3 : 4;
-        if (image.channels.size() != expected) std::abort();
-    } else if (s.message().rfind("cannot read '" + path + "': ", 0) != 0 ||
-               s.message().find('\n') != std::string::npos) {
-        std::abort();  // every error names the file and is one line
-    }
-    ::unlink(path.c_str());
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::string base = tempDir() + "/halftone-fuzz-" + std::to_string(::getpid());
+    static const std::string base = fuzz::tempDir() + "/halftone-fuzz-" + std::to_string(::getpid());
     // 1. The whole loader through a real file, as the CLI and the studio call it.
-    load(base, extensionFor(data, size), data, size);
+    fuzz::load(base, extensionFor(data, size), data, size);
     // 2. The EXIF path: the bytes as the EXIF block of a valid JPEG (orientation, any tag values).
     const std::vector<uint8_t> jpeg = jpegWithExif(data, size);
-    load(base, ".jpg", jpeg.data(), jpeg.size());
+    fuzz::load(base, ".jpg", jpeg.data(), jpeg.size());
     // 3. The multi-image paths: the bytes as the second page of a TIFF and further frames of a GIF.
     const std::vector<uint8_t> tiff = tiffWithSecondPage(data, size);
-    load(base, ".tif", tiff.data(), tiff.size());
+    fuzz::load(base, ".tif", tiff.data(), tiff.size());
     const std::vector<uint8_t> gif = gifWithMoreFrames(data, size);
-    load(base, ".gif", gif.data(), gif.size());
+    fuzz::load(base, ".gif", gif.data(), gif.size());
 
     // 4. The PNM parser on memory (no fstat size check: exercises the row-by-row truncation path).
     if (size >= 2 && data[0] == 'P') {
         if (FILE* m = ::fmemopen(const_cast<uint8_t*>(data), size, "rb")) {
             Image image;
             io::ReadOptions options;
-            options.maxPixels = kMaxPixels;
+            options.maxPixels = fuzz::kMaxPixels;
             (void)io::detail::readPnm(m, image, options, nullptr);
             std::fclose(m);
         }

@@ -171,9 +171,9 @@ void TestCliPrint::errors_data() {
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("message");
     QTest::newRow("gcr over 100") << QStringList{"--color", "cmyk", "--gcr", "150"} << "o.tif" << 2
-                                  << "--gcr must be a percent from 0 to 100, got 150";
+                                  << "--gcr must be a whole number from 0 to 100, got 150";
     QTest::newRow("ink limit over 400") << QStringList{"--color", "cmyk", "--ink-limit", "1000"} << "o.tif" << 2
-                                        << "--ink-limit must be a percent from 0 to 400, got 1000";
+                                        << "--ink-limit must be a whole number from 0 to 400, got 1000";
     QTest::newRow("gcr without cmyk") << QStringList{"--gcr", "50"} << "o.png" << 2
                                       << "--gcr applies only to --color cmyk";
     QTest::newRow("ink limit with rgb") << QStringList{"--color", "rgb", "--ink-limit", "300"} << "o.png" << 2

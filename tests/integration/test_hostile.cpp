@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/errordiffusion.h"
 #include "io/imagefile.h"
@@ -145,6 +146,16 @@ private slots:
     void validPngOverBudget();
     void outOfMemoryInMethod();
     void methodMemoryBudget();
+    void hostilePresets_data();
+    void hostilePresets();
+    void outputsNeverOverwriteInputs_data();
+    void outputsNeverOverwriteInputs();
+    void wrongNumbersAreRefused_data();
+    void wrongNumbersAreRefused();
+    void sizesThatDoNotFit();
+    void pixelSizeBomb();
+    void jpegBudgetBeforeDecoding();
+    void unreadableSubFolder();
 
 private:
     std::unique_ptr<QTemporaryDir> tmp_;
@@ -551,6 +562,24 @@ void TestHostile::memoryBombs_data() {
     QTest::newRow("separated tif with spot inks") << "separated-spot-inks.tif" << QStringList{} << "'PANTONE 300 C'";
     QTest::newRow("exr channels L, a, b")
         << "exr-lab-channels.exr" << QStringList{} << "are not RGB, luminance or luminance/chroma";
+    // A 104-byte PSD declaring 30000 x 30000 CMYK: refused from its size before 3.6 GB of planes (raw and PackBits).
+    QTest::newRow("psd 104 bytes for 30000 x 30000") << "psd-cmyk-30000x30000-104-bytes.psd" << QStringList{}
+                                                     << "needs at least 3.6 GB of image data, the file holds 64 bytes";
+    QTest::newRow("psd rle 30000 x 30000")
+        << "psd-cmyk-rle-30000x30000.psd" << QStringList{} << "of image data, the file holds 64 bytes";
+    // A few hundred bytes of coded data declaring 30000 x 30000: refused before libjpeg's coefficient buffer.
+    QTest::newRow("progressive jpeg 30000 x 30000") << "jpeg-progressive-30000x30000.jpg" << QStringList{}
+                                                    << "bytes of coded data cannot hold a 30000 x 30000 image";
+    QTest::newRow("baseline jpeg 30000 x 30000")
+        << "jpeg-baseline-30000x30000.jpg" << QStringList{} << "bytes of coded data cannot hold a 30000 x 30000 image";
+    // ExtraSamples twice, the second longer than the samples: the reader once placed inks below its table.
+    QTest::newRow("tiff extrasamples twice")
+        << "tiff-extrasamples-twice.tif" << QStringList{} << "tag 338 appears twice";
+    // Found by fuzzing: a 4 x 4 Lab file of one channel, which OpenImageIO's reader read past (a crash).
+    QTest::newRow("psd lab with 1 channel")
+        << "fuzz-psd-lab-1-channel.psd" << QStringList{} << "corrupt PSD: Lab colour with 1 channel (it needs 3)";
+    QTest::newRow("tiff 40 extrasamples of 5")
+        << "tiff-extrasamples-40-of-5.tif" << QStringList{} << "40 extra samples of 5 samples a pixel";
 }
 
 void TestHostile::memoryBombs() {
@@ -699,6 +728,279 @@ void TestHostile::methodMemoryBudget() {
     err = QString::fromUtf8(proc.readAllStandardError());
     QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0, qPrintable(err));
     QVERIFY(fs::exists(path("ed.png")));
+}
+
+namespace {
+
+QString data(const std::string& name) { return q(test::dataPath(name)); }
+
+/// Runs the CLI as the unprivileged user "nobody" when the tests run as root (permission bits do not stop root).
+Run runCliUnprivileged(const QStringList& args) {
+    return test::runProcess(HALFTONE_CLI_PATH, args, 120000, [] {
+        if (::geteuid() == 0) {
+            if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(99);
+        }
+    });
+}
+
+}  // namespace
+
+void TestHostile::hostilePresets_data() {
+    QTest::addColumn<QString>("file");  // in tests/data/hostile/presets/
+    QTest::addColumn<QString>("key");   // the message names it
+    QTest::newRow("width 2^32 + 1") << "width-2pow32-plus-1.json"
+                                    << "prepare.width must be a whole number";
+    QTest::newRow("threads 2^32 + 1") << "threads-2pow32-plus-1.json"
+                                      << "threads must be a whole number";
+    QTest::newRow("gcr 2^64") << "gcr-2pow64.json"
+                              << "separation.gcr must be a whole number";
+    QTest::newRow("levels 2^64 - 1") << "levels-uint64-max.json"
+                                     << "params.levels must be a whole number";
+    QTest::newRow("gamma 1e400") << "gamma-1e400.json"
+                                 << "prepare.gamma is not a number this program can hold";
+    QTest::newRow("dpi 1e400") << "dpi-1e400.json"
+                               << "dpi is not a number this program can hold";
+    QTest::newRow("dpi 1e300 with a print size") << "dpi-1e300.json"
+                                                 << "dpi must be a number from 0 to 100000";
+    QTest::newRow("pixel size 2.5") << "pixel-size-half.json"
+                                    << "prepare.pixel-size must be a whole number";
+    QTest::newRow("array 100000 deep") << "array-100000-deep.json"
+                                       << "dpi is nested deeper than 16 levels";
+    QTest::newRow("object 20000 deep") << "object-20000-deep.json"
+                                       << "is nested deeper than 16 levels";
+}
+
+void TestHostile::hostilePresets() {
+    // Each preset is refused before any work, naming the file and the key, with exit 2, in single runs and in batch
+    // alike; nothing is written.
+    QFETCH(QString, file);
+    QFETCH(QString, key);
+    const QString preset = data("hostile/presets/" + file.toStdString());
+    const QByteArray before = sha256(preset);
+    const std::vector<std::string> listed = listing(dir());
+    for (const bool batch : {false, true}) {
+        const QStringList args =
+            batch ? QStringList{"batch", "--preset", preset, "--out-dir", q(path("out")), data("moon.png")}
+                  : QStringList{"--preset", preset, data("moon.png"), q(path("o.png"))};
+        const Run r = runCli(args);
+        QVERIFY2(!r.crashed, qPrintable(r.err));
+        QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QVERIFY2(oneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.contains("preset '" + preset + "'") && r.err.contains(key), qPrintable(r.err));
+        QCOMPARE(listing(dir()), listed);
+    }
+    QCOMPARE(sha256(preset), before);
+}
+
+void TestHostile::outputsNeverOverwriteInputs_data() {
+    // @IN = the input image, @LINK = a symlink to it, @HARD = a hard link to it, @PAL = a palette file, @OUT = the
+    // output, @DIR = a folder holding the input (batch).
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("preset onto the input")
+        << QStringList{"--save-preset", "@IN", "@IN", "@OUT"} << "--save-preset '@IN' is also INPUT '@IN'";
+    QTest::newRow("preset onto a symlink to the input")
+        << QStringList{"--save-preset", "@LINK", "@IN", "@OUT"} << "--save-preset '@LINK' is the same file as INPUT";
+    QTest::newRow("preset onto a hard link to the input")
+        << QStringList{"--save-preset", "@HARD", "@IN", "@OUT"} << "--save-preset '@HARD' is the same file as INPUT";
+    QTest::newRow("preset onto the palette")
+        << QStringList{"--palette", "@PAL", "--save-preset", "@PAL", "@IN", "@OUT"} << "is also --palette '@PAL'";
+    QTest::newRow("preset onto the palette, no image")
+        << QStringList{"--palette", "@PAL", "--save-preset", "@PAL"} << "is also --palette '@PAL'";
+    QTest::newRow("preset onto the output")
+        << QStringList{"--save-preset", "@OUT", "@IN", "@OUT"} << "'@OUT' are the same file";
+    QTest::newRow("palette onto the palette")
+        << QStringList{"--palette", "@PAL", "--save-palette", "@PAL", "@IN", "@OUT"}
+        << "--save-palette '@PAL' is also --palette '@PAL'";
+    QTest::newRow("output onto a symlink to the input") << QStringList{"@IN", "@LINK"} << "is the same file as INPUT";
+    QTest::newRow("batch: preset onto an input in the folder")
+        << QStringList{"batch", "--save-preset", "@LINK", "--out-dir", "@OUTDIR", "@DIR"}
+        << "--save-preset '@LINK' is also INPUT '@LINK'";
+}
+
+void TestHostile::outputsNeverOverwriteInputs() {
+    // Every path a run writes (OUTPUT, --save-preset, --save-palette) is checked against every path it reads (INPUT,
+    // --palette, the batch's files) by file identity: refused with both named, every file byte-identical, no output.
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    fs::create_directories(path("in"));
+    const std::string in = path("in/photo.png");
+    fs::copy_file(test::dataPath("moon.png"), in);
+    fs::create_symlink(in, path("link.png"));
+    fs::create_hard_link(in, path("hard.png"));
+    writeBytes(path("pal.hex"), "000000\nffffff\n808080\n");
+    const std::map<QString, QString> at = {{"@IN", q(in)},
+                                           {"@LINK", q(path("link.png"))},
+                                           {"@HARD", q(path("hard.png"))},
+                                           {"@PAL", q(path("pal.hex"))},
+                                           {"@OUT", q(path("out.png"))},
+                                           {"@OUTDIR", q(path("outdir"))},
+                                           {"@DIR", q(path("in"))}};
+    auto expand = [&](QString s) {
+        for (const auto& [k, v] : at) s.replace(k, v);
+        return s;
+    };
+    if (args.contains("batch")) fs::create_symlink(in, path("in/link.png"));  // inside the folder: an input itself
+    QStringList a;
+    for (const QString& x : args) a << expand(x);
+    if (args.contains("batch")) a.replaceInStrings(q(path("link.png")), q(path("in/link.png")));
+    const QByteArray image = sha256(q(in)), palette = sha256(q(path("pal.hex")));
+    const Run r = runCli(a);
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+    QVERIFY2(oneLine(r.err), qPrintable(r.err));
+    QString want = expand(message);
+    if (args.contains("batch")) want.replace(q(path("link.png")), q(path("in/link.png")));
+    QVERIFY2(r.err.contains(want), qPrintable(r.err + " lacks " + want));
+    QCOMPARE(sha256(q(in)), image);
+    QCOMPARE(sha256(q(path("pal.hex"))), palette);
+    QVERIFY(!fs::exists(path("out.png")));
+    QVERIFY(!fs::exists(path("outdir")));
+}
+
+void TestHostile::wrongNumbersAreRefused_data() {
+    QTest::addColumn<QStringList>("args");  // before INPUT OUTPUT (batch: the whole command but the input)
+    QTest::addColumn<QString>("message");
+    QTest::newRow("dpi nan") << QStringList{"--dpi", "nan"} << "--dpi must be a number from 0 to 100000, got nan";
+    QTest::newRow("dpi inf") << QStringList{"--dpi", "inf"} << "--dpi must be a number from 0 to 100000, got inf";
+    QTest::newRow("gamma nan") << QStringList{"--gamma", "nan"} << "--gamma must be a number from 0.1 to 10, got nan";
+    QTest::newRow("scale -nan") << QStringList{"--scale", "-nan"} << "--scale must be a number from 0 to 64";
+    QTest::newRow("width 2^32 + 1") << QStringList{"--width", "4294967297"}
+                                    << "--width must be a whole number from 0 to 1048576, got 4294967297";
+    QTest::newRow("threads 2^32 + 1") << QStringList{"--threads", "4294967297"}
+                                      << "--threads must be a whole number from 0 to 65536, got 4294967297";
+    QTest::newRow("pixel size 2^31") << QStringList{"--pixel-size", "2147483648"}
+                                     << "--pixel-size must be a whole number from 1 to 1024, got 2147483648";
+    QTest::newRow("gcr 2^32 + 60") << QStringList{"--color", "cmyk", "--gcr", "4294967356"}
+                                   << "--gcr must be a whole number from 0 to 100";
+    QTest::newRow("empty --palette") << QStringList{"--palette", ""} << "--palette: needs a value, got an empty string";
+    QTest::newRow("empty --preset") << QStringList{"--preset", ""} << "--preset: needs a value, got an empty string";
+    QTest::newRow("empty --save-palette")
+        << QStringList{"--palette", "cga", "--save-palette", ""} << "--save-palette: needs a value";
+    QTest::newRow("empty --save-preset") << QStringList{"--save-preset", ""} << "--save-preset: needs a value";
+    QTest::newRow("empty --kernel") << QStringList{"--kernel", ""} << "--kernel: needs a value";
+    QTest::newRow("batch: empty --shard")
+        << QStringList{"batch", "--shard", "", "--out-dir", "@OUTDIR"} << "--shard: needs a value";
+    QTest::newRow("batch: empty --palette")
+        << QStringList{"batch", "--palette", "", "--out-dir", "@OUTDIR"} << "--palette: needs a value";
+    QTest::newRow("batch: dpi nan") << QStringList{"batch", "--dpi", "nan", "--out-dir", "@OUTDIR"} << "--dpi must be";
+}
+
+void TestHostile::wrongNumbersAreRefused() {
+    // Numbers that would wrap, NaN and empty values (an unset shell variable): usage errors (exit 2) before any work.
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const bool batch = args.contains("batch");
+    QStringList a = args;
+    a.replaceInStrings("@OUTDIR", q(path("outdir")));
+    a << data("moon.png");
+    if (!batch) a << q(path("o.png"));
+    const Run r = runCli(a);
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+    QVERIFY2(oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")) && !fs::exists(path("outdir")));
+}
+
+void TestHostile::sizesThatDoNotFit() {
+    // A 4096 x 1 strip made 600000 tall would be 2457600000 wide (over int): refused, never a silently wrong size.
+    Plane8 strip(4096, 1);
+    for (int x = 0; x < 4096; ++x) strip.at(0, x) = uint8_t(x);
+    const std::string input = path("strip.png");
+    QVERIFY(io::writeImage(input, Image::gray(std::move(strip))).isOk());
+    Run r = runCli({"--height", "600000", q(input), q(path("o.png"))});
+    QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains("resizing 4096 x 1 to 2457600000 x 600000 pixels") && r.err.contains("1048576"),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")));
+    // Both sides given and stretched: 2.4 Gpixel is over the pixel limit before anything is allocated.
+    r = runCli({"--width", "4096", "--height", "600000", "--fit", "stretch", q(input), q(path("o.png"))});
+    QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains("the prepared image") && r.err.contains("over the limit"), qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")));
+    // A size that fits is made exactly.
+    r = runCli({"--height", "3", q(input), q(path("o.png"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image out;
+    QVERIFY(io::readImage(path("o.png"), out).isOk());
+    QCOMPARE(out.width(), 12288);
+    QCOMPARE(out.height(), 3);
+}
+
+void TestHostile::pixelSizeBomb() {
+    // --pixel-size 16 to a 16384 x 16384 output (268 MB) under --max-memory 100M: refused before the method runs,
+    // naming both options; within the budget the same command writes the enlarged output.
+    Plane8 p(1024, 1024);
+    for (int y = 0; y < 1024; ++y)
+        for (int x = 0; x < 1024; ++x) p.at(y, x) = uint8_t((x ^ y) & 255);
+    const std::string input = path("small.png");
+    QVERIFY(io::writeImage(input, Image::gray(std::move(p))).isOk());
+    Run r = runCli({"--width", "16384", "--pixel-size", "16", "--max-memory", "100M", q(input), q(path("o.png"))});
+    QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains("--pixel-size 16 enlarges the halftone to 16384 x 16384") &&
+                 r.err.contains("--max-memory") && r.err.contains("over the memory limit of 100 MB"),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")));
+    r = runCli({"--width", "2048", "--pixel-size", "16", "--max-memory", "100M", q(input), q(path("o.png"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image out;
+    QVERIFY(io::readImage(path("o.png"), out).isOk());
+    QCOMPARE(out.width(), 2048);
+}
+
+void TestHostile::jpegBudgetBeforeDecoding() {
+    // A progressive JPEG's coefficients (2 bytes a sample, the whole image) are allocated when libjpeg starts
+    // decoding: the budget must refuse the file from its header, before that. The file below has enough coded bytes
+    // for its 12000 x 12000 blocks (garbage, which libjpeg would decode with warnings) and a heap limit under the
+    // 288 MB of coefficients: a refusal after the decoder started would fail with the allocator's words instead.
+#ifdef __SANITIZE_ADDRESS__
+    QSKIP("a data-size limit cannot be combined with AddressSanitizer's shadow memory; the release run covers this");
+#endif
+    const std::string base = readBytes(test::dataPath("unusual/progressive.jpg"));
+    std::string jpeg = base;
+    const size_t sof = jpeg.find("\xff\xc2");
+    QVERIFY(sof != std::string::npos);
+    const int side = 12000;
+    jpeg[sof + 5] = char(side >> 8), jpeg[sof + 6] = char(side & 255), jpeg[sof + 7] = char(side >> 8),
+               jpeg[sof + 8] = char(side & 255);
+    const size_t sos = jpeg.find("\xff\xda");
+    QVERIFY(sos != std::string::npos);
+    const size_t data = sos + 2 + ((uint8_t(jpeg[sos + 2]) << 8) | uint8_t(jpeg[sos + 3]));
+    jpeg.insert(data, std::string(size_t(side / 8) * (side / 8) / 8 + 1000, '\x55'));
+    const std::string file = path("coefficients.jpg");
+    writeBytes(file, jpeg);
+    const Run r = test::runProcess(HALFTONE_CLI_PATH, {"--max-memory", "100M", q(file), q(path("o.png"))}, 120000, [] {
+        const rlim_t limit = rlim_t(250) << 20;
+        const struct rlimit rl { limit, limit };
+        ::setrlimit(RLIMIT_DATA, &rl);
+    });
+    QVERIFY2(!r.crashed && r.exitCode == 1 && oneLine(r.err), qPrintable(r.err));
+    QVERIFY2(r.err.contains("reading this 12000 x 12000 JPEG image needs") &&
+                 r.err.contains("over the memory limit of 100 MB"),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(path("o.png")));
+}
+
+void TestHostile::unreadableSubFolder() {
+    // A sub-folder of a batch tree that cannot be read is reported by name and counted as failed (exit 1); the
+    // readable files are still halftoned.
+    fs::create_directories(path("tree/locked"));
+    fs::copy_file(test::dataPath("moon.png"), path("tree/moon.png"));
+    fs::copy_file(test::dataPath("moon.png"), path("tree/locked/hidden.png"));
+    fs::permissions(dir(), fs::perms::all);  // the unprivileged run reaches the tree and writes the outputs
+    fs::permissions(path("tree"), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(path("tree/locked"), fs::perms::none);
+    fs::create_directories(path("out"));
+    fs::permissions(path("out"), fs::perms::all);
+    const Run r = runCliUnprivileged({"batch", "--out-dir", q(path("out")), q(path("tree"))});
+    fs::permissions(path("tree/locked"), fs::perms::owner_all);
+    QVERIFY2(r.exitCode != 99, "cannot run as an unprivileged user");
+    QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+    QVERIFY2(r.err.contains(q(path("tree/locked"))) && r.err.contains("cannot read the folder"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("1 written") && r.err.contains("1 failed"), qPrintable(r.err));
+    QVERIFY(fs::exists(path("out/moon.png")));
 }
 
 namespace {

@@ -12,6 +12,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include <vector>
+
 #include <OpenImageIO/imageio.h>
 
 #include "tests/common/process.h"
@@ -27,6 +29,22 @@ QByteArray digest(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return "missing";
     return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+}
+
+/// What a run made, without the writer's timestamp (a TIFF's DateTime): size, channels, sample type, resolution
+/// and a digest of the pixels.
+QByteArray decoded(const QString& path) {
+    auto in = OIIO::ImageInput::open(path.toStdString());
+    if (!in) return "unreadable";
+    const OIIO::ImageSpec spec = in->spec();
+    std::vector<unsigned char> pixels(spec.image_bytes());
+    if (!in->read_image(0, 0, 0, spec.nchannels, spec.format, pixels.data())) return "unreadable pixels";
+    return QByteArray::number(spec.width) + " x " + QByteArray::number(spec.height) + " x " +
+           QByteArray::number(spec.nchannels) + " " + spec.format.c_str() + " at " +
+           QByteArray::number(spec.get_float_attribute("XResolution", 0)) + " dpi: " +
+           QCryptographicHash::hash(QByteArray(reinterpret_cast<const char*>(pixels.data()), qsizetype(pixels.size())),
+                                    QCryptographicHash::Sha256)
+               .toHex();
 }
 
 QString data(const char* name) { return QString::fromStdString(test::dataPath(name)); }
@@ -63,6 +81,9 @@ private slots:
     void printSizeWritesItsResolution();
     void badPrepareValuesAreUsageErrors();
     void presetRoundTripGivesTheSameOutput();
+    void presetRoundTripEveryOption_data();
+    void presetRoundTripEveryOption();
+    void presetRoundTripBatchFormat();
     void presetErrorsNameTheFile();
     void batchMatchesSingleRunsAndReportsFailures();
     void batchSkipExistingAndCollisions();
@@ -147,6 +168,102 @@ void TestJobCli::presetRoundTripGivesTheSameOutput() {
     r = cli({"--preset", preset, "--kernel", "floyd-steinberg", data("chelsea.png"), dir.filePath("fs.png")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(digest(dir.filePath("fs.png")) != digest(dir.filePath("direct.png")));
+}
+
+void TestJobCli::presetRoundTripEveryOption_data() {
+    // Every job option, each with a value other than its default: saved with --save-preset and loaded with --preset,
+    // the run writes the same bytes as the options given directly, and the preset saved again is the same file.
+    QTest::addColumn<QStringList>("job");
+    QTest::addColumn<QString>("extension");
+    QTest::newRow("am cmyk print") << QStringList{"--method",    "am",         "--color", "cmyk",     "--gcr",   "60",
+                                                  "--ink-limit", "280",        "--lpi",   "50",       "--dpi",   "400",
+                                                  "--angles",    "15,75,0,45", "--dot",   "elliptic", "--scale", "0.5"}
+                                   << "tif";
+    QTest::newRow("am gray, print size") << QStringList{"--method", "am", "--print-size", "2x1.5in", "--dpi", "150",
+                                                        "--lpi",    "30", "--angles",     "30",      "--dot", "line"}
+                                         << "png";
+    QTest::newRow("ed, every prepare option") << QStringList{"--method",
+                                                             "ed",
+                                                             "--kernel",
+                                                             "stucki",
+                                                             "--serpentine",
+                                                             "--levels",
+                                                             "3",
+                                                             "--width",
+                                                             "150",
+                                                             "--height",
+                                                             "90",
+                                                             "--fit",
+                                                             "stretch",
+                                                             "--resize-filter",
+                                                             "bicubic",
+                                                             "--resize-space",
+                                                             "gamma",
+                                                             "--black-point",
+                                                             "10",
+                                                             "--white-point",
+                                                             "240",
+                                                             "--brightness",
+                                                             "5",
+                                                             "--contrast",
+                                                             "-10",
+                                                             "--gamma",
+                                                             "1.4",
+                                                             "--saturation",
+                                                             "80",
+                                                             "--sharpen",
+                                                             "50",
+                                                             "--sharpen-radius",
+                                                             "1.5",
+                                                             "--threads",
+                                                             "1",
+                                                             "--device",
+                                                             "cpu",
+                                                             "--color",
+                                                             "rgb"}
+                                              << "png";
+    QTest::newRow("pixel size, keep alpha")
+        << QStringList{"--scale", "0.3", "--pixel-size", "3", "--keep-alpha"} << "png";
+    QTest::newRow("palette") << QStringList{"--method", "ed", "--palette", "cga", "--width", "100"} << "png";
+    QTest::newRow("dbs") << QStringList{"--method", "dbs", "--width", "64", "--dpi", "300"} << "png";
+}
+
+void TestJobCli::presetRoundTripEveryOption() {
+    QFETCH(QStringList, job);
+    QFETCH(QString, extension);
+    QTemporaryDir dir;
+    const QString preset = dir.filePath("job.json"), again = dir.filePath("again.json");
+    const QString input = data("chelsea.png");
+    auto r = cli(QStringList(job) << "--save-preset" << preset);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli(QStringList(job) << input << dir.filePath("direct." + extension));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli({"--preset", preset, input, dir.filePath("preset." + extension)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(decoded(dir.filePath("preset." + extension)), decoded(dir.filePath("direct." + extension)));
+    r = cli({"--preset", preset, "--save-preset", again});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile a(preset), b(again);
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(b.readAll()), QString::fromUtf8(a.readAll()));
+}
+
+void TestJobCli::presetRoundTripBatchFormat() {
+    // `halftone batch --format tif --save-preset P` keeps the format: `halftone batch --preset P` writes the same
+    // files.
+    QTemporaryDir dir;
+    const QString in = dir.filePath("in"), preset = dir.filePath("batch.json");
+    QDir().mkpath(in);
+    QFile::copy(data("moon.png"), in + "/moon.png");
+    QFile::copy(data("chelsea.png"), in + "/chelsea.png");
+    auto r = cli({"batch", "--format", "tif", "--width", "100", "--save-preset", preset, "--out-dir",
+                  dir.filePath("direct"), in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = cli({"batch", "--preset", preset, "--out-dir", dir.filePath("preset"), in});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(filesUnder(dir.filePath("preset")), QStringList({"chelsea.tif", "moon.tif"}));
+    for (const QString& f : filesUnder(dir.filePath("direct")))
+        QCOMPARE(decoded(dir.filePath("preset/" + f)), decoded(dir.filePath("direct/" + f)));
 }
 
 void TestJobCli::presetErrorsNameTheFile() {

@@ -118,9 +118,9 @@ void TestPreset::badFilesAreRefused_data() {
     QTest::newRow("unknown prepare key") << "{\"halftone-preset\": 1, \"prepare\": {\"brightnes\": 3}}"
                                          << "unknown key 'prepare.brightnes'";
     QTest::newRow("prepare range") << "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 0}}"
-                                   << "gamma must be between 0.1 and 10";
+                                   << "prepare.gamma must be a number from 0.1 to 10, got 0";
     QTest::newRow("prepare kind") << "{\"halftone-preset\": 1, \"prepare\": {\"width\": \"800\"}}"
-                                  << "prepare.width has a value of the wrong kind";
+                                  << "prepare.width must be a whole number, got \"800\"";
     QTest::newRow("unknown method") << "{\"halftone-preset\": 1, \"method\": \"magic\"}"
                                     << "unknown method 'magic'";
     QTest::newRow("unknown variant") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"variant\": \"x\"}"
@@ -130,7 +130,7 @@ void TestPreset::badFilesAreRefused_data() {
     QTest::newRow("parameter kind") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"levels\": \"4\"}}"
                                     << "params.levels must be a whole number";
     QTest::newRow("parameter range") << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"levels\": 900}}"
-                                     << "levels must be between 2 and 256";
+                                     << "params.levels must be a whole number from 2 to 256, got 900";
     QTest::newRow("parameter choice")
         << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"kernel\": \"nope\"}}"
         << "unknown kernel 'nope'";
@@ -143,7 +143,34 @@ void TestPreset::badFilesAreRefused_data() {
     QTest::newRow("device") << "{\"halftone-preset\": 1, \"device\": \"tpu\"}"
                             << "unknown device 'tpu'";
     QTest::newRow("threads") << "{\"halftone-preset\": 1, \"threads\": -3}"
-                             << "threads must be 0";
+                             << "threads must be a whole number from 0 to 65536, got -3";
+    // Numbers that do not fit: never wrapped (2^32 + 1 is not 1) or clamped; named with their key.
+    QTest::newRow("width 2^32 + 1") << "{\"halftone-preset\": 1, \"prepare\": {\"width\": 4294967297}}"
+                                    << "prepare.width must be a whole number from 0 to 1048576, got 4294967297";
+    QTest::newRow("threads 2^32 + 1") << "{\"halftone-preset\": 1, \"threads\": 4294967297}"
+                                      << "threads must be a whole number from 0 to 65536, got 4294967297";
+    QTest::newRow("ink limit 2^64")
+        << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"ink-limit\": 18446744073709551616}}"
+        << "separation.ink-limit must be a whole number from 0 to 400";
+    QTest::newRow("levels 2^64 - 1")
+        << "{\"halftone-preset\": 1, \"method\": \"ed\", \"params\": {\"levels\": 18446744073709551615}}"
+        << "params.levels must be a whole number from 2 to 256, got 18446744073709551615";
+    QTest::newRow("pixel size 2.5") << "{\"halftone-preset\": 1, \"prepare\": {\"pixel-size\": 2.5}}"
+                                    << "prepare.pixel-size must be a whole number from 1 to 1024, got 2.5";
+    QTest::newRow("gamma 1e400") << "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 1e400}}"
+                                 << "prepare.gamma is not a number this program can hold";
+    QTest::newRow("dpi -1e400") << "{\"halftone-preset\": 1, \"dpi\": -1e400}"
+                                << "dpi is not a number this program can hold";
+    QTest::newRow("dpi 1e300") << "{\"halftone-preset\": 1, \"dpi\": 1e300}"
+                               << "dpi must be a number from 0 to 100000, got 1e+300";
+    QTest::newRow("nested 17 deep") << "{\"halftone-preset\": 1, \"dpi\": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}"
+                                    << "dpi is nested deeper than 16 levels";
+    QTest::newRow("nested 100000 deep") << "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": " + QString(100000, '[') +
+                                               QString(100000, ']') + "}}"
+                                        << "prepare.gamma is nested deeper than 16 levels";
+    QTest::newRow("a long value is cut in the message")
+        << "{\"halftone-preset\": 1, \"method\": [" + QString("1,").repeated(1000) + "1]}"
+        << "method must be a string, got [1,1,1";
     QTest::newRow("print size") << "{\"halftone-preset\": 1, \"print-size\": \"6x4ft\", \"dpi\": 300}"
                                 << "print size '6x4ft'";
     QTest::newRow("print size without dpi") << "{\"halftone-preset\": 1, \"print-size\": \"6x4in\"}"
