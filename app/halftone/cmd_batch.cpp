@@ -204,7 +204,7 @@ void addBatchCommand(Commands& commands) {
         ->group(group::kOutput);
     sub->add_option("--jobs", o->jobs,
                     "files at once (default 0: one per processor this process may use, from the CPU affinity mask "
-                    "and the cgroup's quota; a GPU job runs one at a time)")
+                    "and the cgroup's quota; at most 4 for a GPU job, whose files take the device one after another)")
         ->group(group::kPerformance)
         ->type_name("N");
     sub->add_option("--shard", o->shard,
