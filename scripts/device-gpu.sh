@@ -113,7 +113,7 @@ if want sanitize; then
 stage "compute-sanitizer (tiny sizes)"
 sanitize() {
   local name=$1 tool=$2; shift 2
-  timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >"$OUT/$name.log" 2>&1
+  timeout "${SANITIZE_LIMIT:-150}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
   echo "$name: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$name.log" | tail -1)"
   row "$name" "rc=$rc; $(grep -E 'SUMMARY' "$OUT/$name.log" | tail -1); $(grep -E 'passed' "$OUT/$name.log" | tail -1)"
@@ -125,7 +125,7 @@ fi
 
 if want bench; then
 stage "benchmark: the wavefront on the device (16K x 16K)"
-timeout 120 "$(bin bench_gpu)" --sizes 16384 --methods wavefront --no-kernels --no-palette --runs 9 --md "$OUT/bench.md" \
+timeout 120 "$(bin bench_gpu)" --sizes 16384 --methods wavefront --no-kernels --no-palette --runs "${BENCH_RUNS:-9}" --md "$OUT/bench.md" \
   >"$OUT/bench.log" 2>&1
 echo "bench_gpu rc=$?"; grep -E "^\| 16384 \| wavefront" "$OUT/bench.log" | head -4
 row "FS 16K device-resident (bench_gpu)" "$(grep -E '^\| 16384 \| wavefront' "$OUT/bench.log" | head -1 | cut -c1-90)"
@@ -168,7 +168,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR +
 compare() {
   local name=$1 ext=$2; shift 2
   local g=() c=() a=()
-  for i in 1 2 3 4 5; do
+  for i in $(seq 1 "${FILE_RUNS:-5}"); do
     g+=("$(wall gpu "$W/out-gpu.$ext" "$@")"); cp "$OUT/last-gpu.err" "$OUT/time-gpu-$name.txt"
     c+=("$(wall cpu "$W/out-cpu.$ext" "$@")"); cp "$OUT/last-cpu.err" "$OUT/time-cpu-$name.txt"
     a+=("$(wall auto "$W/out-auto.$ext" "$@")"); cp "$OUT/last-auto.err" "$OUT/time-auto-$name.txt"
@@ -196,7 +196,7 @@ bt() {
   e=$(date +%s%N); echo $(((e - s) / 1000000))
 }
 bg=(); bc=(); ba=()
-for i in 1 2 3; do bg+=("$(bt gpu)"); bc+=("$(bt cpu)"); ba+=("$(bt auto)"); done
+for i in $(seq 1 "${BATCH_RUNS:-3}"); do bg+=("$(bt gpu)"); bc+=("$(bt cpu)"); ba+=("$(bt auto)"); done
 same=identical; diff -rq "$W/bout-gpu" "$W/bout-cpu" >/dev/null || same=DIFFERENT
 mg=$(median "${bg[@]}"); mc=$(median "${bc[@]}"); ma=$(median "${ba[@]}")
 echo "batch 64 x 4096^2 -> PBM: gpu ${bg[*]} | cpu ${bc[*]} | auto ${ba[*]} ms; $same"
