@@ -17,11 +17,13 @@ struct ProcessRun {
 };
 
 /// \brief Runs `program args` to the end (at most `timeoutMs`); `inChild` runs in the child before exec
-/// (resource limits, signal dispositions).
+/// (resource limits, signal dispositions); `configure` sets the process up before it starts (redirections,
+/// environment).
 inline ProcessRun runProcess(const QString& program, const QStringList& args, int timeoutMs = 120000,
-                             std::function<void()> inChild = {}) {
+                             std::function<void()> inChild = {}, std::function<void(QProcess&)> configure = {}) {
     QProcess p;
     if (inChild) p.setChildProcessModifier(inChild);
+    if (configure) configure(p);
     p.start(program, args);
     ProcessRun r;
     if (!p.waitForFinished(timeoutMs)) {

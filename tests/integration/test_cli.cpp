@@ -43,23 +43,10 @@ Run runCli(const QStringList& args, int timeoutMs = 120000, std::function<void()
 
 /// As runCli with standard input read from `inFile` and standard output written to `outFile` (either may be empty).
 Run runCliPiped(const QStringList& args, const QString& inFile, const QString& outFile) {
-    QProcess p;
-    if (!inFile.isEmpty()) p.setStandardInputFile(inFile);
-    if (!outFile.isEmpty()) p.setStandardOutputFile(outFile);
-    p.start(HALFTONE_CLI_PATH, args);
-    Run r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        r.crashed = true;
-        r.err = "timed out";
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = r.crashed ? -1000 - p.exitCode() : p.exitCode();
-    if (outFile.isEmpty()) r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return test::runProcess(HALFTONE_CLI_PATH, args, 120000, {}, [&](QProcess& p) {
+        if (!inFile.isEmpty()) p.setStandardInputFile(inFile);
+        if (!outFile.isEmpty()) p.setStandardOutputFile(outFile);
+    });
 }
 
 /// Whether `program` is on the PATH.
@@ -68,24 +55,11 @@ bool haveProgram(const char* program) { return !QStandardPaths::findExecutable(p
 /// As runCli with `name`=`value` added to the child's environment (set through QProcess: a child modifier may
 /// run in a vfork child that shares this process's memory, so a setenv there would change this process too).
 Run runCliWithEnv(const QStringList& args, const QString& name, const QString& value) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(name, value);
-    p.setProcessEnvironment(env);
-    p.start(HALFTONE_CLI_PATH, args);
-    Run r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        r.crashed = true;
-        r.err = "timed out";
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = r.crashed ? -1000 - p.exitCode() : p.exitCode();
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return test::runProcess(HALFTONE_CLI_PATH, args, 120000, {}, [&](QProcess& p) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(name, value);
+        p.setProcessEnvironment(env);
+    });
 }
 
 std::vector<std::string> dirEntries(const std::string& dir) {
