@@ -1,6 +1,6 @@
 #include "core/image.h"
 
-#include "core/names.h"
+#include "core/job/names.h"
 
 #include <algorithm>
 #include <limits>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/separation.h"
+#include "core/print/separation.h"
 #include "core/status.h"
 
 namespace halftone {

@@ -1,6 +1,6 @@
 #pragma once
 // \brief The one binary PNM codec (netpbm P4 PBM, P5 PGM, P6 PPM; maxval up to 65535), plain C++: image files
-// (io/pnm.cpp), threshold-array screens (core/screen.cpp) and the GPU tests read and write through it.
+// (io/pnm.cpp), threshold-array screens (core/screen/screen.cpp) and the GPU tests read and write through it.
 #include <cstdint>
 #include <cstdio>
 #include <functional>

@@ -4,25 +4,26 @@
 
 #include <cstdint>
 
-#include "core/kerneltable.h"
-#include "core/varkerneltable.h"
-#include "gpu/launch.h"
+#include "core/ed/kerneltable.h"
+#include "core/ed/varkerneltable.h"
+#include "gpu/ed/launch.h"
 
 namespace halftone::gpu::dev {
 
 struct TapC {
     int di, dj, w;
 };
-/// \brief A SPEC kernel as a literal type, from core's one kernel table (core/kerneltable.h, the order of kernels()).
+/// \brief A SPEC kernel as a literal type, from core's one kernel table (core/ed/kerneltable.h, the order of
+/// kernels()).
 struct KernelC {
     TapC t[12];
     int n;
     int D;
 };
 
-/// \brief The fixed kernels (core/kerneltable.h): kernels() positions 0 .. kKernelCount - 1.
+/// \brief The fixed kernels (core/ed/kerneltable.h): kernels() positions 0 .. kKernelCount - 1.
 inline constexpr int kKernelCount = kerneltable::kCount;
-/// \brief The level-dependent kernels (core/varkerneltable.h): kernels() positions kKernelCount .. + kVarKernelCount
+/// \brief The level-dependent kernels (core/ed/varkerneltable.h): kernels() positions kKernelCount .. + kVarKernelCount
 /// - 1.
 inline constexpr int kVarKernelCount = varkerneltable::kVarCount;
 

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/errordiffusion.h"
+#include "core/ed/errordiffusion.h"
 
 namespace halftone::gpu {
 

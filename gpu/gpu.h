@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 
 namespace halftone::gpu {
 
@@ -51,7 +51,7 @@ struct MethodSpec {
     std::string description;   ///< one line, naming the paper and section it follows
     bool allKernels = false;   ///< false: Floyd-Steinberg only
     bool cpuAssisted = false;  ///< handover/hybrid: part of the work runs on the CPU
-    std::string schedule;      ///< what it runs in the schedule model (core/schedule.h)
+    std::string schedule;      ///< what it runs in the schedule model (core/schedule/schedule.h)
 };
 
 /// \brief Every GPU method, the wavefront kernel ("wavefront") first, then the published methods it is compared with.

@@ -1,5 +1,6 @@
 // The GPU methods' table and the entry points of gpu/gpu.h: each run holds the device (lockDevice), makes or reuses
-// its runner, and reports progress and cancellation. The runners: gpu/wavefront_runner.h, gpu/published_runners.cpp.
+// its runner, and reports progress and cancellation. The runners: gpu/ed/wavefront_runner.h,
+// gpu/ed/published_runners.cpp.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -11,7 +12,7 @@
 #include "gpu/faultinject.h"
 #include "gpu/gpu.h"
 #include "gpu/runner.h"
-#include "gpu/wavefront_runner.h"
+#include "gpu/ed/wavefront_runner.h"
 
 namespace halftone::gpu {
 

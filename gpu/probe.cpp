@@ -10,7 +10,7 @@
 #include <system_error>
 #include <thread>
 
-#include "gpu/dbs_gpu.h"
+#include "gpu/dbs/dbs_gpu.h"
 #include "gpu/deviceinfo.h"
 #include "gpu/gpu.h"
 
@@ -232,7 +232,7 @@ void registerMethods(Registry& registry) {
     };
     for (const Measured& row : kMeasured)
         if (MethodInfo* m = registry.findMutable(row.method, row.variant); m && m->gpu && m->cpu) m->cost = row.cost;
-    registerDbsGpu(registry);  // DBS: gpu/dbs_gpu.h
+    registerDbsGpu(registry);  // DBS: gpu/dbs/dbs_gpu.h
 }
 
 }  // namespace halftone::gpu

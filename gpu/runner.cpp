@@ -8,9 +8,9 @@
 #include <cstring>
 #include <thread>
 
-#include "core/quantizer.h"
+#include "core/ed/quantizer.h"
 #include "core/threads.h"
-#include "core/varkerneltable.h"
+#include "core/ed/varkerneltable.h"
 #include "core/workerpool.h"
 
 namespace halftone::gpu {
@@ -58,7 +58,7 @@ Status Tables::make(const EdParams& p) {
     HT_CUDA(cudaMemcpy(input.get(), q.inputTable().data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
     HT_CUDA(cudaMemcpy(level.get(), lv.data(), lv.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
     if (const Kernel* k = findKernel(p.kernel); k && k->levelDependent()) {
-        // the device reads the taps as right, down-left, down (core/varkerneltable.h's order)
+        // the device reads the taps as right, down-left, down (core/ed/varkerneltable.h's order)
         for (int t = 0; t < varkerneltable::kTaps; ++t)
             if (k->taps[size_t(t)].di != varkerneltable::kTapDi[t] ||
                 k->taps[size_t(t)].dj != varkerneltable::kTapDj[t])
@@ -70,7 +70,7 @@ Status Tables::make(const EdParams& p) {
     return Status::ok();
 }
 
-/// The launch plan of a published method from the schedule model (core/schedule.h), Floyd-Steinberg.
+/// The launch plan of a published method from the schedule model (core/schedule/schedule.h), Floyd-Steinberg.
 Status planFs(const std::string& name, int width, int height, int delay, int block, SchedulePlan& plan) {
     ScheduleOptions o;
     o.delay = delay;

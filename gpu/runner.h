@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
-#include "core/schedule.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
+#include "core/schedule/schedule.h"
 #include "gpu/cudacheck.h"
-#include "gpu/launch.h"
+#include "gpu/ed/launch.h"
 
 namespace halftone::gpu {
 
@@ -40,7 +40,7 @@ struct Tables {
     QuantTables view() const { return QuantTables{input.get(), level.get()}; }
 };
 
-/// The launch plan of a published method from the schedule model (core/schedule.h), Floyd-Steinberg.
+/// The launch plan of a published method from the schedule model (core/schedule/schedule.h), Floyd-Steinberg.
 Status planFs(const std::string& name, int width, int height, int delay, int block, SchedulePlan& plan);
 
 /// Copies n bytes with a few threads of the shared pool when there are many: one thread moves about 10 GB/s, which
@@ -129,7 +129,7 @@ protected:
 Status pollRun(cudaStream_t s, const RunControl& rc, volatile int* rowsDone, int height, int* abortFlag,
                Stream& cancelStream);
 
-/// \brief The published methods' runners (gpu/published_runners.cpp): Kasagi, Nakano and Ito's k-delay scans on
+/// \brief The published methods' runners (gpu/ed/published_runners.cpp): Kasagi, Nakano and Ito's k-delay scans on
 /// global memory and parallelogram blocks, and Deshpande, Misra and Narayanan's knight order, handover and hybrid.
 std::unique_ptr<Runner> makeGlobalRunner(GlobalVariant variant, bool permuted);
 std::unique_ptr<Runner> makeBlockRunner(bool diffusion, bool registers);

@@ -13,8 +13,8 @@
 #include <new>
 
 #include "core/budget.h"
-#include "core/palette.h"
-#include "core/prepare.h"
+#include "core/palette/palette.h"
+#include "core/prepare/prepare.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
 #ifdef HALFTONE_HAVE_OIIO

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/image.h"
-#include "core/job.h"
-#include "core/registry.h"
+#include "core/job/job.h"
+#include "core/job/registry.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
 

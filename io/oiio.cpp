@@ -7,7 +7,7 @@
 #include <OpenImageIO/imageio.h>
 
 #include "core/budget.h"
-#include "core/prepare.h"
+#include "core/prepare/prepare.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // format) saved to and loaded from a JSON file (docs/presets.md describes the format).
 #include <string>
 
-#include "core/job.h"
+#include "core/job/job.h"
 #include "core/status.h"
 
 namespace halftone::io {

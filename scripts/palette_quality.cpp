@@ -8,12 +8,12 @@
 #include <sstream>
 #include <string>
 
-#include "core/mbvq.h"
-#include "core/metrics.h"
-#include "core/paletteed.h"
-#include "core/paletteordered.h"
-#include "core/registry.h"
-#include "core/screen.h"
+#include "core/palette/mbvq.h"
+#include "core/quality/metrics.h"
+#include "core/palette/paletteed.h"
+#include "core/palette/paletteordered.h"
+#include "core/job/registry.h"
+#include "core/screen/screen.h"
 
 using namespace halftone;
 

@@ -1,10 +1,10 @@
 #pragma once
-// \brief The Adjust panel: the prepare steps of a job (core/prepare.h) as the studio sets them: size (pixels, scale or
-// print size at a resolution), fit, filter, linear-light resize, pixel size, levels, brightness, contrast, gamma,
-// saturation and sharpening, with the ranges of PrepareSettings::validate.
+// \brief The Adjust panel: the prepare steps of a job (core/prepare/prepare.h) as the studio sets them: size (pixels,
+// scale or print size at a resolution), fit, filter, linear-light resize, pixel size, levels, brightness, contrast,
+// gamma, saturation and sharpening, with the ranges of PrepareSettings::validate.
 #include <QWidget>
 
-#include "core/prepare.h"
+#include "core/prepare/prepare.h"
 #include "core/status.h"
 
 class QCheckBox;

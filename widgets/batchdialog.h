@@ -1,5 +1,5 @@
 #pragma once
-// \brief File > Batch: the studio's current job on many files and folders (core/batch.h), in a worker thread, with
+// \brief File > Batch: the studio's current job on many files and folders (core/job/batch.h), in a worker thread, with
 // a progress bar, the current file, a log of failures, Cancel and a summary. Each output is the one
 // `halftone batch` writes for that file (io/filejob.h), complete or absent.
 #include <QDialog>
@@ -7,8 +7,8 @@
 #include <QStringList>
 #include <functional>
 
-#include "core/batch.h"
-#include "core/job.h"
+#include "core/job/batch.h"
+#include "core/job/job.h"
 
 class QCheckBox;
 class QComboBox;

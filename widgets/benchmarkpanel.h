@@ -7,7 +7,7 @@
 #include <atomic>
 #include <memory>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 
 class QListWidget;
 class QListWidgetItem;

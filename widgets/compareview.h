@@ -40,8 +40,8 @@ public:
     int resultCount() const { return results_.size(); }
     void setPerceived(bool on);
     bool perceived() const { return perceived_; }
-    /// \brief Print preview: CMYK results are shown as printed with process inks on white paper (core/printpreview.h)
-    /// instead of the plain CMYK-to-RGB view; other results are unchanged.
+    /// \brief Print preview: CMYK results are shown as printed with process inks on white paper
+    /// (core/print/printpreview.h) instead of the plain CMYK-to-RGB view; other results are unchanged.
     void setPrintPreview(bool on);
     bool printPreview() const { return printPreview_; }
     /// \brief Whether any result on show has a print preview (is CMYK).

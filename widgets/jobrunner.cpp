@@ -9,10 +9,10 @@
 #include <variant>
 
 #include "core/budget.h"
-#include "core/hvsfilter.h"
-#include "core/metrics.h"
+#include "core/quality/hvsfilter.h"
+#include "core/quality/metrics.h"
 #include "core/planepool.h"
-#include "core/printpreview.h"
+#include "core/print/printpreview.h"
 #include "widgets/imageconvert.h"
 
 namespace halftone {
@@ -204,7 +204,7 @@ Status perceive(const Image& halftone, bool linear, bool print, const RunControl
                          out.perceivedPrintLevels);
 }
 
-/// The print preview of a CMYK result (core/printpreview.h) for display.
+/// The print preview of a CMYK result (core/print/printpreview.h) for display.
 void makePrintPreview(const Image& halftone, JobResult& out) {
     out.printPreview = toDisplayImageCopy(simulatePrint(halftone));
     out.printPreviewLevels = reductions(out.printPreview);

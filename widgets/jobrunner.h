@@ -16,8 +16,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/registry.h"
-#include "core/separation.h"
+#include "core/job/registry.h"
+#include "core/print/separation.h"
 #include "widgets/prepared.h"
 
 namespace halftone {
@@ -154,7 +154,7 @@ private:
     std::shared_ptr<std::atomic<int>> prepares_ = std::make_shared<std::atomic<int>>(0);
 };
 
-/// \brief The SPEC's filtered PSNR (core/metrics.h) of a halftone against the input image, mean over channels,
+/// \brief The SPEC's filtered PSNR (core/quality/metrics.h) of a halftone against the input image, mean over channels,
 /// in linear light when `linear`: a gray result against the input's luma, an RGB one against its RGB, a CMYK one
 /// as it is shown (both in RGB). Images wider or taller than 2048 pixels are measured on a central crop of at
 /// most 2048 x 2048 and `region` says so (empty = whole image).

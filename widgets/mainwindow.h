@@ -9,8 +9,8 @@
 #include <functional>
 #include <memory>
 
-#include "core/job.h"
-#include "core/registry.h"
+#include "core/job/job.h"
+#include "core/job/registry.h"
 #include "widgets/jobrunner.h"
 
 class QAction;

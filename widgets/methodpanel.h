@@ -6,8 +6,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/registry.h"
-#include "core/separation.h"
+#include "core/job/registry.h"
+#include "core/print/separation.h"
 
 class QComboBox;
 class QSpinBox;

@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/palette.h"
+#include "core/palette/palette.h"
 
 class QComboBox;
 class QSpinBox;
@@ -95,7 +95,7 @@ public:
     Status selectSpec(const QString& spec);
 
     bool selectNone();
-    /// \brief Selects a built-in palette by its name (core/palette.h); false when there is none of that name.
+    /// \brief Selects a built-in palette by its name (core/palette/palette.h); false when there is none of that name.
     bool selectBuiltin(const QString& name);
     /// \brief Reads a palette file and selects it; on an error shows the error dialog, keeps the previous choice and
     /// returns false.

@@ -1,12 +1,12 @@
 #pragma once
-// \brief The prepared image of the studio's Adjust settings (core/prepare.h) with its display copies: made once per
-// image and settings in the worker, cached by JobRunner and shown in the original pane.
+// \brief The prepared image of the studio's Adjust settings (core/prepare/prepare.h) with its display copies: made once
+// per image and settings in the worker, cached by JobRunner and shown in the original pane.
 #include <QImage>
 #include <QString>
 #include <QVector>
 #include <memory>
 
-#include "core/prepare.h"
+#include "core/prepare/prepare.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
 

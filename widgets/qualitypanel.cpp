@@ -19,7 +19,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "core/metrics.h"
+#include "core/quality/metrics.h"
 #include "core/threads.h"
 
 namespace halftone {

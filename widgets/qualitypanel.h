@@ -1,6 +1,6 @@
 #pragma once
 // \brief Quality panel: HVS-weighted error, filtered PSNR and (colour) Delta E 2000 of the shown results, their tone
-// curve on a ramp and the radially averaged power spectrum of a constant patch (core/metrics.h), charted with
+// curve on a ramp and the radially averaged power spectrum of a constant patch (core/quality/metrics.h), charted with
 // QCustomPlot.
 #include <QFutureWatcher>
 #include <QVector>
@@ -8,7 +8,7 @@
 #include <atomic>
 #include <memory>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "widgets/jobrunner.h"
 
 class QTableWidget;

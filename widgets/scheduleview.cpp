@@ -14,7 +14,7 @@
 #include <qcustomplot.h>
 #include <vector>
 
-#include "core/dotdiffusion.h"
+#include "core/ed/dotdiffusion.h"
 
 namespace halftone {
 

@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "core/registry.h"
-#include "core/schedule.h"
+#include "core/job/registry.h"
+#include "core/schedule/schedule.h"
 
 class QComboBox;
 class QSpinBox;

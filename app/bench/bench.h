@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/image.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 
 namespace halftone::bench {
 

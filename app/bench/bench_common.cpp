@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "app/bench/bench.h"
-#include "core/errordiffusion.h"
+#include "core/ed/errordiffusion.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/bench/bench.h"
-#include "core/dbs.h"
+#include "core/dbs/dbs.h"
 
 namespace halftone::bench {
 

@@ -17,8 +17,8 @@
 #include <random>
 #include <sstream>
 
-#include "core/errordiffusion.h"
-#include "core/paletteed.h"
+#include "core/ed/errordiffusion.h"
+#include "core/palette/paletteed.h"
 #include "gpu/gpu.h"
 
 namespace halftone::bench {

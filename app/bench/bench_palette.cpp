@@ -3,7 +3,7 @@
 // method with a palette form (through its PaletteFunction, as runImage runs it), each checked bit for bit against
 // referencePaletteErrorDiffusion, against ImageMagick's `convert IN -dither FloydSteinberg -remap PALETTE OUT` on the
 // same image in the same run. Then the nearest-colour search: error collection with register caching for palettes
-// of 2, 4, 16, 64 and 256 colours, with the grid cell sizes of core/nearestcolor.h and with one cell (the full
+// of 2, 4, 16, 64 and 256 colours, with the grid cell sizes of core/palette/nearestcolor.h and with one cell (the full
 // search over the palette).
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -13,8 +13,8 @@
 #include <cstdio>
 
 #include "app/bench/bench.h"
-#include "core/nearestcolor.h"
-#include "core/paletteed.h"
+#include "core/palette/nearestcolor.h"
+#include "core/palette/paletteed.h"
 #include "io/imagefile.h"
 
 namespace halftone::bench {

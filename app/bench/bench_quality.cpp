@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "app/bench/bench.h"
-#include "core/dbs.h"
-#include "core/metrics.h"
+#include "core/dbs/dbs.h"
+#include "core/quality/metrics.h"
 #include "io/imagefile.h"
 
 namespace halftone::bench {

@@ -1,11 +1,11 @@
-// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/metrics.h).
+// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/quality/metrics.h).
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
 
 #include "app/halftone/commands.h"
-#include "core/metrics.h"
+#include "core/quality/metrics.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
 

@@ -10,7 +10,7 @@
 
 #include "app/halftone/commands.h"
 #include "app/halftone/jobcli.h"
-#include "core/batch.h"
+#include "core/job/batch.h"
 #include "core/threads.h"
 #include "io/imagefile.h"
 

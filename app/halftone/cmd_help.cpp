@@ -6,8 +6,8 @@
 
 #include "app/halftone/commands.h"
 #include "app/halftone/optiontable.h"
-#include "core/names.h"
-#include "core/registry.h"
+#include "core/job/names.h"
+#include "core/job/registry.h"
 
 namespace halftone::cli {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "app/halftone/commands.h"
-#include "core/screen.h"
+#include "core/screen/screen.h"
 #include "io/imagefile.h"
 
 namespace halftone::cli {

@@ -9,9 +9,9 @@
 #include "app/halftone/commands.h"
 #include "app/halftone/jobcli.h"
 #include "app/halftone/stdstreams.h"
-#include "core/kernel.h"
-#include "core/palette.h"
-#include "core/registry.h"
+#include "core/ed/kernel.h"
+#include "core/palette/palette.h"
+#include "core/job/registry.h"
 
 namespace halftone::cli {
 

@@ -18,12 +18,12 @@
 #include <type_traits>
 
 #include "app/halftone/commands.h"
-#include "core/batch.h"
+#include "core/job/batch.h"
 #include "core/budget.h"
-#include "core/names.h"
+#include "core/job/names.h"
 #include "core/number.h"
-#include "core/palette.h"
-#include "core/prepare.h"
+#include "core/palette/palette.h"
+#include "core/prepare/prepare.h"
 #include "gpu/gpu.h"
 #include "io/atomicwrite.h"
 #include "io/filejob.h"
@@ -111,7 +111,7 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
-/// The choice `value` names among `choices` (any case and spelling, core/names.h) in `out`; otherwise prints
+/// The choice `value` names among `choices` (any case and spelling, core/job/names.h) in `out`; otherwise prints
 /// "unknown --OPTION 'value' (did you mean ...?); choose ..." and returns false.
 bool chooseWord(const std::string& option, const std::string& value, const std::vector<std::string>& choices,
                 std::string& out) {

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "core/job.h"
-#include "core/registry.h"
+#include "core/job/job.h"
+#include "core/job/registry.h"
 #include "core/runcontrol.h"
 #include "io/imagefile.h"
 

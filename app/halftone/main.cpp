@@ -11,7 +11,7 @@
 #include "app/halftone/commands.h"
 #include "app/halftone/jobcli.h"
 #include "app/halftone/optiontable.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 
 int main(int argc, char** argv) {

@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "app/halftone/jobcli.h"
-#include "core/kernel.h"
-#include "core/names.h"
-#include "core/palette.h"
-#include "core/registry.h"
+#include "core/ed/kernel.h"
+#include "core/job/names.h"
+#include "core/palette/palette.h"
+#include "core/job/registry.h"
 
 namespace halftone::cli {
 

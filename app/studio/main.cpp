@@ -13,7 +13,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cstdio>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "widgets/adjustpanel.h"
 #include "widgets/compareview.h"

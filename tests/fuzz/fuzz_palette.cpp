@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/palette.h"
+#include "core/palette/palette.h"
 
 using namespace halftone;
 

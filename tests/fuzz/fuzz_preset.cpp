@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/job.h"
+#include "core/job/job.h"
 #include "io/preset.h"
 
 using namespace halftone;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errordiffusion.h"
+#include "core/ed/errordiffusion.h"
 #include "core/planepool.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "tests/common/testutil.h"
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/dbs.h"
-#include "gpu/dbs_gpu.h"
+#include "core/dbs/dbs.h"
+#include "gpu/dbs/dbs_gpu.h"
 #include "tests/gpu/gputest.h"
 #include "tests/common/testutil.h"
 

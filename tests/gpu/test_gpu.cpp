@@ -10,10 +10,10 @@
 #include <tuple>
 #include <vector>
 
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
 #include "core/pnm.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "tests/gpu/gputest.h"
 #include "tests/common/testutil.h"

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "tests/gpu/gputest.h"
 #include "tests/common/testutil.h"

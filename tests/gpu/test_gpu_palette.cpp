@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel.h"
-#include "core/paletteed.h"
-#include "core/registry.h"
+#include "core/ed/kernel.h"
+#include "core/palette/paletteed.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
-#include "gpu/palette_keys.h"
+#include "gpu/palette/palette_keys.h"
 #include "tests/common/testutil.h"
 #include "tests/gpu/gputest.h"
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "core/image.h"
-#include "core/kernel.h"
+#include "core/ed/kernel.h"
 #include "core/pnm.h"
 #include "gpu/gpu.h"
 #include "tests/gpu/gputest.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/planepool.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "tests/common/testutil.h"
 #include "tests/gpu/gputest.h"

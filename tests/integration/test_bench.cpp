@@ -5,7 +5,7 @@
 
 #include <QRegularExpression>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "tests/common/process.h"
 #include "tests/common/testutil.h"
 

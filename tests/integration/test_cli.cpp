@@ -20,10 +20,10 @@
 #include <fstream>
 #include <set>
 
-#include "core/dotdiffusion.h"
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
-#include "core/registry.h"
+#include "core/ed/dotdiffusion.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"

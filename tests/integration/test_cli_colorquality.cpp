@@ -7,7 +7,7 @@
 
 #include <set>
 
-#include "core/metrics.h"
+#include "core/quality/metrics.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
 #include "tests/common/testutil.h"

@@ -5,7 +5,7 @@
 
 #include <OpenImageIO/imageio.h>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
 #include "tests/common/testutil.h"

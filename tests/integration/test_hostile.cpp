@@ -13,7 +13,7 @@
 #include <fstream>
 #include <map>
 
-#include "core/errordiffusion.h"
+#include "core/ed/errordiffusion.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
 #include "tests/common/testutil.h"

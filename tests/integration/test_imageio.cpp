@@ -16,7 +16,7 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 
-#include "core/paletteed.h"
+#include "core/palette/paletteed.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 

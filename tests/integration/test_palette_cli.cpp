@@ -9,8 +9,8 @@
 
 #include <sys/stat.h>
 
-#include "core/palette.h"
-#include "core/registry.h"
+#include "core/palette/palette.h"
+#include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
 #include "tests/common/testutil.h"

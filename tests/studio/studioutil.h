@@ -8,8 +8,8 @@
 #include <chrono>
 #include <thread>
 
-#include "core/paletteed.h"
-#include "core/registry.h"
+#include "core/palette/paletteed.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 
 namespace halftone::test {

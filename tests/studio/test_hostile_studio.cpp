@@ -19,8 +19,8 @@
 #include <QPushButton>
 #include <QtTest>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"

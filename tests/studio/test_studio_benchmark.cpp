@@ -8,7 +8,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "core/threads.h"
 #include "gpu/gpu.h"
 #include "widgets/benchmarkpanel.h"

@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <qcustomplot.h>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/benchmarkpanel.h"

@@ -2,7 +2,7 @@
 #include <QtTest>
 #include <cmath>
 
-#include "core/hvsfilter.h"
+#include "core/quality/hvsfilter.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

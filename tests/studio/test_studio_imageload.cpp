@@ -7,7 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"

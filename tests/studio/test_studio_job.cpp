@@ -17,8 +17,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/prepare.h"
-#include "core/registry.h"
+#include "core/prepare/prepare.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/filejob.h"
 #include "io/imagefile.h"

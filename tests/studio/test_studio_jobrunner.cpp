@@ -4,8 +4,8 @@
 #include <atomic>
 #include <thread>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 #include "tests/studio/studioutil.h"
 #include "tests/common/testutil.h"
 #include "widgets/jobrunner.h"

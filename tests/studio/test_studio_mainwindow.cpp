@@ -11,8 +11,8 @@
 #include <QSet>
 #include <thread>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "widgets/jobrunner.h"

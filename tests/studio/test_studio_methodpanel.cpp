@@ -15,8 +15,8 @@
 #include <QToolButton>
 #include <QtTest>
 
-#include "core/dbs.h"
-#include "core/registry.h"
+#include "core/dbs/dbs.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"

@@ -16,9 +16,9 @@
 #include <QToolButton>
 #include <QtTest>
 
-#include "core/palette.h"
-#include "core/printpreview.h"
-#include "core/registry.h"
+#include "core/palette/palette.h"
+#include "core/print/printpreview.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"

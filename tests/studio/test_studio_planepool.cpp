@@ -5,9 +5,9 @@
 #include <QtTest>
 #include <atomic>
 
-#include "core/errordiffusion.h"
+#include "core/ed/errordiffusion.h"
 #include "core/planepool.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/jobrunner.h"

@@ -1,4 +1,4 @@
-// The quality panel measures the results on screen with core/metrics.h, in the background:
+// The quality panel measures the results on screen with core/quality/metrics.h, in the background:
 // its numbers equal the metrics computed directly, and its tone and spectrum charts hold the data.
 #include <QTemporaryDir>
 #include <QtTest>
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "core/metrics.h"
-#include "core/registry.h"
+#include "core/quality/metrics.h"
+#include "core/job/registry.h"
 #include "tests/common/testutil.h"
 #include "widgets/jobrunner.h"
 #include "widgets/qualitypanel.h"

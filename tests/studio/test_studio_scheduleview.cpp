@@ -10,9 +10,9 @@
 #include <tuple>
 #include <qcustomplot.h>
 
-#include "core/dotdiffusion.h"
-#include "core/registry.h"
-#include "core/schedule.h"
+#include "core/ed/dotdiffusion.h"
+#include "core/job/registry.h"
+#include "core/schedule/schedule.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"

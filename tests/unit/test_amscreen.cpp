@@ -9,8 +9,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/amscreen.h"
-#include "core/registry.h"
+#include "core/screen/amscreen.h"
+#include "core/job/registry.h"
 
 using namespace halftone;
 

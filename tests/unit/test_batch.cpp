@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "core/batch.h"
+#include "core/job/batch.h"
 
 using namespace halftone;
 namespace fs = std::filesystem;

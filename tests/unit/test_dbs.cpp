@@ -8,11 +8,11 @@
 #include <cmath>
 #include <random>
 
-#include "core/dbs.h"
-#include "core/errordiffusion.h"
-#include "core/metrics.h"
-#include "core/registry.h"
-#include "core/screen.h"
+#include "core/dbs/dbs.h"
+#include "core/ed/errordiffusion.h"
+#include "core/quality/metrics.h"
+#include "core/job/registry.h"
+#include "core/screen/screen.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

@@ -3,7 +3,7 @@
 // estimates are arithmetic on the costs, and the reason names what was compared.
 #include <QtTest>
 
-#include "core/registry.h"
+#include "core/job/registry.h"
 
 using namespace halftone;
 

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <memory>
 
-#include "core/dotdiffusion.h"
-#include "core/quantizer.h"
-#include "core/registry.h"
-#include "core/schedule.h"
+#include "core/ed/dotdiffusion.h"
+#include "core/ed/quantizer.h"
+#include "core/job/registry.h"
+#include "core/schedule/schedule.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 

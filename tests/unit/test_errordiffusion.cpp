@@ -3,9 +3,9 @@
 #include <QRegularExpression>
 #include <QtTest>
 
-#include "core/errordiffusion.h"
-#include "core/quantizer.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/quantizer.h"
+#include "core/job/registry.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

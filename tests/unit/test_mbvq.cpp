@@ -8,12 +8,12 @@
 #include <cmath>
 #include <random>
 
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
-#include "core/mbvq.h"
-#include "core/paletteed.h"
-#include "core/quantizer.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
+#include "core/palette/mbvq.h"
+#include "core/palette/paletteed.h"
+#include "core/ed/quantizer.h"
+#include "core/job/registry.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <random>
 
-#include "core/dbs.h"
-#include "core/errordiffusion.h"
-#include "core/metrics.h"
-#include "core/ordered.h"
-#include "core/quantizer.h"
-#include "core/screen.h"
+#include "core/dbs/dbs.h"
+#include "core/ed/errordiffusion.h"
+#include "core/quality/metrics.h"
+#include "core/screen/ordered.h"
+#include "core/ed/quantizer.h"
+#include "core/screen/screen.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

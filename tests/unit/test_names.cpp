@@ -1,16 +1,16 @@
-// Names a person types (core/names.h): spelling-blind matching, the alias table, suggestions by edit distance, and
+// Names a person types (core/job/names.h): spelling-blind matching, the alias table, suggestions by edit distance, and
 // their use by the registry's lookups; and what the process may use of the machine (core/machine.h).
 #include <QtTest>
 
 #include <sched.h>
 
-#include "core/job.h"
-#include "core/kernel.h"
+#include "core/job/job.h"
+#include "core/ed/kernel.h"
 #include "core/machine.h"
-#include "core/names.h"
-#include "core/palette.h"
-#include "core/registry.h"
-#include "core/screen.h"
+#include "core/job/names.h"
+#include "core/palette/palette.h"
+#include "core/job/registry.h"
+#include "core/screen/screen.h"
 #include "core/threads.h"
 
 using namespace halftone;

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <random>
 
-#include "core/metrics.h"
-#include "core/ordered.h"
+#include "core/quality/metrics.h"
+#include "core/screen/ordered.h"
 #include "core/pnm.h"
-#include "core/registry.h"
-#include "core/screen.h"
+#include "core/job/registry.h"
+#include "core/screen/screen.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

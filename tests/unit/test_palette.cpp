@@ -9,7 +9,7 @@
 
 #include <sys/stat.h>
 
-#include "core/palette.h"
+#include "core/palette/palette.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 
@@ -397,7 +397,7 @@ private slots:
         QCOMPARE(groups, (std::set<std::string>{"e-paper", "retro", "system", "print"}));
         QCOMPARE(findBuiltinPalette("pico8")->palette.colors, kPico8);
         QCOMPARE(findBuiltinPalette("gameboy")->palette.colors, kGameBoy);
-        // names are matched without regard to case and punctuation (core/names.h), as in the CLI and presets
+        // names are matched without regard to case and punctuation (core/job/names.h), as in the CLI and presets
         QVERIFY(findBuiltinPalette("PICO8") && findBuiltinPalette("PICO8")->name == "pico8");
         QVERIFY(findBuiltinPalette("Game Boy") && findBuiltinPalette("Game Boy")->name == "gameboy");
         QVERIFY(!findBuiltinPalette("nope"));

@@ -7,13 +7,13 @@
 
 #include <random>
 
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
-#include "core/nearestcolor.h"
-#include "core/paletteed.h"
-#include "core/parallel.h"
-#include "core/quantizer.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
+#include "core/palette/nearestcolor.h"
+#include "core/palette/paletteed.h"
+#include "core/ed/parallel.h"
+#include "core/ed/quantizer.h"
+#include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "core/paletteordered.h"
-#include "core/quantizer.h"
-#include "core/registry.h"
-#include "core/screen.h"
+#include "core/palette/paletteordered.h"
+#include "core/ed/quantizer.h"
+#include "core/job/registry.h"
+#include "core/screen/screen.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
-#include "core/parallel.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
+#include "core/ed/parallel.h"
+#include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/errordiffusion.h"
+#include "core/ed/errordiffusion.h"
 #include "core/planepool.h"
-#include "core/registry.h"
+#include "core/job/registry.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "core/prepare.h"
-#include "core/quantizer.h"
+#include "core/prepare/prepare.h"
+#include "core/ed/quantizer.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

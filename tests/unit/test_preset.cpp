@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "core/job.h"
+#include "core/job/job.h"
 #include "io/preset.h"
 
 using namespace halftone;

@@ -3,8 +3,8 @@
 // test images, over kernels x levels x gamma/linear x scan x thread counts.
 #include <QtTest>
 
-#include "core/errordiffusion.h"
-#include "core/registry.h"
+#include "core/ed/errordiffusion.h"
+#include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"

@@ -8,9 +8,9 @@
 #include <set>
 #include <vector>
 
-#include "core/quantizer.h"
-#include "core/registry.h"
-#include "core/riemersma.h"
+#include "core/ed/quantizer.h"
+#include "core/job/registry.h"
+#include "core/ed/riemersma.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;

@@ -3,13 +3,13 @@
 #include <QtTest>
 #include <algorithm>
 
-#include "core/dotdiffusion.h"
-#include "core/gpustrips.h"
-#include "core/kernel.h"
-#include "core/parallel.h"
-#include "core/registry.h"
-#include "core/riemersma.h"
-#include "core/schedule.h"
+#include "core/ed/dotdiffusion.h"
+#include "core/ed/gpustrips.h"
+#include "core/ed/kernel.h"
+#include "core/ed/parallel.h"
+#include "core/job/registry.h"
+#include "core/ed/riemersma.h"
+#include "core/schedule/schedule.h"
 
 using namespace halftone;
 
@@ -292,9 +292,9 @@ void TestSchedule::gpuWavefrontIsTheKernelsSchedule_data() {
 }
 
 void TestSchedule::gpuWavefrontIsTheKernelsSchedule() {
-    // The schedule the GPU wavefront kernel runs (gpu/wavefront.cu, gpu/wavefront_fast.cuh): strips of R rows, row r
-    // of a strip at column t - K r at the strip's step t, steps in groups of G; before the group starting at step g0
-    // a strip waits for the row above it in columns g0 + K - 1 .. g0 + K - 2 + G (and, in the general form, the row
+    // The schedule the GPU wavefront kernel runs (gpu/ed/wavefront.cu, gpu/ed/wavefront_fast.cuh): strips of R rows,
+    // row r of a strip at column t - K r at the strip's step t, steps in groups of G; before the group starting at step
+    // g0 a strip waits for the row above it in columns g0 + K - 1 .. g0 + K - 2 + G (and, in the general form, the row
     // two above in columns g0 + 2K - 1 .. g0 + 2K - 2 + G). Worked out here pixel by pixel against the model.
     QFETCH(QString, kernel);
     QFETCH(int, levels);

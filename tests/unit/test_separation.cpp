@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <random>
 
-#include "core/registry.h"
-#include "core/separation.h"
+#include "core/job/registry.h"
+#include "core/print/separation.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 

@@ -8,13 +8,13 @@
 #include <cmath>
 #include <functional>
 
-#include "core/errordiffusion.h"
-#include "core/kernel.h"
-#include "core/mbvq.h"
-#include "core/palette.h"
-#include "core/paletteed.h"
-#include "core/parallel.h"
-#include "core/varkerneltable.h"
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kernel.h"
+#include "core/palette/mbvq.h"
+#include "core/palette/palette.h"
+#include "core/palette/paletteed.h"
+#include "core/ed/parallel.h"
+#include "core/ed/varkerneltable.h"
 #include "io/imagefile.h"
 #include "tests/common/testutil.h"
 

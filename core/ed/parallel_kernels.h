@@ -1,0 +1,78 @@
+#pragma once
+// \brief Compile-time views of the SPEC kernels for the parallel CPU code, made from the one kernel table
+// (core/ed/kerneltable.h, the order of kernels()); kernelId() in core/ed/parallel.cpp still checks them tap by tap.
+// Header-only and free of std templates with code, so SIMD translation units can include it.
+#include <cstdint>
+
+#include "core/ed/kerneltable.h"
+
+namespace halftone::par {
+
+using CTap = kerneltable::TapDef;
+
+struct CKernel {
+    const CTap* taps;
+    int count;
+    int divisor;
+};
+
+inline constexpr int kKernelCount = kerneltable::kCount;
+
+struct KernelNameList {
+    const char* names[kKernelCount];
+};
+inline constexpr KernelNameList kKernelNameList = [] {
+    KernelNameList l{};
+    for (int i = 0; i < kKernelCount; ++i) l.names[i] = kerneltable::kKernels[i].name;
+    return l;
+}();
+inline constexpr const char* const* kKernelNames = kKernelNameList.names;
+
+/// \brief The kernels whose weights depend on the input level (core/ed/varkerneltable.h, checked in
+/// core/ed/parallel.cpp), compiled as ids kKernelCount + v: their taps (w = 1: the band kernels keep W_t(a) E per tap,
+/// not E) and divisor.
+inline constexpr CTap kVarTaps[] = {{0, 1, 1}, {1, -1, 1}, {1, 0, 1}};
+inline constexpr int kVarDivisor = 1 << 14;
+inline constexpr int kVarKernelCount = 2;
+inline constexpr bool kVarModulated[kVarKernelCount] = {false, true};
+
+/// \brief Kernel `Id` of the table at compile time.
+template <int Id>
+constexpr CKernel ckernel() {
+    static_assert(Id >= 0 && Id < kKernelCount + kVarKernelCount, "kernel index inside core/ed/kerneltable.h");
+    if constexpr (Id < kKernelCount)
+        return {kerneltable::kKernels[Id].taps, kerneltable::kKernels[Id].count, kerneltable::kKernels[Id].divisor};
+    else
+        return {kVarTaps, 3, kVarDivisor};
+}
+
+/// \brief Smallest k with k*di + dj > 0 for every tap (Kasagi, Nakano and Ito's k-delay), at compile time.
+constexpr int cdelay(CKernel k) {
+    for (int d = 1;; ++d) {
+        bool ok = true;
+        for (int i = 0; i < k.count; ++i)
+            if (d * k.taps[i].di + k.taps[i].dj <= 0) ok = false;
+        if (ok) return d;
+    }
+}
+constexpr int cmaxDi(CKernel k) {
+    int m = 0;
+    for (int i = 0; i < k.count; ++i) m = k.taps[i].di > m ? k.taps[i].di : m;
+    return m;
+}
+constexpr int cmaxLeft(CKernel k) {
+    int m = 0;
+    for (int i = 0; i < k.count; ++i) m = -k.taps[i].dj > m ? -k.taps[i].dj : m;
+    return m;
+}
+/// \brief Largest step lag dj + k*di of a source in the k-delay wavefront.
+constexpr int cmaxLag(CKernel k) {
+    const int d = cdelay(k);
+    int m = 0;
+    for (int i = 0; i < k.count; ++i) m = k.taps[i].dj + d * k.taps[i].di > m ? k.taps[i].dj + d * k.taps[i].di : m;
+    return m;
+}
+constexpr bool isPow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+constexpr int log2i(int x) { return x <= 1 ? 0 : 1 + log2i(x / 2); }
+
+}  // namespace halftone::par

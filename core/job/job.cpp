@@ -1,0 +1,114 @@
+#include "core/job/job.h"
+
+#include <algorithm>
+
+#include "core/job/names.h"
+#include "core/palette/palette.h"
+
+namespace halftone {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+bool samePrepare(const PrepareSettings& a, const PrepareSettings& b) {
+    return a.width == b.width && a.height == b.height && a.scale == b.scale && a.fit == b.fit && a.filter == b.filter &&
+           a.linearResize == b.linearResize && a.pixelSize == b.pixelSize && a.blackPoint == b.blackPoint &&
+           a.whitePoint == b.whitePoint && a.brightness == b.brightness && a.contrast == b.contrast &&
+           a.gamma == b.gamma && a.saturation == b.saturation && a.sharpenAmount == b.sharpenAmount &&
+           a.sharpenRadius == b.sharpenRadius;
+}
+
+}  // namespace
+
+bool operator==(const JobSettings& a, const JobSettings& b) {
+    return a.method == b.method && a.variant == b.variant && a.params.canonical() == b.params.canonical() &&
+           a.color == b.color && a.palette == b.palette && a.device == b.device && a.threads == b.threads &&
+           a.keepAlpha == b.keepAlpha && samePrepare(a.prepare, b.prepare) && a.printSize == b.printSize &&
+           a.dpi == b.dpi && a.format == b.format && a.separation.gcr == b.separation.gcr &&
+           a.separation.inkLimit == b.separation.inkLimit;
+}
+
+Status jobMethod(const JobSettings& job, const MethodInfo*& method) {
+    const Registry& registry = Registry::instance();
+    const std::string spelled = job.method.empty() ? std::string("ed") : job.method;
+    const std::vector<std::string> methods = registry.methodNames();
+    // A method by its id, any spelling of it, an alias or its display name ("Error diffusion").
+    std::string name = matchName("method", spelled, methods);
+    for (const std::string& m : methods)
+        if (name.empty() && nameKey(registry.displayName(m)) == nameKey(spelled)) name = m;
+    if (name.empty()) {
+        std::vector<std::string> spellings = methods;
+        for (const std::string& m : methods) spellings.push_back(registry.displayName(m));
+        std::string near = nearestName(spelled, spellings);
+        for (const std::string& m : methods)
+            if (near == registry.displayName(m)) near = m;
+        return Status::error("unknown method '" + spelled + "'" +
+                             (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+                             "; choose one of: " + joined(methods));
+    }
+    const std::vector<std::string> variants = registry.variants(name);
+    const std::string variant =
+        job.variant.empty() ? registry.defaultVariant(name) : matchName("variant", job.variant, variants);
+    method = variant.empty() ? nullptr : registry.find(name, variant);
+    if (!method)
+        return Status::error("method " + name + " has no variant '" + job.variant + "'" +
+                             didYouMean(job.variant, variants) + "; choose one of: " + joined(variants));
+    return Status::ok();
+}
+
+Status validateJob(const JobSettings& job) {
+    const MethodInfo* m = nullptr;
+    if (Status s = jobMethod(job, m); !s) return s;
+    ParamValues resolved = job.params;
+    if (Status s = Registry::instance().resolveParams(*m, resolved); !s) return s;
+    if (job.device != "auto" && job.device != "cpu" && job.device != "gpu")
+        return Status::error("unknown device '" + job.device + "'; choose cpu, gpu or auto");
+    if (job.threads < 0) return Status::error("threads must be 0 (all) or more, got " + std::to_string(job.threads));
+    if (Status s = job.prepare.validate(); !s) return s;
+    if (Status s = checkSeparation(job.separation); !s) return s;
+    if (!job.printSize.empty()) {
+        PrepareSettings p = job.prepare;
+        if (Status s = applyPrintSize(p, job.printSize, job.dpi); !s) return s;
+    } else if (job.dpi < 0 || job.dpi > 100000) {
+        return Status::error("dpi must be between 1 and 100000");
+    }
+    if (!job.palette.empty() && !m->hasPaletteForm())
+        return Status::error("method " + m->id() + " cannot halftone to a palette");
+    if (!job.palette.empty() && job.palette.rfind("auto:", 0) != 0) {
+        Palette p;
+        if (Status s = resolvePalette(job.palette, nullptr, p); !s) return s;
+    }
+    return Status::ok();
+}
+
+Status resolveJob(const JobSettings& job, const Image* image, RunRequest& request, PrepareSettings& prepare) {
+    if (Status s = validateJob(job); !s) return s;
+    const MethodInfo* m = nullptr;
+    if (Status s = jobMethod(job, m); !s) return s;
+    request = RunRequest{};
+    request.method = m;
+    request.params = job.params;
+    if (job.threads > 0 && m->param("threads") && !job.params.has("threads"))
+        request.params.set("threads", int64_t(job.threads));
+    request.color = job.color;
+    request.keepAlpha = job.keepAlpha;
+    if (job.device == "cpu") request.device = Device::Cpu;
+    if (job.device == "gpu") request.device = Device::Gpu;
+    if (!job.palette.empty() && (image || job.palette.rfind("auto:", 0) != 0)) {
+        Palette p;
+        if (Status s = resolvePalette(job.palette, image, p); !s) return s;
+        request.palette = std::move(p);
+    }
+    request.separation = job.separation;
+    prepare = job.prepare;
+    if (!job.printSize.empty())
+        if (Status s = applyPrintSize(prepare, job.printSize, job.dpi); !s) return s;
+    return Status::ok();
+}
+
+}  // namespace halftone

@@ -1,0 +1,46 @@
+#pragma once
+// \brief A whole halftoning job as the user sets it up: how to prepare the image, which method with which
+// parameters, colour or palette, device, and the output format. The CLI, batch runs, presets and the studio
+// share it; resolveJob turns it into a RunRequest.
+#include <optional>
+#include <string>
+
+#include "core/image.h"
+#include "core/prepare/prepare.h"
+#include "core/job/registry.h"
+#include "core/print/separation.h"
+#include "core/status.h"
+
+namespace halftone {
+
+struct JobSettings {
+    std::string method;   ///< empty: the default method (error diffusion)
+    std::string variant;  ///< empty: the method's default variant
+    ParamValues params;   ///< the method's parameters that differ from its defaults
+    ColorMode color = ColorMode::Gray;
+    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
+    std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
+    std::string device = "auto";  ///< "auto", "cpu" or "gpu"
+    int threads = 0;              ///< worker threads of parallel methods; 0 = all
+    bool keepAlpha = false;       ///< copy the input's alpha channel into the output
+    PrepareSettings prepare;      ///< resize and tone steps before the method
+    std::string printSize;        ///< "6x4in" etc.; with dpi sets prepare.width/height
+    double dpi = 0;               ///< device resolution for printSize (and written into the file); 0 = unset
+    std::string format;  ///< output format of batch runs by extension ("png", "tif", "pbm", "gif"); empty = png
+
+    friend bool operator==(const JobSettings& a, const JobSettings& b);
+};
+
+/// \brief The method the job names (defaults filled in), or an error naming the unknown method or variant.
+Status jobMethod(const JobSettings& job, const MethodInfo*& method);
+
+/// \brief Checks everything that can be checked without an image: method and variant, parameters (names, kinds,
+/// ranges, choices), device, threads, prepare ranges, print size and format.
+Status validateJob(const JobSettings& job);
+
+/// \brief The run request for one image: the method, its parameters, colour mode, separation, device and palette,
+/// and the prepare settings with the print size applied. An "auto:N" palette is made from `image`; without an image
+/// the request's palette stays unset for the caller to make once the image is known.
+Status resolveJob(const JobSettings& job, const Image* image, RunRequest& request, PrepareSettings& prepare);
+
+}  // namespace halftone

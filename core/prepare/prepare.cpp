@@ -1,0 +1,542 @@
+#include "core/prepare/prepare.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "core/number.h"
+#include "core/ed/quantizer.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
+
+namespace halftone {
+
+const char* toString(ResizeFilter f) {
+    switch (f) {
+        case ResizeFilter::Lanczos3:
+            return "lanczos";
+        case ResizeFilter::Bicubic:
+            return "bicubic";
+        case ResizeFilter::Box:
+            return "box";
+        case ResizeFilter::Nearest:
+            return "nearest";
+    }
+    return "lanczos";
+}
+
+bool parseResizeFilter(const std::string& s, ResizeFilter& out) {
+    if (s == "lanczos" || s == "lanczos3")
+        out = ResizeFilter::Lanczos3;
+    else if (s == "bicubic" || s == "catmull-rom")
+        out = ResizeFilter::Bicubic;
+    else if (s == "box" || s == "area")
+        out = ResizeFilter::Box;
+    else if (s == "nearest")
+        out = ResizeFilter::Nearest;
+    else
+        return false;
+    return true;
+}
+
+bool PrepareSettings::changesTone() const {
+    return blackPoint != 0 || whitePoint != 255 || brightness != 0 || contrast != 0 || gamma != 1.0 ||
+           saturation != 100 || sharpenAmount != 0;
+}
+
+bool PrepareSettings::isIdentity() const {
+    return width == 0 && height == 0 && scale == 0 && pixelSize == 1 && !changesTone();
+}
+
+namespace {
+
+/// The setting's rule (core/number.h), its name as people read it in front of the message.
+Status range(const char* name, const char* key, double v) {
+    if (Status s = checkNumber(*jobNumberRule(key), {v, {}}); !s)
+        return Status::error(std::string(name) + " " + s.message());
+    return Status::ok();
+}
+
+}  // namespace
+
+Status PrepareSettings::validate() const {
+    if (Status s = range("width", "width", width); !s) return s;
+    if (Status s = range("height", "height", height); !s) return s;
+    if (Status s = range("scale", "scale", scale); !s) return s;
+    if (Status s = range("pixel size", "pixel-size", pixelSize); !s) return s;
+    if (Status s = range("black point", "black-point", blackPoint); !s) return s;
+    if (Status s = range("white point", "white-point", whitePoint); !s) return s;
+    if (blackPoint >= whitePoint)
+        return Status::error("black point (" + std::to_string(blackPoint) + ") must be below white point (" +
+                             std::to_string(whitePoint) + ")");
+    if (Status s = range("brightness", "brightness", brightness); !s) return s;
+    if (Status s = range("contrast", "contrast", contrast); !s) return s;
+    if (Status s = range("gamma", "gamma", gamma); !s) return s;
+    if (Status s = range("saturation", "saturation", saturation); !s) return s;
+    if (Status s = range("sharpen amount", "sharpen-amount", sharpenAmount); !s) return s;
+    if (Status s = range("sharpen radius", "sharpen-radius", sharpenRadius); !s) return s;
+    return Status::ok();
+}
+
+Status parsePrintSize(const std::string& text, double& widthInches, double& heightInches) {
+    // NUMBER [UNIT] x NUMBER [UNIT]; a unit given once applies to both.
+    const std::string bad = "print size '" + text + "' must look like 6x4in, 15x10cm or 210x297mm";
+    size_t pos = 0;
+    auto number = [&](double& v) {
+        const size_t start = pos;
+        while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.')) ++pos;
+        if (pos == start) return false;
+        try {
+            v = std::stod(text.substr(start, pos - start));
+        } catch (...) {
+            return false;
+        }
+        return v > 0 && std::isfinite(v);
+    };
+    auto unit = [&](std::string& u) {
+        const size_t start = pos;
+        while (pos < text.size() && std::isalpha(static_cast<unsigned char>(text[pos]))) ++pos;
+        u = text.substr(start, pos - start);
+        if (!u.empty() && (u.back() == 'x' || u.back() == 'X')) {  // "6x4", "6inx4in": the x is the separator
+            u.pop_back();
+            --pos;
+        }
+    };
+    double w = 0, h = 0;
+    std::string uw, uh;
+    if (!number(w)) return Status::error(bad);
+    unit(uw);
+    if (pos >= text.size() || (text[pos] != 'x' && text[pos] != 'X')) return Status::error(bad);
+    ++pos;
+    if (!number(h)) return Status::error(bad);
+    unit(uh);
+    if (pos != text.size()) return Status::error(bad);
+    if (uw.empty()) uw = uh;
+    if (uh.empty()) uh = uw;
+    auto perInch = [](const std::string& u, double& f) {
+        if (u == "in" || u == "inch" || u == "inches" || u.empty())
+            f = 1.0;
+        else if (u == "cm")
+            f = 1.0 / 2.54;
+        else if (u == "mm")
+            f = 1.0 / 25.4;
+        else
+            return false;
+        return true;
+    };
+    double fw = 1, fh = 1;
+    if (!perInch(uw, fw) || !perInch(uh, fh)) return Status::error(bad + " (units: in, cm, mm)");
+    widthInches = w * fw;
+    heightInches = h * fh;
+    return Status::ok();
+}
+
+Status applyPrintSize(PrepareSettings& s, const std::string& printSize, double dpi) {
+    if (!(dpi > 0 && dpi <= 100000)) return Status::error("a print size needs --dpi between 1 and 100000");
+    double wi = 0, hi = 0;
+    if (Status st = parsePrintSize(printSize, wi, hi); !st) return st;
+    const double w = std::round(wi * dpi), h = std::round(hi * dpi);
+    if (w < 1 || h < 1 || w > (1 << 20) || h > (1 << 20))
+        return Status::error("print size '" + printSize + "' at " + std::to_string(int(dpi)) +
+                             " dpi gives an image of " + std::to_string(int64_t(w)) + " x " +
+                             std::to_string(int64_t(h)) + " pixels; it must be 1 to 1048576 pixels a side");
+    s.width = int(w);
+    s.height = int(h);
+    return Status::ok();
+}
+
+Status preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight) {
+    // In double: a wide strip made tall (4096 x 1 to a height of 600000) asks for a side beyond int.
+    const double w = inWidth, h = inHeight;
+    double ow = w, oh = h;
+    if (s.width > 0 && s.height > 0) {
+        if (s.fit == ResizeFit::Stretch) {
+            ow = s.width, oh = s.height;
+        } else {
+            const double f = std::min(double(s.width) / w, double(s.height) / h);
+            ow = std::clamp(std::round(w * f), 1.0, double(s.width));
+            oh = std::clamp(std::round(h * f), 1.0, double(s.height));
+        }
+    } else if (s.width > 0) {
+        ow = s.width, oh = std::max(1.0, std::round(h * s.width / w));
+    } else if (s.height > 0) {
+        oh = s.height, ow = std::max(1.0, std::round(w * s.height / h));
+    } else if (s.scale > 0) {
+        ow = std::max(1.0, std::round(w * s.scale)), oh = std::max(1.0, std::round(h * s.scale));
+    }
+    const double maxSide = jobNumberRule("width")->hi;
+    if (ow > maxSide || oh > maxSide)
+        return Status::error("resizing " + std::to_string(inWidth) + " x " + std::to_string(inHeight) + " to " +
+                             numberText(ow) + " x " + numberText(oh) + " pixels (aspect ratio kept) is over " +
+                             numberText(maxSide) + " pixels a side; give both --width and --height, or a smaller size");
+    outWidth = int(ow);
+    outHeight = int(oh);
+    return Status::ok();
+}
+
+// ---- orientation
+
+Image applyOrientation(const Image& in, int orientation) {
+    if (orientation <= 1 || orientation > 8) return in;
+    const int w = in.width(), h = in.height();
+    const bool swap = orientation >= 5;
+    const int ow = swap ? h : w, oh = swap ? w : h;
+    auto transform = [&](const Plane8& p) {
+        Plane8 o(ow, oh);
+        for (int y = 0; y < oh; ++y)
+            for (int x = 0; x < ow; ++x) {
+                int sx = x, sy = y;  // source of output (x, y)
+                switch (orientation) {
+                    case 2:  // mirrored horizontally
+                        sx = w - 1 - x;
+                        break;
+                    case 3:  // rotated 180
+                        sx = w - 1 - x;
+                        sy = h - 1 - y;
+                        break;
+                    case 4:  // mirrored vertically
+                        sy = h - 1 - y;
+                        break;
+                    case 5:  // transposed
+                        sx = y;
+                        sy = x;
+                        break;
+                    case 6:  // stored rotated 90 counter-clockwise: turn clockwise
+                        sx = y;
+                        sy = h - 1 - x;
+                        break;
+                    case 7:  // transversed
+                        sx = w - 1 - y;
+                        sy = h - 1 - x;
+                        break;
+                    case 8:  // stored rotated 90 clockwise: turn counter-clockwise
+                        sx = w - 1 - y;
+                        sy = x;
+                        break;
+                    default:
+                        break;
+                }
+                o.at(y, x) = p.at(sy, sx);
+            }
+        return o;
+    };
+    Image out = in;
+    for (Plane8& c : out.channels) c = transform(c);
+    if (out.hasAlpha) out.alpha = transform(in.alpha);
+    if (!out.indices.empty()) out.indices = transform(in.indices);
+    return out;
+}
+
+Image enlargePixels(const Image& in, int n) {
+    if (n <= 1) return in;
+    auto enlarge = [n](const Plane8& p) {
+        Plane8 o(p.width * n, p.height * n);
+        for (int y = 0; y < o.height; ++y) {
+            const uint8_t* src = p.row(y / n);
+            uint8_t* dst = o.row(y);
+            for (int x = 0; x < o.width; ++x) dst[x] = src[x / n];
+        }
+        return o;
+    };
+    Image out;
+    out.space = in.space;
+    for (const Plane8& c : in.channels) out.channels.push_back(enlarge(c));
+    out.hasAlpha = in.hasAlpha;
+    if (in.hasAlpha) out.alpha = enlarge(in.alpha);
+    out.palette = in.palette;
+    if (!in.indices.empty()) out.indices = enlarge(in.indices);
+    return out;
+}
+
+namespace {
+
+// ---- resampling
+
+struct Taps {
+    int first = 0;
+    std::vector<float> w;
+};
+
+double filterSupport(ResizeFilter f) {
+    switch (f) {
+        case ResizeFilter::Lanczos3:
+            return 3.0;
+        case ResizeFilter::Bicubic:
+            return 2.0;
+        case ResizeFilter::Box:
+            return 0.5;
+        case ResizeFilter::Nearest:
+            return 0.5;
+    }
+    return 3.0;
+}
+
+double filterValue(ResizeFilter f, double x) {
+    x = std::abs(x);
+    switch (f) {
+        case ResizeFilter::Lanczos3: {
+            if (x >= 3.0) return 0.0;
+            if (x < 1e-9) return 1.0;
+            const double px = std::numbers::pi * x;
+            return 3.0 * std::sin(px) * std::sin(px / 3.0) / (px * px);
+        }
+        case ResizeFilter::Bicubic: {  // Catmull-Rom (B = 0, C = 0.5)
+            if (x < 1.0) return 1.5 * x * x * x - 2.5 * x * x + 1.0;
+            if (x < 2.0) return -0.5 * x * x * x + 2.5 * x * x - 4.0 * x + 2.0;
+            return 0.0;
+        }
+        case ResizeFilter::Box:
+        case ResizeFilter::Nearest:
+            return x <= 0.5 ? 1.0 : 0.0;
+    }
+    return 0.0;
+}
+
+/// Weights of every output sample along one axis; sources past the edges repeat the edge sample.
+std::vector<Taps> axisTaps(int inSize, int outSize, ResizeFilter f) {
+    std::vector<Taps> taps(static_cast<size_t>(outSize));
+    const double scale = double(outSize) / inSize;
+    if (f == ResizeFilter::Nearest) {
+        for (int o = 0; o < outSize; ++o) {
+            taps[size_t(o)].first = std::min(inSize - 1, int(std::floor((o + 0.5) / scale)));
+            taps[size_t(o)].w = {1.0f};
+        }
+        return taps;
+    }
+    const double widen = scale < 1.0 ? 1.0 / scale : 1.0;  // a reduction widens the filter (no aliasing)
+    const double radius = filterSupport(f) * widen;
+    for (int o = 0; o < outSize; ++o) {
+        const double center = (o + 0.5) / scale - 0.5;
+        const int lo = int(std::ceil(center - radius)), hi = int(std::floor(center + radius));
+        const int first = std::clamp(lo, 0, inSize - 1), last = std::clamp(hi, 0, inSize - 1);
+        std::vector<double> w(size_t(last - first + 1), 0.0);
+        double sum = 0;
+        for (int i = lo; i <= hi; ++i) {
+            double v = filterValue(f, (i - center) / widen);
+            if (f == ResizeFilter::Box && std::abs(std::abs((i - center) / widen) - 0.5) < 1e-9) v = 0.5;
+            w[size_t(std::clamp(i, 0, inSize - 1) - first)] += v;
+            sum += v;
+        }
+        Taps& t = taps[size_t(o)];
+        t.first = first;
+        for (double v : w) t.w.push_back(float(sum != 0 ? v / sum : 0));
+        if (sum == 0) t.w[size_t(std::clamp(int(std::lround(center)), first, last) - first)] = 1.0f;
+    }
+    return taps;
+}
+
+/// Runs fn(y) for y in [0, rows) on the shared workers; false when cancelled.
+bool parallelRows(int rows, const RunControl& control, double lo, double hi, const std::function<void(int)>& fn) {
+    const int threads = std::max(1, std::min(threadsOrAll(control.threads), rows / 16 + 1));
+    std::atomic<int> next{0}, done{0};
+    std::atomic<bool> stopped{false};
+    const int chunk = 8;
+    WorkerPool::shared().run(threads, [&](int t) {
+        for (;;) {
+            if (control.cancelled()) {
+                stopped = true;
+                return;
+            }
+            const int y0 = next.fetch_add(chunk);
+            if (y0 >= rows) return;
+            const int y1 = std::min(rows, y0 + chunk);
+            for (int y = y0; y < y1; ++y) fn(y);
+            const int d = done.fetch_add(y1 - y0) + (y1 - y0);
+            if (t == 0) control.report(lo + (hi - lo) * double(d) / rows);
+        }
+    });
+    return !stopped;
+}
+
+/// The linear-light value of each 8-bit sRGB code, and the linear thresholds between codes for encoding.
+struct LinearTables {
+    std::array<float, 256> toLinear{};
+    std::array<float, 255> mid{};  ///< lin((k + 0.5) / 255): linear values above mid[k] encode to k + 1 or more
+    LinearTables() {
+        for (int a = 0; a < 256; ++a) toLinear[size_t(a)] = float(srgbToLinear(a / 255.0));
+        for (int k = 0; k < 255; ++k) mid[size_t(k)] = float(srgbToLinear((k + 0.5) / 255.0));
+    }
+    uint8_t encode(float v) const { return uint8_t(std::upper_bound(mid.begin(), mid.end(), v) - mid.begin()); }
+};
+
+const LinearTables& linearTables() {
+    static const LinearTables t;
+    return t;
+}
+
+Status resizePlane(const Plane8& in, int ow, int oh, ResizeFilter f, bool linear, Plane8& out,
+                   const RunControl& control, double lo, double hi) {
+    const int iw = in.width, ih = in.height;
+    const std::vector<Taps> tx = axisTaps(iw, ow, f), ty = axisTaps(ih, oh, f);
+    const LinearTables& lt = linearTables();
+    std::array<float, 256> decode{};
+    for (int a = 0; a < 256; ++a) decode[size_t(a)] = linear ? lt.toLinear[size_t(a)] : float(a);
+    // Horizontal pass into floats, then vertical into 8 bits.
+    PlaneT<float> mid(ow, ih);
+    const double split = lo + (hi - lo) * 0.5;
+    if (!parallelRows(ih, control, lo, split, [&](int y) {
+            const uint8_t* src = in.row(y);
+            float* dst = mid.row(y);
+            for (int x = 0; x < ow; ++x) {
+                const Taps& t = tx[size_t(x)];
+                float acc = 0;
+                for (size_t k = 0; k < t.w.size(); ++k) acc += t.w[k] * decode[src[t.first + int(k)]];
+                dst[x] = acc;
+            }
+        }))
+        return Status::cancelled();
+    out = Plane8(ow, oh);
+    if (!parallelRows(oh, control, split, hi, [&](int y) {
+            const Taps& t = ty[size_t(y)];
+            uint8_t* dst = out.row(y);
+            std::vector<float> acc(size_t(ow), 0.0f);
+            for (size_t k = 0; k < t.w.size(); ++k) {
+                const float wk = t.w[k];
+                const float* src = mid.row(t.first + int(k));
+                for (int x = 0; x < ow; ++x) acc[size_t(x)] += wk * src[x];
+            }
+            for (int x = 0; x < ow; ++x) {
+                const float v = acc[size_t(x)];
+                dst[x] = linear ? lt.encode(v) : uint8_t(std::clamp(std::lround(v), 0L, 255L));
+            }
+        }))
+        return Status::cancelled();
+    return Status::ok();
+}
+
+// ---- tone
+
+/// The tone curve (levels, brightness, contrast, gamma) as a table over the 8-bit levels.
+std::array<uint8_t, 256> toneTable(const PrepareSettings& s) {
+    std::array<uint8_t, 256> t{};
+    for (int a = 0; a < 256; ++a) {
+        double v = (double(a) - s.blackPoint) * 255.0 / (s.whitePoint - s.blackPoint);
+        v = std::clamp(v, 0.0, 255.0);
+        v += s.brightness * 2.55;
+        if (s.contrast >= 100)
+            v = v >= 127.5 ? 255.0 : 0.0;
+        else if (s.contrast != 0)
+            v = 127.5 + (v - 127.5) * (100.0 + s.contrast) / (100.0 - s.contrast);
+        v = std::clamp(v, 0.0, 255.0);
+        if (s.gamma != 1.0) v = 255.0 * std::pow(v / 255.0, 1.0 / s.gamma);
+        t[size_t(a)] = uint8_t(std::clamp(std::lround(v), 0L, 255L));
+    }
+    return t;
+}
+
+/// One Gaussian blur pass (separable, edges repeated) of a float plane.
+std::vector<float> gaussianKernel(double sigma) {
+    const int r = std::max(1, int(std::ceil(3.0 * sigma)));
+    std::vector<float> k(size_t(2 * r + 1));
+    double sum = 0;
+    for (int i = -r; i <= r; ++i) sum += (k[size_t(i + r)] = float(std::exp(-0.5 * i * i / (sigma * sigma))));
+    for (float& v : k) v = float(v / sum);
+    return k;
+}
+
+Status sharpenPlane(Plane8& p, const PrepareSettings& s, const RunControl& control, double lo, double hi) {
+    const std::vector<float> k = gaussianKernel(s.sharpenRadius);
+    const int r = int(k.size() / 2), w = p.width, h = p.height;
+    PlaneT<float> tmp(w, h);
+    const double split = lo + (hi - lo) * 0.5;
+    if (!parallelRows(h, control, lo, split, [&](int y) {
+            const uint8_t* src = p.row(y);
+            float* dst = tmp.row(y);
+            for (int x = 0; x < w; ++x) {
+                float acc = 0;
+                for (int i = -r; i <= r; ++i) acc += k[size_t(i + r)] * src[std::clamp(x + i, 0, w - 1)];
+                dst[x] = acc;
+            }
+        }))
+        return Status::cancelled();
+    Plane8 out(w, h);
+    const float amount = float(s.sharpenAmount / 100.0);
+    if (!parallelRows(h, control, split, hi, [&](int y) {
+            std::vector<float> blur(size_t(w), 0.0f);
+            for (int i = -r; i <= r; ++i) {
+                const float* src = tmp.row(std::clamp(y + i, 0, h - 1));
+                const float ki = k[size_t(i + r)];
+                for (int x = 0; x < w; ++x) blur[size_t(x)] += ki * src[x];
+            }
+            const uint8_t* orig = p.row(y);
+            uint8_t* dst = out.row(y);
+            for (int x = 0; x < w; ++x) {
+                const float v = orig[x] + amount * (orig[x] - blur[size_t(x)]);
+                dst[x] = uint8_t(std::clamp(std::lround(v), 0L, 255L));
+            }
+        }))
+        return Status::cancelled();
+    p = std::move(out);
+    return Status::ok();
+}
+
+}  // namespace
+
+Status prepareImage(const Image& in, const PrepareSettings& s, Image& out, const RunControl& control) {
+    if (Status st = s.validate(); !st) return st;
+    if (in.channels.empty()) return Status::error("image has no channels");
+    out = in;
+    out.palette.clear();
+    out.indices = {};
+
+    // Size: the target (or the input size) reduced by the pixel size.
+    int tw = 0, th = 0;
+    if (Status st = preparedSize(s, in.width(), in.height(), tw, th); !st) return st;
+    if (s.pixelSize > 1) {
+        tw = std::max(1, int(std::lround(double(tw) / s.pixelSize)));
+        th = std::max(1, int(std::lround(double(th) / s.pixelSize)));
+    }
+    const int planes = out.channelCount() + (out.hasAlpha ? 1 : 0);
+    const bool resize = tw != out.width() || th != out.height();
+    const bool sharpen = s.sharpenAmount > 0;
+    const double resizeShare = resize ? (sharpen ? 0.7 : 0.95) : 0.0;
+    if (resize) {
+        // Colour planes in linear light (CMYK inks are not sRGB: their values are resampled as they are); alpha
+        // is a coverage and is resampled as it is.
+        const bool linear = s.linearResize && out.space != ColorSpace::CMYK;
+        for (int c = 0; c < planes; ++c) {
+            const bool isAlpha = c == out.channelCount();
+            Plane8& p = isAlpha ? out.alpha : out.channels[size_t(c)];
+            Plane8 r;
+            const double lo = resizeShare * c / planes, hi = resizeShare * (c + 1) / planes;
+            if (Status st = resizePlane(p, tw, th, s.filter, linear && !isAlpha, r, control, lo, hi); !st) return st;
+            p = std::move(r);
+        }
+    }
+
+    if (s.blackPoint != 0 || s.whitePoint != 255 || s.brightness != 0 || s.contrast != 0 || s.gamma != 1.0) {
+        const std::array<uint8_t, 256> t = toneTable(s);
+        const bool inks = out.space == ColorSpace::CMYK;  // ink amounts: the curve acts on the paper's lightness
+        for (Plane8& p : out.channels)
+            for (uint8_t& v : p.data) v = inks ? uint8_t(255 - t[size_t(255 - v)]) : t[v];
+    }
+    if (control.cancelled()) return Status::cancelled();
+
+    if (s.saturation != 100 && out.space == ColorSpace::RGB) {
+        const double f = s.saturation / 100.0;
+        Plane8 &r = out.channels[0], &g = out.channels[1], &b = out.channels[2];
+        for (size_t i = 0; i < r.size(); ++i) {
+            const int y = (77 * r.data[i] + 150 * g.data[i] + 29 * b.data[i] + 128) >> 8;  // the luma of convertColor
+            for (Plane8* p : {&r, &g, &b})
+                p->data[i] = uint8_t(std::clamp(std::lround(y + f * (p->data[i] - y)), 0L, 255L));
+        }
+    }
+
+    if (sharpen) {
+        const int n = out.channelCount();
+        for (int c = 0; c < n; ++c) {
+            const double lo = resizeShare + (1.0 - resizeShare) * c / n,
+                         hi = resizeShare + (1.0 - resizeShare) * (c + 1) / n;
+            if (Status st = sharpenPlane(out.channels[size_t(c)], s, control, lo, hi); !st) return st;
+        }
+    }
+    if (control.cancelled()) return Status::cancelled();
+    control.report(1.0);
+    return Status::ok();
+}
+
+}  // namespace halftone

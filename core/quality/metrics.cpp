@@ -1,0 +1,390 @@
+// Quality measures (docs/spec.md section 3). The spectrum uses FFTW3 when the build found it (HALFTONE_HAVE_FFTW),
+// otherwise a separable DFT that is exact but O(N (W + H)), fine for the patch sizes used here.
+#include "core/quality/metrics.h"
+
+#include "core/ed/quantizer.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+
+#ifdef HALFTONE_HAVE_FFTW
+#include <fftw3.h>
+#include <mutex>
+#endif
+
+namespace halftone {
+
+double hvsWeightedError(const Plane8& original, const Plane8& halftone, const HvsParams& hvs) {
+    HvsFilter f;
+    if (!makeHvsFilter(hvs, f) || !original.sameSize(halftone) || original.empty())
+        return std::numeric_limits<double>::quiet_NaN();
+    PlaneT<double> e(original.width, original.height);
+    for (size_t i = 0; i < e.size(); ++i) e.data[i] = (double(halftone.data[i]) - double(original.data[i])) / 255.0;
+    const PlaneT<double> q = hvsFullConvolution(e, f);
+    double E = 0;
+    for (double v : q.data) E += v * v;
+    return E / double(e.size());
+}
+
+namespace {
+
+/// The separable truncated Gaussian of section 3 on a W x H plane of values; taps outside the image are dropped and
+/// the rest renormalised.
+std::vector<double> gaussianFiltered(std::vector<double> a, int W, int H, double sigma, int radius) {
+    const int w = std::max(0, radius);
+    std::vector<double> k(size_t(2 * w + 1));
+    for (int i = -w; i <= w; ++i)
+        k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
+    auto pass = [&](const std::vector<double>& in, std::vector<double>& out, bool horizontal) {
+        out.assign(in.size(), 0.0);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                double acc = 0, ws = 0;
+                for (int i = -w; i <= w; ++i) {
+                    const int xx = horizontal ? x + i : x, yy = horizontal ? y : y + i;
+                    if (xx < 0 || xx >= W || yy < 0 || yy >= H) continue;
+                    acc += k[size_t(i + w)] * in[size_t(yy) * W + xx];
+                    ws += k[size_t(i + w)];
+                }
+                out[size_t(y) * W + x] = acc / ws;
+            }
+    };
+    std::vector<double> b;
+    pass(a, b, true);
+    pass(b, a, false);
+    return a;
+}
+
+}  // namespace
+
+double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma, int radius, bool linear) {
+    if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
+    // The working space: gamma values as stored, or linear light on the same 0..255 scale.
+    std::array<double, 256> value{};
+    for (int v = 0; v < 256; ++v) value[size_t(v)] = linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
+    auto filtered = [&](const Plane8& p) {
+        std::vector<double> a(p.size());
+        for (size_t i = 0; i < p.size(); ++i) a[i] = value[p.data[i]];
+        return gaussianFiltered(std::move(a), p.width, p.height, sigma, radius);
+    };
+    const std::vector<double> fo = filtered(original), fh = filtered(halftone);
+    double mse = 0;
+    for (size_t i = 0; i < fo.size(); ++i) {
+        const double d = fh[i] - fo[i];
+        mse += d * d;
+    }
+    mse /= double(fo.size());
+    if (mse == 0) return std::numeric_limits<double>::infinity();
+    return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+Lab linearSrgbToLab(double r, double g, double b) {
+    // IEC 61966-2-1 (sRGB) primaries and D65 white; the white point is the image of (1, 1, 1).
+    const double X = 0.4124 * r + 0.3576 * g + 0.1805 * b;
+    const double Y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const double Z = 0.0193 * r + 0.1192 * g + 0.9505 * b;
+    constexpr double Xn = 0.4124 + 0.3576 + 0.1805, Yn = 1.0, Zn = 0.0193 + 0.1192 + 0.9505;
+    constexpr double d = 6.0 / 29.0;
+    auto f = [](double t) { return t > d * d * d ? std::cbrt(t) : t / (3 * d * d) + 4.0 / 29.0; };
+    const double fx = f(X / Xn), fy = f(Y / Yn), fz = f(Z / Zn);
+    return {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
+}
+
+double ciede2000(const Lab& x, const Lab& y) {
+    // Sharma, Wu and Dalal (2005), equations (1) to (22), angles in degrees.
+    constexpr double pi = std::numbers::pi, deg = 180.0 / pi, pow25_7 = 6103515625.0;  // 25^7
+    const double c1 = std::hypot(x.a, x.b), c2 = std::hypot(y.a, y.b);
+    const double cMean7 = std::pow((c1 + c2) / 2, 7);
+    const double G = 0.5 * (1 - std::sqrt(cMean7 / (cMean7 + pow25_7)));
+    const double a1 = (1 + G) * x.a, a2 = (1 + G) * y.a;
+    const double cp1 = std::hypot(a1, x.b), cp2 = std::hypot(a2, y.b);
+    auto hue = [&](double b, double a) {
+        if (a == 0 && b == 0) return 0.0;
+        const double h = std::atan2(b, a) * deg;
+        return h < 0 ? h + 360 : h;
+    };
+    const double h1 = hue(x.b, a1), h2 = hue(y.b, a2);
+    const double dL = y.L - x.L, dC = cp2 - cp1;
+    double dh = 0;
+    if (cp1 * cp2 != 0) {
+        dh = h2 - h1;
+        if (dh > 180)
+            dh -= 360;
+        else if (dh < -180)
+            dh += 360;
+    }
+    const double dH = 2 * std::sqrt(cp1 * cp2) * std::sin(dh / 2 / deg);
+    const double lMean = (x.L + y.L) / 2, cMean = (cp1 + cp2) / 2;
+    double hMean = h1 + h2;
+    if (cp1 * cp2 != 0) {
+        if (std::abs(h1 - h2) <= 180)
+            hMean /= 2;
+        else
+            hMean = hMean < 360 ? (hMean + 360) / 2 : (hMean - 360) / 2;
+    }
+    const double T = 1 - 0.17 * std::cos((hMean - 30) / deg) + 0.24 * std::cos(2 * hMean / deg) +
+                     0.32 * std::cos((3 * hMean + 6) / deg) - 0.20 * std::cos((4 * hMean - 63) / deg);
+    const double dTheta = 30 * std::exp(-std::pow((hMean - 275) / 25, 2));
+    const double cMeanP7 = std::pow(cMean, 7);
+    const double Rc = 2 * std::sqrt(cMeanP7 / (cMeanP7 + pow25_7));
+    const double l50 = (lMean - 50) * (lMean - 50);
+    const double Sl = 1 + 0.015 * l50 / std::sqrt(20 + l50);
+    const double Sc = 1 + 0.045 * cMean, Sh = 1 + 0.015 * cMean * T;
+    const double Rt = -std::sin(2 * dTheta / deg) * Rc;
+    const double tl = dL / Sl, tc = dC / Sc, th = dH / Sh;
+    return std::sqrt(std::max(0.0, tl * tl + tc * tc + th * th + Rt * tc * th));
+}
+
+double filteredDeltaE2000(const Image& original, const Image& halftone, double sigma, int radius) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (original.channels.empty() || halftone.channels.empty()) return nan;
+    const Image a = convertColor(original, ColorMode::RGB), b = convertColor(halftone, ColorMode::RGB);
+    const int W = a.width(), H = a.height();
+    if (W != b.width() || H != b.height() || W == 0 || H == 0) return nan;
+    std::array<double, 256> lin{};
+    for (int v = 0; v < 256; ++v) lin[size_t(v)] = srgbToLinear(v / 255.0);
+    auto filtered = [&](const Image& im) {
+        std::array<std::vector<double>, 3> ch;
+        for (size_t c = 0; c < 3; ++c) {
+            std::vector<double> v(im.channels[c].size());
+            for (size_t i = 0; i < v.size(); ++i) v[i] = lin[im.channels[c].data[i]];
+            ch[c] = gaussianFiltered(std::move(v), W, H, sigma, radius);
+        }
+        return ch;
+    };
+    const auto fa = filtered(a), fb = filtered(b);
+    double sum = 0;
+    for (size_t i = 0; i < fa[0].size(); ++i)
+        sum += ciede2000(linearSrgbToLab(fa[0][i], fa[1][i], fa[2][i]), linearSrgbToLab(fb[0][i], fb[1][i], fb[2][i]));
+    return sum / double(fa[0].size());
+}
+
+Plane8 centralCrop(const Plane8& p, int maxWidth, int maxHeight) {
+    const int cw = std::clamp(maxWidth, 0, p.width), ch = std::clamp(maxHeight, 0, p.height);
+    if (cw == p.width && ch == p.height) return p;
+    const int x0 = (p.width - cw) / 2, y0 = (p.height - ch) / 2;
+    Plane8 out(cw, ch);
+    for (int y = 0; y < ch; ++y) std::copy(p.row(y0 + y) + x0, p.row(y0 + y) + x0 + cw, out.row(y));
+    return out;
+}
+
+ToneCurve toneCurve(const Plane8& original, const Plane8& halftone) {
+    ToneCurve t;
+    t.meanOut.assign(256, 0.0);
+    t.count.assign(256, 0);
+    if (!original.sameSize(halftone)) return t;
+    std::vector<double> sum(256, 0.0);
+    for (size_t i = 0; i < original.size(); ++i) {
+        sum[original.data[i]] += halftone.data[i];
+        ++t.count[original.data[i]];
+    }
+    int levels = 0;
+    for (int g = 0; g < 256; ++g)
+        if (t.count[size_t(g)]) {
+            t.meanOut[size_t(g)] = sum[size_t(g)] / double(t.count[size_t(g)]);
+            const double d = std::abs(t.meanOut[size_t(g)] - g);
+            if (t.worstLevel < 0 || d > t.maxDeviation) {
+                t.maxDeviation = d;
+                t.worstLevel = g;
+            }
+            t.meanDeviation += d;
+            ++levels;
+        }
+    if (levels) t.meanDeviation /= levels;
+    return t;
+}
+
+Plane8 grayRamp(int width, int height) {
+    Plane8 p(width, height);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) p.at(y, x) = uint8_t(width > 1 ? (255 * x + (width - 1) / 2) / (width - 1) : 0);
+    return p;
+}
+
+Plane8 grayStaircase(int columnsPerLevel, int height) {
+    const int c = std::max(1, columnsPerLevel);
+    Plane8 p(256 * c, std::max(0, height));
+    for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x) p.at(y, x) = uint8_t(x / c);
+    return p;
+}
+
+Plane8 grayTiles(int tile) {
+    Plane8 p(16 * tile, 16 * tile);
+    for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x) p.at(y, x) = uint8_t((y / tile) * 16 + x / tile);
+    return p;
+}
+
+bool metricsHaveFftw() {
+#ifdef HALFTONE_HAVE_FFTW
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace {
+
+/// |DFT|^2 of a real W x H plane, row-major, index (v, u).
+[[maybe_unused]] std::vector<double> powerDft(const std::vector<double>& x, int W, int H) {
+    std::vector<std::complex<double>> a(x.begin(), x.end()), tmp(size_t(std::max(W, H)));
+    auto dft1 = [&](std::complex<double>* data, int n, int stride) {
+        for (int k = 0; k < n; ++k) {
+            std::complex<double> s = 0;
+            for (int j = 0; j < n; ++j) {
+                const double ang = -2 * std::numbers::pi * double((int64_t(k) * j) % n) / n;
+                s += data[size_t(j) * stride] * std::complex<double>(std::cos(ang), std::sin(ang));
+            }
+            tmp[size_t(k)] = s;
+        }
+        for (int k = 0; k < n; ++k) data[size_t(k) * stride] = tmp[size_t(k)];
+    };
+    for (int y = 0; y < H; ++y) dft1(a.data() + size_t(y) * W, W, 1);
+    for (int x = 0; x < W; ++x) dft1(a.data() + x, H, W);
+    std::vector<double> p(a.size());
+    for (size_t i = 0; i < a.size(); ++i) p[i] = std::norm(a[i]);
+    return p;
+}
+
+#ifdef HALFTONE_HAVE_FFTW
+std::vector<double> powerFftw(const std::vector<double>& x, int W, int H) {
+    static std::mutex planMutex;  // FFTW planning is not thread-safe
+    std::vector<double> in = x;
+    const int wc = W / 2 + 1;
+    fftw_complex* out = fftw_alloc_complex(size_t(wc) * H);
+    fftw_plan plan;
+    {
+        std::lock_guard lock(planMutex);
+        plan = fftw_plan_dft_r2c_2d(H, W, in.data(), out, FFTW_ESTIMATE);
+    }
+    fftw_execute(plan);
+    std::vector<double> p(size_t(W) * H);
+    for (int v = 0; v < H; ++v)
+        for (int u = 0; u < wc; ++u) {
+            const double re = out[size_t(v) * wc + u][0], im = out[size_t(v) * wc + u][1];
+            const double pw = re * re + im * im;
+            p[size_t(v) * W + u] = pw;
+            p[size_t((H - v) % H) * W + size_t((W - u) % W)] = pw;  // Hermitian symmetry
+        }
+    {
+        std::lock_guard lock(planMutex);
+        fftw_destroy_plan(plan);
+    }
+    fftw_free(out);
+    return p;
+}
+#endif
+
+}  // namespace
+
+Status radialSpectrum(const Plane8& patch, RadialSpectrum& out) {
+    return radialSpectrum(std::vector<Plane8>{patch}, out);
+}
+
+Status radialSpectrum(const std::vector<Plane8>& patches, RadialSpectrum& out) {
+    if (patches.empty()) return Status::error("spectrum needs at least one patch");
+    const int W = patches.front().width, H = patches.front().height;
+    if (W < 4 || H < 4) return Status::error("spectrum patch must be at least 4 x 4 pixels");
+    if (W > 1024 || H > 1024) return Status::error("spectrum patch must be at most 1024 x 1024 pixels (use a crop)");
+    for (const Plane8& patch : patches)
+        if (patch.width != W || patch.height != H) return Status::error("spectrum patches must all have one size");
+    const double N = double(W) * H, K = double(patches.size());
+    std::vector<double> p(size_t(W) * H, 0.0);
+    double var = 0;
+    for (const Plane8& patch : patches) {
+        double mean = 0;
+        for (uint8_t v : patch.data) mean += v / 255.0;
+        mean /= N;
+        std::vector<double> x(patch.size());
+        double pv = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            x[i] = patch.data[i] / 255.0 - mean;
+            pv += x[i] * x[i];
+        }
+        var += pv / N;
+#ifdef HALFTONE_HAVE_FFTW
+        const std::vector<double> one = powerFftw(x, W, H);
+        out.backend = "fftw3";
+#else
+        const std::vector<double> one = powerDft(x, W, H);
+        out.backend = "dft";
+#endif
+        for (size_t i = 0; i < p.size(); ++i) p[i] += one[i] / K;
+    }
+    var /= K;
+    const double dr = 1.0 / std::min(W, H);
+    const int rings = int(std::ceil(std::sqrt(0.5) / dr)) + 1;
+    std::vector<double> sum(size_t(rings), 0.0), sum2(size_t(rings), 0.0);
+    std::vector<int> cnt(size_t(rings), 0);
+    for (int v = 0; v < H; ++v)
+        for (int u = 0; u < W; ++u) {
+            if (u == 0 && v == 0) continue;  // DC (zero after mean removal)
+            const double fu = (u <= W / 2 ? u : u - W) / double(W), fv = (v <= H / 2 ? v : v - H) / double(H);
+            const int r = int(std::lround(std::sqrt(fu * fu + fv * fv) / dr));
+            const double pw = p[size_t(v) * W + u] / N;
+            sum[size_t(r)] += pw;
+            sum2[size_t(r)] += pw * pw;
+            ++cnt[size_t(r)];
+        }
+    out.frequency.clear();
+    out.power.clear();
+    out.anisotropy.clear();
+    out.samples.clear();
+    for (int r = 1; r < rings; ++r) {
+        if (!cnt[size_t(r)]) continue;
+        const double m = sum[size_t(r)] / cnt[size_t(r)];
+        const double vr = cnt[size_t(r)] > 1 ? (sum2[size_t(r)] - cnt[size_t(r)] * m * m) / (cnt[size_t(r)] - 1) : 0.0;
+        out.frequency.push_back(r * dr);
+        out.power.push_back(m);
+        out.anisotropy.push_back(m > 0 && vr > 0 ? 10 * std::log10(vr / (m * m))
+                                                 : -std::numeric_limits<double>::infinity());
+        out.samples.push_back(cnt[size_t(r)]);
+    }
+    out.variance = var;
+    out.periodograms = int(patches.size());
+    return Status::ok();
+}
+
+std::vector<Plane8> tilesOf(const Plane8& plane, int tile, int margin) {
+    std::vector<Plane8> tiles;
+    if (tile < 1 || margin < 0) return tiles;
+    const int nx = (plane.width - 2 * margin) / tile, ny = (plane.height - 2 * margin) / tile;
+    for (int ty = 0; ty < ny; ++ty)
+        for (int tx = 0; tx < nx; ++tx) {
+            Plane8 t(tile, tile);
+            const int x0 = margin + tx * tile, y0 = margin + ty * tile;
+            for (int y = 0; y < tile; ++y) std::copy(plane.row(y0 + y) + x0, plane.row(y0 + y) + x0 + tile, t.row(y));
+            tiles.push_back(std::move(t));
+        }
+    return tiles;
+}
+
+double meanAnisotropy(const RadialSpectrum& s) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < s.power.size(); ++i)
+        if (s.power[i] > 1e-9 * s.variance && std::isfinite(s.anisotropy[i])) {
+            sum += s.anisotropy[i];
+            ++n;
+        }
+    return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+double lowFrequencyRatio(const RadialSpectrum& s, double fmax) {
+    double sum = 0;
+    int64_t n = 0;
+    for (size_t i = 0; i < s.frequency.size(); ++i)
+        if (s.frequency[i] <= fmax) {
+            sum += s.power[i] * s.samples[i];
+            n += s.samples[i];
+        }
+    if (n == 0 || s.variance <= 0) return std::numeric_limits<double>::quiet_NaN();
+    return sum / double(n) / s.variance;
+}
+
+}  // namespace halftone

@@ -1,0 +1,88 @@
+// Ordered dither (Koge, Ito and Nakano's threshold rule, section 2.1) and its registry entry.
+#include "core/screen/ordered.h"
+
+#include "core/palette/paletteordered.h"
+#include "core/job/registry.h"
+
+namespace halftone {
+
+Status orderedDither(const Plane8& src, Plane8& dst, const ThresholdArray& screen, const RunControl& control) {
+    if (screen.empty()) return Status::error("ordered dither: the threshold array is empty");
+    if (Status s = checkImageSize(src.width, src.height, 1); !s) return s;
+    Plane8 out(src.width, src.height);
+    const int sw = screen.width, sh = screen.height;
+    for (int y = 0; y < src.height; ++y) {
+        if ((y & 255) == 0) {
+            if (control.cancelled()) return Status::cancelled();
+            control.report(double(y) / src.height, "ordered dither");
+        }
+        const uint8_t* a = src.row(y);
+        const uint8_t* t = screen.row(y % sh);
+        uint8_t* o = out.row(y);
+        for (int x0 = 0; x0 < src.width; x0 += sw) {
+            const int n = std::min(sw, src.width - x0);
+            for (int x = 0; x < n; ++x) o[x0 + x] = a[x0 + x] > t[x] ? 255 : 0;
+        }
+    }
+    dst = std::move(out);
+    control.report(1.0, "ordered dither");
+    return Status::ok();
+}
+
+ParamSpec screenParamSpec(std::string label, std::string defaultSpec, std::string help) {
+    ParamSpec s;
+    s.key = "screen";
+    s.label = std::move(label);
+    s.kind = ParamSpec::Kind::Text;
+    s.textDefault = std::move(defaultSpec);
+    s.help = std::move(help);
+    s.presets = {
+        {"bayer:2", "Bayer 2 x 2"},
+        {"bayer:4", "Bayer 4 x 4"},
+        {"bayer:8", "Bayer 8 x 8"},
+        {"bayer:16", "Bayer 16 x 16"},
+        {"cluster:cell=8,angle=45", "Clustered dot, 8 px cell, 45 degrees"},
+        {"cluster:cell=8,angle=0", "Clustered dot, 8 px cell, 0 degrees"},
+        {"cluster:cell=8,angle=45,dot=elliptic", "Elliptic dot, 8 px cell, 45 degrees"},
+        {"blue-noise", "Blue noise (void and cluster, 64 x 64)"},
+        {"dbs", "DBS screen (512 x 512, shipped)"},
+    };
+    s.acceptsFile = true;
+    s.check = checkScreenSpec;
+    return s;
+}
+
+void registerOrderedMethods(Registry& r) {
+    MethodInfo m;
+    m.method = "ordered";
+    m.variant = "screen";
+    m.family = "ordered";
+    m.description =
+        "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
+        "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file. With a "
+        "palette, each colour becomes a mix of palette colours (a mixing plan) and the screen picks among them.";
+    m.exact = false;
+    m.params.push_back(screenParamSpec(
+        "Screen", "bayer:8",
+        "threshold array: bayer:N (N = 2..256, power of two), cluster:cell=C,angle=A,dot=round|elliptic, "
+        "blue-noise[:N], dbs (the shipped 512 x 512 DBS screen) or an image file of thresholds"));
+    m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
+        ThresholdArray screen;
+        if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.5)); !st) return st;
+        return orderedDither(src, dst, screen, rc.scaled(0.5, 1.0));
+    };
+    m.params.push_back(intParam("plan", "Mixing plan size", kMinMixingPlan, kMaxMixingPlan, kDefaultMixingPlan,
+                                "palette output only: palette colours mixed per input colour (Yliluoma's plan, in "
+                                "linear light); the screen picks one of them, so N steps of tone between colours"));
+    m.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues& v,
+                      const RunControl& rc) {
+        ThresholdArray screen;
+        if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.2)); !st) return st;
+        return orderedPaletteDither(rgb, palette, screen, int(v.getInt("plan", kDefaultMixingPlan)), indices,
+                                    rc.scaled(0.2, 1.0));
+    };
+    r.add(std::move(m));
+    r.setDisplayName("ordered", "Ordered dither");
+}
+
+}  // namespace halftone
