@@ -48,43 +48,15 @@ bool hasExactPalette(const Image& image) {
 }
 
 Status writePngIndexed(const std::string& path, const Image& image, double dpi) {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return Status::error(std::strerror(errno));
-    PngErrorSink sink;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, pngOnError, pngOnWarning);
-    png_infop info = png ? png_create_info_struct(png) : nullptr;
-    if (!png || !info) {
-        png_destroy_write_struct(&png, nullptr);
-        std::fclose(f);
-        return Status::error("out of memory");
-    }
-    // volatile: read again after a longjmp from libpng's error handler
-    const volatile int w = image.width(), h = image.height();
-    const volatile int depth = pngDepth(image.palette.size());
-    std::vector<png_color> plte;  // sized by resize, before setjmp (see png1bit.cpp)
-    plte.resize(image.palette.size());
-    for (size_t k = 0; k < image.palette.size(); ++k)
-        plte[k] = {image.palette[k][0], image.palette[k][1], image.palette[k][2]};
-    std::vector<png_byte> row;
-    row.resize((size_t(w) * size_t(depth) + 7) / 8);
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        std::fclose(f);
-        return Status::error("write failed: " + sink.message);
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), depth, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_PLTE(png, info, plte.data(), int(plte.size()));
-    setPngResolution(png, info, dpi);
-    png_write_info(png, info);
-    for (int y = 0; y < h; ++y) {
-        packRow(image.indices.row(y), w, depth, row.data());
-        png_write_row(png, row.data());
-    }
-    png_write_end(png, nullptr);
-    png_destroy_write_struct(&png, &info);
-    return closeWrittenFile(f);
+    PngLayout layout;
+    layout.width = image.width();
+    layout.height = image.height();
+    layout.bitDepth = pngDepth(image.palette.size());
+    layout.colorType = PNG_COLOR_TYPE_PALETTE;
+    layout.dpi = dpi;
+    for (const auto& c : image.palette) layout.palette.push_back({c[0], c[1], c[2]});
+    return writePngRows(
+        path, layout, [&](int y, png_byte* row) { packRow(image.indices.row(y), layout.width, layout.bitDepth, row); });
 }
 
 namespace {

@@ -34,7 +34,8 @@ Status closeWrittenFile(std::FILE* f) {
     return Status::ok();
 }
 
-Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
+Status writePngRows(const std::string& path, const PngLayout& layout,
+                    const std::function<void(int y, png_byte* row)>& fillRow) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return Status::error(std::strerror(errno));
     PngErrorSink sink;
@@ -45,29 +46,43 @@ Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
         std::fclose(f);
         return Status::error("out of memory");
     }
-    const int w = plane.width, h = plane.height;
+    const int samples = layout.colorType == PNG_COLOR_TYPE_RGB ? 3 : 1;
     std::vector<png_byte> row;  // sized by resize: GCC 12 takes the sizing constructor's loop for one setjmp clobbers
-    row.resize(size_t(w + 7) / 8);
+    row.resize((size_t(layout.width) * size_t(samples) * size_t(layout.bitDepth) + 7) / 8);
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         std::fclose(f);
         return Status::error("write failed: " + sink.message);
     }
     png_init_io(png, f);
-    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    setPngResolution(png, info, dpi);
+    png_set_IHDR(png, info, png_uint_32(layout.width), png_uint_32(layout.height), layout.bitDepth, layout.colorType,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (layout.colorType == PNG_COLOR_TYPE_PALETTE)
+        png_set_PLTE(png, info, layout.palette.data(), int(layout.palette.size()));
+    setPngResolution(png, info, layout.dpi);
     png_write_info(png, info);
-    for (int y = 0; y < h; ++y) {
-        std::fill(row.begin(), row.end(), png_byte(0));
-        const uint8_t* s = plane.row(y);
-        for (int x = 0; x < w; ++x)
-            if (s[x]) row[size_t(x) >> 3] |= png_byte(0x80 >> (x & 7));
+    for (int y = 0; y < layout.height; ++y) {
+        fillRow(y, row.data());
         png_write_row(png, row.data());
     }
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
     return closeWrittenFile(f);
+}
+
+Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
+    PngLayout layout;
+    layout.width = plane.width;
+    layout.height = plane.height;
+    layout.bitDepth = 1;
+    layout.dpi = dpi;
+    const size_t rowBytes = size_t(plane.width + 7) / 8;
+    return writePngRows(path, layout, [&](int y, png_byte* row) {
+        std::fill(row, row + rowBytes, png_byte(0));
+        const uint8_t* s = plane.row(y);
+        for (int x = 0; x < plane.width; ++x)
+            if (s[x]) row[size_t(x) >> 3] |= png_byte(0x80 >> (x & 7));
+    });
 }
 
 }  // namespace halftone::io::detail

@@ -1,10 +1,13 @@
 #pragma once
-// \brief What the libpng writers of io/ share (io/png1bit.cpp, io/indexed.cpp): the error handler that turns a libpng
-// error into a message, the resolution chunk, and closing a written file with its errors checked.
+// \brief What the libpng writers of io/ share (io/png1bit.cpp, io/indexed.cpp): one row-streaming writer with the
+// error handler that turns a libpng error into a message, the resolution chunk, and closing a written file with its
+// errors checked.
 #include <png.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -23,5 +26,19 @@ void pngOnWarning(png_structp png, png_const_charp msg);
 void setPngResolution(png_structp png, png_infop info, double dpi);
 /// \brief Flushes and closes a file written with stdio; "write failed: ..." when either fails.
 Status closeWrittenFile(std::FILE* f);
+
+/// \brief The shape of a PNG that writePngRows streams out.
+struct PngLayout {
+    int width = 0, height = 0;
+    int bitDepth = 8;                     ///< bits per sample (1, 2, 4, 8)
+    int colorType = PNG_COLOR_TYPE_GRAY;  ///< PNG_COLOR_TYPE_GRAY or PNG_COLOR_TYPE_PALETTE
+    std::vector<png_color> palette;       ///< the PLTE entries of a palette image
+    double dpi = 0;                       ///< the pHYs chunk (none when <= 0)
+};
+
+/// \brief Writes a PNG to `path` row by row: `fillRow(y, row)` packs row y into `row` (its size is the packed row
+/// length). A libpng error ends the write with "write failed: ..." (the caller removes the file).
+Status writePngRows(const std::string& path, const PngLayout& layout,
+                    const std::function<void(int y, png_byte* row)>& fillRow);
 
 }  // namespace halftone::io::detail
