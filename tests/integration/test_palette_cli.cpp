@@ -13,6 +13,7 @@
 #include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -144,8 +145,7 @@ private slots:
     }
 
     void badPaletteFiles_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<QString>("where");
+        test::columns<QString, QString>("file", "where");
         QTest::newRow("bad hex digit") << "bad/bad-digit.hex"
                                        << "', line 4: expected a colour as RRGGBB";
         QTest::newRow("one colour") << "bad/one-colour.gpl"
@@ -191,9 +191,7 @@ private slots:
     }
 
     void badPaletteSpecs_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<int>("exitCode");
-        QTest::addColumn<QString>("message");
+        test::columns<QStringList, int, QString>("args", "exitCode", "message");
         QTest::newRow("auto:1") << QStringList{"--palette", "auto:1"} << 2
                                 << "auto:N needs a number of colours N from 2 to 256";
         QTest::newRow("auto:257") << QStringList{"--palette", "auto:257"} << 2 << "from 2 to 256";
@@ -238,8 +236,7 @@ private slots:
     }
 
     void indexedOutput_data() {
-        QTest::addColumn<QString>("palette");
-        QTest::addColumn<QString>("output");
+        test::columns<QString, QString>("palette", "output");
         QTest::newRow("builtin to png") << "pico8"
                                         << "out.png";
         QTest::newRow("file to tif") << q(kPalettes + "gameboy.pal") << "out.tif";

@@ -23,6 +23,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/jobrunner.h"
@@ -78,8 +79,7 @@ void TestHostileStudio::initTestCase() {
 }
 
 void TestHostileStudio::cancelAnyMethodAnyMoment_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
+    test::columns<QString, QString>("method", "variant");
     QTest::addColumn<int>("moment");  // -1: at once; 0: at the first progress report; > 0: after that many ms
     QStringList ids;
     for (const MethodInfo& m : Registry::instance().methods()) {
@@ -190,8 +190,7 @@ void TestHostileStudio::cancelWindowAtMoments() {
 }
 
 void TestHostileStudio::fullDiskSaveKeepsOldFile_data() {
-    QTest::addColumn<QString>("ext");
-    QTest::addColumn<double>("fraction");
+    test::columns<QString, double>("ext", "fraction");
     for (const char* ext : {"png", "tif", "pbm", "pgm"})
         for (double f : {0.0, 0.5, 0.97})
             QTest::newRow(qPrintable(QString("%1 at %2 %").arg(ext).arg(f * 100))) << QString(ext) << f;
@@ -250,8 +249,7 @@ void TestHostileStudio::fullDiskSaveKeepsOldFile() {
 void TestHostileStudio::startupOptionsEnd_data() {
     // Placeholders in the arguments: @DIR@ = a fresh temporary folder, @BAD@ = a file that is not an image
     // there, @GOOD@ = a test image.
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<int>("exitCode");
+    test::columns<QStringList, int>("args", "exitCode");
     QTest::addColumn<QString>("message");  // part of what stderr must say
     const QString shot = "@DIR@/shot.png";
     QTest::newRow("compare, unreadable file")

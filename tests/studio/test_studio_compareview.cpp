@@ -2,6 +2,7 @@
 // (nearest neighbour, never smoothed), fit-to-window, keyboard zoom and the split mode.
 #include <QtTest>
 
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "widgets/compareview.h"
 #include "widgets/imageconvert.h"
@@ -88,9 +89,7 @@ void TestStudioCompareView::dragPanSyncsAllPanes() {
 }
 
 void TestStudioCompareView::integerZoomIsPixelExact_data() {
-    QTest::addColumn<int>("zoom");
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
+    test::columns<int, int, int>("zoom", "w", "h");
     QTest::newRow("1x 37x23") << 1 << 37 << 23;
     QTest::newRow("2x 31x17") << 2 << 31 << 17;
     QTest::newRow("3x 13x11") << 3 << 13 << 11;

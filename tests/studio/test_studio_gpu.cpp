@@ -17,6 +17,7 @@
 
 #include "core/ed/errordiffusion.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/benchmarkpanel.h"
@@ -132,9 +133,7 @@ void TestStudioGpu::methodPanelOffersGpu() {
 }
 
 void TestStudioGpu::everyGpuMethodExact_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<int>("color");
+    test::columns<QString, QString, int>("method", "variant", "color");
     for (const MethodInfo* m : gpuMethods())
         QTest::newRow(m->id().c_str()) << QString::fromStdString(m->method) << QString::fromStdString(m->variant)
                                        << int(ColorMode::Gray);

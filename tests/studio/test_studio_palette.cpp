@@ -21,6 +21,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/compareview.h"
@@ -801,13 +802,9 @@ void TestStudioPalette::printPreviewOnDemand() {
 }
 
 void TestStudioPalette::perceivedFlatColourStays_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<bool>("usePalette");
+    test::columns<QString, bool>("method", "usePalette");
     QTest::addColumn<int>("color");  // ColorMode without a palette
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
+    test::columns<bool, int, int, int>("linear", "r", "g", "b");
     // A flat palette colour through the nearest-colour method; pico8's red and dark blue; gamma and linear light.
     QTest::newRow("palette red") << "zz-palette/nearest" << true << 0 << false << 0xFF << 0x00 << 0x4D;
     QTest::newRow("palette dark blue") << "zz-palette/nearest" << true << 0 << false << 0x1D << 0x2B << 0x53;
@@ -859,8 +856,7 @@ void TestStudioPalette::perceivedPaletteResultIsColour() {
 }
 
 void TestStudioPalette::paletteStartupOption_data() {
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<int>("exitCode");
+    test::columns<QStringList, int>("args", "exitCode");
     QTest::addColumn<QString>("message");  // in stderr; for exit 0 the screenshot must exist
     QTest::newRow("unknown name") << QStringList{"--palette", "nosuch"} << 2 << "nosuch";
     QTest::newRow("bad auto") << QStringList{"--palette", "auto:1"} << 2 << "2 to 256";

@@ -154,11 +154,7 @@ void TestAmScreen::thresholdIsTheAreaFraction() {
 }
 
 void TestAmScreen::periodAndAngle_data() {
-    QTest::addColumn<int>("dot");
-    QTest::addColumn<double>("angle");
-    QTest::addColumn<double>("lpi");
-    QTest::addColumn<double>("dpi");
-    QTest::addColumn<int>("level");
+    test::columns<int, double, double, double, int>("dot", "angle", "lpi", "dpi", "level");
     for (AmDot dot : {AmDot::Round, AmDot::Elliptic, AmDot::Square, AmDot::Line})
         for (double angle : {0.0, 15.0, 45.0, 75.0, 108.4, -30.0})
             for (auto [lpi, dpi] : {std::pair{60.0, 600.0}, std::pair{85.0, 600.0}, std::pair{150.0, 2400.0}})
@@ -186,9 +182,7 @@ void TestAmScreen::periodAndAngle() {
 }
 
 void TestAmScreen::coverageFollowsTone_data() {
-    QTest::addColumn<int>("dot");
-    QTest::addColumn<double>("angle");
-    QTest::addColumn<bool>("ink");
+    test::columns<int, double, bool>("dot", "angle", "ink");
     for (AmDot dot : {AmDot::Round, AmDot::Elliptic, AmDot::Square, AmDot::Line})
         for (double angle : {0.0, 15.0, 45.0, 75.0})
             for (bool ink : {false, true})
@@ -354,3 +348,4 @@ void TestAmScreen::refusesBadParameters() {
 
 QTEST_APPLESS_MAIN(TestAmScreen)
 #include "test_amscreen.moc"
+#include "tests/common/qtestutil.h"

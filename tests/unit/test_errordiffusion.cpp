@@ -6,6 +6,7 @@
 #include "core/ed/errordiffusion.h"
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -143,10 +144,7 @@ void TestErrorDiffusion::kernelsAreTheSpecTable() {
 }
 
 void TestErrorDiffusion::variantsMatchReference_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<bool>("serpentine");
+    test::columns<QString, int, bool, bool>("kernel", "levels", "linear", "serpentine");
     for (const Kernel& k : kernels())
         for (int levels : {2, 3, 4, 256})
             for (bool linear : {false, true})

@@ -14,6 +14,7 @@
 #include "core/palette/paletteed.h"
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -160,9 +161,7 @@ void TestMbvq::quadruplesPartitionTheCube() {
 }
 
 void TestMbvq::flatColoursUseOnlyTheirQuadruple_data() {
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
+    test::columns<int, int, int>("r", "g", "b");
     QTest::newRow("mid gray 128") << 128 << 128 << 128;
     QTest::newRow("gray 100") << 100 << 100 << 100;
     QTest::newRow("gray 200") << 200 << 200 << 200;
@@ -203,9 +202,7 @@ void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
 }
 
 void TestMbvq::lowerBrightnessVariationThanVectorEd_data() {
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
+    test::columns<int, int, int>("r", "g", "b");
     QTest::newRow("mid gray 128") << 128 << 128 << 128;
     QTest::newRow("gray 90") << 90 << 90 << 90;
     QTest::newRow("gray 180") << 180 << 180 << 180;
@@ -240,9 +237,7 @@ void TestMbvq::lowerBrightnessVariationThanVectorEd() {
 }
 
 void TestMbvq::matchesSpecStatement_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<bool>("serpentine");
-    QTest::addColumn<bool>("linear");
+    test::columns<QString, bool, bool>("kernel", "serpentine", "linear");
     for (const Kernel& k : kernels())
         if (!k.levelDependent())
             for (bool s : {false, true})

@@ -15,6 +15,7 @@
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -250,9 +251,7 @@ void TestPaletteEd::referenceWeightsAndTies() {
 }
 
 void TestPaletteEd::nearestColorIsExact_data() {
-    QTest::addColumn<int>("colors");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<int>("shift");
+    test::columns<int, bool, int>("colors", "linear", "shift");
     for (int n : {2, 3, 4, 16, 64, 256})
         for (bool lin : {false, true})
             for (int shift : {0, 5, 7, 9})
@@ -313,8 +312,7 @@ void TestPaletteEd::nearestColorIsExact() {
 }
 
 void TestPaletteEd::formsMatchReference_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<QString>("palette");
+    test::columns<QString, QString>("kernel", "palette");
     for (const Kernel& k : kernels())
         for (const char* pal : {"bw", "3", "16", "256", "repeated"})
             if (!k.levelDependent())
@@ -411,9 +409,7 @@ void TestPaletteEd::repeatedColourSmallerIndexWins() {
 }
 
 void TestPaletteEd::realImages_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("palette");
-    QTest::addColumn<QString>("kernel");
+    test::columns<QString, QString, QString>("file", "palette", "kernel");
     for (const char* f : {"moon.png", "chelsea.png", "page.png"})
         for (const char* pal : {"bw", "16", "256"})
             for (const char* k : {"floyd-steinberg", "jarvis", "atkinson"})

@@ -11,6 +11,7 @@
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
 #include "core/screen/screen.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -174,8 +175,7 @@ void TestPaletteOrdered::entryTable() {
 }
 
 void TestPaletteOrdered::paletteColourAlone_data() {
-    QTest::addColumn<QString>("spec");
-    QTest::addColumn<int>("plan");
+    test::columns<QString, int>("spec", "plan");
     QTest::newRow("bayer:8 plan 64") << "bayer:8" << 64;
     QTest::newRow("blue-noise plan 64") << "blue-noise" << 64;
     QTest::newRow("cluster plan 16") << "cluster:cell=8,angle=45" << 16;
@@ -240,8 +240,7 @@ void TestPaletteOrdered::threadsAndRepeatsAgree() {
 }
 
 void TestPaletteOrdered::awkwardSizes_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
+    test::columns<int, int>("w", "h");
     for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {97, 1}, {1, 97}, {7, 13}, {67, 211}, {257, 33}})
         QTest::newRow(qPrintable(QString("%1x%2").arg(w).arg(h))) << w << h;
 }

@@ -13,6 +13,7 @@
 #include "core/ed/parallel.h"
 #include "core/job/registry.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -82,11 +83,7 @@ void TestParallel::initTestCase() {
 }
 
 void TestParallel::matchesReference_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<int>("simd");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
+    test::columns<QString, int, QString, int, int>("method", "simd", "kernel", "width", "height");
     const QList<QPair<int, int>> sizes = {{1, 1},   {1, 97},  {97, 1},    {2, 3},   {7, 13},
                                           {31, 33}, {17, 70}, {257, 129}, {61, 200}};
     for (const Method& m : methods())
@@ -136,9 +133,7 @@ void TestParallel::matchesReference() {
 }
 
 void TestParallel::realImages_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
+    test::columns<QString, QString, int>("file", "kernel", "levels");
     for (const char* f : {"moon.png", "page.png", "chelsea.png"})
         for (const char* k : {"floyd-steinberg", "jarvis", "sierra-lite"})
             for (int L : {2, 4}) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;

@@ -10,6 +10,7 @@
 #include "core/ed/errordiffusion.h"
 #include "core/planepool.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -209,9 +210,7 @@ void TestPlanePool::threadsShareOnePool() {
 }
 
 void TestPlanePool::cpuRunsIgnoreGarbage_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<int>("threads");
+    test::columns<QString, QString, int>("method", "variant", "threads");
     QTest::newRow("ed/plain") << "ed"
                               << "plain" << 1;
     QTest::newRow("ec/wavefront 1 thread") << "ec"

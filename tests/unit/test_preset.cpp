@@ -103,8 +103,7 @@ void TestPreset::savesAndLoadsFiles() {
 }
 
 void TestPreset::badFilesAreRefused_data() {
-    QTest::addColumn<QString>("text");
-    QTest::addColumn<QString>("message");
+    test::columns<QString, QString>("text", "message");
     QTest::newRow("not json") << "{\"halftone-preset\": 1,\n \"method\": }"
                               << "job.json', line 2: not valid JSON";
     QTest::newRow("array") << "[1, 2]"
@@ -207,3 +206,4 @@ void TestPreset::unreadableAndInvalidJobsWriteNothing() {
 
 QTEST_APPLESS_MAIN(TestPreset)
 #include "test_preset.moc"
+#include "tests/common/qtestutil.h"

@@ -7,6 +7,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -89,8 +90,7 @@ void TestRegistryExact::initTestCase() {
 }
 
 void TestRegistryExact::randomAwkwardSizes_data() {
-    QTest::addColumn<QString>("id");
-    QTest::addColumn<int>("device");
+    test::columns<QString, int>("id", "device");
     const bool gpu = Registry::instance().gpuAvailability().usable;
     for (const MethodInfo* m : exactMethods()) {
         if (m->cpu)
@@ -323,8 +323,7 @@ void TestRegistryExact::consumedInputBecomesTheOutput() {
 
 void TestRegistryExact::ownReferences_data() {
     // Exact methods outside section 1's error diffusion (dot diffusion, ...) bring their own sequential reference.
-    QTest::addColumn<QString>("id");
-    QTest::addColumn<int>("device");
+    test::columns<QString, int>("id", "device");
     const bool gpu = Registry::instance().gpuAvailability().usable;
     for (const MethodInfo& m : Registry::instance().methods()) {
         if (!m.exact || !m.reference) continue;

@@ -16,6 +16,7 @@
 #include "core/ed/parallel.h"
 #include "core/ed/varkerneltable.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -219,10 +220,7 @@ void TestVarKernel::noiseHashValues() {
 }
 
 void TestVarKernel::variantsMatchReference_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<bool>("serpentine");
+    test::columns<QString, int, bool, bool>("kernel", "levels", "linear", "serpentine");
     for (const char* k : {"ostromoukhov", "zhou-fang"})
         for (int levels : {2, 3, 256})
             for (bool linear : {false, true})
@@ -261,9 +259,7 @@ void TestVarKernel::variantsMatchReference() {
 }
 
 void TestVarKernel::realImages_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
+    test::columns<QString, QString, int>("file", "kernel", "levels");
     for (const char* f : {"moon.png", "page.png", "chelsea.png"})
         for (const char* k : {"ostromoukhov", "zhou-fang"})
             for (int L : {2, 3}) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
