@@ -3,7 +3,12 @@
 #include <QtTest>
 
 #include <initializer_list>
+#include <string>
+#include <vector>
 #include <utility>
+
+#include "core/ed/errordiffusion.h"
+#include "tests/common/testutil.h"
 
 namespace halftone::test {
 
@@ -18,6 +23,49 @@ void columns(const Name&... names) {
 inline void sizeRows(std::initializer_list<std::pair<int, int>> sizes) {
     columns<int, int>("w", "h");
     for (const auto& [w, h] : sizes) QTest::addRow("%dx%d", w, h) << w << h;
+}
+
+/// \brief A data table of error-diffusion modes: columns kernel, levels, linear, serpentine; one row per kernel, level
+/// count, gamma or linear light and raster or serpentine order, named "KERNEL Ln gamma|linear raster|serpentine".
+inline void edModeRows(const std::vector<std::string>& kernels, std::initializer_list<int> levelCounts) {
+    columns<QString, int, bool, bool>("kernel", "levels", "linear", "serpentine");
+    for (const std::string& k : kernels)
+        for (int levels : levelCounts)
+            for (bool linear : {false, true})
+                for (bool serp : {false, true})
+                    QTest::addRow("%s L%d %s %s", k.c_str(), levels, linear ? "linear" : "gamma",
+                                  serp ? "serpentine" : "raster")
+                        << QString::fromStdString(k) << levels << linear << serp;
+}
+
+/// \brief A data table over the real images of tests/data: columns file, kernel, levels; rows "FILE/KERNEL/Ln".
+inline void realImageRows(std::initializer_list<const char*> kernels, std::initializer_list<int> levelCounts) {
+    columns<QString, QString, int>("file", "kernel", "levels");
+    for (const char* f : {"moon.png", "page.png", "chelsea.png"})
+        for (const char* k : kernels)
+            for (int L : levelCounts) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
+}
+
+/// \brief The EdParams of the current row: its kernel, linear and serpentine columns, and its levels column when
+/// `withLevels` (tables of edModeRows have all four).
+inline EdParams edParamsFromRow(bool withLevels = true) {
+    QFETCH(QString, kernel);
+    QFETCH(bool, linear);
+    QFETCH(bool, serpentine);
+    EdParams p;
+    p.kernel = kernel.toStdString();
+    p.linear = linear;
+    p.serpentine = serpentine;
+    if (withLevels) {
+        QFETCH(int, levels);
+        p.levels = levels;
+    }
+    return p;
+}
+
+/// \brief test::firstDifference for a Qt Test message.
+inline QString firstDifferenceText(const Plane8& got, const Plane8& want) {
+    return QString::fromStdString(firstDifference(got, want));
 }
 
 }  // namespace halftone::test

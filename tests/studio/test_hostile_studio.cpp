@@ -61,7 +61,11 @@ struct FileSizeLimit {
 class TestHostileStudio : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_hostile_studio");
+        qRegisterMetaType<JobResultPtr>();
+        signal(SIGXFSZ, SIG_IGN);
+    }
     void cancelAnyMethodAnyMoment_data();
     void cancelAnyMethodAnyMoment();
     void cancelWindowAtMoments_data();
@@ -71,12 +75,6 @@ private slots:
     void startupOptionsEnd_data();
     void startupOptionsEnd();
 };
-
-void TestHostileStudio::initTestCase() {
-    test::startStudioTest("test_hostile_studio");
-    qRegisterMetaType<JobResultPtr>();
-    signal(SIGXFSZ, SIG_IGN);
-}
 
 void TestHostileStudio::cancelAnyMethodAnyMoment_data() {
     test::columns<QString, QString>("method", "variant");

@@ -94,7 +94,16 @@ std::shared_ptr<const Image> largeImage() {
 class TestStudioGpu : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_gpu");
+        qunsetenv("HALFTONE_GPU_FAULT");
+        const GpuAvailability& g = Registry::instance().gpuAvailability();
+        if (!g.usable)
+            QSKIP(qPrintable("no usable GPU, the studio's GPU paths cannot run here: " +
+                             QString::fromStdString(g.reason)));
+        if (gpuMethods().empty()) QSKIP("this build has no GPU methods (built without CUDA)");
+        qInfo("GPU: %s", g.deviceName.c_str());
+    }
     void methodPanelOffersGpu();
     void everyGpuMethodExact_data();
     void everyGpuMethodExact();
@@ -105,16 +114,6 @@ private slots:
     void uiThreadNotBlockedByLargeRun();
     void photoClickToResult();
 };
-
-void TestStudioGpu::initTestCase() {
-    test::startStudioTest("test_studio_gpu");
-    qunsetenv("HALFTONE_GPU_FAULT");
-    const GpuAvailability& g = Registry::instance().gpuAvailability();
-    if (!g.usable)
-        QSKIP(qPrintable("no usable GPU, the studio's GPU paths cannot run here: " + QString::fromStdString(g.reason)));
-    if (gpuMethods().empty()) QSKIP("this build has no GPU methods (built without CUDA)");
-    qInfo("GPU: %s", g.deviceName.c_str());
-}
 
 void TestStudioGpu::methodPanelOffersGpu() {
     MethodPanel panel(Registry::instance());

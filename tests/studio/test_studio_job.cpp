@@ -88,7 +88,10 @@ QStringList allEntries(const QString& dir) {
 class TestStudioJob : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_job");
+        test::registerSlowMethod();
+    }
     void adjustChangesPreparedImageAndResult();
     void unchangedAdjustDoesNotPrepareAgain();
     void adjustNeverRereadsTheFile();
@@ -104,15 +107,6 @@ private slots:
     void batchRefusalBeforeAnyWork();
     void batchCancelLeavesNoPartialFile();
 };
-
-void TestStudioJob::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_studio_job");
-    QSettings().clear();
-    gpu::registerMethods(Registry::instance());
-    test::registerSlowMethod();
-}
 
 void TestStudioJob::adjustChangesPreparedImageAndResult() {
     MainWindow w(Registry::instance());

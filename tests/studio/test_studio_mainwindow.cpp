@@ -34,7 +34,10 @@ using namespace halftone;
 class TestStudioMainWindow : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_mainwindow");
+        test::registerSlowMethod();
+    }
     void badFilesShowErrorDialog_data();
     void badFilesShowErrorDialog();
     void sampleOpensAndRuns();
@@ -58,11 +61,6 @@ private slots:
     void screenshotFromWindow();
     void screenshotOption();
 };
-
-void TestStudioMainWindow::initTestCase() {
-    test::startStudioTest("test_studio_mainwindow");
-    test::registerSlowMethod();
-}
 
 void TestStudioMainWindow::badFilesShowErrorDialog_data() {
     QTest::addColumn<QString>("path");

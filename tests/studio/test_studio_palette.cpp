@@ -37,7 +37,11 @@ using namespace halftone;
 class TestStudioPalette : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_palette");
+        test::registerSlowMethod();
+        test::registerPaletteTestMethod();
+    }
     void chooserListsBuiltins();
     void chosenPaletteGoesIntoTheRun();
     void badFileShowsDialogAndKeepsPrevious();
@@ -78,15 +82,6 @@ std::shared_ptr<const Image> flatRgb(int w, int h, Rgb8 c) {
     return im;
 }
 
-/// A w x h RGB image of random colours (seed logged).
-Image randomRgb(int w, int h, const char* what) {
-    const uint64_t seed = test::freshSeed(what);
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int i = 0; i < 3; ++i) im.channels.push_back(test::randomPlane(w, h, seed + uint64_t(i)));
-    return im;
-}
-
 void writeFile(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -115,16 +110,6 @@ Rgb8 pixel(const Image& im, int x, int y) {
 }
 
 }  // namespace
-
-void TestStudioPalette::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_studio_palette");
-    QSettings().clear();
-    gpu::registerMethods(Registry::instance());
-    test::registerSlowMethod();
-    test::registerPaletteTestMethod();
-}
 
 void TestStudioPalette::chooserListsBuiltins() {
     MethodPanel panel(Registry::instance());
@@ -177,7 +162,7 @@ void TestStudioPalette::chosenPaletteGoesIntoTheRun() {
     QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("pico8"));
     QSignalSpy loaded(&w, &MainWindow::imageLoaded);
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    w.setImage(randomRgb(37, 23, "palette run"), "random");
+    w.setImage(test::randomRgb(37, 23, "palette run"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     JobResultPtr r = w.currentResult();
     QVERIFY(r && r->palette);
@@ -394,7 +379,7 @@ void TestStudioPalette::nonPaletteMethodGreysChooser() {
 }
 
 void TestStudioPalette::autoPaletteFromImage() {
-    const Image image = randomRgb(64, 48, "auto palette");
+    const Image image = test::randomRgb(64, 48, "auto palette");
     Palette want;
     QVERIFY(autoPalette(image, 5, want));
 
@@ -434,7 +419,7 @@ void TestStudioPalette::autoPaletteFailureStopsTheRun() {
     w.setAutoRun(false);
     QVERIFY(w.methodPanel()->setMethod("zz-palette", "nearest"));
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    w.setImage(randomRgb(16, 16, "auto failure"), "random");
+    w.setImage(test::randomRgb(16, 16, "auto failure"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     PalettePanel* pp = w.methodPanel()->palettePanel();
     QSignalSpy ready(pp, &PalettePanel::autoReady);
@@ -590,7 +575,7 @@ void TestStudioPalette::paletteResultExactAtPixelZoom() {
     QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("pico8"));
     QSignalSpy shown(&w, &MainWindow::resultShown);
     const int W = 40, H = 30;
-    w.setImage(randomRgb(W, H, "pixel zoom"), "random");
+    w.setImage(test::randomRgb(W, H, "pixel zoom"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     const JobResultPtr r = w.currentResult();
     QVERIFY(r->palette);
@@ -632,7 +617,7 @@ void TestStudioPalette::paletteResultSavesIndexed() {
     QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
     QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("ega"));
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    const Image input = randomRgb(29, 19, "save indexed");
+    const Image input = test::randomRgb(29, 19, "save indexed");
     w.setImage(input, "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     const JobResultPtr r = w.currentResult();
@@ -732,7 +717,7 @@ void TestStudioPalette::printPreviewToggleInCompareView() {
     QVERIFY(!w.printPreviewAction()->isEnabled());
     w.methodPanel()->setColorMode(ColorMode::CMYK);
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    w.setImage(randomRgb(33, 21, "print preview"), "random");
+    w.setImage(test::randomRgb(33, 21, "print preview"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     const JobResultPtr r = w.currentResult();
     QCOMPARE(r->halftone->space, ColorSpace::CMYK);
@@ -768,7 +753,7 @@ void TestStudioPalette::printPreviewOnDemand() {
     // 4096 x 4096); asked for both at once, the views made in the background end up together on one result.
     JobRunner jobs;
     JobRequest req;
-    req.image = std::make_shared<const Image>(randomRgb(41, 27, "print on demand"));
+    req.image = std::make_shared<const Image>(test::randomRgb(41, 27, "print on demand"));
     req.imageId = 4242;
     req.method = Registry::instance().find("ed", "plain");
     req.color = ColorMode::CMYK;

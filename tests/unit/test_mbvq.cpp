@@ -21,20 +21,6 @@ using namespace halftone;
 
 namespace {
 
-Image flatImage(int w, int h, Rgb8 c) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int ch = 0; ch < 3; ++ch) im.channels.emplace_back(w, h, c[size_t(ch)]);
-    return im;
-}
-
-Image randomRgb(int w, int h, uint64_t seed) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int ch = 0; ch < 3; ++ch) im.channels.push_back(test::randomPlane(w, h, seed + uint64_t(ch)));
-    return im;
-}
-
 /// Section 6 as written: full-size error planes, gathering each pixel's sources, mirrored taps on odd rows.
 Plane8 specMbvq(const Image& rgb, const EdParams& p) {
     const Kernel* kernel = findKernel(p.kernel);
@@ -185,9 +171,9 @@ void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
                 const auto table = Quantizer(2, linear).inputTable();
                 const auto v = mbvqVertices(mbvqQuadruple(table[size_t(r)], table[size_t(g)], table[size_t(b)]));
                 Plane8 idx;
-                QVERIFY(
-                    mbvqErrorDiffusion(flatImage(61, 47, {uint8_t(r), uint8_t(g), uint8_t(b)}), mbvqPalette(), p, idx)
-                        .isOk());
+                QVERIFY(mbvqErrorDiffusion(test::flatRgb(61, 47, {uint8_t(r), uint8_t(g), uint8_t(b)}), mbvqPalette(),
+                                           p, idx)
+                            .isOk());
                 std::vector<int> used(8, 0);
                 for (uint8_t i : idx.data) ++used[i];
                 for (int c = 0; c < 8; ++c)
@@ -218,7 +204,7 @@ void TestMbvq::lowerBrightnessVariationThanVectorEd() {
     QFETCH(int, r);
     QFETCH(int, g);
     QFETCH(int, b);
-    const Image flat = flatImage(128, 128, {uint8_t(r), uint8_t(g), uint8_t(b)});
+    const Image flat = test::flatRgb(128, 128, {uint8_t(r), uint8_t(g), uint8_t(b)});
     for (bool linear : {false, true}) {
         EdParams p;
         p.linear = linear;
@@ -246,16 +232,10 @@ void TestMbvq::matchesSpecStatement_data() {
 }
 
 void TestMbvq::matchesSpecStatement() {
-    QFETCH(QString, kernel);
-    QFETCH(bool, serpentine);
-    QFETCH(bool, linear);
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.serpentine = serpentine;
-    p.linear = linear;
+    const EdParams p = test::edParamsFromRow(false);
     std::mt19937_64 rng(test::freshSeed("mbvq spec"));
     for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {97, 1}, {1, 97}, {2, 3}, {31, 33}, {67, 41}}) {
-        const Image im = randomRgb(w, h, rng());
+        const Image im = test::randomRgb(w, h, rng());
         Plane8 idx;
         QVERIFY(mbvqErrorDiffusion(im, mbvqPalette(), p, idx).isOk());
         QCOMPARE(idx, specMbvq(im, p));
@@ -263,7 +243,7 @@ void TestMbvq::matchesSpecStatement() {
 }
 
 void TestMbvq::paletteOrderAndErrors() {
-    const Image im = randomRgb(40, 30, test::freshSeed("mbvq order"));
+    const Image im = test::randomRgb(40, 30, test::freshSeed("mbvq order"));
     Plane8 a, b;
     QVERIFY(mbvqErrorDiffusion(im, mbvqPalette(), {}, a).isOk());
     Palette reversed = mbvqPalette();
@@ -289,7 +269,7 @@ void TestMbvq::registryRunsWithoutPalette() {
     QCOMPARE(m->devicesString(), std::string("cpu"));
     QVERIFY(!m->param("levels"));
     QVERIFY(m->param("kernel") && m->param("serpentine") && m->param("linear"));
-    const Image im = randomRgb(33, 21, test::freshSeed("mbvq registry"));
+    const Image im = test::randomRgb(33, 21, test::freshSeed("mbvq registry"));
     RunRequest req;
     req.method = m;
     req.params.set("kernel", std::string("stucki"));

@@ -41,13 +41,7 @@ private slots:
     void filteredDeltaE();
 };
 
-void TestMetrics::hvsErrorMatchesDbs_data() {
-    test::columns<int, int>("w", "h");
-    QTest::newRow("1x1") << 1 << 1;
-    QTest::newRow("1x23") << 1 << 23;
-    QTest::newRow("29x1") << 29 << 1;
-    QTest::newRow("53x41") << 53 << 41;
-}
+void TestMetrics::hvsErrorMatchesDbs_data() { test::sizeRows({{1, 1}, {1, 23}, {29, 1}, {53, 41}}); }
 
 void TestMetrics::hvsErrorMatchesDbs() {
     QFETCH(int, w);
@@ -171,11 +165,7 @@ void TestMetrics::toneCurve() {
     for (int x = 0; x < 256; ++x) QCOMPARE(int(r.at(1, x)), x);
 }
 
-void TestMetrics::spectrumKnownPatterns_data() {
-    test::columns<int, int>("w", "h");
-    QTest::newRow("64x64") << 64 << 64;
-    QTest::newRow("40x24") << 40 << 24;
-}
+void TestMetrics::spectrumKnownPatterns_data() { test::sizeRows({{64, 64}, {40, 24}}); }
 
 void TestMetrics::spectrumKnownPatterns() {
     QFETCH(int, w);

@@ -41,18 +41,6 @@ Status runMethod(const std::string& name, SimdPath simd, const Plane8& src, Plan
     return wavefrontErrorDiffusion(src, dst, p, o, rc);
 }
 
-QString firstDifference(const Plane8& a, const Plane8& b) {
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            if (a.at(y, x) != b.at(y, x))
-                return QString("first difference at (row %1, col %2): %3 vs reference %4")
-                    .arg(y)
-                    .arg(x)
-                    .arg(a.at(y, x))
-                    .arg(b.at(y, x));
-    return "sizes differ";
-}
-
 }  // namespace
 
 class TestParallel : public QObject {
@@ -126,18 +114,13 @@ void TestParallel::matchesReference() {
                                          .arg(mode.linear)
                                          .arg(threads)
                                          .arg(bw)
-                                         .arg(firstDifference(out, ref))));
+                                         .arg(test::firstDifferenceText(out, ref))));
             }
         }
     }
 }
 
-void TestParallel::realImages_data() {
-    test::columns<QString, QString, int>("file", "kernel", "levels");
-    for (const char* f : {"moon.png", "page.png", "chelsea.png"})
-        for (const char* k : {"floyd-steinberg", "jarvis", "sierra-lite"})
-            for (int L : {2, 4}) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
-}
+void TestParallel::realImages_data() { test::realImageRows({"floyd-steinberg", "jarvis", "sierra-lite"}, {2, 4}); }
 
 void TestParallel::realImages() {
     QFETCH(QString, file);
@@ -156,7 +139,8 @@ void TestParallel::realImages() {
         Plane8 out;
         const std::string name = m.name == "trapezoid" ? "trapezoid" : "wavefront";
         QVERIFY(runMethod(name, m.simd, src, out, p, 2).isOk());
-        QVERIFY2(out.data == ref.data, qPrintable(QString::fromStdString(m.name) + ": " + firstDifference(out, ref)));
+        QVERIFY2(out.data == ref.data,
+                 qPrintable(QString::fromStdString(m.name) + ": " + test::firstDifferenceText(out, ref)));
     }
 }
 
@@ -171,7 +155,7 @@ void TestParallel::tallImageManyBands() {
             Plane8 out;
             QVERIFY(runMethod(m.name == "trapezoid" ? "trapezoid" : "wavefront", m.simd, src, out, p, 3).isOk());
             QVERIFY2(out.data == ref.data,
-                     qPrintable(QString::fromStdString(m.name) + " " + k + ": " + firstDifference(out, ref)));
+                     qPrintable(QString::fromStdString(m.name) + " " + k + ": " + test::firstDifferenceText(out, ref)));
         }
     }
 }
@@ -210,7 +194,7 @@ void TestParallel::longDelayKernelsInTheInterior() {
                                                               .arg(QString::fromStdString(m.name))
                                                               .arg(QString::fromStdString(k.name))
                                                               .arg(levels)
-                                                              .arg(firstDifference(out, ref))));
+                                                              .arg(test::firstDifferenceText(out, ref))));
                 ++tested;
             }
         }

@@ -80,11 +80,24 @@ private slots:
 };
 
 void TestRiemersma::curveVisitsEveryPixelOnce_data() {
-    test::columns<int, int>("w", "h");
-    for (const QSize s : {QSize(1, 1), QSize(1, 37), QSize(37, 1), QSize(2, 2), QSize(3, 3), QSize(7, 13), QSize(13, 7),
-                          QSize(33, 17), QSize(17, 33), QSize(31, 29), QSize(64, 64), QSize(5, 200), QSize(200, 5),
-                          QSize(1, 1000), QSize(97, 61), QSize(2, 3), QSize(3, 2), QSize(127, 128)})
-        QTest::addRow("%dx%d", s.width(), s.height()) << s.width() << s.height();
+    test::sizeRows({{1, 1},
+                    {1, 37},
+                    {37, 1},
+                    {2, 2},
+                    {3, 3},
+                    {7, 13},
+                    {13, 7},
+                    {33, 17},
+                    {17, 33},
+                    {31, 29},
+                    {64, 64},
+                    {5, 200},
+                    {200, 5},
+                    {1, 1000},
+                    {97, 61},
+                    {2, 3},
+                    {3, 2},
+                    {127, 128}});
 }
 
 void TestRiemersma::curveVisitsEveryPixelOnce() {

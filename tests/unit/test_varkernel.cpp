@@ -60,18 +60,6 @@ std::vector<Variant> variants() {
     return v;
 }
 
-QString firstDifference(const Plane8& a, const Plane8& b) {
-    for (int i = 0; i < a.height; ++i)
-        for (int j = 0; j < a.width; ++j)
-            if (a.at(i, j) != b.at(i, j))
-                return QString("first difference at row %1, column %2: %3 vs %4")
-                    .arg(i)
-                    .arg(j)
-                    .arg(a.at(i, j))
-                    .arg(b.at(i, j));
-    return "same";
-}
-
 /// W = c D / sum rounded half up (the SPEC's rule), for checking derived weights against published rows.
 int rounded(int64_t c, int64_t sum) { return int((2 * c * vt::kDivisor + sum) / (2 * sum)); }
 
@@ -219,27 +207,10 @@ void TestVarKernel::noiseHashValues() {
     for (int c : count) QVERIFY2(c > 350 && c < 680, qPrintable(QString::number(c)));  // 512 expected
 }
 
-void TestVarKernel::variantsMatchReference_data() {
-    test::columns<QString, int, bool, bool>("kernel", "levels", "linear", "serpentine");
-    for (const char* k : {"ostromoukhov", "zhou-fang"})
-        for (int levels : {2, 3, 256})
-            for (bool linear : {false, true})
-                for (bool serp : {false, true})
-                    QTest::addRow("%s L%d %s %s", k, levels, linear ? "linear" : "gamma",
-                                  serp ? "serpentine" : "raster")
-                        << QString(k) << levels << linear << serp;
-}
+void TestVarKernel::variantsMatchReference_data() { test::edModeRows({"ostromoukhov", "zhou-fang"}, {2, 3, 256}); }
 
 void TestVarKernel::variantsMatchReference() {
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    QFETCH(bool, linear);
-    QFETCH(bool, serpentine);
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.levels = levels;
-    p.linear = linear;
-    p.serpentine = serpentine;
+    EdParams p = test::edParamsFromRow();
     p.seed = uint32_t(test::freshSeed("varkernel seed"));
     const std::pair<int, int> sizes[] = {{1, 1}, {1, 97}, {97, 1}, {2, 3}, {7, 13}, {31, 33}, {61, 67}, {257, 129}};
     for (auto [w, h] : sizes) {
@@ -253,17 +224,12 @@ void TestVarKernel::variantsMatchReference() {
                                                           .arg(QString::fromStdString(v.name))
                                                           .arg(w)
                                                           .arg(h)
-                                                          .arg(firstDifference(out, ref))));
+                                                          .arg(test::firstDifferenceText(out, ref))));
         }
     }
 }
 
-void TestVarKernel::realImages_data() {
-    test::columns<QString, QString, int>("file", "kernel", "levels");
-    for (const char* f : {"moon.png", "page.png", "chelsea.png"})
-        for (const char* k : {"ostromoukhov", "zhou-fang"})
-            for (int L : {2, 3}) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
-}
+void TestVarKernel::realImages_data() { test::realImageRows({"ostromoukhov", "zhou-fang"}, {2, 3}); }
 
 void TestVarKernel::realImages() {
     QFETCH(QString, file);
@@ -285,7 +251,7 @@ void TestVarKernel::realImages() {
             QVERIFY(v.run(src, out, p).isOk());
             QVERIFY2(out.data == ref.data,
                      qPrintable(QString::fromStdString(v.name) + (serpentine ? " serpentine: " : ": ") +
-                                firstDifference(out, ref)));
+                                test::firstDifferenceText(out, ref)));
         }
     }
 }
