@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/ed/errordiffusion.h"
+#include "io/imagefile.h"
 #include "tests/common/testutil.h"
 
 namespace halftone::test {
@@ -44,6 +45,26 @@ inline void realImageRows(std::initializer_list<const char*> kernels, std::initi
     for (const char* f : {"moon.png", "page.png", "chelsea.png"})
         for (const char* k : kernels)
             for (int L : levelCounts) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
+}
+
+/// \brief The current row of a realImageRows table: its image as one gray plane (status: why it could not be read)
+/// and error-diffusion parameters of its kernel and level count. Only for tests that link the io library.
+struct RealImageRow {
+    Status status;
+    Plane8 gray;
+    EdParams params;
+};
+inline RealImageRow realImageRow() {
+    QFETCH(QString, file);
+    QFETCH(QString, kernel);
+    QFETCH(int, levels);
+    RealImageRow row;
+    Image img;
+    row.status = io::readImage(dataPath(file.toStdString()), img);
+    if (row.status) row.gray = convertColor(img, ColorMode::Gray).channels.front();
+    row.params.kernel = kernel.toStdString();
+    row.params.levels = levels;
+    return row;
 }
 
 /// \brief The EdParams of the current row: its kernel, linear and serpentine columns, and its levels column when

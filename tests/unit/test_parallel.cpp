@@ -123,17 +123,10 @@ void TestParallel::matchesReference() {
 void TestParallel::realImages_data() { test::realImageRows({"floyd-steinberg", "jarvis", "sierra-lite"}, {2, 4}); }
 
 void TestParallel::realImages() {
-    QFETCH(QString, file);
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    Image img;
-    const Status rs = io::readImage(test::dataPath(file.toStdString()), img);
-    QVERIFY2(rs.isOk(), rs.message().c_str());
-    const Image gray = convertColor(img, ColorMode::Gray);
-    const Plane8& src = gray.channels.front();
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.levels = levels;
+    const test::RealImageRow row = test::realImageRow();
+    QVERIFY2(row.status.isOk(), row.status.message().c_str());
+    const Plane8& src = row.gray;
+    const EdParams& p = row.params;
     const Plane8 ref = referenceErrorDiffusion(src, p);
     for (const Method& m : methods()) {
         Plane8 out;

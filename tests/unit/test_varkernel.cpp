@@ -232,18 +232,11 @@ void TestVarKernel::variantsMatchReference() {
 void TestVarKernel::realImages_data() { test::realImageRows({"ostromoukhov", "zhou-fang"}, {2, 3}); }
 
 void TestVarKernel::realImages() {
-    QFETCH(QString, file);
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    Image img;
-    const Status rs = io::readImage(test::dataPath(file.toStdString()), img);
-    QVERIFY2(rs.isOk(), rs.message().c_str());
-    const Image gray = convertColor(img, ColorMode::Gray);
-    const Plane8& src = gray.channels.front();
+    const test::RealImageRow row = test::realImageRow();
+    QVERIFY2(row.status.isOk(), row.status.message().c_str());
+    const Plane8& src = row.gray;
     for (bool serpentine : {false, true}) {
-        EdParams p;
-        p.kernel = kernel.toStdString();
-        p.levels = levels;
+        EdParams p = row.params;
         p.serpentine = serpentine;
         const Plane8 ref = referenceErrorDiffusion(src, p);
         for (const Variant& v : variants()) {
