@@ -2,6 +2,8 @@
 // \brief Qt Test helpers shared by the Qt Test programs: data-table columns in one statement, tables of image sizes.
 #include <QtTest>
 
+#include <array>
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -18,6 +20,16 @@ template <typename... T, typename... Name>
 void columns(const Name&... names) {
     static_assert(sizeof...(T) == sizeof...(Name), "one name per column type");
     (QTest::addColumn<T>(names), ...);
+}
+
+/// \brief A data table of N string columns named `names`: one row per {row name, value, ...}.
+template <std::size_t N>
+void stringRows(const std::array<const char*, N>& names, std::initializer_list<std::array<const char*, N + 1>> rows) {
+    for (const char* name : names) QTest::addColumn<QString>(name);
+    for (const auto& r : rows) {
+        QTestData& row = QTest::newRow(r[0]);
+        for (std::size_t i = 1; i <= N; ++i) row << QString(r[i]);
+    }
 }
 
 /// \brief A data table of image sizes: int columns "w" and "h", one row "WxH" per size.

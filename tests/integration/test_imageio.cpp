@@ -328,23 +328,14 @@ void TestImageIo::pnmMalformed() {
 }
 
 void TestImageIo::sampleTypes_data() {
-    test::columns<QString, QString>("ext", "type");
-    QTest::newRow("png uint8") << "png"
-                               << "uint8";
-    QTest::newRow("png uint16") << "png"
-                                << "uint16";
-    QTest::newRow("tif uint8") << "tif"
-                               << "uint8";
-    QTest::newRow("tif uint16") << "tif"
-                                << "uint16";
-    QTest::newRow("tif half") << "tif"
-                              << "half";
-    QTest::newRow("tif float") << "tif"
-                               << "float";
-    QTest::newRow("exr half") << "exr"
-                              << "half";
-    QTest::newRow("exr float") << "exr"
-                               << "float";
+    test::stringRows<2>({"ext", "type"}, {{"png uint8", "png", "uint8"},
+                                          {"png uint16", "png", "uint16"},
+                                          {"tif uint8", "tif", "uint8"},
+                                          {"tif uint16", "tif", "uint16"},
+                                          {"tif half", "tif", "half"},
+                                          {"tif float", "tif", "float"},
+                                          {"exr half", "exr", "half"},
+                                          {"exr float", "exr", "float"}});
 }
 
 void TestImageIo::sampleTypes() {
@@ -717,28 +708,14 @@ void TestImageIo::writeByExtension() {
 }
 
 void TestImageIo::writeRefusals_data() {
-    test::columns<QString, QString, QString>("name", "space", "message");
-    QTest::newRow("rgb to pgm") << "x.pgm"
-                                << "rgb"
-                                << "PGM holds one gray channel";
-    QTest::newRow("gray levels to pbm") << "x.pbm"
-                                        << "gray"
-                                        << "PBM holds only black and white";
-    QTest::newRow("cmyk to ppm") << "x.ppm"
-                                 << "cmyk"
-                                 << "PPM cannot hold CMYK";
-    QTest::newRow("cmyk to png") << "x.png"
-                                 << "cmyk"
-                                 << "only TIFF output holds CMYK";
-    QTest::newRow("unknown extension") << "x.nosuchformat"
-                                       << "gray"
-                                       << "no image format is known";
-    QTest::newRow("no extension") << "noext"
-                                  << "gray"
-                                  << "no file extension";
-    QTest::newRow("missing directory") << "missing/x.png"
-                                       << "gray"
-                                       << "does not exist";
+    test::stringRows<3>({"name", "space", "message"},
+                        {{"rgb to pgm", "x.pgm", "rgb", "PGM holds one gray channel"},
+                         {"gray levels to pbm", "x.pbm", "gray", "PBM holds only black and white"},
+                         {"cmyk to ppm", "x.ppm", "cmyk", "PPM cannot hold CMYK"},
+                         {"cmyk to png", "x.png", "cmyk", "only TIFF output holds CMYK"},
+                         {"unknown extension", "x.nosuchformat", "gray", "no image format is known"},
+                         {"no extension", "noext", "gray", "no file extension"},
+                         {"missing directory", "missing/x.png", "gray", "does not exist"}});
 }
 
 void TestImageIo::writeRefusals() {

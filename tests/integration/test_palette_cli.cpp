@@ -145,25 +145,16 @@ private slots:
     }
 
     void badPaletteFiles_data() {
-        test::columns<QString, QString>("file", "where");
-        QTest::newRow("bad hex digit") << "bad/bad-digit.hex"
-                                       << "', line 4: expected a colour as RRGGBB";
-        QTest::newRow("one colour") << "bad/one-colour.gpl"
-                                    << "': holds only 1 colour";
-        QTest::newRow("no gpl header") << "bad/no-header.gpl"
-                                       << "', line 1: a GIMP palette starts";
-        QTest::newRow("over 255") << "bad/over-255.gpl"
-                                  << "', line 3: value 256 is over 255";
-        QTest::newRow("truncated act") << "bad/truncated.act"
-                                       << "': an Adobe colour table is 768 or 772 bytes";
-        QTest::newRow("257 colours") << "bad/too-many.hex"
-                                     << "', line 257: more than 256 colours";
-        QTest::newRow("empty") << "bad/empty.hex"
-                               << "': holds no colours";
-        QTest::newRow("unknown format") << "bad/unknown.xyz"
-                                        << "': not a palette file this program reads";
-        QTest::newRow("missing") << "bad/missing.gpl"
-                                 << "': cannot be read";
+        test::stringRows<2>({"file", "where"},
+                            {{"bad hex digit", "bad/bad-digit.hex", "', line 4: expected a colour as RRGGBB"},
+                             {"one colour", "bad/one-colour.gpl", "': holds only 1 colour"},
+                             {"no gpl header", "bad/no-header.gpl", "', line 1: a GIMP palette starts"},
+                             {"over 255", "bad/over-255.gpl", "', line 3: value 256 is over 255"},
+                             {"truncated act", "bad/truncated.act", "': an Adobe colour table is 768 or 772 bytes"},
+                             {"257 colours", "bad/too-many.hex", "', line 257: more than 256 colours"},
+                             {"empty", "bad/empty.hex", "': holds no colours"},
+                             {"unknown format", "bad/unknown.xyz", "': not a palette file this program reads"},
+                             {"missing", "bad/missing.gpl", "': cannot be read"}});
     }
     void badPaletteFiles() {
         QFETCH(QString, file);

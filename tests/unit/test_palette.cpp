@@ -199,27 +199,18 @@ private slots:
         QVERIFY(p.colors.empty());
     }
     void refusedFiles_data() {
-        test::columns<QString, QString>("file", "message");
-        QTest::newRow("bad digit") << "bad/bad-digit.hex"
-                                   << "line 4: expected a colour as RRGGBB (six hex digits), got 'ff00g0'";
-        QTest::newRow("one colour") << "bad/one-colour.gpl"
-                                    << ": holds only 1 colour";
-        QTest::newRow("no header") << "bad/no-header.gpl"
-                                   << "line 1: a GIMP palette starts with the line 'GIMP Palette'";
-        QTest::newRow("over 255") << "bad/over-255.gpl"
-                                  << "line 3: value 256 is over 255";
-        QTest::newRow("truncated act") << "bad/truncated.act"
-                                       << ": an Adobe colour table is 768 or 772 bytes long";
-        QTest::newRow("257 colours") << "bad/too-many.hex"
-                                     << "line 257: more than 256 colours";
-        QTest::newRow("empty") << "bad/empty.hex"
-                               << ": holds no colours";
-        QTest::newRow("unknown") << "bad/unknown.xyz"
-                                 << ": not a palette file this program reads";
-        QTest::newRow("missing") << "bad/does-not-exist.hex"
-                                 << ": cannot be read: No such file or directory";
-        QTest::newRow("directory") << "bad"
-                                   << ": cannot be read";
+        test::stringRows<2>(
+            {"file", "message"},
+            {{"bad digit", "bad/bad-digit.hex", "line 4: expected a colour as RRGGBB (six hex digits), got 'ff00g0'"},
+             {"one colour", "bad/one-colour.gpl", ": holds only 1 colour"},
+             {"no header", "bad/no-header.gpl", "line 1: a GIMP palette starts with the line 'GIMP Palette'"},
+             {"over 255", "bad/over-255.gpl", "line 3: value 256 is over 255"},
+             {"truncated act", "bad/truncated.act", ": an Adobe colour table is 768 or 772 bytes long"},
+             {"257 colours", "bad/too-many.hex", "line 257: more than 256 colours"},
+             {"empty", "bad/empty.hex", ": holds no colours"},
+             {"unknown", "bad/unknown.xyz", ": not a palette file this program reads"},
+             {"missing", "bad/does-not-exist.hex", ": cannot be read: No such file or directory"},
+             {"directory", "bad", ": cannot be read"}});
     }
     void refusedFiles() {
         QFETCH(QString, file);
