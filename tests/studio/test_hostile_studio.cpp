@@ -326,22 +326,12 @@ void TestHostileStudio::startupOptionsEnd() {
     const QByteArray copyBefore = readAll(dir.filePath("copy.png"));
     for (QString& a : args)
         a.replace("@DIR@", dir.path()).replace("@BAD@", dir.filePath("bad.png")).replace("@GOOD@", good);
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));
-    p.setProcessEnvironment(env);
-    p.start(HALFTONE_STUDIO_EXE, args);
-    QVERIFY(p.waitForStarted(10000));
-    if (!p.waitForFinished(90000)) {
-        p.kill();
-        p.waitForFinished(5000);
-        QFAIL(qPrintable("halftone-studio " + args.join(' ') + " did not end within 90 s"));
-    }
-    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
-    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(p.exitCode() == exitCode,
-             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    const test::ProcessRun r = test::runStudio(args, dir.filePath("config"));
+    const QString& err = r.err;
+    QVERIFY2(!r.crashed,
+             qPrintable("halftone-studio " + args.join(' ') + " crashed or did not end within 90 s: " + err));
+    QVERIFY2(r.exitCode == exitCode,
+             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(err)));
     QVERIFY2(err.contains(message), qPrintable("stderr: " + err));
     if (exitCode == 2)
         QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");

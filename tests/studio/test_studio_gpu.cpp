@@ -66,6 +66,16 @@ bool openImage(MainWindow& w, std::shared_ptr<const Image> image, const QString&
     return loaded.wait(120000);
 }
 
+/// Shows `w` with auto-run off, opens `image` in it and chooses the GPU wavefront; false when either failed.
+bool showWavefrontOnGpu(MainWindow& w, std::shared_ptr<const Image> image, const QString& name) {
+    w.setAutoRun(false);
+    w.show();
+    if (!openImage(w, std::move(image), name) || !w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant))
+        return false;
+    w.methodPanel()->setDevice(Device::Gpu);
+    return true;
+}
+
 /// Saves a grab of `widget` to HALFTONE_SCREENSHOT_DIR/name when that is set.
 void saveShot(QWidget& widget, const QString& name) {
     const QByteArray dir = qgetenv("HALFTONE_SCREENSHOT_DIR");
@@ -195,11 +205,7 @@ void TestStudioGpu::everyGpuMethodExact() {
 
 void TestStudioGpu::overlayFollowsGpuProgress() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
-    QVERIFY(openImage(w, largeImage(), "16K"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, largeImage(), "16K"));
     // After the window has drawn each progress report: what it reported and whether the overlay is on screen.
     QVector<qint64> rows;
     bool overlayShown = true;
@@ -223,11 +229,7 @@ void TestStudioGpu::overlayFollowsGpuProgress() {
 
 void TestStudioGpu::cancelMidRunThenExact() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
-    QVERIFY(openImage(w, largeImage(), "16K"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, largeImage(), "16K"));
     QSignalSpy failed(&w, &MainWindow::runFailed);
     QSignalSpy shown(&w, &MainWindow::resultShown);
     bool sent = false;
@@ -262,12 +264,8 @@ void TestStudioGpu::cancelMidRunThenExact() {
 
 void TestStudioGpu::gpuFailureFallsBack() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
     const Image input = Image::gray(test::randomPlane(517, 389, test::freshSeed("gpu fault")));
-    QVERIFY(openImage(w, std::make_shared<const Image>(input), "random"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, std::make_shared<const Image>(input), "random"));
     // A kernel launch the device refuses, just before the method's kernels (gpu/faultinject.h); the context stays
     // usable, so the run after the fault is lifted must be on the GPU again.
     qputenv("HALFTONE_GPU_FAULT", "launch");
@@ -319,11 +317,7 @@ void TestStudioGpu::benchmarkChartsCpuAndGpu() {
 
 void TestStudioGpu::uiThreadNotBlockedByLargeRun() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
-    QVERIFY(openImage(w, largeImage(), "16K"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, largeImage(), "16K"));
     LatencyProbe probe(2);
     probe.start();
     QTRY_VERIFY(probe.ticks() >= 2);

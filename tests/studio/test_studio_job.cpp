@@ -49,6 +49,16 @@ Image smoothImage(int w, int h) {
     return Image::gray(std::move(p));
 }
 
+/// Shows `w` running plain error diffusion on the CPU and waits until the result of `input` ("smooth") is shown.
+bool showPlainResult(MainWindow& w, const Image& input) {
+    w.show();
+    if (!w.methodPanel()->setMethod("ed", "plain")) return false;
+    w.methodPanel()->setDevice(Device::Cpu);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(input, "smooth");
+    return shown.wait(20000);
+}
+
 /// The halftone of `input` with `job`, computed here step by step with core calls (not through the studio or
 /// io/filejob): prepare, run, enlarge.
 Image expectedHalftone(const Image& input, const JobSettings& job) {
@@ -110,13 +120,8 @@ private slots:
 
 void TestStudioJob::adjustChangesPreparedImageAndResult() {
     MainWindow w(Registry::instance());
-    w.show();
-    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
-    w.methodPanel()->setDevice(Device::Cpu);
-    QSignalSpy shown(&w, &MainWindow::resultShown);
     const Image input = smoothImage(120, 80);
-    w.setImage(input, "smooth");
-    QVERIFY(shown.wait(20000));
+    QVERIFY(showPlainResult(w, input));
     const JobResultPtr plain = w.currentResult();
     QVERIFY(!plain->prepared);
     QVERIFY(w.compareView()->originalPane()->label().startsWith("Original: smooth"));
@@ -211,13 +216,8 @@ void TestStudioJob::adjustNeverRereadsTheFile() {
 
 void TestStudioJob::pixelSizeKeepsTheViewSize() {
     MainWindow w(Registry::instance());
-    w.show();
-    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
-    w.methodPanel()->setDevice(Device::Cpu);
-    QSignalSpy shown(&w, &MainWindow::resultShown);
     const Image input = smoothImage(120, 80);
-    w.setImage(input, "smooth");
-    QVERIFY(shown.wait(20000));
+    QVERIFY(showPlainResult(w, input));
     w.adjustPanel()->pixelSizeSpin()->setValue(4);
     QTRY_VERIFY_WITH_TIMEOUT(w.currentResult()->prepared, 20000);
     const JobResultPtr r = w.currentResult();

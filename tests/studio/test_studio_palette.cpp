@@ -868,22 +868,12 @@ void TestStudioPalette::paletteStartupOption() {
     const QString shot = dir.filePath("shot.png");
     args.replaceInStrings(QRegularExpression("^BAD$"), bad);
     args.replaceInStrings(QRegularExpression("^SHOT$"), shot);
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));  // never the user's settings
-    p.setProcessEnvironment(env);
-    p.start(HALFTONE_STUDIO_EXE, args);
-    QVERIFY(p.waitForStarted(10000));
-    if (!p.waitForFinished(90000)) {
-        p.kill();
-        p.waitForFinished(5000);
-        QFAIL(qPrintable("halftone-studio " + args.join(' ') + " did not end within 90 s"));
-    }
-    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
-    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(p.exitCode() == exitCode,
-             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    const test::ProcessRun r = test::runStudio(args, dir.filePath("config"));
+    const QString& err = r.err;
+    QVERIFY2(!r.crashed,
+             qPrintable("halftone-studio " + args.join(' ') + " crashed or did not end within 90 s: " + err));
+    QVERIFY2(r.exitCode == exitCode,
+             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(err)));
     if (exitCode == 0)
         QVERIFY(QImage(shot).width() > 0);
     else
