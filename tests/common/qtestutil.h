@@ -32,6 +32,23 @@ void stringRows(const std::array<const char*, N>& names, std::initializer_list<s
     }
 }
 
+/// \brief One row of an intRows table: its name and its values.
+template <std::size_t N>
+struct IntRow {
+    const char* name;
+    std::array<int, N> values;
+};
+
+/// \brief A data table of N int columns named `names`: one row per {row name, {value, ...}}.
+template <std::size_t N>
+void intRows(const std::array<const char*, N>& names, std::initializer_list<IntRow<N>> rows) {
+    for (const char* name : names) QTest::addColumn<int>(name);
+    for (const IntRow<N>& r : rows) {
+        QTestData& row = QTest::newRow(r.name);
+        for (int v : r.values) row << v;
+    }
+}
+
 /// \brief A data table of image sizes: int columns "w" and "h", one row "WxH" per size.
 inline void sizeRows(std::initializer_list<std::pair<int, int>> sizes) {
     columns<int, int>("w", "h");

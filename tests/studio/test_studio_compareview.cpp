@@ -89,12 +89,11 @@ void TestStudioCompareView::dragPanSyncsAllPanes() {
 }
 
 void TestStudioCompareView::integerZoomIsPixelExact_data() {
-    test::columns<int, int, int>("zoom", "w", "h");
-    QTest::newRow("1x 37x23") << 1 << 37 << 23;
-    QTest::newRow("2x 31x17") << 2 << 31 << 17;
-    QTest::newRow("3x 13x11") << 3 << 13 << 11;
-    QTest::newRow("7x 5x3") << 7 << 5 << 3;
-    QTest::newRow("4x 1x1") << 4 << 1 << 1;
+    test::intRows<3>({"zoom", "w", "h"}, {{"1x 37x23", {1, 37, 23}},
+                                          {"2x 31x17", {2, 31, 17}},
+                                          {"3x 13x11", {3, 13, 11}},
+                                          {"7x 5x3", {7, 5, 3}},
+                                          {"4x 1x1", {4, 1, 1}}});
 }
 
 void TestStudioCompareView::integerZoomIsPixelExact() {

@@ -147,13 +147,12 @@ void TestMbvq::quadruplesPartitionTheCube() {
 }
 
 void TestMbvq::flatColoursUseOnlyTheirQuadruple_data() {
-    test::columns<int, int, int>("r", "g", "b");
-    QTest::newRow("mid gray 128") << 128 << 128 << 128;
-    QTest::newRow("gray 100") << 100 << 100 << 100;
-    QTest::newRow("gray 200") << 200 << 200 << 200;
-    QTest::newRow("skin 224,172,150") << 224 << 172 << 150;
-    QTest::newRow("sky 90,140,220") << 90 << 140 << 220;
-    QTest::newRow("olive 120,130,40") << 120 << 130 << 40;
+    test::intRows<3>({"r", "g", "b"}, {{"mid gray 128", {128, 128, 128}},
+                                       {"gray 100", {100, 100, 100}},
+                                       {"gray 200", {200, 200, 200}},
+                                       {"skin 224,172,150", {224, 172, 150}},
+                                       {"sky 90,140,220", {90, 140, 220}},
+                                       {"olive 120,130,40", {120, 130, 40}}});
 }
 
 void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
@@ -188,12 +187,11 @@ void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
 }
 
 void TestMbvq::lowerBrightnessVariationThanVectorEd_data() {
-    test::columns<int, int, int>("r", "g", "b");
-    QTest::newRow("mid gray 128") << 128 << 128 << 128;
-    QTest::newRow("gray 90") << 90 << 90 << 90;
-    QTest::newRow("gray 180") << 180 << 180 << 180;
-    QTest::newRow("skin 224,172,150") << 224 << 172 << 150;
-    QTest::newRow("sky 90,140,220") << 90 << 140 << 220;
+    test::intRows<3>({"r", "g", "b"}, {{"mid gray 128", {128, 128, 128}},
+                                       {"gray 90", {90, 90, 90}},
+                                       {"gray 180", {180, 180, 180}},
+                                       {"skin 224,172,150", {224, 172, 150}},
+                                       {"sky 90,140,220", {90, 140, 220}}});
 }
 
 void TestMbvq::lowerBrightnessVariationThanVectorEd() {
