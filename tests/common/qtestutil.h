@@ -113,6 +113,12 @@ inline EdParams edParamsFromRow(bool withLevels = true) {
     return p;
 }
 
+/// \brief Writes `bytes` to the file `path`, replacing it; false when that fails.
+inline bool writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 /// \brief test::firstDifference for a Qt Test message.
 inline QString firstDifferenceText(const Plane8& got, const Plane8& want) {
     return QString::fromStdString(firstDifference(got, want));

@@ -269,10 +269,7 @@ void TestJobCli::presetRoundTripBatchFormat() {
 void TestJobCli::presetErrorsNameTheFile() {
     QTemporaryDir dir;
     const QString preset = dir.filePath("bad.json");
-    QFile f(preset);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 99}}");
-    f.close();
+    QVERIFY(test::writeFile(preset, "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 99}}"));
     const QString out = dir.filePath("x.png");
     const auto r = cli({"--preset", preset, data("moon.png"), out});
     QCOMPARE(r.exitCode, 2);

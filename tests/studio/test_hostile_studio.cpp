@@ -317,10 +317,7 @@ void TestHostileStudio::startupOptionsEnd() {
     QFETCH(int, exitCode);
     QFETCH(QString, message);
     QTemporaryDir dir;
-    QFile bad(dir.filePath("bad.png"));
-    QVERIFY(bad.open(QIODevice::WriteOnly));
-    bad.write("this is not a PNG file");
-    bad.close();
+    QVERIFY(test::writeFile(dir.filePath("bad.png"), "this is not a PNG file"));
     const QString good = QString::fromStdString(test::dataPath("page.png"));
     QVERIFY(QFile::copy(good, dir.filePath("copy.png")));
     const QByteArray copyBefore = readAll(dir.filePath("copy.png"));

@@ -23,6 +23,7 @@
 #include "io/filejob.h"
 #include "io/imagefile.h"
 #include "io/preset.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/adjustpanel.h"
@@ -423,9 +424,7 @@ void TestStudioJob::badPresetShowsErrorAndKeepsJob() {
     QTemporaryDir dir;
     const QString path = dir.filePath("bad.json");
     if (!text.isNull()) {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(text.toUtf8());
+        QVERIFY(test::writeFile(path, text.toUtf8()));
     }
     MainWindow w(Registry::instance());
     w.setAutoRun(false);
@@ -458,11 +457,7 @@ void TestStudioJob::batchMatchesSingleRunsAndNamesBrokenFile() {
         {in + "/sub/c.png", smoothImage(17, 64)},
     };
     for (const auto& [p, im] : good) writePng(p, im);
-    {
-        QFile broken(in + "/broken.png");
-        QVERIFY(broken.open(QIODevice::WriteOnly));
-        broken.write("not a PNG at all\n");
-    }
+    QVERIFY(test::writeFile(in + "/broken.png", "not a PNG at all\n"));
 
     MainWindow w(Registry::instance());
     QVERIFY(w.methodPanel()->setMethod("ed", "plain"));

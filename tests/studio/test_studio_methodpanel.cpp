@@ -448,10 +448,7 @@ void TestStudioMethodPanel::screenIsAChoice() {
     QCOMPARE(panel.params().getText("screen", ""), std::string("blue-noise"));
     QTemporaryDir dir;
     const QString file = dir.filePath("thresholds.pgm");
-    QFile f(file);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("P5\n2 2\n255\n\x10\x50\x90\xd0", 15);
-    f.close();
+    QVERIFY(test::writeFile(file, QByteArray("P5\n2 2\n255\n\x10\x50\x90\xd0", 15)));
     QVERIFY(panel.setParam("screen", file));
     QCOMPARE(panel.params().getText("screen", ""), file.toStdString());
     QVERIFY(screen->currentText().contains("thresholds.pgm"));

@@ -82,12 +82,6 @@ std::shared_ptr<const Image> flatRgb(int w, int h, Rgb8 c) {
     return im;
 }
 
-void writeFile(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
-
 /// The dialog of type T named `name` that `panel` has open (a closed one may linger until deleted).
 template <class T>
 T* openDialog(QObject* panel, const char* name) {
@@ -199,7 +193,7 @@ void TestStudioPalette::chosenPaletteGoesIntoTheRun() {
 void TestStudioPalette::badFileShowsDialogAndKeepsPrevious() {
     QTemporaryDir dir;
     const QString bad = dir.filePath("broken.hex");
-    writeFile(bad, "000000\nFFFFFF\nnot-a-colour\n");
+    QVERIFY(test::writeFile(bad, "000000\nFFFFFF\nnot-a-colour\n"));
     MethodPanel panel(Registry::instance());
     QVERIFY(panel.setMethod("zz-palette", "nearest"));
     PalettePanel* pp = panel.palettePanel();
@@ -240,7 +234,7 @@ void TestStudioPalette::badFileShowsDialogAndKeepsPrevious() {
 void TestStudioPalette::goodFileThroughTheDialog() {
     QTemporaryDir dir;
     const QString path = dir.filePath("three.gpl");
-    writeFile(path, "GIMP Palette\nName: three\n#\n255 0 0 red\n0 128 0 green\n0 0 255 blue\n");
+    QVERIFY(test::writeFile(path, "GIMP Palette\nName: three\n#\n255 0 0 red\n0 128 0 green\n0 0 255 blue\n"));
     MethodPanel panel(Registry::instance());
     QVERIFY(panel.setMethod("zz-palette", "nearest"));
     PalettePanel* pp = panel.palettePanel();
@@ -864,7 +858,7 @@ void TestStudioPalette::paletteStartupOption() {
     QFETCH(QString, message);
     QTemporaryDir dir;
     const QString bad = dir.filePath("bad.hex");
-    writeFile(bad, "000000\nzzzzzz\n");
+    QVERIFY(test::writeFile(bad, "000000\nzzzzzz\n"));
     const QString shot = dir.filePath("shot.png");
     args.replaceInStrings(QRegularExpression("^BAD$"), bad);
     args.replaceInStrings(QRegularExpression("^SHOT$"), shot);
