@@ -10,6 +10,7 @@
 
 #include "core/image.h"
 #include "core/palette/palette.h"
+#include "core/runcontrol.h"
 
 namespace halftone::test {
 
@@ -74,6 +75,13 @@ inline Palette randomPalette(int n, uint64_t seed) {
     p.name = "random:" + std::to_string(n);
     for (int i = 0; i < n; ++i) p.colors.push_back({uint8_t(rng()), uint8_t(rng()), uint8_t(rng())});
     return p;
+}
+
+/// \brief A RunControl of `threads` threads (no progress callback, no stop requested).
+inline RunControl threads(int n) {
+    RunControl rc;
+    rc.threads = n;
+    return rc;
 }
 
 /// \brief Where `got` first differs from the reference `want`, for a failure message ("equal" when nowhere).

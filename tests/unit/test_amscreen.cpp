@@ -11,6 +11,8 @@
 
 #include "core/screen/amscreen.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 
@@ -283,10 +285,8 @@ void TestAmScreen::deterministicAndParallel() {
     p.angle = 15;
     p.lpi = 71.3;
     Plane8 one, many, again;
-    RunControl single;
-    single.threads = 1;
-    RunControl four;
-    four.threads = 4;
+    const RunControl single = test::threads(1);
+    const RunControl four = test::threads(4);
     QVERIFY(amScreen(src, one, p, single).isOk());
     QVERIFY(amScreen(src, many, p, four).isOk());
     QVERIFY(amScreen(src, again, p, four).isOk());
@@ -348,4 +348,3 @@ void TestAmScreen::refusesBadParameters() {
 
 QTEST_APPLESS_MAIN(TestAmScreen)
 #include "test_amscreen.moc"
-#include "tests/common/qtestutil.h"

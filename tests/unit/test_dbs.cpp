@@ -247,10 +247,8 @@ void TestDbs::updateMapAndThreadsKeepResult() {
             p.warmStart = warm;
             p.blockSize = 24;  // several blocks per group even on these small images
             Plane8 a, b, c;
-            RunControl one;
-            one.threads = 1;
-            RunControl two;
-            two.threads = 2;
+            const RunControl one = test::threads(1);
+            const RunControl two = test::threads(2);
             QVERIFY(dbsHalftone(src, a, p, one).isOk());
             p.updateMap = false;
             QVERIFY(dbsHalftone(src, b, p, two).isOk());

@@ -217,8 +217,7 @@ void TestPaletteOrdered::threadsAndRepeatsAgree() {
     QVERIFY(orderedPaletteDither(im, p, t, 32, first).isOk());
     for (int threads : {1, 2, 3, 0})
         for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {  // the table of every colour's plan, or the caches
-            RunControl rc;
-            rc.threads = threads;
+            const RunControl rc = test::threads(threads);
             Plane8 again;
             QVERIFY(orderedPaletteDither(im, p, t, 32, again, rc, table).isOk());
             QCOMPARE(again, first);
@@ -238,8 +237,7 @@ void TestPaletteOrdered::awkwardSizes() {
     const Palette p = randomPalette(rng, 2 + int(rng() % 10));
     for (const char* spec : {"bayer:4", "cluster:cell=6,angle=30"}) {
         const ThresholdArray t = screen(spec);
-        RunControl rc;
-        rc.threads = 3;
+        const RunControl rc = test::threads(3);
         Plane8 idx;
         QVERIFY(orderedPaletteDither(im, p, t, 16, idx, rc).isOk());
         QCOMPARE(idx.width, w);

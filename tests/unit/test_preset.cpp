@@ -8,6 +8,7 @@
 
 #include "core/job/job.h"
 #include "io/preset.h"
+#include "tests/common/qtestutil.h"
 
 using namespace halftone;
 
@@ -206,4 +207,3 @@ void TestPreset::unreadableAndInvalidJobsWriteNothing() {
 
 QTEST_APPLESS_MAIN(TestPreset)
 #include "test_preset.moc"
-#include "tests/common/qtestutil.h"

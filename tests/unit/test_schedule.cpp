@@ -10,6 +10,7 @@
 #include "core/job/registry.h"
 #include "core/ed/riemersma.h"
 #include "core/schedule/schedule.h"
+#include "tests/common/qtestutil.h"
 
 using namespace halftone;
 
@@ -434,4 +435,3 @@ void TestSchedule::verifierCatchesBadDotSchedules() {
 
 QTEST_GUILESS_MAIN(TestSchedule)
 #include "test_schedule.moc"
-#include "tests/common/qtestutil.h"
