@@ -86,6 +86,17 @@ inline ProcessRun runStudio(const QStringList& args, const QString& configHome) 
         p.setProcessEnvironment(env);
     });
 }
+
+/// \brief runStudio, then how it ended: empty when it exited normally with `exitCode`, otherwise what it did instead
+/// (with its stderr). `err` receives its stderr.
+inline QString studioEndProblem(const QStringList& args, const QString& configHome, int exitCode, QString& err) {
+    const ProcessRun r = runStudio(args, configHome);
+    err = r.err;
+    if (r.crashed) return "halftone-studio " + args.join(' ') + " crashed or did not end within 90 s: " + r.err;
+    if (r.exitCode != exitCode)
+        return QString("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(r.err);
+    return {};
+}
 #endif
 
 }  // namespace halftone::test

@@ -323,12 +323,9 @@ void TestHostileStudio::startupOptionsEnd() {
     const QByteArray copyBefore = readAll(dir.filePath("copy.png"));
     for (QString& a : args)
         a.replace("@DIR@", dir.path()).replace("@BAD@", dir.filePath("bad.png")).replace("@GOOD@", good);
-    const test::ProcessRun r = test::runStudio(args, dir.filePath("config"));
-    const QString& err = r.err;
-    QVERIFY2(!r.crashed,
-             qPrintable("halftone-studio " + args.join(' ') + " crashed or did not end within 90 s: " + err));
-    QVERIFY2(r.exitCode == exitCode,
-             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(err)));
+    QString err;
+    const QString problem = test::studioEndProblem(args, dir.filePath("config"), exitCode, err);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     QVERIFY2(err.contains(message), qPrintable("stderr: " + err));
     if (exitCode == 2)
         QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");

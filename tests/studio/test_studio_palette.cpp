@@ -862,12 +862,9 @@ void TestStudioPalette::paletteStartupOption() {
     const QString shot = dir.filePath("shot.png");
     args.replaceInStrings(QRegularExpression("^BAD$"), bad);
     args.replaceInStrings(QRegularExpression("^SHOT$"), shot);
-    const test::ProcessRun r = test::runStudio(args, dir.filePath("config"));
-    const QString& err = r.err;
-    QVERIFY2(!r.crashed,
-             qPrintable("halftone-studio " + args.join(' ') + " crashed or did not end within 90 s: " + err));
-    QVERIFY2(r.exitCode == exitCode,
-             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(err)));
+    QString err;
+    const QString problem = test::studioEndProblem(args, dir.filePath("config"), exitCode, err);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     if (exitCode == 0)
         QVERIFY(QImage(shot).width() > 0);
     else
