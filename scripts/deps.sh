@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Halftone Studio needs, only those missing. Sourced by test.sh and studio.sh.
+# Installs the Debian 12 packages Halftone Studio needs, only those missing. Run by test.sh, asan.sh and studio.sh.
+# Usage: scripts/deps.sh           everything: building, the tests, the .deb and the benchmark's reference tools
+#        scripts/deps.sh studio    only what building and running the studio and the CLI need (scripts/studio.sh)
 set -euo pipefail
 HALFTONE_PACKAGES=(
-  g++ make cmake ninja-build pkg-config file dpkg-dev      # toolchain, CPack .deb
-  libasan8 libubsan1                                       # sanitizer runtimes (asan preset, scripts/asan.sh)
+  g++ cmake ninja-build pkg-config                         # toolchain
   qt6-base-dev libqcustomplot-dev                          # studio (Qt 6 widgets, charts)
-  libopenimageio-dev openimageio-tools libwebp-dev         # image files (WebP read by libwebp)
+  libopenimageio-dev openimageio-tools libwebp-dev         # image files (WebP read by libwebp; OpenImageIO's CMake
+                                                           # config needs its tools)
   libcli11-dev nlohmann-json3-dev libfftw3-dev libtbb-dev  # CLI, JSON, spectra, CPU tasks
-  xvfb xauth                                               # offscreen/virtual display for GUI tests
-  netpbm imagemagick                                       # reference tools in the benchmark
+  xvfb xauth                                               # a virtual display: GUI tests, the studio without one
 )
+if [ "${1:-all}" != studio ]; then
+  HALFTONE_PACKAGES+=(
+    make file dpkg-dev                                     # CPack .deb
+    libasan8 libubsan1                                     # sanitizer runtimes (asan preset, scripts/asan.sh)
+    netpbm imagemagick                                     # reference tools in the benchmark
+  )
+fi
 missing=()
 for p in "${HALFTONE_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs the studio: installs what is missing (apt), builds the studio and the `halftone` CLI (not the tests or the
-# benchmark: scripts/test.sh builds those in the same tree), and opens IMAGE (or the embedded sample).
+# Runs the studio: installs what is missing of the packages it needs (apt; `scripts/deps.sh studio`: not the test and
+# benchmark tools), builds the studio and the `halftone` CLI (not the tests or the benchmark: scripts/test.sh builds
+# those in the same tree), and opens IMAGE (or the embedded sample).
 # Usage: scripts/studio.sh [IMAGE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh studio
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target halftone-studio halftone >/dev/null
 studio=build/release/app/studio/halftone-studio

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/image.h"
+#include "core/palette/palette.h"
+#include "core/runcontrol.h"
 
 namespace halftone::test {
 
@@ -45,6 +47,54 @@ inline Plane8 randomPlane(int w, int h, uint64_t seed) {
             p.at(y, x) = v;
         }
     return p;
+}
+
+/// \brief A w x h RGB image of one colour.
+inline Image flatRgb(int w, int h, Rgb8 c) {
+    Image im;
+    im.space = ColorSpace::RGB;
+    for (int ch = 0; ch < 3; ++ch) im.channels.emplace_back(w, h, c[size_t(ch)]);
+    return im;
+}
+
+/// \brief A w x h RGB image whose three planes are random planes of seeds seed, seed + 7919, seed + 2 * 7919.
+inline Image randomRgb(int w, int h, uint64_t seed) {
+    Image im;
+    im.space = ColorSpace::RGB;
+    for (int ch = 0; ch < 3; ++ch) im.channels.push_back(randomPlane(w, h, seed + uint64_t(ch) * 7919));
+    return im;
+}
+
+/// \brief A w x h RGB image of random colours, its seed drawn fresh and logged under `what`.
+inline Image randomRgb(int w, int h, const char* what) { return randomRgb(w, h, freshSeed(what)); }
+
+/// \brief A palette of n random colours named "random:n".
+inline Palette randomPalette(int n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Palette p;
+    p.name = "random:" + std::to_string(n);
+    for (int i = 0; i < n; ++i) p.colors.push_back({uint8_t(rng()), uint8_t(rng()), uint8_t(rng())});
+    return p;
+}
+
+/// \brief A RunControl of `threads` threads (no progress callback, no stop requested).
+inline RunControl threads(int n) {
+    RunControl rc;
+    rc.threads = n;
+    return rc;
+}
+
+/// \brief Where `got` first differs from the reference `want`, for a failure message ("equal" when nowhere).
+inline std::string firstDifference(const Plane8& got, const Plane8& want) {
+    if (!got.sameSize(want))
+        return "size " + std::to_string(got.width) + "x" + std::to_string(got.height) + " vs reference " +
+               std::to_string(want.width) + "x" + std::to_string(want.height);
+    for (int y = 0; y < got.height; ++y)
+        for (int x = 0; x < got.width; ++x)
+            if (got.at(y, x) != want.at(y, x))
+                return "first difference at (row " + std::to_string(y) + ", col " + std::to_string(x) +
+                       "): " + std::to_string(got.at(y, x)) + " vs reference " + std::to_string(want.at(y, x));
+    return "equal";
 }
 
 #ifdef HALFTONE_TEST_DATA_DIR

@@ -29,14 +29,6 @@ struct Size {
     int w, h;
 };
 
-Palette randomPalette(int n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    Palette p;
-    p.name = "random:" + std::to_string(n);
-    for (int i = 0; i < n; ++i) p.colors.push_back({uint8_t(rng()), uint8_t(rng()), uint8_t(rng())});
-    return p;
-}
-
 /// A palette whose colours repeat: ties between equal colours must go to the smaller index.
 Palette repeatedPalette() {
     Palette p;
@@ -52,13 +44,6 @@ Palette tiePalette() {
     p.name = "ties";
     p.colors = {{64, 64, 64}, {192, 192, 192}, {0, 0, 0}, {255, 255, 255}, {128, 0, 128}, {128, 255, 128}};
     return p;
-}
-
-Image randomRgb(int w, int h, const char* what) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int c = 0; c < 3; ++c) im.channels.push_back(test::randomPlane(w, h, test::freshSeed(what)));
-    return im;
 }
 
 std::string describe(int w, int h, const Palette& pal, const EdParams& p) {
@@ -135,11 +120,11 @@ int main(int argc, char** argv) {
     bw.name = "black-white";
     bw.colors = {{0, 0, 0}, {255, 255, 255}};
     const std::vector<Palette> palettes = {bw,
-                                           randomPalette(2, test::freshSeed("palette 2")),
-                                           randomPalette(3, test::freshSeed("palette 3")),
-                                           randomPalette(16, test::freshSeed("palette 16")),
-                                           randomPalette(17, test::freshSeed("palette 17")),
-                                           randomPalette(256, test::freshSeed("palette 256")),
+                                           test::randomPalette(2, test::freshSeed("palette 2")),
+                                           test::randomPalette(3, test::freshSeed("palette 3")),
+                                           test::randomPalette(16, test::freshSeed("palette 16")),
+                                           test::randomPalette(17, test::freshSeed("palette 17")),
+                                           test::randomPalette(256, test::freshSeed("palette 256")),
                                            repeatedPalette(),
                                            tiePalette()};
 
@@ -156,7 +141,8 @@ int main(int argc, char** argv) {
         EdParams p;
         p.kernel = k.name;
         Plane8 out;
-        const Status s = gpu::paletteErrorDiffusion(randomRgb(20, 20, "palette level-dependent"), palettes[3], p, out);
+        const Status s =
+            gpu::paletteErrorDiffusion(test::randomRgb(20, 20, "palette level-dependent"), palettes[3], p, out);
         check(!s && !s.isUnavailable() && gputest::contains(s.message(), "fixed kernels"),
               "the GPU palette path refuses " + k.name + ": " + s.message());
     }
@@ -182,7 +168,7 @@ int main(int argc, char** argv) {
         if (sanitize && pal.size() != 16 && pal.size() != 256 && pal.name != "repeated") continue;
         for (const Size& sz : sizes) {
             if (sz.w * sz.h > 1000000 && pal.size() != 16 && pal.size() != 256) continue;  // the large one: 16, 256
-            exact(randomRgb(sz.w, sz.h, "palette sizes"), pal, fs);
+            exact(test::randomRgb(sz.w, sz.h, "palette sizes"), pal, fs);
         }
     }
 
@@ -198,7 +184,7 @@ int main(int argc, char** argv) {
                 p.linear = linear;
                 for (const Size& sz :
                      std::vector<Size>{{1, 1}, {41, 1}, {1, 41}, {67, 131}, small ? Size{95, 33} : Size{333, 97}})
-                    exact(randomRgb(sz.w, sz.h, "palette kernels"), pal, p);
+                    exact(test::randomRgb(sz.w, sz.h, "palette kernels"), pal, p);
             }
     if (!small) {
         // a larger image per kernel with 16 colours (linear light), and flat extremes that push S past the clamp
@@ -207,7 +193,7 @@ int main(int argc, char** argv) {
             EdParams p;
             p.kernel = k.name;
             p.linear = true;
-            exact(randomRgb(1031, 517, "palette kernels large"), palettes[3], p);
+            exact(test::randomRgb(1031, 517, "palette kernels large"), palettes[3], p);
         }
     }
     for (int v : {0, 255, 128}) {
@@ -232,7 +218,7 @@ int main(int argc, char** argv) {
         EdParams p;
         p.serpentine = true;
         Plane8 out;
-        const Status s = gpu::paletteErrorDiffusion(randomRgb(20, 20, "palette serpentine"), palettes[3], p, out);
+        const Status s = gpu::paletteErrorDiffusion(test::randomRgb(20, 20, "palette serpentine"), palettes[3], p, out);
         check(!s && s.isUnavailable() && gputest::contains(s.message(), "serpentine"),
               "serpentine is unavailable on the GPU with its reason: " + s.message());
     }
@@ -241,13 +227,13 @@ int main(int argc, char** argv) {
         Palette one;
         one.colors = {{1, 2, 3}};
         Plane8 out;
-        const Status s = gpu::paletteErrorDiffusion(randomRgb(8, 8, "palette one"), one, fs, out);
+        const Status s = gpu::paletteErrorDiffusion(test::randomRgb(8, 8, "palette one"), one, fs, out);
         check(!s && !s.isUnavailable(), "a one-colour palette is refused: " + s.message());
     }
 
     // progress reaches the last row; a stop request cancels the running kernel
     if (!sanitize) {
-        const Image rgb = randomRgb(small ? 300 : 1500, small ? 200 : 1200, "palette progress");
+        const Image rgb = test::randomRgb(small ? 300 : 1500, small ? 200 : 1200, "palette progress");
         int64_t lastRows = -1;
         bool monotonic = true;
         RunControl rc;
@@ -263,7 +249,7 @@ int main(int argc, char** argv) {
               "progress rows are monotonic and end at the image height (last " + std::to_string(lastRows) + ")");
         RunControl stop;
         stop.stop.requestStop();
-        const Image big = randomRgb(4096, 4096, "palette cancel");
+        const Image big = test::randomRgb(4096, 4096, "palette cancel");
         const Status c = gpu::paletteErrorDiffusion(big, palettes[3], fs, out, stop);
         check(c.isCancelled(),
               "a stop request cancels the running kernel (got: " + (c.isOk() ? std::string("ok") : c.message()) + ")");
@@ -273,7 +259,7 @@ int main(int argc, char** argv) {
     {
         Registry& reg = Registry::instance();
         gpu::registerMethods(reg);
-        const Image rgb = randomRgb(211, 97, "palette runImage");
+        const Image rgb = test::randomRgb(211, 97, "palette runImage");
         for (const auto& [method, variant] :
              std::vector<std::pair<std::string, std::string>>{{"ec", "wavefront"}, {"ed", "plain"}, {"ec", "rc"}}) {
             const MethodInfo* m = reg.find(method, variant);

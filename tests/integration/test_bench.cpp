@@ -7,6 +7,7 @@
 
 #include "core/job/registry.h"
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -147,8 +148,7 @@ void TestBench::gpuSectionWithoutGpuSucceeds() {
 }
 
 void TestBench::badUsage_data() {
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QString>("message");
+    test::columns<QStringList, QString>("args", "message");
     QTest::newRow("unknown method") << QStringList{"--methods", "ed/nonesuch"} << "unknown method 'ed/nonesuch'";
     QTest::newRow("unknown section") << QStringList{"--sections", "nonesuch"} << "unknown section 'nonesuch'";
     QTest::newRow("unknown parameter") << QStringList{"--param", "nonesuch=1"} << "parameter 'nonesuch'";

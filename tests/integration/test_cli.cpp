@@ -28,6 +28,7 @@
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -199,16 +200,8 @@ void TestCli::listKernels() {
 }
 
 void TestCli::matchesReference_data() {
-    QTest::addColumn<QString>("image");
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<bool>("serpentine");
-    QTest::addColumn<QString>("color");
-    QTest::addColumn<QString>("out");
-    QTest::addColumn<QStringList>("extra");
+    test::columns<QString, QString, QString, QString, int, bool, bool, QString, QString, QStringList>(
+        "image", "method", "variant", "kernel", "levels", "linear", "serpentine", "color", "out", "extra");
     QTest::newRow("moon ed rc fs 2 pgm") << "moon.png"
                                          << "ed"
                                          << "rc"
@@ -354,8 +347,7 @@ void TestCli::keepAlpha() {
 
 void TestCli::badInput_data() {
     // Arguments use @IN (a good image), @DIR (the temp dir), @OUT (its output file).
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<int>("exitCode");
+    test::columns<QStringList, int>("args", "exitCode");
     QTest::addColumn<QString>("message");  // must appear in the single stderr line; @ expands as above
     const QString m = "--method", ed = "ed";
     QTest::newRow("no arguments") << QStringList{} << 2 << "no INPUT and OUTPUT files given";
@@ -464,8 +456,7 @@ void TestCli::badInput() {
 }
 
 void TestCli::hostileInputs_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("output");
+    test::columns<QString, QString>("file", "output");
     const QDir d(QString(HALFTONE_TEST_DATA_DIR) + "/hostile");
     int i = 0;
     for (const QString& f : d.entryList(QDir::Files, QDir::Name))
@@ -538,8 +529,7 @@ void TestCli::interruptLeavesNoOutput() {
 }
 
 void TestCli::signalDuringWrite_data() {
-    QTest::addColumn<int>("sig");
-    QTest::addColumn<QString>("out");
+    test::columns<int, QString>("sig", "out");
     QTest::newRow("SIGINT png") << int(SIGINT) << "o.png";
     QTest::newRow("SIGTERM png") << int(SIGTERM) << "o.png";
     QTest::newRow("SIGHUP tif") << int(SIGHUP) << "o.tif";
@@ -706,8 +696,7 @@ void TestCli::symlinkToFileIsFollowed() {
 
 void TestCli::outputFormatCheckedBeforeReading_data() {
     QTest::addColumn<QStringList>("args");  // @OUT: in the temp dir
-    QTest::addColumn<QString>("out");
-    QTest::addColumn<QString>("message");
+    test::columns<QString, QString>("out", "message");
     QTest::newRow("unknown extension") << QStringList{} << "o.xyz"
                                        << "no image format is known for the extension '.xyz'";
     QTest::newRow("gif cannot hold gray") << QStringList{} << "o.gif"
@@ -955,9 +944,7 @@ void TestCli::dotDiffusion() {
 }
 
 void TestCli::stdinStdoutMatchFileRun_data() {
-    QTest::addColumn<QString>("image");
-    QTest::addColumn<QString>("format");
-    QTest::addColumn<QStringList>("options");
+    test::columns<QString, QString, QStringList>("image", "format", "options");
     QTest::newRow("png to pbm") << "page.png"
                                 << "pbm" << QStringList{};
     QTest::newRow("jpeg to png, jarvis") << "page.jpg"
@@ -1056,8 +1043,7 @@ void TestCli::quietLeavesOutNotes() {
 }
 
 void TestCli::suggestions_data() {
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QString>("suggestion");
+    test::columns<QStringList, QString>("args", "suggestion");
     const QString in = QString::fromStdString(test::dataPath("page.png"));
     QTest::newRow("option") << QStringList{"--metod", "ed", in, "o.png"} << "did you mean --method?";
     QTest::newRow("option with =") << QStringList{"--kernal=jarvis", in, "o.png"} << "did you mean --kernel?";
@@ -1084,8 +1070,7 @@ void TestCli::suggestions() {
 }
 
 void TestCli::namesAndAliases_data() {
-    QTest::addColumn<QStringList>("canonical");
-    QTest::addColumn<QStringList>("spelled");
+    test::columns<QStringList, QStringList>("canonical", "spelled");
     QTest::newRow("fs") << QStringList{"--kernel", "floyd-steinberg"} << QStringList{"--kernel", "fs"};
     QTest::newRow("FloydSteinberg") << QStringList{"--kernel", "floyd-steinberg"}
                                     << QStringList{"--kernel", "FloydSteinberg"};
@@ -1265,8 +1250,7 @@ void TestCli::docsMatchTheProgram() {
 }
 
 void TestCli::badValuesFoundBeforeReading_data() {
-    QTest::addColumn<QStringList>("options");
-    QTest::addColumn<QString>("message");
+    test::columns<QStringList, QString>("options", "message");
     QTest::newRow("screen") << QStringList{"--method", "ordered", "--screen", "bayer:7"} << "power of two";
     QTest::newRow("screen kind") << QStringList{"--method", "ordered", "--screen", "bayr:8"} << "bayr:8";
     QTest::newRow("screen cluster") << QStringList{"--method", "ordered", "--screen", "cluster:cell=x"} << "cluster";

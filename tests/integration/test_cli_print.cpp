@@ -8,6 +8,7 @@
 #include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -166,10 +167,7 @@ void TestCliPrint::cmykInputKeepsItsInks() {
 }
 
 void TestCliPrint::errors_data() {
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QString>("output");
-    QTest::addColumn<int>("code");
-    QTest::addColumn<QString>("message");
+    test::columns<QStringList, QString, int, QString>("args", "output", "code", "message");
     QTest::newRow("gcr over 100") << QStringList{"--color", "cmyk", "--gcr", "150"} << "o.tif" << 2
                                   << "--gcr must be a whole number from 0 to 100, got 150";
     QTest::newRow("ink limit over 400") << QStringList{"--color", "cmyk", "--ink-limit", "1000"} << "o.tif" << 2

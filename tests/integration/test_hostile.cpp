@@ -16,6 +16,7 @@
 #include "core/ed/errordiffusion.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -339,8 +340,7 @@ void TestHostile::badOutputs() {
 }
 
 void TestHostile::fullDisk_data() {
-    QTest::addColumn<QString>("out");
-    QTest::addColumn<QString>("color");
+    test::columns<QString, QString>("out", "color");
     QTest::addColumn<double>("fraction");  // of the output's full size the disk has room for
     QTest::addColumn<bool>("oldFile");     // an output file exists before the run
     for (const char* ext : {"png", "tif", "pgm", "pbm"})
@@ -618,11 +618,7 @@ void TestHostile::memoryBombs() {
 
 void TestHostile::convertedColours_data() {
     // Files whose samples are not RGB: converted by their tags (libtiff's YCbCr, CIELab D50 -> sRGB here).
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<int>("x");
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
+    test::columns<QString, int, int, int, int>("file", "x", "r", "g", "b");
     QTest::addColumn<int>("tolerance");  // 8-bit colour conversions round differently; the point is white, not gray
     QTest::newRow("ycbcr white") << "ycbcr.tif" << 0 << 255 << 255 << 255 << 1;
     QTest::newRow("ycbcr black") << "ycbcr.tif" << 4 << 0 << 0 << 0 << 1;
@@ -795,8 +791,7 @@ void TestHostile::hostilePresets() {
 void TestHostile::outputsNeverOverwriteInputs_data() {
     // @IN = the input image, @LINK = a symlink to it, @HARD = a hard link to it, @PAL = a palette file, @OUT = the
     // output, @DIR = a folder holding the input (batch).
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QString>("message");
+    test::columns<QStringList, QString>("args", "message");
     QTest::newRow("preset onto the input")
         << QStringList{"--save-preset", "@IN", "@IN", "@OUT"} << "--save-preset '@IN' is also INPUT '@IN'";
     QTest::newRow("preset onto a symlink to the input")

@@ -17,6 +17,7 @@
 #include <OpenImageIO/imageio.h>
 
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -173,8 +174,7 @@ void TestJobCli::presetRoundTripGivesTheSameOutput() {
 void TestJobCli::presetRoundTripEveryOption_data() {
     // Every job option, each with a value other than its default: saved with --save-preset and loaded with --preset,
     // the run writes the same bytes as the options given directly, and the preset saved again is the same file.
-    QTest::addColumn<QStringList>("job");
-    QTest::addColumn<QString>("extension");
+    test::columns<QStringList, QString>("job", "extension");
     QTest::newRow("am cmyk print") << QStringList{"--method",    "am",         "--color", "cmyk",     "--gcr",   "60",
                                                   "--ink-limit", "280",        "--lpi",   "50",       "--dpi",   "400",
                                                   "--angles",    "15,75,0,45", "--dot",   "elliptic", "--scale", "0.5"}
@@ -269,10 +269,7 @@ void TestJobCli::presetRoundTripBatchFormat() {
 void TestJobCli::presetErrorsNameTheFile() {
     QTemporaryDir dir;
     const QString preset = dir.filePath("bad.json");
-    QFile f(preset);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 99}}");
-    f.close();
+    QVERIFY(test::writeFile(preset, "{\"halftone-preset\": 1, \"prepare\": {\"gamma\": 99}}"));
     const QString out = dir.filePath("x.png");
     const auto r = cli({"--preset", preset, data("moon.png"), out});
     QCOMPARE(r.exitCode, 2);

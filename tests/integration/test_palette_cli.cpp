@@ -13,6 +13,7 @@
 #include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -144,26 +145,16 @@ private slots:
     }
 
     void badPaletteFiles_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<QString>("where");
-        QTest::newRow("bad hex digit") << "bad/bad-digit.hex"
-                                       << "', line 4: expected a colour as RRGGBB";
-        QTest::newRow("one colour") << "bad/one-colour.gpl"
-                                    << "': holds only 1 colour";
-        QTest::newRow("no gpl header") << "bad/no-header.gpl"
-                                       << "', line 1: a GIMP palette starts";
-        QTest::newRow("over 255") << "bad/over-255.gpl"
-                                  << "', line 3: value 256 is over 255";
-        QTest::newRow("truncated act") << "bad/truncated.act"
-                                       << "': an Adobe colour table is 768 or 772 bytes";
-        QTest::newRow("257 colours") << "bad/too-many.hex"
-                                     << "', line 257: more than 256 colours";
-        QTest::newRow("empty") << "bad/empty.hex"
-                               << "': holds no colours";
-        QTest::newRow("unknown format") << "bad/unknown.xyz"
-                                        << "': not a palette file this program reads";
-        QTest::newRow("missing") << "bad/missing.gpl"
-                                 << "': cannot be read";
+        test::stringRows<2>({"file", "where"},
+                            {{"bad hex digit", "bad/bad-digit.hex", "', line 4: expected a colour as RRGGBB"},
+                             {"one colour", "bad/one-colour.gpl", "': holds only 1 colour"},
+                             {"no gpl header", "bad/no-header.gpl", "', line 1: a GIMP palette starts"},
+                             {"over 255", "bad/over-255.gpl", "', line 3: value 256 is over 255"},
+                             {"truncated act", "bad/truncated.act", "': an Adobe colour table is 768 or 772 bytes"},
+                             {"257 colours", "bad/too-many.hex", "', line 257: more than 256 colours"},
+                             {"empty", "bad/empty.hex", "': holds no colours"},
+                             {"unknown format", "bad/unknown.xyz", "': not a palette file this program reads"},
+                             {"missing", "bad/missing.gpl", "': cannot be read"}});
     }
     void badPaletteFiles() {
         QFETCH(QString, file);
@@ -191,9 +182,7 @@ private slots:
     }
 
     void badPaletteSpecs_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<int>("exitCode");
-        QTest::addColumn<QString>("message");
+        test::columns<QStringList, int, QString>("args", "exitCode", "message");
         QTest::newRow("auto:1") << QStringList{"--palette", "auto:1"} << 2
                                 << "auto:N needs a number of colours N from 2 to 256";
         QTest::newRow("auto:257") << QStringList{"--palette", "auto:257"} << 2 << "from 2 to 256";
@@ -238,8 +227,7 @@ private slots:
     }
 
     void indexedOutput_data() {
-        QTest::addColumn<QString>("palette");
-        QTest::addColumn<QString>("output");
+        test::columns<QString, QString>("palette", "output");
         QTest::newRow("builtin to png") << "pico8"
                                         << "out.png";
         QTest::newRow("file to tif") << q(kPalettes + "gameboy.pal") << "out.tif";

@@ -11,6 +11,8 @@
 #include "core/palette/paletteed.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
+#include "tests/common/process.h"
+#include "tests/common/standin.h"
 
 namespace halftone::test {
 
@@ -30,11 +32,7 @@ inline std::atomic<int> g_slowRowsRun{0};
 /// \brief Registers "zz-slow/rows": copies one row per 2 ms, reports the wavefront and checks the stop token per row.
 inline void registerSlowMethod() {
     if (Registry::instance().find("zz-slow", "rows")) return;
-    MethodInfo m;
-    m.method = "zz-slow";
-    m.variant = "rows";
-    m.family = "test";
-    m.description = "copies rows slowly (test only)";
+    MethodInfo m = testMethodInfo("zz-slow", "rows", "copies rows slowly (test only)");
     m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl& rc) {
         dst = Plane8(src.width, src.height);
         for (int y = 0; y < src.height; ++y) {
@@ -58,11 +56,7 @@ inline void registerSlowMethod() {
 /// it independently of the real palette error diffusion.
 inline void registerPaletteTestMethod() {
     if (Registry::instance().find("zz-palette", "nearest")) return;
-    MethodInfo m;
-    m.method = "zz-palette";
-    m.variant = "nearest";
-    m.family = "test";
-    m.description = "nearest palette colour per pixel (test only)";
+    MethodInfo m = testMethodInfo("zz-palette", "nearest", "nearest palette colour per pixel (test only)");
     m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
         dst = src;
         return Status::ok();
@@ -80,5 +74,29 @@ inline void registerPaletteTestMethod() {
     };
     Registry::instance().add(m);
 }
+
+#ifdef HALFTONE_STUDIO_EXE
+/// \brief Runs the studio executable with `args` offscreen, its settings under `configHome` (never the user's), for
+/// at most 90 s.
+inline ProcessRun runStudio(const QStringList& args, const QString& configHome) {
+    return runProcess(HALFTONE_STUDIO_EXE, args, 90000, {}, [&](QProcess& p) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("XDG_CONFIG_HOME", configHome);
+        p.setProcessEnvironment(env);
+    });
+}
+
+/// \brief runStudio, then how it ended: empty when it exited normally with `exitCode`, otherwise what it did instead
+/// (with its stderr). `err` receives its stderr.
+inline QString studioEndProblem(const QStringList& args, const QString& configHome, int exitCode, QString& err) {
+    const ProcessRun r = runStudio(args, configHome);
+    err = r.err;
+    if (r.crashed) return "halftone-studio " + args.join(' ') + " crashed or did not end within 90 s: " + r.err;
+    if (r.exitCode != exitCode)
+        return QString("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(r.err);
+    return {};
+}
+#endif
 
 }  // namespace halftone::test

@@ -23,6 +23,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/jobrunner.h"
@@ -60,7 +61,11 @@ struct FileSizeLimit {
 class TestHostileStudio : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_hostile_studio");
+        qRegisterMetaType<JobResultPtr>();
+        signal(SIGXFSZ, SIG_IGN);
+    }
     void cancelAnyMethodAnyMoment_data();
     void cancelAnyMethodAnyMoment();
     void cancelWindowAtMoments_data();
@@ -71,15 +76,8 @@ private slots:
     void startupOptionsEnd();
 };
 
-void TestHostileStudio::initTestCase() {
-    test::startStudioTest("test_hostile_studio");
-    qRegisterMetaType<JobResultPtr>();
-    signal(SIGXFSZ, SIG_IGN);
-}
-
 void TestHostileStudio::cancelAnyMethodAnyMoment_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
+    test::columns<QString, QString>("method", "variant");
     QTest::addColumn<int>("moment");  // -1: at once; 0: at the first progress report; > 0: after that many ms
     QStringList ids;
     for (const MethodInfo& m : Registry::instance().methods()) {
@@ -190,8 +188,7 @@ void TestHostileStudio::cancelWindowAtMoments() {
 }
 
 void TestHostileStudio::fullDiskSaveKeepsOldFile_data() {
-    QTest::addColumn<QString>("ext");
-    QTest::addColumn<double>("fraction");
+    test::columns<QString, double>("ext", "fraction");
     for (const char* ext : {"png", "tif", "pbm", "pgm"})
         for (double f : {0.0, 0.5, 0.97})
             QTest::newRow(qPrintable(QString("%1 at %2 %").arg(ext).arg(f * 100))) << QString(ext) << f;
@@ -250,8 +247,7 @@ void TestHostileStudio::fullDiskSaveKeepsOldFile() {
 void TestHostileStudio::startupOptionsEnd_data() {
     // Placeholders in the arguments: @DIR@ = a fresh temporary folder, @BAD@ = a file that is not an image
     // there, @GOOD@ = a test image.
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<int>("exitCode");
+    test::columns<QStringList, int>("args", "exitCode");
     QTest::addColumn<QString>("message");  // part of what stderr must say
     const QString shot = "@DIR@/shot.png";
     QTest::newRow("compare, unreadable file")
@@ -321,31 +317,15 @@ void TestHostileStudio::startupOptionsEnd() {
     QFETCH(int, exitCode);
     QFETCH(QString, message);
     QTemporaryDir dir;
-    QFile bad(dir.filePath("bad.png"));
-    QVERIFY(bad.open(QIODevice::WriteOnly));
-    bad.write("this is not a PNG file");
-    bad.close();
+    QVERIFY(test::writeFile(dir.filePath("bad.png"), "this is not a PNG file"));
     const QString good = QString::fromStdString(test::dataPath("page.png"));
     QVERIFY(QFile::copy(good, dir.filePath("copy.png")));
     const QByteArray copyBefore = readAll(dir.filePath("copy.png"));
     for (QString& a : args)
         a.replace("@DIR@", dir.path()).replace("@BAD@", dir.filePath("bad.png")).replace("@GOOD@", good);
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));
-    p.setProcessEnvironment(env);
-    p.start(HALFTONE_STUDIO_EXE, args);
-    QVERIFY(p.waitForStarted(10000));
-    if (!p.waitForFinished(90000)) {
-        p.kill();
-        p.waitForFinished(5000);
-        QFAIL(qPrintable("halftone-studio " + args.join(' ') + " did not end within 90 s"));
-    }
-    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
-    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(p.exitCode() == exitCode,
-             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    QString err;
+    const QString problem = test::studioEndProblem(args, dir.filePath("config"), exitCode, err);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     QVERIFY2(err.contains(message), qPrintable("stderr: " + err));
     if (exitCode == 2)
         QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");

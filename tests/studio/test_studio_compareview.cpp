@@ -2,6 +2,7 @@
 // (nearest neighbour, never smoothed), fit-to-window, keyboard zoom and the split mode.
 #include <QtTest>
 
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "widgets/compareview.h"
 #include "widgets/imageconvert.h"
@@ -88,14 +89,11 @@ void TestStudioCompareView::dragPanSyncsAllPanes() {
 }
 
 void TestStudioCompareView::integerZoomIsPixelExact_data() {
-    QTest::addColumn<int>("zoom");
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::newRow("1x 37x23") << 1 << 37 << 23;
-    QTest::newRow("2x 31x17") << 2 << 31 << 17;
-    QTest::newRow("3x 13x11") << 3 << 13 << 11;
-    QTest::newRow("7x 5x3") << 7 << 5 << 3;
-    QTest::newRow("4x 1x1") << 4 << 1 << 1;
+    test::intRows<3>({"zoom", "w", "h"}, {{"1x 37x23", {1, 37, 23}},
+                                          {"2x 31x17", {2, 31, 17}},
+                                          {"3x 13x11", {3, 13, 11}},
+                                          {"7x 5x3", {7, 5, 3}},
+                                          {"4x 1x1", {4, 1, 1}}});
 }
 
 void TestStudioCompareView::integerZoomIsPixelExact() {

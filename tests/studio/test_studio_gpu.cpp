@@ -17,6 +17,7 @@
 
 #include "core/ed/errordiffusion.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/benchmarkpanel.h"
@@ -65,6 +66,16 @@ bool openImage(MainWindow& w, std::shared_ptr<const Image> image, const QString&
     return loaded.wait(120000);
 }
 
+/// Shows `w` with auto-run off, opens `image` in it and chooses the GPU wavefront; false when either failed.
+bool showWavefrontOnGpu(MainWindow& w, std::shared_ptr<const Image> image, const QString& name) {
+    w.setAutoRun(false);
+    w.show();
+    if (!openImage(w, std::move(image), name) || !w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant))
+        return false;
+    w.methodPanel()->setDevice(Device::Gpu);
+    return true;
+}
+
 /// Saves a grab of `widget` to HALFTONE_SCREENSHOT_DIR/name when that is set.
 void saveShot(QWidget& widget, const QString& name) {
     const QByteArray dir = qgetenv("HALFTONE_SCREENSHOT_DIR");
@@ -93,7 +104,16 @@ std::shared_ptr<const Image> largeImage() {
 class TestStudioGpu : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_gpu");
+        qunsetenv("HALFTONE_GPU_FAULT");
+        const GpuAvailability& g = Registry::instance().gpuAvailability();
+        if (!g.usable)
+            QSKIP(qPrintable("no usable GPU, the studio's GPU paths cannot run here: " +
+                             QString::fromStdString(g.reason)));
+        if (gpuMethods().empty()) QSKIP("this build has no GPU methods (built without CUDA)");
+        qInfo("GPU: %s", g.deviceName.c_str());
+    }
     void methodPanelOffersGpu();
     void everyGpuMethodExact_data();
     void everyGpuMethodExact();
@@ -104,16 +124,6 @@ private slots:
     void uiThreadNotBlockedByLargeRun();
     void photoClickToResult();
 };
-
-void TestStudioGpu::initTestCase() {
-    test::startStudioTest("test_studio_gpu");
-    qunsetenv("HALFTONE_GPU_FAULT");
-    const GpuAvailability& g = Registry::instance().gpuAvailability();
-    if (!g.usable)
-        QSKIP(qPrintable("no usable GPU, the studio's GPU paths cannot run here: " + QString::fromStdString(g.reason)));
-    if (gpuMethods().empty()) QSKIP("this build has no GPU methods (built without CUDA)");
-    qInfo("GPU: %s", g.deviceName.c_str());
-}
 
 void TestStudioGpu::methodPanelOffersGpu() {
     MethodPanel panel(Registry::instance());
@@ -132,9 +142,7 @@ void TestStudioGpu::methodPanelOffersGpu() {
 }
 
 void TestStudioGpu::everyGpuMethodExact_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<int>("color");
+    test::columns<QString, QString, int>("method", "variant", "color");
     for (const MethodInfo* m : gpuMethods())
         QTest::newRow(m->id().c_str()) << QString::fromStdString(m->method) << QString::fromStdString(m->variant)
                                        << int(ColorMode::Gray);
@@ -197,11 +205,7 @@ void TestStudioGpu::everyGpuMethodExact() {
 
 void TestStudioGpu::overlayFollowsGpuProgress() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
-    QVERIFY(openImage(w, largeImage(), "16K"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, largeImage(), "16K"));
     // After the window has drawn each progress report: what it reported and whether the overlay is on screen.
     QVector<qint64> rows;
     bool overlayShown = true;
@@ -225,11 +229,7 @@ void TestStudioGpu::overlayFollowsGpuProgress() {
 
 void TestStudioGpu::cancelMidRunThenExact() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
-    QVERIFY(openImage(w, largeImage(), "16K"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, largeImage(), "16K"));
     QSignalSpy failed(&w, &MainWindow::runFailed);
     QSignalSpy shown(&w, &MainWindow::resultShown);
     bool sent = false;
@@ -264,12 +264,8 @@ void TestStudioGpu::cancelMidRunThenExact() {
 
 void TestStudioGpu::gpuFailureFallsBack() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
     const Image input = Image::gray(test::randomPlane(517, 389, test::freshSeed("gpu fault")));
-    QVERIFY(openImage(w, std::make_shared<const Image>(input), "random"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, std::make_shared<const Image>(input), "random"));
     // A kernel launch the device refuses, just before the method's kernels (gpu/faultinject.h); the context stays
     // usable, so the run after the fault is lifted must be on the GPU again.
     qputenv("HALFTONE_GPU_FAULT", "launch");
@@ -321,11 +317,7 @@ void TestStudioGpu::benchmarkChartsCpuAndGpu() {
 
 void TestStudioGpu::uiThreadNotBlockedByLargeRun() {
     MainWindow w(Registry::instance());
-    w.setAutoRun(false);
-    w.show();
-    QVERIFY(openImage(w, largeImage(), "16K"));
-    QVERIFY(w.methodPanel()->setMethod(kWavefrontMethod, kWavefrontVariant));
-    w.methodPanel()->setDevice(Device::Gpu);
+    QVERIFY(showWavefrontOnGpu(w, largeImage(), "16K"));
     LatencyProbe probe(2);
     probe.start();
     QTRY_VERIFY(probe.ticks() >= 2);

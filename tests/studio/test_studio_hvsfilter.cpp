@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/quality/hvsfilter.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -39,10 +40,7 @@ void TestStudioHvsFilter::constantStaysConstant() {
 }
 
 void TestStudioHvsFilter::matchesDirect2D_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::addColumn<double>("sigma");
-    QTest::addColumn<int>("radius");
+    test::columns<int, int, double, int>("w", "h", "sigma", "radius");
     QTest::newRow("1x1") << 1 << 1 << 1.2 << 4;
     QTest::newRow("1x17") << 1 << 17 << 1.2 << 4;
     QTest::newRow("19x1") << 19 << 1 << 1.2 << 4;

@@ -9,6 +9,7 @@
 
 #include "core/job/registry.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/imageload.h"
@@ -139,9 +140,7 @@ void TestStudioImageLoad::badFilesNameTheFile() {
     if (bytes == "DIR") {
         QVERIFY(QDir().mkpath(path));
     } else if (bytes != "NONE") {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(bytes);
+        QVERIFY(test::writeFile(path, bytes));
     }
     Image im;
     const Status s = readImageFile(path, im, {}, nullptr, ImageReaderChoice::Qt);

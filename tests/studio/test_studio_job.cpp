@@ -23,6 +23,7 @@
 #include "io/filejob.h"
 #include "io/imagefile.h"
 #include "io/preset.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/adjustpanel.h"
@@ -47,6 +48,16 @@ Image smoothImage(int w, int h) {
             p.at(y, x) = uint8_t(v);
         }
     return Image::gray(std::move(p));
+}
+
+/// Shows `w` running plain error diffusion on the CPU and waits until the result of `input` ("smooth") is shown.
+bool showPlainResult(MainWindow& w, const Image& input) {
+    w.show();
+    if (!w.methodPanel()->setMethod("ed", "plain")) return false;
+    w.methodPanel()->setDevice(Device::Cpu);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(input, "smooth");
+    return shown.wait(20000);
 }
 
 /// The halftone of `input` with `job`, computed here step by step with core calls (not through the studio or
@@ -88,7 +99,10 @@ QStringList allEntries(const QString& dir) {
 class TestStudioJob : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_job");
+        test::registerSlowMethod();
+    }
     void adjustChangesPreparedImageAndResult();
     void unchangedAdjustDoesNotPrepareAgain();
     void adjustNeverRereadsTheFile();
@@ -105,24 +119,10 @@ private slots:
     void batchCancelLeavesNoPartialFile();
 };
 
-void TestStudioJob::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_studio_job");
-    QSettings().clear();
-    gpu::registerMethods(Registry::instance());
-    test::registerSlowMethod();
-}
-
 void TestStudioJob::adjustChangesPreparedImageAndResult() {
     MainWindow w(Registry::instance());
-    w.show();
-    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
-    w.methodPanel()->setDevice(Device::Cpu);
-    QSignalSpy shown(&w, &MainWindow::resultShown);
     const Image input = smoothImage(120, 80);
-    w.setImage(input, "smooth");
-    QVERIFY(shown.wait(20000));
+    QVERIFY(showPlainResult(w, input));
     const JobResultPtr plain = w.currentResult();
     QVERIFY(!plain->prepared);
     QVERIFY(w.compareView()->originalPane()->label().startsWith("Original: smooth"));
@@ -217,13 +217,8 @@ void TestStudioJob::adjustNeverRereadsTheFile() {
 
 void TestStudioJob::pixelSizeKeepsTheViewSize() {
     MainWindow w(Registry::instance());
-    w.show();
-    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
-    w.methodPanel()->setDevice(Device::Cpu);
-    QSignalSpy shown(&w, &MainWindow::resultShown);
     const Image input = smoothImage(120, 80);
-    w.setImage(input, "smooth");
-    QVERIFY(shown.wait(20000));
+    QVERIFY(showPlainResult(w, input));
     w.adjustPanel()->pixelSizeSpin()->setValue(4);
     QTRY_VERIFY_WITH_TIMEOUT(w.currentResult()->prepared, 20000);
     const JobResultPtr r = w.currentResult();
@@ -429,9 +424,7 @@ void TestStudioJob::badPresetShowsErrorAndKeepsJob() {
     QTemporaryDir dir;
     const QString path = dir.filePath("bad.json");
     if (!text.isNull()) {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(text.toUtf8());
+        QVERIFY(test::writeFile(path, text.toUtf8()));
     }
     MainWindow w(Registry::instance());
     w.setAutoRun(false);
@@ -464,11 +457,7 @@ void TestStudioJob::batchMatchesSingleRunsAndNamesBrokenFile() {
         {in + "/sub/c.png", smoothImage(17, 64)},
     };
     for (const auto& [p, im] : good) writePng(p, im);
-    {
-        QFile broken(in + "/broken.png");
-        QVERIFY(broken.open(QIODevice::WriteOnly));
-        broken.write("not a PNG at all\n");
-    }
+    QVERIFY(test::writeFile(in + "/broken.png", "not a PNG at all\n"));
 
     MainWindow w(Registry::instance());
     QVERIFY(w.methodPanel()->setMethod("ed", "plain"));

@@ -6,6 +6,7 @@
 
 #include "core/ed/errordiffusion.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/studio/studioutil.h"
 #include "tests/common/testutil.h"
 #include "widgets/jobrunner.h"
@@ -29,12 +30,7 @@ private slots:
 };
 
 void TestStudioJobRunner::runMatchesReference_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
+    test::columns<QString, QString, QString, int, int, int>("method", "variant", "kernel", "levels", "w", "h");
     const QList<QSize> sizes = {{1, 1}, {1, 37}, {41, 1}, {31, 17}, {97, 61}};
     int i = 0;
     for (const MethodInfo& m : Registry::instance().methods()) {

@@ -15,6 +15,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "widgets/jobrunner.h"
 #include "widgets/qualitypanel.h"
 #include <QLabel>
@@ -34,7 +35,10 @@ using namespace halftone;
 class TestStudioMainWindow : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_mainwindow");
+        test::registerSlowMethod();
+    }
     void badFilesShowErrorDialog_data();
     void badFilesShowErrorDialog();
     void sampleOpensAndRuns();
@@ -59,11 +63,6 @@ private slots:
     void screenshotOption();
 };
 
-void TestStudioMainWindow::initTestCase() {
-    test::startStudioTest("test_studio_mainwindow");
-    test::registerSlowMethod();
-}
-
 void TestStudioMainWindow::badFilesShowErrorDialog_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("problem");  // a word the message must contain besides the file name
@@ -79,9 +78,7 @@ void TestStudioMainWindow::badFilesShowErrorDialog() {
     QTemporaryDir dir;
     if (path == "TEXT") {
         path = dir.filePath("not-an-image.png");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("this is not a PNG file\n");
+        QVERIFY(test::writeFile(path, "this is not a PNG file\n"));
     }
     // tests/data/hostile/ holds files the loader must refuse (tests/data/LICENSES.md): each one gives the dialog.
     MainWindow w(Registry::instance());
@@ -602,10 +599,7 @@ void TestStudioMainWindow::screenshotOption() {
     QCOMPARE(shot.size(), QSize(1200, 800));
     // A bad file: the option still writes a PNG (showing the error) and exits with 1.
     const QString bad = dir.filePath("bad.png");
-    QFile f(bad);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("garbage");
-    f.close();
+    QVERIFY(test::writeFile(bad, "garbage"));
     const QString path2 = dir.filePath("studio-bad.png");
     p.start(HALFTONE_STUDIO_EXE, {"--screenshot", path2, bad});
     QVERIFY(p.waitForFinished(60000));

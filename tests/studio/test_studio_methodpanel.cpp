@@ -18,6 +18,7 @@
 #include "core/dbs/dbs.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
+#include "tests/common/qtestutil.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
 
@@ -109,8 +110,7 @@ bool sameValue(const ParamSpec& p, const std::string& a, const std::string& b) {
 /// Every registered entry, GPU-only ones included: the pair tests pretend a GPU is usable so that those can be
 /// selected too (the panel runs nothing).
 void addPairs() {
-    QTest::addColumn<QString>("from");
-    QTest::addColumn<QString>("to");
+    test::columns<QString, QString>("from", "to");
     const auto& all = Registry::instance().methods();
     for (const MethodInfo& a : all)
         for (const MethodInfo& b : all)
@@ -158,8 +158,7 @@ void TestStudioMethodPanel::listsEveryMethod() {
 }
 
 void TestStudioMethodPanel::widgetsMatchSpecs_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
+    test::columns<QString, QString>("method", "variant");
     for (const MethodInfo* m : selectable())
         QTest::newRow(m->id().c_str()) << QString::fromStdString(m->method) << QString::fromStdString(m->variant);
 }
@@ -449,10 +448,7 @@ void TestStudioMethodPanel::screenIsAChoice() {
     QCOMPARE(panel.params().getText("screen", ""), std::string("blue-noise"));
     QTemporaryDir dir;
     const QString file = dir.filePath("thresholds.pgm");
-    QFile f(file);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("P5\n2 2\n255\n\x10\x50\x90\xd0", 15);
-    f.close();
+    QVERIFY(test::writeFile(file, QByteArray("P5\n2 2\n255\n\x10\x50\x90\xd0", 15)));
     QVERIFY(panel.setParam("screen", file));
     QCOMPARE(panel.params().getText("screen", ""), file.toStdString());
     QVERIFY(screen->currentText().contains("thresholds.pgm"));

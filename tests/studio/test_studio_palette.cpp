@@ -21,6 +21,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/compareview.h"
@@ -36,7 +37,11 @@ using namespace halftone;
 class TestStudioPalette : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase();
+    void initTestCase() {
+        test::startStudioTest("test_studio_palette");
+        test::registerSlowMethod();
+        test::registerPaletteTestMethod();
+    }
     void chooserListsBuiltins();
     void chosenPaletteGoesIntoTheRun();
     void badFileShowsDialogAndKeepsPrevious();
@@ -77,21 +82,6 @@ std::shared_ptr<const Image> flatRgb(int w, int h, Rgb8 c) {
     return im;
 }
 
-/// A w x h RGB image of random colours (seed logged).
-Image randomRgb(int w, int h, const char* what) {
-    const uint64_t seed = test::freshSeed(what);
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int i = 0; i < 3; ++i) im.channels.push_back(test::randomPlane(w, h, seed + uint64_t(i)));
-    return im;
-}
-
-void writeFile(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
-
 /// The dialog of type T named `name` that `panel` has open (a closed one may linger until deleted).
 template <class T>
 T* openDialog(QObject* panel, const char* name) {
@@ -114,16 +104,6 @@ Rgb8 pixel(const Image& im, int x, int y) {
 }
 
 }  // namespace
-
-void TestStudioPalette::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("HalftoneStudioTest");
-    QCoreApplication::setApplicationName("test_studio_palette");
-    QSettings().clear();
-    gpu::registerMethods(Registry::instance());
-    test::registerSlowMethod();
-    test::registerPaletteTestMethod();
-}
 
 void TestStudioPalette::chooserListsBuiltins() {
     MethodPanel panel(Registry::instance());
@@ -176,7 +156,7 @@ void TestStudioPalette::chosenPaletteGoesIntoTheRun() {
     QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("pico8"));
     QSignalSpy loaded(&w, &MainWindow::imageLoaded);
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    w.setImage(randomRgb(37, 23, "palette run"), "random");
+    w.setImage(test::randomRgb(37, 23, "palette run"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     JobResultPtr r = w.currentResult();
     QVERIFY(r && r->palette);
@@ -213,7 +193,7 @@ void TestStudioPalette::chosenPaletteGoesIntoTheRun() {
 void TestStudioPalette::badFileShowsDialogAndKeepsPrevious() {
     QTemporaryDir dir;
     const QString bad = dir.filePath("broken.hex");
-    writeFile(bad, "000000\nFFFFFF\nnot-a-colour\n");
+    QVERIFY(test::writeFile(bad, "000000\nFFFFFF\nnot-a-colour\n"));
     MethodPanel panel(Registry::instance());
     QVERIFY(panel.setMethod("zz-palette", "nearest"));
     PalettePanel* pp = panel.palettePanel();
@@ -254,7 +234,7 @@ void TestStudioPalette::badFileShowsDialogAndKeepsPrevious() {
 void TestStudioPalette::goodFileThroughTheDialog() {
     QTemporaryDir dir;
     const QString path = dir.filePath("three.gpl");
-    writeFile(path, "GIMP Palette\nName: three\n#\n255 0 0 red\n0 128 0 green\n0 0 255 blue\n");
+    QVERIFY(test::writeFile(path, "GIMP Palette\nName: three\n#\n255 0 0 red\n0 128 0 green\n0 0 255 blue\n"));
     MethodPanel panel(Registry::instance());
     QVERIFY(panel.setMethod("zz-palette", "nearest"));
     PalettePanel* pp = panel.palettePanel();
@@ -393,7 +373,7 @@ void TestStudioPalette::nonPaletteMethodGreysChooser() {
 }
 
 void TestStudioPalette::autoPaletteFromImage() {
-    const Image image = randomRgb(64, 48, "auto palette");
+    const Image image = test::randomRgb(64, 48, "auto palette");
     Palette want;
     QVERIFY(autoPalette(image, 5, want));
 
@@ -433,7 +413,7 @@ void TestStudioPalette::autoPaletteFailureStopsTheRun() {
     w.setAutoRun(false);
     QVERIFY(w.methodPanel()->setMethod("zz-palette", "nearest"));
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    w.setImage(randomRgb(16, 16, "auto failure"), "random");
+    w.setImage(test::randomRgb(16, 16, "auto failure"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     PalettePanel* pp = w.methodPanel()->palettePanel();
     QSignalSpy ready(pp, &PalettePanel::autoReady);
@@ -589,7 +569,7 @@ void TestStudioPalette::paletteResultExactAtPixelZoom() {
     QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("pico8"));
     QSignalSpy shown(&w, &MainWindow::resultShown);
     const int W = 40, H = 30;
-    w.setImage(randomRgb(W, H, "pixel zoom"), "random");
+    w.setImage(test::randomRgb(W, H, "pixel zoom"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     const JobResultPtr r = w.currentResult();
     QVERIFY(r->palette);
@@ -631,7 +611,7 @@ void TestStudioPalette::paletteResultSavesIndexed() {
     QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
     QVERIFY(w.methodPanel()->palettePanel()->selectBuiltin("ega"));
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    const Image input = randomRgb(29, 19, "save indexed");
+    const Image input = test::randomRgb(29, 19, "save indexed");
     w.setImage(input, "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     const JobResultPtr r = w.currentResult();
@@ -731,7 +711,7 @@ void TestStudioPalette::printPreviewToggleInCompareView() {
     QVERIFY(!w.printPreviewAction()->isEnabled());
     w.methodPanel()->setColorMode(ColorMode::CMYK);
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    w.setImage(randomRgb(33, 21, "print preview"), "random");
+    w.setImage(test::randomRgb(33, 21, "print preview"), "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     const JobResultPtr r = w.currentResult();
     QCOMPARE(r->halftone->space, ColorSpace::CMYK);
@@ -767,7 +747,7 @@ void TestStudioPalette::printPreviewOnDemand() {
     // 4096 x 4096); asked for both at once, the views made in the background end up together on one result.
     JobRunner jobs;
     JobRequest req;
-    req.image = std::make_shared<const Image>(randomRgb(41, 27, "print on demand"));
+    req.image = std::make_shared<const Image>(test::randomRgb(41, 27, "print on demand"));
     req.imageId = 4242;
     req.method = Registry::instance().find("ed", "plain");
     req.color = ColorMode::CMYK;
@@ -801,13 +781,9 @@ void TestStudioPalette::printPreviewOnDemand() {
 }
 
 void TestStudioPalette::perceivedFlatColourStays_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<bool>("usePalette");
+    test::columns<QString, bool>("method", "usePalette");
     QTest::addColumn<int>("color");  // ColorMode without a palette
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
+    test::columns<bool, int, int, int>("linear", "r", "g", "b");
     // A flat palette colour through the nearest-colour method; pico8's red and dark blue; gamma and linear light.
     QTest::newRow("palette red") << "zz-palette/nearest" << true << 0 << false << 0xFF << 0x00 << 0x4D;
     QTest::newRow("palette dark blue") << "zz-palette/nearest" << true << 0 << false << 0x1D << 0x2B << 0x53;
@@ -859,8 +835,7 @@ void TestStudioPalette::perceivedPaletteResultIsColour() {
 }
 
 void TestStudioPalette::paletteStartupOption_data() {
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<int>("exitCode");
+    test::columns<QStringList, int>("args", "exitCode");
     QTest::addColumn<QString>("message");  // in stderr; for exit 0 the screenshot must exist
     QTest::newRow("unknown name") << QStringList{"--palette", "nosuch"} << 2 << "nosuch";
     QTest::newRow("bad auto") << QStringList{"--palette", "auto:1"} << 2 << "2 to 256";
@@ -883,26 +858,13 @@ void TestStudioPalette::paletteStartupOption() {
     QFETCH(QString, message);
     QTemporaryDir dir;
     const QString bad = dir.filePath("bad.hex");
-    writeFile(bad, "000000\nzzzzzz\n");
+    QVERIFY(test::writeFile(bad, "000000\nzzzzzz\n"));
     const QString shot = dir.filePath("shot.png");
     args.replaceInStrings(QRegularExpression("^BAD$"), bad);
     args.replaceInStrings(QRegularExpression("^SHOT$"), shot);
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));  // never the user's settings
-    p.setProcessEnvironment(env);
-    p.start(HALFTONE_STUDIO_EXE, args);
-    QVERIFY(p.waitForStarted(10000));
-    if (!p.waitForFinished(90000)) {
-        p.kill();
-        p.waitForFinished(5000);
-        QFAIL(qPrintable("halftone-studio " + args.join(' ') + " did not end within 90 s"));
-    }
-    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
-    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(p.exitCode() == exitCode,
-             qPrintable(QString("exit %1, expected %2; stderr: %3").arg(p.exitCode()).arg(exitCode).arg(err)));
+    QString err;
+    const QString problem = test::studioEndProblem(args, dir.filePath("config"), exitCode, err);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     if (exitCode == 0)
         QVERIFY(QImage(shot).width() > 0);
     else

@@ -8,6 +8,7 @@
 #include "core/ed/errordiffusion.h"
 #include "core/planepool.h"
 #include "core/job/registry.h"
+#include "tests/common/standin.h"
 #include "tests/common/testutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/jobrunner.h"
@@ -16,30 +17,17 @@ using namespace halftone;
 
 namespace {
 
-std::atomic<int> recycledSeen{0};
-
 /// The GPU-path stand-in: binary Floyd-Steinberg written into dst's own memory when dst has the src's size.
 const MethodInfo* standInMethod() {
     Registry& r = Registry::instance();
     if (const MethodInfo* m = r.find("zz-pool", "overwrite")) return m;
-    MethodInfo m;
-    m.method = "zz-pool";
-    m.variant = "overwrite";
-    m.family = "test";
-    m.description = "binary Floyd-Steinberg, GPU path kept in dst's memory (test only)";
+    MethodInfo m = test::testMethodInfo("zz-pool", "overwrite",
+                                        "binary Floyd-Steinberg, GPU path kept in dst's memory (test only)");
     m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
         dst = referenceErrorDiffusion(src, EdParams{});
         return Status::ok();
     };
-    m.gpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
-        const Plane8 ref = referenceErrorDiffusion(src, EdParams{});
-        if (dst.sameSize(src) && dst.size() == src.size())
-            ++recycledSeen;
-        else
-            dst = Plane8(src.width, src.height);
-        std::copy(ref.data.begin(), ref.data.end(), dst.data.begin());
-        return Status::ok();
-    };
+    m.gpu = &test::overwritingGpu;
     r.add(std::move(m));
     return r.find("zz-pool", "overwrite");
 }
@@ -116,12 +104,12 @@ void TestStudioPlanePool::runsTakeReadyPlanes() {
     QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
     QCOMPARE(pool.stats().prepared, before.prepared + 1);
     // the same picture again under another id (no cache hit): the run takes the ready plane
-    int seen = recycledSeen;
+    int seen = test::g_recycledSeen;
     JobResultPtr second = run(runner, image, 2);
     QVERIFY(second && second->halftone);
     QCOMPARE(second->device, Device::Gpu);
     QCOMPARE(pool.stats().taken, before.taken + 1);
-    if (method_->method == "zz-pool") QCOMPARE(recycledSeen.load(), seen + 1);
+    if (method_->method == "zz-pool") QCOMPARE(test::g_recycledSeen.load(), seen + 1);
     QVERIFY(second->halftone->channels[0] == want);
     QVERIFY(first->halftone->channels[0] == want);
     QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(1));
@@ -131,12 +119,12 @@ void TestStudioPlanePool::runsTakeReadyPlanes() {
     runner.clearCache();
     QTRY_COMPARE(pool.stats().keptPlanes, uint64_t(3));
     // a different picture of the same size in a recycled plane: exact too
-    seen = recycledSeen;
+    seen = test::g_recycledSeen;
     const auto other = test::randomGrayImage(301, 199, "studio planepool other");
     JobResultPtr third = run(runner, other, 3);
     QVERIFY(third && third->halftone);
     QCOMPARE(pool.stats().taken, before.taken + 2);
-    if (method_->method == "zz-pool") QCOMPARE(recycledSeen.load(), seen + 1);
+    if (method_->method == "zz-pool") QCOMPARE(test::g_recycledSeen.load(), seen + 1);
     QVERIFY(third->halftone->channels[0] == cpuResult(*other));
 }
 

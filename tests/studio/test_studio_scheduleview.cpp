@@ -13,6 +13,7 @@
 #include "core/ed/dotdiffusion.h"
 #include "core/job/registry.h"
 #include "core/schedule/schedule.h"
+#include "tests/common/qtestutil.h"
 #include "tests/studio/studioutil.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
@@ -39,10 +40,7 @@ private slots:
 };
 
 void TestStudioScheduleView::stepsMatchModel_data() {
-    QTest::addColumn<QString>("schedule");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
+    test::columns<QString, QString, int, int>("schedule", "kernel", "w", "h");
     const QList<QSize> sizes = {{1, 1}, {13, 7}, {1, 9}, {17, 1}, {31, 11}};
     int i = 0;
     for (const std::string& s : scheduleNames())
@@ -175,9 +173,7 @@ void TestStudioScheduleView::defaultsShowEverySchedule() {
 }
 
 void TestStudioScheduleView::integerTicks_data() {
-    QTest::addColumn<QString>("schedule");
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
+    test::columns<QString, int, int>("schedule", "w", "h");
     for (const std::string& name : scheduleNames())
         for (QSize sz : {QSize(24, 12), QSize(1, 1), QSize(3, 2), QSize(97, 61)})
             QTest::addRow("%s %dx%d", name.c_str(), sz.width(), sz.height())

@@ -11,6 +11,8 @@
 
 #include "core/screen/amscreen.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
+#include "tests/common/testutil.h"
 
 using namespace halftone;
 
@@ -154,11 +156,7 @@ void TestAmScreen::thresholdIsTheAreaFraction() {
 }
 
 void TestAmScreen::periodAndAngle_data() {
-    QTest::addColumn<int>("dot");
-    QTest::addColumn<double>("angle");
-    QTest::addColumn<double>("lpi");
-    QTest::addColumn<double>("dpi");
-    QTest::addColumn<int>("level");
+    test::columns<int, double, double, double, int>("dot", "angle", "lpi", "dpi", "level");
     for (AmDot dot : {AmDot::Round, AmDot::Elliptic, AmDot::Square, AmDot::Line})
         for (double angle : {0.0, 15.0, 45.0, 75.0, 108.4, -30.0})
             for (auto [lpi, dpi] : {std::pair{60.0, 600.0}, std::pair{85.0, 600.0}, std::pair{150.0, 2400.0}})
@@ -186,9 +184,7 @@ void TestAmScreen::periodAndAngle() {
 }
 
 void TestAmScreen::coverageFollowsTone_data() {
-    QTest::addColumn<int>("dot");
-    QTest::addColumn<double>("angle");
-    QTest::addColumn<bool>("ink");
+    test::columns<int, double, bool>("dot", "angle", "ink");
     for (AmDot dot : {AmDot::Round, AmDot::Elliptic, AmDot::Square, AmDot::Line})
         for (double angle : {0.0, 15.0, 45.0, 75.0})
             for (bool ink : {false, true})
@@ -289,10 +285,8 @@ void TestAmScreen::deterministicAndParallel() {
     p.angle = 15;
     p.lpi = 71.3;
     Plane8 one, many, again;
-    RunControl single;
-    single.threads = 1;
-    RunControl four;
-    four.threads = 4;
+    const RunControl single = test::threads(1);
+    const RunControl four = test::threads(4);
     QVERIFY(amScreen(src, one, p, single).isOk());
     QVERIFY(amScreen(src, many, p, four).isOk());
     QVERIFY(amScreen(src, again, p, four).isOk());

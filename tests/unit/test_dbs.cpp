@@ -13,6 +13,7 @@
 #include "core/quality/metrics.h"
 #include "core/job/registry.h"
 #include "core/screen/screen.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -66,9 +67,7 @@ private slots:
 };
 
 void TestDbs::filters_data() {
-    QTest::addColumn<int>("model");
-    QTest::addColumn<double>("sigma");
-    QTest::addColumn<int>("radius");
+    test::columns<int, double, int>("model", "sigma", "radius");
     QTest::newRow("gaussian default") << 0 << 1.2 << 4;
     QTest::newRow("gaussian wide") << 0 << 2.5 << 6;
     QTest::newRow("gaussian w1") << 0 << 0.7 << 1;
@@ -113,9 +112,7 @@ void TestDbs::filters() {
 }
 
 void TestDbs::bookkeepingMatchesBruteForce_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::addColumn<int>("model");
+    test::columns<int, int, int>("w", "h", "model");
     const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {13, 17}, {31, 29}, {40, 33}};
     for (const auto& s : sizes)
         for (int m : {0, 1})
@@ -168,10 +165,7 @@ void TestDbs::bookkeepingMatchesBruteForce() {
 }
 
 void TestDbs::movesNeverIncreaseError_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::addColumn<bool>("swaps");
-    QTest::addColumn<bool>("blocks");
+    test::columns<int, int, bool, bool>("w", "h", "swaps", "blocks");
     for (bool sw : {false, true})
         for (bool b : {false, true}) {
             const QString tag = QString(sw ? "toggle+swap" : "toggle") + (b ? " blocks" : " sequential");
@@ -230,9 +224,7 @@ void TestDbs::movesNeverIncreaseError() {
 }
 
 void TestDbs::updateMapAndThreadsKeepResult_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::addColumn<bool>("clipFree");
+    test::columns<int, int, bool>("w", "h", "clipFree");
     for (bool cf : {false, true}) {
         QTest::newRow(cf ? "97x61 clip-free" : "97x61") << 97 << 61 << cf;
         QTest::newRow(cf ? "130x7 clip-free" : "130x7") << 130 << 7 << cf;
@@ -255,10 +247,8 @@ void TestDbs::updateMapAndThreadsKeepResult() {
             p.warmStart = warm;
             p.blockSize = 24;  // several blocks per group even on these small images
             Plane8 a, b, c;
-            RunControl one;
-            one.threads = 1;
-            RunControl two;
-            two.threads = 2;
+            const RunControl one = test::threads(1);
+            const RunControl two = test::threads(2);
             QVERIFY(dbsHalftone(src, a, p, one).isOk());
             p.updateMap = false;
             QVERIFY(dbsHalftone(src, b, p, two).isOk());
@@ -302,10 +292,7 @@ void TestDbs::clipFreeRampHasMinorityDots() {
 }
 
 void TestDbs::blocksWithinOnePercent_data() {
-    QTest::addColumn<QString>("image");
-    QTest::addColumn<bool>("clipFree");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<quint64>("seed");
+    test::columns<QString, bool, QString, quint64>("image", "clipFree", "variant", "seed");
     // Seeds 1-3 every run plus one fresh seed per row (logged, replay with HALFTONE_TEST_SEED).
     for (const char* im : {"moon.png", "chelsea.png", "page.png"})
         for (bool cf : {false, true})
@@ -360,8 +347,7 @@ void TestDbs::blocksWithinOnePercent() {
 }
 
 void TestDbs::progressAndCancel_data() {
-    QTest::addColumn<bool>("blocks");
-    QTest::addColumn<double>("warmStart");
+    test::columns<bool, double>("blocks", "warmStart");
     QTest::newRow("sequential") << false << 0.0;
     QTest::newRow("blocks") << true << 0.0;
     QTest::newRow("blocks warm start") << true << kDbsWarmStart;
@@ -537,8 +523,7 @@ void TestDbs::errorDiffusionStartNeverWorse() {
 }
 
 void TestDbs::defaultBeatsFloydSteinberg_data() {
-    QTest::addColumn<QString>("image");
-    QTest::addColumn<int>("color");
+    test::columns<QString, int>("image", "color");
     // The test images and the studio's embedded samples (resources/samples).
     for (const char* im :
          {"tests/data/moon.png", "tests/data/page.png", "tests/data/chelsea.png", "resources/samples/astronaut.png"})

@@ -11,6 +11,7 @@
 #include "core/job/registry.h"
 #include "core/schedule/schedule.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -105,10 +106,7 @@ void TestDotDiffusion::matricesAreThePublishedOnes() {
 }
 
 void TestDotDiffusion::everyPixelOnceInClassOrder_data() {
-    QTest::addColumn<QString>("matrix");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("threads");
+    test::columns<QString, int, int, int>("matrix", "width", "height", "threads");
     const QList<QPair<int, int>> sizes = {{1, 1}, {1, 41}, {41, 1}, {13, 7}, {33, 17}, {67, 53}};
     for (const ClassMatrix& m : classMatrices())
         for (const auto& sz : sizes)
@@ -161,11 +159,7 @@ void TestDotDiffusion::everyPixelOnceInClassOrder() {
 }
 
 void TestDotDiffusion::identicalAcrossThreadCounts_data() {
-    QTest::addColumn<QString>("matrix");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
+    test::columns<QString, int, int, int, bool>("matrix", "width", "height", "levels", "linear");
     const QList<QPair<int, int>> sizes = {{1, 1},   {1, 97},  {97, 1},   {2, 2},    {13, 7},
                                           {33, 17}, {31, 37}, {101, 67}, {257, 129}};
     for (const ClassMatrix& m : classMatrices())
@@ -230,8 +224,7 @@ void TestDotDiffusion::realImages() {
 }
 
 void TestDotDiffusion::flatPatchesKeepTheirTone_data() {
-    QTest::addColumn<QString>("matrix");
-    QTest::addColumn<int>("gray");
+    test::columns<QString, int>("matrix", "gray");
     for (const ClassMatrix& m : classMatrices())
         for (int g : {0, 1, 8, 32, 64, 100, 127, 128, 160, 192, 224, 247, 254, 255})
             QTest::addRow("%s/%d", m.name.c_str(), g) << QString::fromStdString(m.name) << g;

@@ -6,6 +6,7 @@
 #include "core/ed/errordiffusion.h"
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -143,33 +144,13 @@ void TestErrorDiffusion::kernelsAreTheSpecTable() {
 }
 
 void TestErrorDiffusion::variantsMatchReference_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<bool>("serpentine");
-    for (const Kernel& k : kernels())
-        for (int levels : {2, 3, 4, 256})
-            for (bool linear : {false, true})
-                for (bool serp : {false, true}) {
-                    const QString name = QString("%1 L%2 %3 %4")
-                                             .arg(QString::fromStdString(k.name))
-                                             .arg(levels)
-                                             .arg(linear ? "linear" : "gamma")
-                                             .arg(serp ? "serpentine" : "raster");
-                    QTest::newRow(qPrintable(name)) << QString::fromStdString(k.name) << levels << linear << serp;
-                }
+    std::vector<std::string> names;
+    for (const Kernel& k : kernels()) names.push_back(k.name);
+    test::edModeRows(names, {2, 3, 4, 256});
 }
 
 void TestErrorDiffusion::variantsMatchReference() {
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    QFETCH(bool, linear);
-    QFETCH(bool, serpentine);
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.levels = levels;
-    p.linear = linear;
-    p.serpentine = serpentine;
+    const EdParams p = test::edParamsFromRow();
     const std::pair<int, int> sizes[] = {{1, 1}, {97, 1}, {1, 97}, {7, 13}, {31, 33}, {257, 129}};
     for (auto [w, h] : sizes) {
         const Plane8 src = test::randomPlane(w, h, test::freshSeed("variantsMatchReference"));

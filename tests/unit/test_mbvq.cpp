@@ -14,25 +14,12 @@
 #include "core/palette/paletteed.h"
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
 
 namespace {
-
-Image flatImage(int w, int h, Rgb8 c) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int ch = 0; ch < 3; ++ch) im.channels.emplace_back(w, h, c[size_t(ch)]);
-    return im;
-}
-
-Image randomRgb(int w, int h, uint64_t seed) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int ch = 0; ch < 3; ++ch) im.channels.push_back(test::randomPlane(w, h, seed + uint64_t(ch)));
-    return im;
-}
 
 /// Section 6 as written: full-size error planes, gathering each pixel's sources, mirrored taps on odd rows.
 Plane8 specMbvq(const Image& rgb, const EdParams& p) {
@@ -160,15 +147,12 @@ void TestMbvq::quadruplesPartitionTheCube() {
 }
 
 void TestMbvq::flatColoursUseOnlyTheirQuadruple_data() {
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
-    QTest::newRow("mid gray 128") << 128 << 128 << 128;
-    QTest::newRow("gray 100") << 100 << 100 << 100;
-    QTest::newRow("gray 200") << 200 << 200 << 200;
-    QTest::newRow("skin 224,172,150") << 224 << 172 << 150;
-    QTest::newRow("sky 90,140,220") << 90 << 140 << 220;
-    QTest::newRow("olive 120,130,40") << 120 << 130 << 40;
+    test::intRows<3>({"r", "g", "b"}, {{"mid gray 128", {128, 128, 128}},
+                                       {"gray 100", {100, 100, 100}},
+                                       {"gray 200", {200, 200, 200}},
+                                       {"skin 224,172,150", {224, 172, 150}},
+                                       {"sky 90,140,220", {90, 140, 220}},
+                                       {"olive 120,130,40", {120, 130, 40}}});
 }
 
 void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
@@ -186,9 +170,9 @@ void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
                 const auto table = Quantizer(2, linear).inputTable();
                 const auto v = mbvqVertices(mbvqQuadruple(table[size_t(r)], table[size_t(g)], table[size_t(b)]));
                 Plane8 idx;
-                QVERIFY(
-                    mbvqErrorDiffusion(flatImage(61, 47, {uint8_t(r), uint8_t(g), uint8_t(b)}), mbvqPalette(), p, idx)
-                        .isOk());
+                QVERIFY(mbvqErrorDiffusion(test::flatRgb(61, 47, {uint8_t(r), uint8_t(g), uint8_t(b)}), mbvqPalette(),
+                                           p, idx)
+                            .isOk());
                 std::vector<int> used(8, 0);
                 for (uint8_t i : idx.data) ++used[i];
                 for (int c = 0; c < 8; ++c)
@@ -203,14 +187,11 @@ void TestMbvq::flatColoursUseOnlyTheirQuadruple() {
 }
 
 void TestMbvq::lowerBrightnessVariationThanVectorEd_data() {
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
-    QTest::newRow("mid gray 128") << 128 << 128 << 128;
-    QTest::newRow("gray 90") << 90 << 90 << 90;
-    QTest::newRow("gray 180") << 180 << 180 << 180;
-    QTest::newRow("skin 224,172,150") << 224 << 172 << 150;
-    QTest::newRow("sky 90,140,220") << 90 << 140 << 220;
+    test::intRows<3>({"r", "g", "b"}, {{"mid gray 128", {128, 128, 128}},
+                                       {"gray 90", {90, 90, 90}},
+                                       {"gray 180", {180, 180, 180}},
+                                       {"skin 224,172,150", {224, 172, 150}},
+                                       {"sky 90,140,220", {90, 140, 220}}});
 }
 
 void TestMbvq::lowerBrightnessVariationThanVectorEd() {
@@ -221,7 +202,7 @@ void TestMbvq::lowerBrightnessVariationThanVectorEd() {
     QFETCH(int, r);
     QFETCH(int, g);
     QFETCH(int, b);
-    const Image flat = flatImage(128, 128, {uint8_t(r), uint8_t(g), uint8_t(b)});
+    const Image flat = test::flatRgb(128, 128, {uint8_t(r), uint8_t(g), uint8_t(b)});
     for (bool linear : {false, true}) {
         EdParams p;
         p.linear = linear;
@@ -240,9 +221,7 @@ void TestMbvq::lowerBrightnessVariationThanVectorEd() {
 }
 
 void TestMbvq::matchesSpecStatement_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<bool>("serpentine");
-    QTest::addColumn<bool>("linear");
+    test::columns<QString, bool, bool>("kernel", "serpentine", "linear");
     for (const Kernel& k : kernels())
         if (!k.levelDependent())
             for (bool s : {false, true})
@@ -251,16 +230,10 @@ void TestMbvq::matchesSpecStatement_data() {
 }
 
 void TestMbvq::matchesSpecStatement() {
-    QFETCH(QString, kernel);
-    QFETCH(bool, serpentine);
-    QFETCH(bool, linear);
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.serpentine = serpentine;
-    p.linear = linear;
+    const EdParams p = test::edParamsFromRow(false);
     std::mt19937_64 rng(test::freshSeed("mbvq spec"));
     for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {97, 1}, {1, 97}, {2, 3}, {31, 33}, {67, 41}}) {
-        const Image im = randomRgb(w, h, rng());
+        const Image im = test::randomRgb(w, h, rng());
         Plane8 idx;
         QVERIFY(mbvqErrorDiffusion(im, mbvqPalette(), p, idx).isOk());
         QCOMPARE(idx, specMbvq(im, p));
@@ -268,7 +241,7 @@ void TestMbvq::matchesSpecStatement() {
 }
 
 void TestMbvq::paletteOrderAndErrors() {
-    const Image im = randomRgb(40, 30, test::freshSeed("mbvq order"));
+    const Image im = test::randomRgb(40, 30, test::freshSeed("mbvq order"));
     Plane8 a, b;
     QVERIFY(mbvqErrorDiffusion(im, mbvqPalette(), {}, a).isOk());
     Palette reversed = mbvqPalette();
@@ -294,7 +267,7 @@ void TestMbvq::registryRunsWithoutPalette() {
     QCOMPARE(m->devicesString(), std::string("cpu"));
     QVERIFY(!m->param("levels"));
     QVERIFY(m->param("kernel") && m->param("serpentine") && m->param("linear"));
-    const Image im = randomRgb(33, 21, test::freshSeed("mbvq registry"));
+    const Image im = test::randomRgb(33, 21, test::freshSeed("mbvq registry"));
     RunRequest req;
     req.method = m;
     req.params.set("kernel", std::string("stucki"));

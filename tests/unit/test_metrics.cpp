@@ -11,6 +11,7 @@
 #include "core/screen/ordered.h"
 #include "core/ed/quantizer.h"
 #include "core/screen/screen.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -40,14 +41,7 @@ private slots:
     void filteredDeltaE();
 };
 
-void TestMetrics::hvsErrorMatchesDbs_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::newRow("1x1") << 1 << 1;
-    QTest::newRow("1x23") << 1 << 23;
-    QTest::newRow("29x1") << 29 << 1;
-    QTest::newRow("53x41") << 53 << 41;
-}
+void TestMetrics::hvsErrorMatchesDbs_data() { test::sizeRows({{1, 1}, {1, 23}, {29, 1}, {53, 41}}); }
 
 void TestMetrics::hvsErrorMatchesDbs() {
     QFETCH(int, w);
@@ -171,12 +165,7 @@ void TestMetrics::toneCurve() {
     for (int x = 0; x < 256; ++x) QCOMPARE(int(r.at(1, x)), x);
 }
 
-void TestMetrics::spectrumKnownPatterns_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::newRow("64x64") << 64 << 64;
-    QTest::newRow("40x24") << 40 << 24;
-}
+void TestMetrics::spectrumKnownPatterns_data() { test::sizeRows({{64, 64}, {40, 24}}); }
 
 void TestMetrics::spectrumKnownPatterns() {
     QFETCH(int, w);
@@ -352,13 +341,7 @@ void TestMetrics::anisotropyKnownPatterns() {
 
 void TestMetrics::ciede2000Sharma_data() {
     // Sharma, Wu and Dalal (2005), Table 1: all 34 pairs (L1, a1, b1, L2, a2, b2, Delta E 2000 to four decimals).
-    QTest::addColumn<double>("L1");
-    QTest::addColumn<double>("a1");
-    QTest::addColumn<double>("b1");
-    QTest::addColumn<double>("L2");
-    QTest::addColumn<double>("a2");
-    QTest::addColumn<double>("b2");
-    QTest::addColumn<double>("dE");
+    test::columns<double, double, double, double, double, double, double>("L1", "a1", "b1", "L2", "a2", "b2", "dE");
     const double table[34][7] = {
         {50.0000, 2.6772, -79.7751, 50.0000, 0.0000, -82.7485, 2.0425},
         {50.0000, 3.1571, -77.2803, 50.0000, 0.0000, -82.7485, 2.8615},

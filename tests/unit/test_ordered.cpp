@@ -12,6 +12,7 @@
 #include "core/pnm.h"
 #include "core/job/registry.h"
 #include "core/screen/screen.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -47,10 +48,7 @@ private slots:
 };
 
 void TestOrdered::ruleOnRandomImages_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::addColumn<int>("sw");
-    QTest::addColumn<int>("sh");
+    test::columns<int, int, int, int>("w", "h", "sw", "sh");
     const int sizes[][4] = {{1, 1, 1, 1},    {1, 31, 3, 5},     {37, 1, 8, 8},
                             {61, 47, 17, 1}, {100, 33, 64, 64}, {7, 5, 16, 16}};
     for (const auto& s : sizes)
@@ -94,10 +92,7 @@ void TestOrdered::bayer() {
 }
 
 void TestOrdered::clusteredDot_data() {
-    QTest::addColumn<double>("cell");
-    QTest::addColumn<double>("angle");
-    QTest::addColumn<bool>("elliptic");
-    QTest::addColumn<int>("side");
+    test::columns<double, double, bool, int>("cell", "angle", "elliptic", "side");
     QTest::newRow("8 at 0") << 8.0 << 0.0 << false << 8;
     QTest::newRow("8 at 45") << 8.0 << 45.0 << false << 12;         // (6, 6): 72 / 6
     QTest::newRow("6 at 45 elliptic") << 6.0 << 45.0 << true << 8;  // (4, 4): 32 / 4

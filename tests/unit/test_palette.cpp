@@ -11,6 +11,7 @@
 
 #include "core/palette/palette.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -62,9 +63,7 @@ class TestPalette : public QObject {
 private slots:
     // ---- formats, from text
     void parseFromText_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QByteArray>("bytes");
-        QTest::addColumn<QString>("expected");
+        test::columns<QString, QByteArray, QString>("name", "bytes", "expected");
         auto row = [](const char* tag, const char* name, QByteArray bytes, const char* expected) {
             QTest::newRow(tag) << QString(name) << bytes << QString(expected);
         };
@@ -105,10 +104,7 @@ private slots:
 
     // ---- formats, from files
     void parseFiles_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<int>("count");
-        QTest::addColumn<int>("index");
-        QTest::addColumn<uint>("color");
+        test::columns<QString, int, int, uint>("file", "count", "index", "color");
         QTest::newRow("pico8.hex") << "pico8.hex" << 16 << 8 << 0xFF004Du;
         QTest::newRow("ega.gpl (CRLF, names)") << "ega.gpl" << 16 << 6 << 0xAA5500u;
         QTest::newRow("gameboy.txt (Paint.NET)") << "gameboy.txt" << 4 << 2 << 0x8BAC0Fu;
@@ -144,9 +140,7 @@ private slots:
 
     // ---- broken palettes: refused with the file, the line where there is one, and what is wrong
     void refused_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QByteArray>("bytes");
-        QTest::addColumn<QString>("message");
+        test::columns<QString, QByteArray, QString>("name", "bytes", "message");
         auto row = [](const char* tag, const char* name, QByteArray bytes, const char* message) {
             QTest::newRow(tag) << QString(name) << bytes << QString(message);
         };
@@ -205,28 +199,18 @@ private slots:
         QVERIFY(p.colors.empty());
     }
     void refusedFiles_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("bad digit") << "bad/bad-digit.hex"
-                                   << "line 4: expected a colour as RRGGBB (six hex digits), got 'ff00g0'";
-        QTest::newRow("one colour") << "bad/one-colour.gpl"
-                                    << ": holds only 1 colour";
-        QTest::newRow("no header") << "bad/no-header.gpl"
-                                   << "line 1: a GIMP palette starts with the line 'GIMP Palette'";
-        QTest::newRow("over 255") << "bad/over-255.gpl"
-                                  << "line 3: value 256 is over 255";
-        QTest::newRow("truncated act") << "bad/truncated.act"
-                                       << ": an Adobe colour table is 768 or 772 bytes long";
-        QTest::newRow("257 colours") << "bad/too-many.hex"
-                                     << "line 257: more than 256 colours";
-        QTest::newRow("empty") << "bad/empty.hex"
-                               << ": holds no colours";
-        QTest::newRow("unknown") << "bad/unknown.xyz"
-                                 << ": not a palette file this program reads";
-        QTest::newRow("missing") << "bad/does-not-exist.hex"
-                                 << ": cannot be read: No such file or directory";
-        QTest::newRow("directory") << "bad"
-                                   << ": cannot be read";
+        test::stringRows<2>(
+            {"file", "message"},
+            {{"bad digit", "bad/bad-digit.hex", "line 4: expected a colour as RRGGBB (six hex digits), got 'ff00g0'"},
+             {"one colour", "bad/one-colour.gpl", ": holds only 1 colour"},
+             {"no header", "bad/no-header.gpl", "line 1: a GIMP palette starts with the line 'GIMP Palette'"},
+             {"over 255", "bad/over-255.gpl", "line 3: value 256 is over 255"},
+             {"truncated act", "bad/truncated.act", ": an Adobe colour table is 768 or 772 bytes long"},
+             {"257 colours", "bad/too-many.hex", "line 257: more than 256 colours"},
+             {"empty", "bad/empty.hex", ": holds no colours"},
+             {"unknown", "bad/unknown.xyz", ": not a palette file this program reads"},
+             {"missing", "bad/does-not-exist.hex", ": cannot be read: No such file or directory"},
+             {"directory", "bad", ": cannot be read"}});
     }
     void refusedFiles() {
         QFETCH(QString, file);
@@ -335,10 +319,7 @@ private slots:
 
     // ---- built-in palettes against published values
     void builtins_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<int>("count");
-        QTest::addColumn<int>("index");
-        QTest::addColumn<uint>("color");
+        test::columns<QString, int, int, uint>("name", "count", "index", "color");
         auto row = [](const char* name, int count, int index, uint color) {
             QTest::addRow("%s[%d]", name, index) << QString(name) << count << index << color;
         };

@@ -15,6 +15,7 @@
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -79,28 +80,13 @@ Status runForm(const Form& f, const Image& rgb, const Palette& pal, const EdPara
     return f.method->paletteCpu(rgb, pal, out, v, rc);
 }
 
-Image randomRgb(int w, int h, uint64_t seed) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int c = 0; c < 3; ++c) im.channels.push_back(test::randomPlane(w, h, seed + uint64_t(c) * 7919));
-    return im;
-}
-
-Palette randomPalette(int n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    Palette p;
-    p.name = "random:" + std::to_string(n);
-    for (int i = 0; i < n; ++i) p.colors.push_back({uint8_t(rng()), uint8_t(rng()), uint8_t(rng())});
-    return p;
-}
-
 Palette blackWhite() { return Palette{"bw", {{0, 0, 0}, {255, 255, 255}}}; }
 
 /// Palettes by name: "bw", "3", "16", "256", "repeated" (colours that appear twice or more, some adjacent).
 Palette paletteNamed(const QString& kind, uint64_t seed) {
     if (kind == "bw") return blackWhite();
     if (kind == "repeated") {
-        Palette p = randomPalette(6, seed);
+        Palette p = test::randomPalette(6, seed);
         p.colors.insert(p.colors.begin() + 2, p.colors[4]);  // a later copy before the original
         p.colors.push_back(p.colors[0]);
         p.colors.push_back(p.colors[0]);
@@ -109,21 +95,7 @@ Palette paletteNamed(const QString& kind, uint64_t seed) {
         p.colors.push_back({255, 255, 255});
         return p;
     }
-    return randomPalette(kind.toInt(), seed);
-}
-
-QString firstDifference(const Plane8& a, const Plane8& b) {
-    if (!a.sameSize(b))
-        return QString("size %1x%2 vs reference %3x%4").arg(a.width).arg(a.height).arg(b.width).arg(b.height);
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            if (a.at(y, x) != b.at(y, x))
-                return QString("first difference at (row %1, col %2): index %3 vs reference %4")
-                    .arg(y)
-                    .arg(x)
-                    .arg(a.at(y, x))
-                    .arg(b.at(y, x));
-    return {};
+    return test::randomPalette(kind.toInt(), seed);
 }
 
 QString describe(const EdParams& p, int w, int h, const QString& palette) {
@@ -143,8 +115,8 @@ QString checkAllForms(const Image& rgb, const Palette& pal, const EdParams& p, c
         Plane8 out;
         const Status s = runForm(f, rgb, pal, p, out);
         if (!s) return QString::fromStdString(f.name() + ": " + s.message());
-        const QString d = firstDifference(out, ref);
-        if (!d.isEmpty()) return QString::fromStdString(f.name()) + ": " + d;
+        if (out.data != ref.data || !out.sameSize(ref))
+            return QString::fromStdString(f.name()) + ": " + test::firstDifferenceText(out, ref);
     }
     return {};
 }
@@ -250,9 +222,7 @@ void TestPaletteEd::referenceWeightsAndTies() {
 }
 
 void TestPaletteEd::nearestColorIsExact_data() {
-    QTest::addColumn<int>("colors");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<int>("shift");
+    test::columns<int, bool, int>("colors", "linear", "shift");
     for (int n : {2, 3, 4, 16, 64, 256})
         for (bool lin : {false, true})
             for (int shift : {0, 5, 7, 9})
@@ -270,7 +240,7 @@ void TestPaletteEd::nearestColorIsExact() {
     std::mt19937_64 rng(seed);
     Palette pal;
     if (colors > 0) {
-        pal = randomPalette(colors, seed);
+        pal = test::randomPalette(colors, seed);
     } else {
         for (int i = 0; i < -colors; ++i)
             pal.colors.push_back({uint8_t(100 + rng() % 4), uint8_t(100 + rng() % 4), uint8_t(100 + rng() % 4)});
@@ -313,8 +283,7 @@ void TestPaletteEd::nearestColorIsExact() {
 }
 
 void TestPaletteEd::formsMatchReference_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<QString>("palette");
+    test::columns<QString, QString>("kernel", "palette");
     for (const Kernel& k : kernels())
         for (const char* pal : {"bw", "3", "16", "256", "repeated"})
             if (!k.levelDependent())
@@ -339,7 +308,8 @@ void TestPaletteEd::formsMatchReference() {
                 p.serpentine = serp;
                 p.linear = lin;
                 const bool gray = (++n % 4) == 0;
-                const Image im = gray ? Image::gray(test::randomPlane(w, h, seed + n)) : randomRgb(w, h, seed + n);
+                const Image im =
+                    gray ? Image::gray(test::randomPlane(w, h, seed + n)) : test::randomRgb(w, h, seed + n);
                 const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
                 const QString d = checkAllForms(im, pal, p, ref);
                 QVERIFY2(d.isEmpty(), qPrintable(QString("seed %1, %2%3: %4")
@@ -401,7 +371,7 @@ void TestPaletteEd::repeatedColourSmallerIndexWins() {
     for (bool lin : {false, true}) {
         EdParams p;
         p.linear = lin;
-        const Image im = randomRgb(61, 47, seed);
+        const Image im = test::randomRgb(61, 47, seed);
         for (const Form& f : forms()) {
             Plane8 out;
             QVERIFY(runForm(f, im, pal, p, out));
@@ -411,9 +381,7 @@ void TestPaletteEd::repeatedColourSmallerIndexWins() {
 }
 
 void TestPaletteEd::realImages_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("palette");
-    QTest::addColumn<QString>("kernel");
+    test::columns<QString, QString, QString>("file", "palette", "kernel");
     for (const char* f : {"moon.png", "chelsea.png", "page.png"})
         for (const char* pal : {"bw", "16", "256"})
             for (const char* k : {"floyd-steinberg", "jarvis", "atkinson"})
@@ -448,8 +416,8 @@ void TestPaletteEd::realImages() {
 void TestPaletteEd::runImagePalettePath() {
     // through runImage, as the CLI and the studio run it: RGB out, indices and palette attached
     const uint64_t seed = test::freshSeed("runImage");
-    const Palette pal = randomPalette(16, seed);
-    const Image im = randomRgb(45, 29, seed);
+    const Palette pal = test::randomPalette(16, seed);
+    const Image im = test::randomRgb(45, 29, seed);
     EdParams p;
     const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
     for (const Form& f : forms()) {
@@ -461,7 +429,7 @@ void TestPaletteEd::runImagePalettePath() {
         RunResult res;
         const Status s = runImage(im, req, res);
         QVERIFY2(s, qPrintable(QString::fromStdString(f.name() + ": " + s.message())));
-        QCOMPARE(firstDifference(res.image.indices, ref), QString());
+        QCOMPARE(test::firstDifferenceText(res.image.indices, ref), QStringLiteral("equal"));
         QCOMPARE(res.image.channelCount(), 3);
         for (size_t i = 0; i < ref.size(); ++i)
             for (int c = 0; c < 3; ++c)
@@ -470,13 +438,13 @@ void TestPaletteEd::runImagePalettePath() {
 }
 
 void TestPaletteEd::badInput() {
-    const Image im = randomRgb(5, 5, 1);
+    const Image im = test::randomRgb(5, 5, 1);
     EdParams p;
     for (const Form& f : forms()) {
         Plane8 out;
         const Palette one{"one", {{1, 2, 3}}};
         QVERIFY(!runForm(f, im, one, p, out));
-        Palette tooMany = randomPalette(257, 2);
+        Palette tooMany = test::randomPalette(257, 2);
         QVERIFY(!runForm(f, im, tooMany, p, out));
         Image cmyk = im;
         cmyk.channels.push_back(cmyk.channels[0]);
@@ -487,13 +455,13 @@ void TestPaletteEd::badInput() {
 }
 
 void TestPaletteEd::cancellation() {
-    const Image im = randomRgb(300, 200, 3);
+    const Image im = test::randomRgb(300, 200, 3);
     EdParams p;
     for (const Form& f : forms()) {
         RunControl rc;
         rc.stop.requestStop();
         Plane8 out;
-        const Status s = runForm(f, im, randomPalette(16, 4), p, out, rc);
+        const Status s = runForm(f, im, test::randomPalette(16, 4), p, out, rc);
         QVERIFY2(s.isCancelled(), qPrintable(QString::fromStdString(f.name() + ": " + s.message())));
     }
 }

@@ -11,6 +11,7 @@
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
 #include "core/screen/screen.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -76,20 +77,6 @@ std::vector<int> plannerPlan(const Palette& p, int n, Rgb8 c) {
     std::vector<uint8_t> out(size_t(planner.planSize()));
     planner.plan(c[0], c[1], c[2], out.data());
     return {out.begin(), out.end()};
-}
-
-Image flatImage(int w, int h, Rgb8 c) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int ch = 0; ch < 3; ++ch) im.channels.emplace_back(w, h, c[size_t(ch)]);
-    return im;
-}
-
-Image randomRgb(int w, int h, uint64_t seed) {
-    Image im;
-    im.space = ColorSpace::RGB;
-    for (int ch = 0; ch < 3; ++ch) im.channels.push_back(test::randomPlane(w, h, seed + uint64_t(ch)));
-    return im;
 }
 
 ThresholdArray screen(const std::string& spec) {
@@ -174,8 +161,7 @@ void TestPaletteOrdered::entryTable() {
 }
 
 void TestPaletteOrdered::paletteColourAlone_data() {
-    QTest::addColumn<QString>("spec");
-    QTest::addColumn<int>("plan");
+    test::columns<QString, int>("spec", "plan");
     QTest::newRow("bayer:8 plan 64") << "bayer:8" << 64;
     QTest::newRow("blue-noise plan 64") << "blue-noise" << 64;
     QTest::newRow("cluster plan 16") << "cluster:cell=8,angle=45" << 16;
@@ -189,7 +175,7 @@ void TestPaletteOrdered::paletteColourAlone() {
     for (const Palette& p : {kEpaper, kCorners})
         for (int k = 0; k < p.size(); ++k) {
             Plane8 idx;
-            QVERIFY(orderedPaletteDither(flatImage(37, 23, p.colors[size_t(k)]), p, t, plan, idx).isOk());
+            QVERIFY(orderedPaletteDither(test::flatRgb(37, 23, p.colors[size_t(k)]), p, t, plan, idx).isOk());
             QVERIFY2(std::all_of(idx.data.begin(), idx.data.end(), [&](uint8_t v) { return v == k; }),
                      qPrintable(QString("%1 colour %2").arg(QString::fromStdString(p.name)).arg(k)));
         }
@@ -205,7 +191,7 @@ void TestPaletteOrdered::flatPatchMeanInLinearLight() {
     for (int trial = 0; trial < 40; ++trial) {
         const Rgb8 c = {uint8_t(rng()), uint8_t(rng()), uint8_t(rng())};
         Plane8 idx;
-        QVERIFY(orderedPaletteDither(flatImage(64, 64, c), kCorners, t, 64, idx).isOk());
+        QVERIFY(orderedPaletteDither(test::flatRgb(64, 64, c), kCorners, t, 64, idx).isOk());
         for (int ch = 0; ch < 3; ++ch) {
             double sum = 0;
             for (uint8_t v : idx.data) sum += lin[kCorners.colors[v][size_t(ch)]];
@@ -224,15 +210,14 @@ void TestPaletteOrdered::flatPatchMeanInLinearLight() {
 
 void TestPaletteOrdered::threadsAndRepeatsAgree() {
     std::mt19937_64 rng(test::freshSeed("palette ordered threads"));
-    const Image im = randomRgb(131, 67, rng());
+    const Image im = test::randomRgb(131, 67, rng());
     const Palette p = randomPalette(rng, 5);
     const ThresholdArray t = screen("blue-noise");
     Plane8 first;
     QVERIFY(orderedPaletteDither(im, p, t, 32, first).isOk());
     for (int threads : {1, 2, 3, 0})
         for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {  // the table of every colour's plan, or the caches
-            RunControl rc;
-            rc.threads = threads;
+            const RunControl rc = test::threads(threads);
             Plane8 again;
             QVERIFY(orderedPaletteDither(im, p, t, 32, again, rc, table).isOk());
             QCOMPARE(again, first);
@@ -240,10 +225,7 @@ void TestPaletteOrdered::threadsAndRepeatsAgree() {
 }
 
 void TestPaletteOrdered::awkwardSizes_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {97, 1}, {1, 97}, {7, 13}, {67, 211}, {257, 33}})
-        QTest::newRow(qPrintable(QString("%1x%2").arg(w).arg(h))) << w << h;
+    test::sizeRows({{1, 1}, {97, 1}, {1, 97}, {7, 13}, {67, 211}, {257, 33}});
 }
 
 void TestPaletteOrdered::awkwardSizes() {
@@ -251,12 +233,11 @@ void TestPaletteOrdered::awkwardSizes() {
     QFETCH(int, w);
     QFETCH(int, h);
     std::mt19937_64 rng(test::freshSeed("palette ordered sizes"));
-    const Image im = randomRgb(w, h, rng());
+    const Image im = test::randomRgb(w, h, rng());
     const Palette p = randomPalette(rng, 2 + int(rng() % 10));
     for (const char* spec : {"bayer:4", "cluster:cell=6,angle=30"}) {
         const ThresholdArray t = screen(spec);
-        RunControl rc;
-        rc.threads = 3;
+        const RunControl rc = test::threads(3);
         Plane8 idx;
         QVERIFY(orderedPaletteDither(im, p, t, 16, idx, rc).isOk());
         QCOMPARE(idx.width, w);
@@ -290,14 +271,14 @@ void TestPaletteOrdered::cancel() {
     Plane8 idx;
     for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {
         const Status s =
-            orderedPaletteDither(flatImage(64, 64, {1, 2, 3}), kEpaper, screen("bayer:8"), 64, idx, rc, table);
+            orderedPaletteDither(test::flatRgb(64, 64, {1, 2, 3}), kEpaper, screen("bayer:8"), 64, idx, rc, table);
         QVERIFY(s.isCancelled());
         QVERIFY(idx.empty());
     }
     // Palettes out of range and empty screens are errors with a message.
-    QVERIFY(
-        !orderedPaletteDither(flatImage(4, 4, {1, 2, 3}), makePalette({{0, 0, 0}}), screen("bayer:8"), 8, idx).isOk());
-    QVERIFY(!orderedPaletteDither(flatImage(4, 4, {1, 2, 3}), kEpaper, ThresholdArray{}, 8, idx).isOk());
+    QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), makePalette({{0, 0, 0}}), screen("bayer:8"), 8, idx)
+                 .isOk());
+    QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), kEpaper, ThresholdArray{}, 8, idx).isOk());
 }
 
 void TestPaletteOrdered::registryPaletteForm() {
@@ -309,7 +290,7 @@ void TestPaletteOrdered::registryPaletteForm() {
     req.params.set("screen", std::string("bayer:4"));
     req.params.set("plan", int64_t(16));
     req.palette = kEpaper;
-    const Image im = randomRgb(29, 31, test::freshSeed("palette ordered registry"));
+    const Image im = test::randomRgb(29, 31, test::freshSeed("palette ordered registry"));
     RunResult res;
     QVERIFY(runImage(im, req, res).isOk());
     QCOMPARE(res.image.space, ColorSpace::RGB);

@@ -13,6 +13,7 @@
 #include "core/ed/parallel.h"
 #include "core/job/registry.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -38,18 +39,6 @@ Status runMethod(const std::string& name, SimdPath simd, const Plane8& src, Plan
     o.blockWidth = blockWidth;
     if (name == "trapezoid") return trapezoidErrorDiffusion(src, dst, p, o, rc);
     return wavefrontErrorDiffusion(src, dst, p, o, rc);
-}
-
-QString firstDifference(const Plane8& a, const Plane8& b) {
-    for (int y = 0; y < a.height; ++y)
-        for (int x = 0; x < a.width; ++x)
-            if (a.at(y, x) != b.at(y, x))
-                return QString("first difference at (row %1, col %2): %3 vs reference %4")
-                    .arg(y)
-                    .arg(x)
-                    .arg(a.at(y, x))
-                    .arg(b.at(y, x));
-    return "sizes differ";
 }
 
 }  // namespace
@@ -82,11 +71,7 @@ void TestParallel::initTestCase() {
 }
 
 void TestParallel::matchesReference_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<int>("simd");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
+    test::columns<QString, int, QString, int, int>("method", "simd", "kernel", "width", "height");
     const QList<QPair<int, int>> sizes = {{1, 1},   {1, 97},  {97, 1},    {2, 3},   {7, 13},
                                           {31, 33}, {17, 70}, {257, 129}, {61, 200}};
     for (const Method& m : methods())
@@ -129,39 +114,26 @@ void TestParallel::matchesReference() {
                                          .arg(mode.linear)
                                          .arg(threads)
                                          .arg(bw)
-                                         .arg(firstDifference(out, ref))));
+                                         .arg(test::firstDifferenceText(out, ref))));
             }
         }
     }
 }
 
-void TestParallel::realImages_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    for (const char* f : {"moon.png", "page.png", "chelsea.png"})
-        for (const char* k : {"floyd-steinberg", "jarvis", "sierra-lite"})
-            for (int L : {2, 4}) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
-}
+void TestParallel::realImages_data() { test::realImageRows({"floyd-steinberg", "jarvis", "sierra-lite"}, {2, 4}); }
 
 void TestParallel::realImages() {
-    QFETCH(QString, file);
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    Image img;
-    const Status rs = io::readImage(test::dataPath(file.toStdString()), img);
-    QVERIFY2(rs.isOk(), rs.message().c_str());
-    const Image gray = convertColor(img, ColorMode::Gray);
-    const Plane8& src = gray.channels.front();
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.levels = levels;
+    const test::RealImageRow row = test::realImageRow();
+    QVERIFY2(row.status.isOk(), row.status.message().c_str());
+    const Plane8& src = row.gray;
+    const EdParams& p = row.params;
     const Plane8 ref = referenceErrorDiffusion(src, p);
     for (const Method& m : methods()) {
         Plane8 out;
         const std::string name = m.name == "trapezoid" ? "trapezoid" : "wavefront";
         QVERIFY(runMethod(name, m.simd, src, out, p, 2).isOk());
-        QVERIFY2(out.data == ref.data, qPrintable(QString::fromStdString(m.name) + ": " + firstDifference(out, ref)));
+        QVERIFY2(out.data == ref.data,
+                 qPrintable(QString::fromStdString(m.name) + ": " + test::firstDifferenceText(out, ref)));
     }
 }
 
@@ -176,7 +148,7 @@ void TestParallel::tallImageManyBands() {
             Plane8 out;
             QVERIFY(runMethod(m.name == "trapezoid" ? "trapezoid" : "wavefront", m.simd, src, out, p, 3).isOk());
             QVERIFY2(out.data == ref.data,
-                     qPrintable(QString::fromStdString(m.name) + " " + k + ": " + firstDifference(out, ref)));
+                     qPrintable(QString::fromStdString(m.name) + " " + k + ": " + test::firstDifferenceText(out, ref)));
         }
     }
 }
@@ -215,7 +187,7 @@ void TestParallel::longDelayKernelsInTheInterior() {
                                                               .arg(QString::fromStdString(m.name))
                                                               .arg(QString::fromStdString(k.name))
                                                               .arg(levels)
-                                                              .arg(firstDifference(out, ref))));
+                                                              .arg(test::firstDifferenceText(out, ref))));
                 ++tested;
             }
         }

@@ -10,6 +10,8 @@
 #include "core/ed/errordiffusion.h"
 #include "core/planepool.h"
 #include "core/job/registry.h"
+#include "tests/common/qtestutil.h"
+#include "tests/common/standin.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -23,18 +25,6 @@ Plane8 garbage(int w, int h, uint32_t seed) {
     return p;
 }
 
-/// A GPU-path stand-in (this test runs without a device): the sequential reference written into dst pixel by pixel,
-/// keeping dst's memory when it has the src's size, as gpu::runPlane does; counts the planes it got recycled.
-std::atomic<int> recycledSeen{0};
-Status overwritingGpu(const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
-    const Plane8 ref = referenceErrorDiffusion(src, EdParams{});
-    if (dst.sameSize(src) && dst.size() == src.size())
-        ++recycledSeen;
-    else
-        dst = Plane8(src.width, src.height);
-    std::copy(ref.data.begin(), ref.data.end(), dst.data.begin());
-    return Status::ok();
-}
 /// A GPU-path stand-in that scribbles over dst and then fails as a lost device does (the run falls back to the CPU).
 Status failingGpu(const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
     if (!dst.sameSize(src)) dst = Plane8(src.width, src.height);
@@ -45,10 +35,7 @@ Status failingGpu(const Plane8& src, Plane8& dst, const ParamValues&, const RunC
 const MethodInfo* testMethod(const char* variant, PlaneFunction gpu) {
     Registry& r = Registry::instance();
     if (const MethodInfo* m = r.find("pooltest", variant)) return m;
-    MethodInfo m;
-    m.method = "pooltest";
-    m.variant = variant;
-    m.family = "error-diffusion";
+    MethodInfo m = test::testMethodInfo("pooltest", variant, "reference on the CPU (test only)", "error-diffusion");
     m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues&, const RunControl&) {
         if (!dst.empty()) return Status::error("the CPU path got a used plane");  // CPU functions get an empty dst
         dst = referenceErrorDiffusion(src, EdParams{});
@@ -209,9 +196,7 @@ void TestPlanePool::threadsShareOnePool() {
 }
 
 void TestPlanePool::cpuRunsIgnoreGarbage_data() {
-    QTest::addColumn<QString>("method");
-    QTest::addColumn<QString>("variant");
-    QTest::addColumn<int>("threads");
+    test::columns<QString, QString, int>("method", "variant", "threads");
     QTest::newRow("ed/plain") << "ed"
                               << "plain" << 1;
     QTest::newRow("ec/wavefront 1 thread") << "ec"
@@ -247,7 +232,7 @@ void TestPlanePool::cpuRunsIgnoreGarbage() {
 }
 
 void TestPlanePool::gpuRunTakesRecycledPlane() {
-    const MethodInfo* m = testMethod("overwrite", &overwritingGpu);
+    const MethodInfo* m = testMethod("overwrite", &test::overwritingGpu);
     PlanePool& pool = PlanePool::instance();
     pool.setLimit(uint64_t(1) << 24);
     const int w = 199, h = 101;
@@ -255,7 +240,7 @@ void TestPlanePool::gpuRunTakesRecycledPlane() {
     input.space = ColorSpace::RGB;
     for (int c = 0; c < 3; ++c) input.channels.push_back(test::randomPlane(w, h, test::freshSeed("planepool gpu")));
     for (int i = 0; i < 2; ++i) pool.release(garbage(w, h, uint32_t(i)));
-    recycledSeen = 0;
+    test::g_recycledSeen = 0;
     RunRequest req;
     req.method = m;
     req.device = Device::Gpu;
@@ -263,7 +248,7 @@ void TestPlanePool::gpuRunTakesRecycledPlane() {
     RunResult res;
     QVERIFY(runImage(input, req, res));
     QCOMPARE(res.device, Device::Gpu);
-    QCOMPARE(recycledSeen.load(), 2);  // two kept planes for three channels: the third is new
+    QCOMPARE(test::g_recycledSeen.load(), 2);  // two kept planes for three channels: the third is new
     QCOMPARE(pool.stats().taken, uint64_t(2));
     for (int c = 0; c < 3; ++c)
         QVERIFY(res.image.channels[size_t(c)] == referenceErrorDiffusion(input.channels[size_t(c)], EdParams{}));
@@ -271,7 +256,7 @@ void TestPlanePool::gpuRunTakesRecycledPlane() {
     pool.release(std::move(res.image));
     RunResult again;
     QVERIFY(runImage(input, req, again));
-    QCOMPARE(recycledSeen.load(), 5);
+    QCOMPARE(test::g_recycledSeen.load(), 5);
     for (int c = 0; c < 3; ++c)
         QVERIFY(again.image.channels[size_t(c)] == referenceErrorDiffusion(input.channels[size_t(c)], EdParams{}));
 }

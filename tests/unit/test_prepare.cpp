@@ -271,27 +271,20 @@ void TestPrepare::cmykToneActsOnPaperLightness() {
 void TestPrepare::badSettingsAreRefused() {
     const Image in = flat(8, 8, 10);
     Image out;
-    auto refused = [&](PrepareSettings s, const char* word) {
-        const Status st = prepareImage(in, s, out);
-        return !st && st.message().find(word) != std::string::npos;
+    // Each case: the settings changed from the defaults, and the word the refusal must name.
+    const std::pair<void (*)(PrepareSettings&), const char*> cases[] = {
+        {[](PrepareSettings& s) { s.brightness = 101; }, "brightness"},
+        {[](PrepareSettings& s) { s.gamma = 0; }, "gamma"},
+        {[](PrepareSettings& s) { s.blackPoint = 200, s.whitePoint = 100; }, "black point"},
+        {[](PrepareSettings& s) { s.pixelSize = 0; }, "pixel size"},
+        {[](PrepareSettings& s) { s.sharpenAmount = 50, s.sharpenRadius = 0; }, "sharpen radius"},
     };
-    PrepareSettings s;
-    s.brightness = 101;
-    QVERIFY(refused(s, "brightness"));
-    s = {};
-    s.gamma = 0;
-    QVERIFY(refused(s, "gamma"));
-    s = {};
-    s.blackPoint = 200;
-    s.whitePoint = 100;
-    QVERIFY(refused(s, "black point"));
-    s = {};
-    s.pixelSize = 0;
-    QVERIFY(refused(s, "pixel size"));
-    s = {};
-    s.sharpenAmount = 50;
-    s.sharpenRadius = 0;
-    QVERIFY(refused(s, "sharpen radius"));
+    for (const auto& [change, word] : cases) {
+        PrepareSettings s;
+        change(s);
+        const Status st = prepareImage(in, s, out);
+        QVERIFY2(!st && st.message().find(word) != std::string::npos, word);
+    }
 }
 
 void TestPrepare::cancelStops() {

@@ -8,6 +8,7 @@
 
 #include "core/job/job.h"
 #include "io/preset.h"
+#include "tests/common/qtestutil.h"
 
 using namespace halftone;
 
@@ -103,8 +104,7 @@ void TestPreset::savesAndLoadsFiles() {
 }
 
 void TestPreset::badFilesAreRefused_data() {
-    QTest::addColumn<QString>("text");
-    QTest::addColumn<QString>("message");
+    test::columns<QString, QString>("text", "message");
     QTest::newRow("not json") << "{\"halftone-preset\": 1,\n \"method\": }"
                               << "job.json', line 2: not valid JSON";
     QTest::newRow("array") << "[1, 2]"

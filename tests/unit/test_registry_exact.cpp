@@ -7,6 +7,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -89,8 +90,7 @@ void TestRegistryExact::initTestCase() {
 }
 
 void TestRegistryExact::randomAwkwardSizes_data() {
-    QTest::addColumn<QString>("id");
-    QTest::addColumn<int>("device");
+    test::columns<QString, int>("id", "device");
     const bool gpu = Registry::instance().gpuAvailability().usable;
     for (const MethodInfo* m : exactMethods()) {
         if (m->cpu)
@@ -129,6 +129,14 @@ void TestRegistryExact::randomAwkwardSizes() {
                         const Plane8 ref = referenceErrorDiffusion(src, p);
                         for (int threads : {1, 2, 3, 8}) {
                             if (!m->param("threads") && threads != 1) continue;
+                            const QString where = QString("%1x%2 kernel %3 L%4 %5 %6 threads %7")
+                                                      .arg(w)
+                                                      .arg(h)
+                                                      .arg(QString::fromStdString(k.name))
+                                                      .arg(levels)
+                                                      .arg(linear ? "linear" : "gamma")
+                                                      .arg(serp ? "serpentine" : "raster")
+                                                      .arg(threads);
                             Plane8 out;
                             const Status s = runPlane(*m, device ? Device::Gpu : Device::Cpu, src, p, threads, out);
                             if (!s)
@@ -140,16 +148,7 @@ void TestRegistryExact::randomAwkwardSizes() {
                                                      .arg(levels)
                                                      .arg(QString::fromStdString(s.message()))));
                             if (out.data != ref.data)
-                                QFAIL(qPrintable(
-                                    QString("%1 differs from the reference: %2x%3 kernel %4 L%5 %6 %7 threads %8")
-                                        .arg(id)
-                                        .arg(w)
-                                        .arg(h)
-                                        .arg(QString::fromStdString(k.name))
-                                        .arg(levels)
-                                        .arg(linear ? "linear" : "gamma")
-                                        .arg(serp ? "serpentine" : "raster")
-                                        .arg(threads)));
+                                QFAIL(qPrintable(QString("%1 differs from the reference: %2").arg(id, where)));
                             ++compared;
                             // A method that claims to run in place gives the same bits with dst the input plane.
                             bool ran = false;
@@ -157,16 +156,7 @@ void TestRegistryExact::randomAwkwardSizes() {
                             QVERIFY(runPlane(*m, device ? Device::Gpu : Device::Cpu, src, p, threads, same, true, &ran)
                                         .isOk());
                             if (ran && same.data != ref.data)
-                                QFAIL(qPrintable(QString("%1 in place differs from the reference: %2x%3 kernel %4 "
-                                                         "L%5 %6 %7 threads %8")
-                                                     .arg(id)
-                                                     .arg(w)
-                                                     .arg(h)
-                                                     .arg(QString::fromStdString(k.name))
-                                                     .arg(levels)
-                                                     .arg(linear ? "linear" : "gamma")
-                                                     .arg(serp ? "serpentine" : "raster")
-                                                     .arg(threads)));
+                                QFAIL(qPrintable(QString("%1 in place differs from the reference: %2").arg(id, where)));
                         }
                     }
                 }
@@ -323,8 +313,7 @@ void TestRegistryExact::consumedInputBecomesTheOutput() {
 
 void TestRegistryExact::ownReferences_data() {
     // Exact methods outside section 1's error diffusion (dot diffusion, ...) bring their own sequential reference.
-    QTest::addColumn<QString>("id");
-    QTest::addColumn<int>("device");
+    test::columns<QString, int>("id", "device");
     const bool gpu = Registry::instance().gpuAvailability().usable;
     for (const MethodInfo& m : Registry::instance().methods()) {
         if (!m.exact || !m.reference) continue;

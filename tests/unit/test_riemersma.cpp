@@ -11,6 +11,7 @@
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
 #include "core/ed/riemersma.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -79,12 +80,24 @@ private slots:
 };
 
 void TestRiemersma::curveVisitsEveryPixelOnce_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    for (const QSize s : {QSize(1, 1), QSize(1, 37), QSize(37, 1), QSize(2, 2), QSize(3, 3), QSize(7, 13), QSize(13, 7),
-                          QSize(33, 17), QSize(17, 33), QSize(31, 29), QSize(64, 64), QSize(5, 200), QSize(200, 5),
-                          QSize(1, 1000), QSize(97, 61), QSize(2, 3), QSize(3, 2), QSize(127, 128)})
-        QTest::addRow("%dx%d", s.width(), s.height()) << s.width() << s.height();
+    test::sizeRows({{1, 1},
+                    {1, 37},
+                    {37, 1},
+                    {2, 2},
+                    {3, 3},
+                    {7, 13},
+                    {13, 7},
+                    {33, 17},
+                    {17, 33},
+                    {31, 29},
+                    {64, 64},
+                    {5, 200},
+                    {200, 5},
+                    {1, 1000},
+                    {97, 61},
+                    {2, 3},
+                    {3, 2},
+                    {127, 128}});
 }
 
 void TestRiemersma::curveVisitsEveryPixelOnce() {
@@ -140,10 +153,7 @@ void TestRiemersma::handComputedRow() {
 }
 
 void TestRiemersma::matchesTheSection_data() {
-    QTest::addColumn<int>("w");
-    QTest::addColumn<int>("h");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
+    test::columns<int, int, int, bool>("w", "h", "levels", "linear");
     int n = 0;
     for (const QSize s : {QSize(1, 1), QSize(1, 41), QSize(41, 1), QSize(33, 17), QSize(64, 64), QSize(97, 61)})
         for (int levels : {2, 3, 17, 256}) {
@@ -168,8 +178,7 @@ void TestRiemersma::matchesTheSection() {
 }
 
 void TestRiemersma::flatPatchesKeepTheirTone_data() {
-    QTest::addColumn<int>("gray");
-    QTest::addColumn<int>("levels");
+    test::columns<int, int>("gray", "levels");
     for (int g : {32, 64, 100, 128, 160, 192, 224}) QTest::addRow("%d L2", g) << g << 2;
     for (int g : {8, 40, 128, 240}) QTest::addRow("%d L4", g) << g << 4;
 }

@@ -10,6 +10,7 @@
 #include "core/job/registry.h"
 #include "core/ed/riemersma.h"
 #include "core/schedule/schedule.h"
+#include "tests/common/qtestutil.h"
 
 using namespace halftone;
 
@@ -37,13 +38,8 @@ private slots:
 };
 
 void TestSchedule::everyScheduleIsValid_data() {
-    QTest::addColumn<QString>("name");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("blockWidth");
-    QTest::addColumn<int>("blockHeight");
-    QTest::addColumn<int>("threads");
+    test::columns<QString, QString, int, int, int, int, int>("name", "kernel", "width", "height", "blockWidth",
+                                                             "blockHeight", "threads");
     const QList<QPair<int, int>> sizes = {{1, 1}, {1, 37}, {37, 1}, {2, 2}, {7, 13}, {31, 33}, {97, 61}, {5, 200}};
     for (const std::string& s : scheduleNames())
         for (const Kernel& k : kernels())
@@ -97,9 +93,7 @@ void TestSchedule::everyScheduleIsValid() {
 }
 
 void TestSchedule::kDelayStepCount_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("k");
-    QTest::addColumn<int>("side");
+    test::columns<QString, int, int>("kernel", "k", "side");
     for (const Kernel& kn : kernels())
         for (int side : {1, 2, 16, 33, 100}) {
             QTest::addRow("%s/min/%d", kn.name.c_str(), side) << QString::fromStdString(kn.name) << 0 << side;
@@ -125,8 +119,7 @@ void TestSchedule::kDelayStepCount() {
 }
 
 void TestSchedule::parallelogramStepCount_data() {
-    QTest::addColumn<int>("side");
-    QTest::addColumn<int>("w");
+    test::columns<int, int>("side", "w");
     for (int w : {4, 8, 16, 32})
         for (int m : {1, 2, 3, 8}) QTest::addRow("%dx%d/w%d", w * m, w * m, w) << w * m << w;
 }
@@ -279,10 +272,7 @@ void TestSchedule::planWithoutPlanesForHugeImages() {
 }
 
 void TestSchedule::gpuWavefrontIsTheKernelsSchedule_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
+    test::columns<QString, int, int, int>("kernel", "levels", "width", "height");
     const QList<QPair<int, int>> sizes = {{1, 1}, {1, 130}, {130, 1}, {7, 13}, {97, 61}, {300, 200}, {33, 65}};
     for (const Kernel& k : kernels())
         for (int levels : {2, 5})
@@ -378,9 +368,7 @@ void TestSchedule::hilbertIsTheCurveOrder() {
 }
 
 void TestSchedule::dotDiffusionRunsClassByClass_data() {
-    QTest::addColumn<QString>("matrix");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("height");
+    test::columns<QString, int, int>("matrix", "width", "height");
     const QList<QPair<int, int>> sizes = {{1, 1}, {1, 37}, {37, 1}, {2, 2}, {7, 13}, {33, 17}, {97, 61}};
     for (const ClassMatrix& m : classMatrices())
         for (const auto& sz : sizes)

@@ -8,6 +8,7 @@
 #include "core/job/registry.h"
 #include "core/print/separation.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -46,12 +47,7 @@ private slots:
 };
 
 void TestSeparation::handComputed_data() {
-    QTest::addColumn<int>("r");
-    QTest::addColumn<int>("g");
-    QTest::addColumn<int>("b");
-    QTest::addColumn<int>("gcr");
-    QTest::addColumn<int>("limit");
-    QTest::addColumn<QList<int>>("cmyk");
+    test::columns<int, int, int, int, int, QList<int>>("r", "g", "b", "gcr", "limit", "cmyk");
     // Worked in docs/spec.md "Separation into inks": C0, M0, Y0 = 155, 105, 55; grey 55.
     QTest::newRow("mid colour, gcr 0: no black") << 100 << 150 << 200 << 0 << 400 << QList<int>{155, 105, 55, 0};
     QTest::newRow("mid colour, gcr 40") << 100 << 150 << 200 << 40 << 400 << QList<int>{146, 91, 36, 22};
@@ -145,8 +141,7 @@ void TestSeparation::gcrMovesCoverageToBlack() {
 }
 
 void TestSeparation::inkLimitOnEveryPixel_data() {
-    QTest::addColumn<int>("gcr");
-    QTest::addColumn<int>("limit");
+    test::columns<int, int>("gcr", "limit");
     for (int gcr : {0, 30, 70, 100})
         for (int limit : {0, 60, 100, 180, 240, 300, 333})
             QTest::newRow(qPrintable(QString("gcr %1 limit %2").arg(gcr).arg(limit))) << gcr << limit;

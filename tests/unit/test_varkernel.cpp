@@ -16,6 +16,7 @@
 #include "core/ed/parallel.h"
 #include "core/ed/varkerneltable.h"
 #include "io/imagefile.h"
+#include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
 
 using namespace halftone;
@@ -57,18 +58,6 @@ std::vector<Variant> variants() {
                  return wavefrontErrorDiffusion(s, d, p, o);
              }});
     return v;
-}
-
-QString firstDifference(const Plane8& a, const Plane8& b) {
-    for (int i = 0; i < a.height; ++i)
-        for (int j = 0; j < a.width; ++j)
-            if (a.at(i, j) != b.at(i, j))
-                return QString("first difference at row %1, column %2: %3 vs %4")
-                    .arg(i)
-                    .arg(j)
-                    .arg(a.at(i, j))
-                    .arg(b.at(i, j));
-    return "same";
 }
 
 /// W = c D / sum rounded half up (the SPEC's rule), for checking derived weights against published rows.
@@ -218,30 +207,10 @@ void TestVarKernel::noiseHashValues() {
     for (int c : count) QVERIFY2(c > 350 && c < 680, qPrintable(QString::number(c)));  // 512 expected
 }
 
-void TestVarKernel::variantsMatchReference_data() {
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    QTest::addColumn<bool>("linear");
-    QTest::addColumn<bool>("serpentine");
-    for (const char* k : {"ostromoukhov", "zhou-fang"})
-        for (int levels : {2, 3, 256})
-            for (bool linear : {false, true})
-                for (bool serp : {false, true})
-                    QTest::addRow("%s L%d %s %s", k, levels, linear ? "linear" : "gamma",
-                                  serp ? "serpentine" : "raster")
-                        << QString(k) << levels << linear << serp;
-}
+void TestVarKernel::variantsMatchReference_data() { test::edModeRows({"ostromoukhov", "zhou-fang"}, {2, 3, 256}); }
 
 void TestVarKernel::variantsMatchReference() {
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    QFETCH(bool, linear);
-    QFETCH(bool, serpentine);
-    EdParams p;
-    p.kernel = kernel.toStdString();
-    p.levels = levels;
-    p.linear = linear;
-    p.serpentine = serpentine;
+    EdParams p = test::edParamsFromRow();
     p.seed = uint32_t(test::freshSeed("varkernel seed"));
     const std::pair<int, int> sizes[] = {{1, 1}, {1, 97}, {97, 1}, {2, 3}, {7, 13}, {31, 33}, {61, 67}, {257, 129}};
     for (auto [w, h] : sizes) {
@@ -255,33 +224,19 @@ void TestVarKernel::variantsMatchReference() {
                                                           .arg(QString::fromStdString(v.name))
                                                           .arg(w)
                                                           .arg(h)
-                                                          .arg(firstDifference(out, ref))));
+                                                          .arg(test::firstDifferenceText(out, ref))));
         }
     }
 }
 
-void TestVarKernel::realImages_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("kernel");
-    QTest::addColumn<int>("levels");
-    for (const char* f : {"moon.png", "page.png", "chelsea.png"})
-        for (const char* k : {"ostromoukhov", "zhou-fang"})
-            for (int L : {2, 3}) QTest::addRow("%s/%s/L%d", f, k, L) << f << k << L;
-}
+void TestVarKernel::realImages_data() { test::realImageRows({"ostromoukhov", "zhou-fang"}, {2, 3}); }
 
 void TestVarKernel::realImages() {
-    QFETCH(QString, file);
-    QFETCH(QString, kernel);
-    QFETCH(int, levels);
-    Image img;
-    const Status rs = io::readImage(test::dataPath(file.toStdString()), img);
-    QVERIFY2(rs.isOk(), rs.message().c_str());
-    const Image gray = convertColor(img, ColorMode::Gray);
-    const Plane8& src = gray.channels.front();
+    const test::RealImageRow row = test::realImageRow();
+    QVERIFY2(row.status.isOk(), row.status.message().c_str());
+    const Plane8& src = row.gray;
     for (bool serpentine : {false, true}) {
-        EdParams p;
-        p.kernel = kernel.toStdString();
-        p.levels = levels;
+        EdParams p = row.params;
         p.serpentine = serpentine;
         const Plane8 ref = referenceErrorDiffusion(src, p);
         for (const Variant& v : variants()) {
@@ -289,7 +244,7 @@ void TestVarKernel::realImages() {
             QVERIFY(v.run(src, out, p).isOk());
             QVERIFY2(out.data == ref.data,
                      qPrintable(QString::fromStdString(v.name) + (serpentine ? " serpentine: " : ": ") +
-                                firstDifference(out, ref)));
+                                test::firstDifferenceText(out, ref)));
         }
     }
 }
