@@ -103,7 +103,15 @@ struct Staging {
 class Runner {
 public:
     virtual ~Runner() = default;
-    virtual Status prepare(int width, int height, const EdParams& p) = 0;
+    /// Sizes the runner for a width x height image and `p`: the method's own checks, the quantizer's tables, then its
+    /// buffers.
+    Status prepare(int width, int height, const EdParams& p) {
+        W = width;
+        H = height;
+        HT_TRY(check(p));
+        HT_TRY(tables.make(p));
+        return allocate(p);
+    }
     virtual Status upload(const uint8_t* host, cudaStream_t s) = 0;  ///< packed W x H rows
     virtual Status compute(cudaStream_t s, const RunControl& rc) = 0;
     virtual Status download(uint8_t* host, cudaStream_t s) = 0;
@@ -119,6 +127,11 @@ public:
     virtual Status downloadPacked(uint8_t*, cudaStream_t) { return Status::error("not offered"); }
 
 protected:
+    /// What the method does not run, before anything is allocated.
+    virtual Status check(const EdParams&) { return Status::ok(); }
+    /// The method's buffers for W x H (tables made).
+    virtual Status allocate(const EdParams& p) = 0;
+
     int W = 0, H = 0;
     Tables tables;
 };

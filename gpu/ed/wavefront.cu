@@ -277,28 +277,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 
 using KernelFn = void (*)(WavefrontArgs);
 
-/// \brief The general-form instance of kernel ID, or null for a kernel the strips do not handle (wavefrontFits).
-template <int ID, bool BIN>
-KernelFn generalInstance() {
-    if constexpr (wavefrontFits(kernelDef(ID), minDelayOf(kernelDef(ID)) + GeneralPolicy::kExtraDelay))
-        return &wavefrontKernel<ID, BIN>;
-    else
-        return nullptr;
-}
 static_assert(kVarKernelCount == 2, "one general-form instance per kernel of core/ed/varkerneltable.h");
 
-/// \brief One general-form instance per kernel of core/ed/kerneltable.h.
-template <bool BIN, int... I>
-KernelFn generalKernelOf(int id, std::integer_sequence<int, I...>) {
-    KernelFn fn = nullptr;
-    (void)((id == I ? (fn = generalInstance<I, BIN>(), true) : false) || ...);
-    return fn;
-}
+/// \brief The general-form instance of kernel `id` (core/ed/kerneltable.h, then core/ed/varkerneltable.h), or null for
+/// a kernel the strips do not handle (wavefrontFits).
 template <bool BIN>
 KernelFn generalKernel(int id) {
-    if (id == kKernelCount) return generalInstance<kKernelCount, BIN>();
-    if (id == kKernelCount + 1) return generalInstance<kKernelCount + 1, BIN>();
-    return generalKernelOf<BIN>(id, std::make_integer_sequence<int, kKernelCount>());
+    return instanceFor<KernelFn, kKernelCount + kVarKernelCount>(id, [](auto i) -> KernelFn {
+        if constexpr (stripsFit(decltype(i)::value, GeneralPolicy::kExtraDelay))
+            return &wavefrontKernel<decltype(i)::value, BIN>;
+        return nullptr;
+    });
 }
 
 KernelFn findKernel(int kernelIndex, WavefrontForm form, bool bin, bool gamma) {

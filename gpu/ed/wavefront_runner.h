@@ -19,9 +19,7 @@ inline const char* formName(WavefrontForm f) { return f == WavefrontForm::Fast ?
 class WavefrontRunner : public Runner {
 public:
     explicit WavefrontRunner(WavefrontForm form) : form_(form) {}
-    Status prepare(int width, int height, const EdParams& p) override {
-        W = width;
-        H = height;
+    Status check(const EdParams& p) override {
         kernelIndex_ = kernelIndexOf(p.kernel);
         seed_ = p.seed;
         if (!wavefrontHasForm(kernelIndex_, form_, p.levels == 2))
@@ -29,7 +27,9 @@ public:
                                  " form is not compiled for kernel " + p.kernel + " with " + std::to_string(p.levels) +
                                  " levels (the fast form is binary "
                                  "Floyd-Steinberg only)");
-        HT_TRY(tables.make(p));
+        return Status::ok();
+    }
+    Status allocate(const EdParams&) override {
         pitch_ = (W + 31) / 32 * 32;
         const int rows = wavefrontStripRows(form_);
         strips_ = (H + rows - 1) / rows;

@@ -200,24 +200,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
 
 using KernelFn = void (*)(PaletteWavefrontArgs);
 
-/// \brief The instance of kernel ID, or null for a kernel the strips do not handle (wavefrontFits).
-template <int ID, int NMAX>
-KernelFn paletteInstance() {
-    if constexpr (wavefrontFits(kernelDef(ID), minDelayOf(kernelDef(ID)) + PalettePolicy::kExtraDelay))
-        return &paletteKernel<ID, NMAX>;
-    else
-        return nullptr;
-}
-
-template <int NMAX, int... I>
-KernelFn paletteKernelForIdOf(int id, std::integer_sequence<int, I...>) {
-    KernelFn fn = nullptr;
-    (void)((id == I ? (fn = paletteInstance<I, NMAX>(), true) : false) || ...);
-    return fn;
-}
+/// \brief The instance of kernel `id` for search form NMAX, or null for a kernel the strips do not handle.
 template <int NMAX>
 KernelFn paletteKernelForId(int id) {
-    return paletteKernelForIdOf<NMAX>(id, std::make_integer_sequence<int, kKernelCount>());
+    return instanceFor<KernelFn, kKernelCount>(id, [](auto i) -> KernelFn {
+        if constexpr (stripsFit(decltype(i)::value, PalettePolicy::kExtraDelay))
+            return &paletteKernel<decltype(i)::value, NMAX>;
+        return nullptr;
+    });
 }
 
 /// \brief The instance for a kernel and palette size: unrolled searches of 4, 8 or 16 entries, the loop above that.
