@@ -40,7 +40,6 @@ struct GeneralPolicy {
 constexpr unsigned kFull = strip::kFull;
 constexpr int kWarpsPerBlock = GeneralPolicy::kWarpsPerBlock;
 constexpr int kChunk = GeneralPolicy::kChunk;
-constexpr int kGroup = GeneralPolicy::kGroup;
 constexpr int kRingStride = GeneralPolicy::kRingStride;
 static_assert(kWarpsPerBlock == fastfs::kWarpsPerBlock, "both forms launch blocks of the same size");
 
@@ -72,10 +71,8 @@ struct GrayStep {
     static constexpr bool MOD = isModulated(ID);
     static constexpr bool kRowAboveInput = VAR;
     static constexpr KernelC KD = kernelDef(ID);
-    static constexpr int MG = maxDjOf(KD, 0) > 0 ? maxDjOf(KD, 0) : 1;
-    static constexpr int M1 = K + maxDjOf(KD, 1);
-    static constexpr int M2 = maxDiOf(KD) >= 2 ? 2 * K + maxDjOf(KD, 2) : 1;
-    static_assert(!VAR || (maxDiOf(KD) == 1 && MG == 1 && M1 == K && KD.D == varkerneltable::kDivisor),
+    using Shape = strip::WindowShape<ID, K>;
+    static_assert(!VAR || (Shape::MAXDI == 1 && Shape::MG == 1 && Shape::M1 == K && KD.D == varkerneltable::kDivisor),
                   "level-dependent kernels: right, down-left and down taps, lanes 8-15 free for the row above's input");
 
     const WavefrontArgs& a;
@@ -92,7 +89,7 @@ struct GrayStep {
     uint4 pf[QS][2];
     // VAR: HW mirrors H1 with the row above's packed down-left | down weights; the weights of this lane's previous
     // pixel (its right weight for the pixel after it, its packed weights for the lane below)
-    uint32_t HW[QS][M1 + 1], wbPrev[QS];
+    uint32_t HW[QS][Shape::M1 + 1], wbPrev[QS];
     int wrPrev[QS];
     // a group's inputs in registers: the compiler cannot move shared loads across shared stores (it cannot tell the
     // rings apart), so loads inside the steps would put two shared-memory latencies on the error chain of every step.
@@ -116,7 +113,7 @@ struct GrayStep {
             inRow[q] = a.in + size_t(rowOk[q] ? row : 0) * a.pitch;
             outRow[q] = a.out + size_t(rowOk[q] ? row : 0) * a.outPitch;
 #pragma unroll
-            for (int m = 0; m <= M1; ++m) HW[q][m] = 0;
+            for (int m = 0; m <= Shape::M1; ++m) HW[q][m] = 0;
             wbPrev[q] = 0;
             wrPrev[q] = 0;
             // first input chunk this row needs at T = 0
@@ -210,7 +207,7 @@ struct GrayStep {
             uint32_t aboveW = rw[q];
             if (lane == 0) aboveW = q == 0 ? bw : rw[q - 1];
 #pragma unroll
-            for (int m = M1; m >= 2; --m) HW[q][m] = HW[q][m - 1];
+            for (int m = Shape::M1; m >= 2; --m) HW[q][m] = HW[q][m - 1];
             HW[q][1] = aboveW;
             // the senders' weights: this lane's previous pixel (right), the row above at columns j + 1 (down-left)
             // and j (down); the error terms are added last, the newest first
@@ -221,7 +218,7 @@ struct GrayStep {
             wrPrev[q] = Wr[q][u];
             wbPrev[q] = Wb[q][u];
         } else {
-            acc = strip::tapSum<ID, K, MG, M1, M2>(w.G[q][0], w.H1[q][0], w.H2[q][0]);
+            acc = strip::tapSum<ID, K, Shape::MG, Shape::M1, Shape::M2>(w.G[q][0], w.H1[q][0], w.H2[q][0]);
         }
         const int S = Ain[q][u] + roundedShare<KD.D>(acc);
         int v;

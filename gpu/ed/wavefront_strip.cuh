@@ -89,6 +89,17 @@ __device__ __forceinline__ unsigned long long shfl(unsigned long long w, int src
     return (unsigned long long)hi << 32 | lo;
 }
 
+/// \brief The window lengths for kernel ID (position in core's kernels()) at K steps between rows: MG of a row's own
+/// errors, M1 and M2 of the rows one and two above (MAXDI: rows the kernel reaches down).
+template <int ID, int K>
+struct WindowShape {
+    static constexpr dev::KernelC KD = dev::kernelDef(ID);
+    static constexpr int MAXDI = dev::maxDiOf(KD);
+    static constexpr int MG = dev::maxDjOf(KD, 0) > 0 ? dev::maxDjOf(KD, 0) : 1;
+    static constexpr int M1 = K + dev::maxDjOf(KD, 1);
+    static constexpr int M2 = MAXDI >= 2 ? 2 * K + dev::maxDjOf(KD, 2) : 1;
+};
+
 /// \brief The error windows of a strip's lane: for each of its QS rows and C channels its own recent errors (G: 1..MG
 /// steps old, e the newest) and those of the rows one (H1) and two (H2) above, index m = m steps old.
 template <int QS, int C, int MG, int M1, int M2>
@@ -128,11 +139,9 @@ template <class P>
 __device__ __forceinline__ void run(const WavefrontArgs& a, typename P::Word* boundary, int boundaryStride, P& p) {
     using Word = typename P::Word;
     constexpr int QS = P::QS, C = P::C, K = P::K, kGroup = P::kGroup, kChunk = P::kChunk;
-    constexpr dev::KernelC KD = dev::kernelDef(P::ID);
-    constexpr int MAXDI = dev::maxDiOf(KD);
-    constexpr int MG = dev::maxDjOf(KD, 0) > 0 ? dev::maxDjOf(KD, 0) : 1;
-    constexpr int M1 = K + dev::maxDjOf(KD, 1);
-    constexpr int M2 = MAXDI >= 2 ? 2 * K + dev::maxDjOf(KD, 2) : 1;
+    using Shape = WindowShape<P::ID, K>;
+    constexpr dev::KernelC KD = Shape::KD;
+    constexpr int MAXDI = Shape::MAXDI, MG = Shape::MG, M1 = Shape::M1, M2 = Shape::M2;
     constexpr int ROWS = 32 * QS;
     static_assert(dev::wavefrontFits(KD, K), "kernels reach one or two rows down; the prefill reads 8 words per row");
     static_assert(P::kAhead == 1 || P::kAhead == 2, "boundary words are prefetched one or two groups ahead");

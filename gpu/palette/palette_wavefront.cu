@@ -102,9 +102,7 @@ struct PaletteStep {
     static constexpr bool kUnrollGroups = false;
     static constexpr bool kRowAboveInput = false;
     static constexpr KernelC KD = kernelDef(ID);
-    static constexpr int MG = maxDjOf(KD, 0) > 0 ? maxDjOf(KD, 0) : 1;
-    static constexpr int M1 = K + maxDjOf(KD, 1);
-    static constexpr int M2 = maxDiOf(KD) >= 2 ? 2 * K + maxDjOf(KD, 2) : 1;
+    using Shape = strip::WindowShape<ID, K>;
 
     const PaletteWavefrontArgs& a;
     const int32_t* sInput;
@@ -164,8 +162,8 @@ struct PaletteStep {
         uint32_t T[3];
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
-            const int S =
-                A[u][c] + roundedShare<KD.D>(strip::tapSum<ID, K, MG, M1, M2>(w.G[0][c], w.H1[0][c], w.H2[0][c]));
+            const int S = A[u][c] + roundedShare<KD.D>(strip::tapSum<ID, K, Shape::MG, Shape::M1, Shape::M2>(
+                                        w.G[0][c], w.H1[0][c], w.H2[0][c]));
             T[c] = uint32_t(min(max(S, 0), 4080));
         }
         const int k = nearestEntry<NMAX>(a.keys, T[0], T[1], T[2]);
