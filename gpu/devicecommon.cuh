@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "core/ed/kerneltable.h"
 #include "core/ed/varkerneltable.h"
@@ -82,6 +84,10 @@ __host__ __device__ constexpr bool wavefrontFits(const KernelC& k, int K) {
     const int rows = maxDiOf(k);
     return rows >= 1 && rows <= 2 && (rows == 1 ? K - 2 : 2 * K - 2) < 8;
 }
+/// \brief Whether the strips handle kernel `id` at `extraDelay` steps beyond its minimal delay.
+constexpr bool stripsFit(int id, int extraDelay) {
+    return wavefrontFits(kernelDef(id), minDelayOf(kernelDef(id)) + extraDelay);
+}
 __host__ __device__ constexpr int log2Exact(int d) {
     int l = 0;
     while ((1 << l) < d) ++l;
@@ -110,6 +116,19 @@ __device__ __forceinline__ int lookupLevel(int s, const int32_t* table) {
 __device__ __forceinline__ int floorDivDev(int a, int b) {
     const int q = a / b;
     return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+template <class Fn, class Make, int... I>
+Fn instanceOf(int id, Make make, std::integer_sequence<int, I...>) {
+    Fn fn = nullptr;
+    (void)((id == I ? (fn = make(std::integral_constant<int, I>()), true) : false) || ...);
+    return fn;
+}
+/// \brief Host side: make(std::integral_constant<int, I>()) for the I in 0..N-1 that equals `id` (null when none), the
+/// template instance of a kernel picked by its position in core's kernel tables.
+template <class Fn, int N, class Make>
+Fn instanceFor(int id, Make make) {
+    return instanceOf<Fn>(id, make, std::make_integer_sequence<int, N>());
 }
 
 }  // namespace halftone::gpu::dev

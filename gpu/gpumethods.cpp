@@ -365,48 +365,18 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
     HT_TRY(r->prepare(src.width, src.height, params));
     Stream s;
     HT_CUDA(s.create());
-    Event e0, e1;
-    HT_CUDA(e0.create());
-    HT_CUDA(e1.create());
     const size_t n = src.size();
     PinnedBuffer<uint8_t> hin, hout;
     HT_CUDA(hin.allocate(n));
     HT_CUDA(hout.allocate(n));
     std::memcpy(hin.get(), src.data.data(), n);
     const RunControl none;
-    // warm-up (module load, first touch)
-    HT_TRY(r->upload(hin.get(), s.get()));
-    HT_TRY(r->compute(s.get(), none));
-    HT_TRY(r->download(hout.get(), s.get()));
-    HT_CUDA(cudaStreamSynchronize(s.get()));
-    HT_CUDA(cudaGetLastError());
-
-    auto timed = [&](auto&& body, std::vector<double>& out, bool hostClock) -> Status {
-        for (int k = 0; k < runs; ++k) {
-            const auto h0 = Clock::now();
-            HT_CUDA(cudaEventRecord(e0.get(), s.get()));
-            HT_TRY(body());
-            HT_CUDA(cudaEventRecord(e1.get(), s.get()));
-            HT_CUDA(cudaEventSynchronize(e1.get()));
-            const auto h1 = Clock::now();
-            float ms = 0;
-            HT_CUDA(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
-            out.push_back(hostClock ? std::chrono::duration<double, std::milli>(h1 - h0).count() : double(ms));
-        }
-        return Status::ok();
-    };
-    uint8_t* packedHost = nullptr;  // set for the 1-bit path below
-    auto endToEnd = [&]() -> Status {
-        HT_TRY(r->upload(hin.get(), s.get()));
-        HT_TRY(r->compute(s.get(), none));
-        return packedHost ? r->downloadPacked(packedHost, s.get()) : r->download(hout.get(), s.get());
-    };
-    std::vector<double> h2d, dev, d2h, e2e;
-    HT_TRY(timed([&] { return r->upload(hin.get(), s.get()); }, h2d, false));
-    HT_TRY(timed([&] { return r->compute(s.get(), none); }, dev, r->cpuAssisted()));
-    HT_TRY(timed([&] { return r->download(hout.get(), s.get()); }, d2h, false));
-    HT_TRY(timed(endToEnd, e2e, true));
-    HT_CUDA(cudaGetLastError());
+    PhaseTimer timer;
+    HT_TRY(timer.create(s.get(), runs));
+    const PhaseTimer::Phase upload = [&] { return r->upload(hin.get(), s.get()); };
+    const PhaseTimer::Phase compute = [&] { return r->compute(s.get(), none); };
+    HT_TRY(timer.phases(
+        upload, compute, [&] { return r->download(hout.get(), s.get()); }, r->cpuAssisted(), t));
     HT_TRY(r->finish());
     if (r->hasOverlapped()) {
         PinnedBuffer<uint8_t> hover;
@@ -430,12 +400,15 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
         PinnedBuffer<uint8_t> hpk;
         HT_CUDA(hpk.allocate(pn));
         HT_TRY(r->setPacked(true));
-        packedHost = hpk.get();
+        const PhaseTimer::Phase endToEnd = [&]() -> Status {
+            HT_TRY(upload());
+            HT_TRY(compute());
+            return r->downloadPacked(hpk.get(), s.get());
+        };
         std::vector<double> pe2e, pd2h;
-        HT_TRY(timed(endToEnd, pe2e, true));
-        HT_TRY(timed([&] { return r->downloadPacked(hpk.get(), s.get()); }, pd2h, false));
+        HT_TRY(timer.time(endToEnd, pe2e, true));
+        HT_TRY(timer.time([&] { return r->downloadPacked(hpk.get(), s.get()); }, pd2h, false));
         HT_TRY(r->setPacked(false));
-        packedHost = nullptr;
         HT_CUDA(cudaGetLastError());
         for (int y = 0; y < src.height; ++y)
             for (int x = 0; x < src.width; ++x) {
@@ -447,12 +420,6 @@ Status timePlane(const std::string& variant, const Plane8& src, const EdParams& 
         t.packedEndToEndMs = medianOf(pe2e);
         t.packedD2hMs = medianOf(pd2h);
     }
-    t.h2dMs = medianOf(h2d);
-    t.deviceMs = medianOf(dev);
-    t.d2hMs = medianOf(d2h);
-    t.endToEndMs = medianOf(e2e);
-    t.runs = runs;
-    t.cpuAssisted = r->cpuAssisted();
     if (result) {
         *result = Plane8(src.width, src.height);
         std::memcpy(result->data.data(), hout.get(), n);

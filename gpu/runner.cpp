@@ -138,4 +138,53 @@ Status pollRun(cudaStream_t s, const RunControl& rc, volatile int* rowsDone, int
     }
 }
 
+Status PhaseTimer::create(cudaStream_t s, int runs) {
+    s_ = s;
+    runs_ = std::max(1, runs);
+    HT_CUDA(e0_.create());
+    HT_CUDA(e1_.create());
+    return Status::ok();
+}
+
+Status PhaseTimer::time(const Phase& body, std::vector<double>& out, bool hostClock) {
+    for (int k = 0; k < runs_; ++k) {
+        const auto h0 = Clock::now();
+        HT_CUDA(cudaEventRecord(e0_.get(), s_));
+        HT_TRY(body());
+        HT_CUDA(cudaEventRecord(e1_.get(), s_));
+        HT_CUDA(cudaEventSynchronize(e1_.get()));
+        const auto h1 = Clock::now();
+        float ms = 0;
+        HT_CUDA(cudaEventElapsedTime(&ms, e0_.get(), e1_.get()));
+        out.push_back(hostClock ? std::chrono::duration<double, std::milli>(h1 - h0).count() : double(ms));
+    }
+    return Status::ok();
+}
+
+Status PhaseTimer::phases(const Phase& up, const Phase& compute, const Phase& down, bool cpuAssisted, Timing& t) {
+    HT_TRY(up());  // warm-up (module load, first touch)
+    HT_TRY(compute());
+    HT_TRY(down());
+    HT_CUDA(cudaStreamSynchronize(s_));
+    HT_CUDA(cudaGetLastError());
+    const Phase all = [&]() -> Status {
+        HT_TRY(up());
+        HT_TRY(compute());
+        return down();
+    };
+    std::vector<double> h2d, dev, d2h, e2e;
+    HT_TRY(time(up, h2d, false));
+    HT_TRY(time(compute, dev, cpuAssisted));
+    HT_TRY(time(down, d2h, false));
+    HT_TRY(time(all, e2e, true));
+    HT_CUDA(cudaGetLastError());
+    t.h2dMs = medianOf(h2d);
+    t.deviceMs = medianOf(dev);
+    t.d2hMs = medianOf(d2h);
+    t.endToEndMs = medianOf(e2e);
+    t.runs = runs_;
+    t.cpuAssisted = cpuAssisted;
+    return Status::ok();
+}
+
 }  // namespace halftone::gpu

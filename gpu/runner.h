@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/schedule/schedule.h"
 #include "gpu/cudacheck.h"
 #include "gpu/ed/launch.h"
+#include "gpu/gpu.h"
 
 namespace halftone::gpu {
 
@@ -101,7 +103,15 @@ struct Staging {
 class Runner {
 public:
     virtual ~Runner() = default;
-    virtual Status prepare(int width, int height, const EdParams& p) = 0;
+    /// Sizes the runner for a width x height image and `p`: the method's own checks, the quantizer's tables, then its
+    /// buffers.
+    Status prepare(int width, int height, const EdParams& p) {
+        W = width;
+        H = height;
+        HT_TRY(check(p));
+        HT_TRY(tables.make(p));
+        return allocate(p);
+    }
     virtual Status upload(const uint8_t* host, cudaStream_t s) = 0;  ///< packed W x H rows
     virtual Status compute(cudaStream_t s, const RunControl& rc) = 0;
     virtual Status download(uint8_t* host, cudaStream_t s) = 0;
@@ -117,6 +127,11 @@ public:
     virtual Status downloadPacked(uint8_t*, cudaStream_t) { return Status::error("not offered"); }
 
 protected:
+    /// What the method does not run, before anything is allocated.
+    virtual Status check(const EdParams&) { return Status::ok(); }
+    /// The method's buffers for W x H (tables made).
+    virtual Status allocate(const EdParams& p) = 0;
+
     int W = 0, H = 0;
     Tables tables;
 };
@@ -128,6 +143,86 @@ protected:
 /// at once otherwise (the caller synchronises).
 Status pollRun(cudaStream_t s, const RunControl& rc, volatile int* rowsDone, int height, int* abortFlag,
                Stream& cancelStream);
+
+/// \brief The host side of the strip protocol (gpu/ed/wavefront_strip.cuh) that the wavefront runners share (gray:
+/// 32-bit boundary words, palette: 64-bit): the boundary words, the launch's epoch that tags them, the device flags
+/// (work-stealing strip counter, abort flag), the mapped progress counter, and the poll of a running launch.
+template <class Word>
+struct StripState {
+    DeviceBuffer<Word> boundary;  ///< [strips][2][stride] tagged words
+    DeviceBuffer<int> flags;      ///< [0] the strip counter, [1] the abort flag
+    PinnedBuffer<int> host;       ///< mapped: [1] rows done
+    int* hostDev = nullptr;
+    int stride = 0;
+    int epoch = 0;  ///< 1..65535, new per launch
+    Stream cancel;
+
+    Status allocate(int strips, int boundaryStride) {
+        stride = boundaryStride;
+        HT_CUDA(boundary.allocate(size_t(strips) * 2 * size_t(stride)));
+        HT_CUDA(cudaMemset(boundary.get(), 0, boundary.bytes()));
+        HT_CUDA(flags.allocate(2));
+        HT_CUDA(host.allocate(2, true));
+        host.get()[0] = host.get()[1] = 0;
+        HT_CUDA(host.devicePointer(&hostDev));
+        return Status::ok();
+    }
+    /// \brief Before a launch on `s`: the next epoch and zeroed flags. When the 16-bit tags wrap, the words of earlier
+    /// launches are cleared first and `wrapped` is set (the caller clears its own epoch-tagged flags).
+    Status begin(cudaStream_t s, bool& wrapped) {
+        wrapped = ++epoch > 0xffff;
+        if (wrapped) {  // tags wrapped: clear the words of earlier launches
+            HT_CUDA(cudaMemsetAsync(boundary.get(), 0, boundary.bytes(), s));
+            epoch = 1;
+        }
+        return resetFlags(s);
+    }
+    Status resetFlags(cudaStream_t s) {
+        HT_CUDA(cudaMemsetAsync(flags.get(), 0, 2 * sizeof(int), s));
+        host.get()[0] = 0;
+        host.get()[1] = 0;
+        return Status::ok();
+    }
+    /// \brief The protocol's fields of a launch's arguments.
+    void fill(WavefrontArgs& a, int width, int height) const {
+        a.width = width;
+        a.height = height;
+        a.boundaryStride = stride;
+        a.epoch = uint32_t(epoch);
+        a.stripCounter = flags.get();
+        a.abortFlag = flags.get() + 1;
+        a.rowsDone = hostDev + 1;
+    }
+    /// \brief pollRun for the launch on `s`.
+    Status poll(cudaStream_t s, const RunControl& rc, int height) {
+        return pollRun(s, rc, host.get() + 1, height, flags.get() + 1, cancel);
+    }
+    /// \brief After the stream finished: a cancel the device saw.
+    Status finish() const {
+        int f[2] = {0, 0};
+        HT_CUDA(cudaMemcpy(f, flags.get(), sizeof f, cudaMemcpyDeviceToHost));
+        if (f[1]) return Status::cancelled();
+        return Status::ok();
+    }
+};
+
+/// \brief Times the phases of a runner on one stream: each run of a phase bracketed by two events.
+class PhaseTimer {
+public:
+    using Phase = std::function<Status()>;
+    Status create(cudaStream_t s, int runs);
+    /// \brief Runs `body` `runs` times; appends each run's device time (or host time when `hostClock`) in ms.
+    Status time(const Phase& body, std::vector<double>& out, bool hostClock);
+    /// \brief One warm-up run (module load, first touch), then the upload, compute, download and all three together
+    /// timed: their medians into `t` (h2dMs, deviceMs, d2hMs, endToEndMs, runs, cpuAssisted: compute by the host
+    /// clock).
+    Status phases(const Phase& up, const Phase& compute, const Phase& down, bool cpuAssisted, Timing& t);
+
+private:
+    cudaStream_t s_ = nullptr;
+    int runs_ = 1;
+    Event e0_, e1_;
+};
 
 /// \brief The published methods' runners (gpu/ed/published_runners.cpp): Kasagi, Nakano and Ito's k-delay scans on
 /// global memory and parallelogram blocks, and Deshpande, Misra and Narayanan's knight order, handover and hybrid.

@@ -29,6 +29,10 @@ inline constexpr Shape kFast{1, 0, 32, 16, 4};
 /// per lane) one step slower than the kernel's minimal delay, boundary groups of 8 steps.
 inline constexpr Shape kGeneral{2, 1, 32, 8, 4};
 
+/// \brief The palette kernel (error diffusion to a colour palette, gpu/palette/palette_wavefront.cu): 32-row strips at
+/// the kernel's minimal delay, boundary groups of 8 steps, the cancel flag read once per chunk.
+inline constexpr Shape kPalette{1, 0, 32, 8, 4};
+
 /// \brief Groups a strip runs behind the strip above: group J of a strip starts once group J + groupLag - 1 of the
 /// strip above has published the errors it checks (its last row, column g0 + K - 2 + group, runs at that strip's step
 /// g0 + K - 2 + group + K (rows - 1)). Label distance between strips in the schedule model.

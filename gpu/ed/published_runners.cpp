@@ -13,31 +13,44 @@ namespace halftone::gpu {
 
 namespace {
 
+/// A runner whose input and output are W x H bytes on the device, packed rows.
+class PackedRunner : public Runner {
+public:
+    Status upload(const uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
+        return Status::ok();
+    }
+    Status download(uint8_t* host, cudaStream_t s) override {
+        HT_CUDA(cudaMemcpyAsync(host, out_.get(), size_t(W) * H, cudaMemcpyDeviceToHost, s));
+        return Status::ok();
+    }
+
+protected:
+    Status allocatePlanes() {
+        HT_CUDA(in_.allocate(size_t(W) * H));
+        HT_CUDA(out_.allocate(size_t(W) * H));
+        return Status::ok();
+    }
+    DeviceBuffer<uint8_t> in_, out_;
+};
+
 // ------------------------------------------------------------------ Kasagi, Nakano and Ito, section IV: PED/PEC
-class GlobalRunner : public Runner {
+class GlobalRunner : public PackedRunner {
 public:
     GlobalRunner(GlobalVariant v, bool perm) : v_(v), perm_(perm) {}
-    Status prepare(int width, int height, const EdParams& p) override {
-        W = width;
-        H = height;
-        HT_TRY(tables.make(p));
+    Status allocate(const EdParams&) override {
         k_ = v_ == GlobalVariant::Ped3 ? 3 : 2;
         SchedulePlan plan;  // the k-delay scan: one launch per step of the model
         HT_TRY(planFs("k-delay", W, H, k_, 0, plan));
         steps_ = int(plan.steps);
         const size_t n = size_t(W) * H, np = perm_ ? size_t(steps_) * H : n;
-        HT_CUDA(in_.allocate(n));
-        HT_CUDA(out_.allocate(n));
+        HT_TRY(allocatePlanes());
         HT_CUDA(work_.allocate(np));
         HT_CUDA(rowErr_.allocate(size_t(H)));
         if (perm_) {
             HT_CUDA(inP_.allocate(np));
             HT_CUDA(outP_.allocate(np));
         }
-        return Status::ok();
-    }
-    Status upload(const uint8_t* host, cudaStream_t s) override {
-        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
         return Status::ok();
     }
     Status compute(cudaStream_t s, const RunControl& rc) override {
@@ -61,16 +74,12 @@ public:
         if (perm_) HT_CUDA(launchPermute(outP_.get(), out_.get(), W, H, k_, false, s));
         return Status::ok();
     }
-    Status download(uint8_t* host, cudaStream_t s) override {
-        HT_CUDA(cudaMemcpyAsync(host, out_.get(), size_t(W) * H, cudaMemcpyDeviceToHost, s));
-        return Status::ok();
-    }
 
 private:
     GlobalVariant v_;
     bool perm_;
     int k_ = 2, steps_ = 0;
-    DeviceBuffer<uint8_t> in_, out_, inP_, outP_;
+    DeviceBuffer<uint8_t> inP_, outP_;
     DeviceBuffer<int32_t> work_, rowErr_;
 };
 
@@ -111,21 +120,17 @@ inline void cpuPixel(const KnightLayout& L, const Tables&, const Quantizer& q, c
     out[size_t(i) * L.W + j] = q.values()[size_t(k)];
 }
 
-class KnightRunner : public Runner {
+class KnightRunner : public PackedRunner {
 public:
     explicit KnightRunner(bool handover) : handover_(handover) {}
-    Status prepare(int width, int height, const EdParams& p) override {
-        W = width;
-        H = height;
+    Status allocate(const EdParams& p) override {
         params_ = p;
-        HT_TRY(tables.make(p));
         L_.make(W, H);
         SchedulePlan plan;  // the knight order of the schedule model: same steps as the storage layout
         HT_TRY(planFs("knight", W, H, 0, 0, plan));
         if (plan.steps != L_.steps) return Status::error("knight: schedule model and knight-order storage disagree");
         const size_t n = size_t(W) * H;
-        HT_CUDA(in_.allocate(n));
-        HT_CUDA(out_.allocate(n));
+        HT_TRY(allocatePlanes());
         HT_CUDA(inK_.allocate(n));
         HT_CUDA(outK_.allocate(n));
         HT_CUDA(errK_.allocate(n));
@@ -219,7 +224,7 @@ private:
     EdParams params_;
     KnightLayout L_;
     int t1_ = 0, t2_ = -1;
-    DeviceBuffer<uint8_t> in_, out_, inK_, outK_;
+    DeviceBuffer<uint8_t> inK_, outK_;
     DeviceBuffer<int32_t> errK_;
     DeviceBuffer<int64_t> offsets_;
     std::vector<uint8_t> hostIn_, hostOut_, hostOutK_;
@@ -227,19 +232,15 @@ private:
 };
 
 // ------------------------------------------------------------------ Deshpande, Misra and Narayanan: CPU-GPU hybrid
-class HybridRunner : public Runner {
+class HybridRunner : public PackedRunner {
 public:
-    Status prepare(int width, int height, const EdParams& p) override {
-        W = width;
-        H = height;
+    Status allocate(const EdParams& p) override {
         params_ = p;
-        HT_TRY(tables.make(p));
         // the CPU takes a band of columns on the left, sized so that both sides finish together
         // (CPU about 3 ns per pixel, GPU about 4 us per wavefront step); at least one column.
         c0_ = std::clamp(W / 8, 1, W);
         const size_t n = size_t(W) * H;
-        HT_CUDA(in_.allocate(n));
-        HT_CUDA(out_.allocate(n));
+        HT_TRY(allocatePlanes());
         HT_CUDA(err_.allocate(n));
         HT_CUDA(cpuEdge_.allocate(size_t(H), true));
         HT_CUDA(gpuEdge_.allocate(size_t(H), true));
@@ -330,7 +331,6 @@ public:
 private:
     EdParams params_;
     int c0_ = 1;
-    DeviceBuffer<uint8_t> in_, out_;
     DeviceBuffer<int32_t> err_;
     PinnedBuffer<int32_t> cpuEdge_, gpuEdge_;
     int32_t* cpuEdgeDev_ = nullptr;
@@ -340,16 +340,11 @@ private:
 
 // ------------------------------------------------------------------ Kasagi, Nakano and Ito, section V: parallelogram
 // blocks
-class BlockRunner : public Runner {
+class BlockRunner : public PackedRunner {
 public:
     BlockRunner(bool diffusion, bool registers) : diffusion_(diffusion), registers_(registers) {}
-    Status prepare(int width, int height, const EdParams& p) override {
-        W = width;
-        H = height;
-        HT_TRY(tables.make(p));
-        const size_t n = size_t(W) * H;
-        HT_CUDA(in_.allocate(n));
-        HT_CUDA(out_.allocate(n));
+    Status allocate(const EdParams&) override {
+        HT_TRY(allocatePlanes());
         HT_CUDA(C_.allocate(size_t(blockRows(H)) * W));
         HT_CUDA(R_.allocate(size_t(3) * H));
         // launch plan: the schedule model's parallelogram labels (32 x 32 blocks, 2 columns per row)
@@ -359,10 +354,6 @@ public:
         if (g.blockWidth != kBlock || g.blockHeight != kBlock || g.skew != kBlockSkew || g.stripOffset != 3)
             return Status::error("parallelogram blocks: the schedule model's geometry differs from the kernel's");
         labels_ = plan.stepLabel;
-        return Status::ok();
-    }
-    Status upload(const uint8_t* host, cudaStream_t s) override {
-        HT_CUDA(cudaMemcpyAsync(in_.get(), host, size_t(W) * H, cudaMemcpyHostToDevice, s));
         return Status::ok();
     }
     Status compute(cudaStream_t s, const RunControl& rc) override {
@@ -383,15 +374,10 @@ public:
         }
         return Status::ok();
     }
-    Status download(uint8_t* host, cudaStream_t s) override {
-        HT_CUDA(cudaMemcpyAsync(host, out_.get(), size_t(W) * H, cudaMemcpyDeviceToHost, s));
-        return Status::ok();
-    }
 
 private:
     bool diffusion_, registers_;
     std::vector<int32_t> labels_;
-    DeviceBuffer<uint8_t> in_, out_;
     DeviceBuffer<int32_t> C_, R_;
 };
 

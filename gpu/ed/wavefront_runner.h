@@ -19,9 +19,7 @@ inline const char* formName(WavefrontForm f) { return f == WavefrontForm::Fast ?
 class WavefrontRunner : public Runner {
 public:
     explicit WavefrontRunner(WavefrontForm form) : form_(form) {}
-    Status prepare(int width, int height, const EdParams& p) override {
-        W = width;
-        H = height;
+    Status check(const EdParams& p) override {
         kernelIndex_ = kernelIndexOf(p.kernel);
         seed_ = p.seed;
         if (!wavefrontHasForm(kernelIndex_, form_, p.levels == 2))
@@ -29,50 +27,33 @@ public:
                                  " form is not compiled for kernel " + p.kernel + " with " + std::to_string(p.levels) +
                                  " levels (the fast form is binary "
                                  "Floyd-Steinberg only)");
-        HT_TRY(tables.make(p));
+        return Status::ok();
+    }
+    Status allocate(const EdParams&) override {
         pitch_ = (W + 31) / 32 * 32;
         const int rows = wavefrontStripRows(form_);
         strips_ = (H + rows - 1) / rows;
-        stride_ = pitch_ + 512;  // the fast form indexes boundary words by step: up to W + 31 K + 124
         HT_CUDA(in_.allocate(size_t(pitch_) * H));
         HT_CUDA(out_.allocate(size_t(pitch_) * H));
-        HT_CUDA(boundary_.allocate(size_t(strips_) * 2 * stride_));
-        HT_CUDA(cudaMemset(boundary_.get(), 0, boundary_.bytes()));
-        HT_CUDA(flags_.allocate(2));
-        HT_CUDA(host_.allocate(2, true));
-        host_.get()[0] = host_.get()[1] = 0;
-        HT_CUDA(host_.devicePointer(&hostDev_));
-        return Status::ok();
+        // the fast form indexes boundary words by step: up to W + 31 K + 124
+        return strip_.allocate(strips_, pitch_ + 512);
     }
     Status upload(const uint8_t* host, cudaStream_t s) override {
         HT_CUDA(cudaMemcpy2DAsync(in_.get(), pitch_, host, W, W, H, cudaMemcpyHostToDevice, s));
         return Status::ok();
     }
     Status compute(cudaStream_t s, const RunControl& rc) override {
-        if (++epoch_ > 0xffff) {  // tags wrapped: clear the words and flags of earlier launches
-            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), s));
-            if (bandReady_.get()) HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), s));
-            HT_CUDA(cudaStreamSynchronize(s));
-            if (stripDone_.get()) std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
-            epoch_ = 1;
-        }
-        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
-        host_.get()[0] = 0;
-        host_.get()[1] = 0;
+        bool wrapped = false;
+        HT_TRY(strip_.begin(s, wrapped));
+        if (wrapped) HT_TRY(clearBandFlags(s));
         HT_CUDA(launchWavefront(kernelIndex_, form_, args(), deviceInfo().smCount, s));
-        HT_TRY(pollRun(s, rc, host_.get() + 1, H, flags_.get() + 1, cancelStream_));
-        return Status::ok();
+        return strip_.poll(s, rc, H);
     }
     Status download(uint8_t* host, cudaStream_t s) override {
         HT_CUDA(cudaMemcpy2DAsync(host, W, out_.get(), pitch_, W, H, cudaMemcpyDeviceToHost, s));
         return Status::ok();
     }
-    Status finish() override {
-        int f[2] = {0, 0};
-        HT_CUDA(cudaMemcpy(f, flags_.get(), sizeof f, cudaMemcpyDeviceToHost));
-        if (f[1]) return Status::cancelled();
-        return Status::ok();
-    }
+    Status finish() override { return strip_.finish(); }
 
     bool hasOverlapped() const override { return true; }
     /// Zhou and Fang's position noise seed for the next run.
@@ -108,7 +89,7 @@ public:
             const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
             HT_CUDA(cudaMemcpy2DAsync(in_.get() + size_t(r0) * pitch_, pitch_, hin + size_t(r0) * W, W, W, n,
                                       cudaMemcpyHostToDevice, sIn_.get()));
-            HT_CUDA(launchSetFlag(bandReady_.get(), b, epoch_, sIn_.get()));
+            HT_CUDA(launchSetFlag(bandReady_.get(), b, strip_.epoch, sIn_.get()));
         }
         WavefrontArgs a = args();
         a.bandReady = bandReady_.get();
@@ -120,7 +101,7 @@ public:
             const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
             const int s0 = r0 / rows, s1 = (r0 + n + rows - 1) / rows;
             bool ready = true;
-            for (int st = s0; st < s1 && ready; ++st) ready = done[st] == epoch_;
+            for (int st = s0; st < s1 && ready; ++st) ready = done[st] == strip_.epoch;
             if (ready) {
                 HT_CUDA(cudaMemcpy2DAsync(hout + size_t(r0) * W, W, out_.get() + size_t(r0) * pitch_, pitch_, W, n,
                                           cudaMemcpyDeviceToHost, sOut_.get()));
@@ -132,7 +113,7 @@ public:
             if (q == cudaSuccess) {  // the kernel ended: every flag must be there now
                 std::atomic_thread_fence(std::memory_order_seq_cst);
                 bool all = true;
-                for (int st = s0; st < s1; ++st) all = all && done[st] == epoch_;
+                for (int st = s0; st < s1; ++st) all = all && done[st] == strip_.epoch;
                 if (!all)
                     return Status::error("wavefront: kernel ended before band " + std::to_string(b) + " was done");
             }
@@ -160,8 +141,8 @@ public:
         const cudaStream_t sK = st.kernel.get(), sUp = st.up.get(), sDown = st.down.get();
         HT_TRY(startBands(sK));
         if (!epochHost_.get()) HT_CUDA(epochHost_.allocate(1));
-        epochHost_.get()[0] = epoch_;  // no copy of the last run's is pending: startBands synchronised
-        HT_TRY(injectFault(sK));       // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
+        epochHost_.get()[0] = strip_.epoch;  // no copy of the last run's is pending: startBands synchronised
+        HT_TRY(injectFault(sK));             // test-only, off unless HALFTONE_GPU_FAULT is set (gpu/faultinject.h)
         WavefrontArgs a = args();
         a.bandReady = bandReady_.get();
         a.bandRows = bandRows;
@@ -191,7 +172,8 @@ public:
             if (cancelSent) return Status::ok();
             static const int one = 1;
             cancelSent = true;
-            HT_CUDA(cudaMemcpyAsync(flags_.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, st.cancel.get()));
+            HT_CUDA(
+                cudaMemcpyAsync(strip_.flags.get() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, st.cancel.get()));
             return Status::ok();
         };
         auto drain = [&]() -> Status {
@@ -217,7 +199,7 @@ public:
                 const int r0 = b * bandRows, n = std::min(bandRows, H - r0);
                 const int s0 = r0 / rows, s1 = (r0 + n + rows - 1) / rows;
                 bool ready = true;
-                for (int s = s0; s < s1 && ready; ++s) ready = done[s] == epoch_;
+                for (int s = s0; s < s1 && ready; ++s) ready = done[s] == strip_.epoch;
                 if (ready) {
                     const int slot = b % Staging::kSlots;
                     HT_CUDA(cudaMemcpy2DAsync(st.out[slot].get(), outRow, devOut + size_t(r0) * devPitch, devPitch,
@@ -232,7 +214,7 @@ public:
                 if (q == cudaSuccess) {  // the kernel ended: every flag is there now, unless it was stopped
                     std::atomic_thread_fence(std::memory_order_seq_cst);
                     bool all = true;
-                    for (int s = s0; s < s1; ++s) all = all && done[s] == epoch_;
+                    for (int s = s0; s < s1; ++s) all = all && done[s] == strip_.epoch;
                     if (!all) {
                         if (cancelSent) return Status::cancelled();
                         return Status::error("wavefront: kernel ended before band " + std::to_string(b) + " was done");
@@ -280,15 +262,17 @@ private:
             std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
             HT_CUDA(stripDone_.devicePointer(&stripDoneDev_));
         }
-        if (++epoch_ > 0xffff) {
-            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), sK));
-            HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), sK));
-            HT_CUDA(cudaStreamSynchronize(sK));
-            std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
-            epoch_ = 1;
-        }
-        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), sK));
+        bool wrapped = false;
+        HT_TRY(strip_.begin(sK, wrapped));
+        if (wrapped) HT_TRY(clearBandFlags(sK));
         HT_CUDA(cudaStreamSynchronize(sK));
+        return Status::ok();
+    }
+    /// After the tags wrapped: the band and done flags of earlier launches cleared too.
+    Status clearBandFlags(cudaStream_t s) {
+        if (bandReady_.get()) HT_CUDA(cudaMemsetAsync(bandReady_.get(), 0, bandReady_.bytes(), s));
+        HT_CUDA(cudaStreamSynchronize(s));
+        if (stripDone_.get()) std::fill(stripDone_.get(), stripDone_.get() + strips_, 0);
         return Status::ok();
     }
     WavefrontArgs args() const {
@@ -297,14 +281,8 @@ private:
         a.out = out_.get();
         a.pitch = pitch_;
         a.outPitch = pitch_;
-        a.width = W;
-        a.height = H;
-        a.boundary = boundary_.get();
-        a.boundaryStride = stride_;
-        a.epoch = uint32_t(epoch_);
-        a.stripCounter = flags_.get();
-        a.abortFlag = flags_.get() + 1;
-        a.rowsDone = hostDev_ + 1;
+        strip_.fill(a, W, H);
+        a.boundary = strip_.boundary.get();
         a.q = tables.view();
         a.levelWeights = tables.weights.get();
         a.seed = seed_;
@@ -325,14 +303,10 @@ private:
     PinnedBuffer<int> stripDone_;
     int* stripDoneDev_ = nullptr;
     WavefrontForm form_;
-    int kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
+    int kernelIndex_ = 0, pitch_ = 0, strips_ = 0;
     uint32_t seed_ = 1;
     DeviceBuffer<uint8_t> in_, out_;
-    DeviceBuffer<uint32_t> boundary_;
-    DeviceBuffer<int> flags_;
-    PinnedBuffer<int> host_;
-    int* hostDev_ = nullptr;
-    Stream cancelStream_;
+    StripState<uint32_t> strip_;
 };
 
 }  // namespace halftone::gpu

@@ -73,20 +73,13 @@ public:
         const PaletteTargets pt(palette, linear);  // the host tables of section 4: never recomputed on the device
         keys_ = makePaletteKeys(pt.targets);
         pitch_ = (W_ + 31) / 32 * 32;
-        strips_ = (H_ + paletteStripRows() - 1) / paletteStripRows();
-        stride_ = pitch_ + 64;
+        const int strips = (H_ + paletteStripRows() - 1) / paletteStripRows();
         HT_CUDA(input_.allocate(256));
         HT_CUDA(cudaMemcpy(input_.get(), pt.input.data(), 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
         HT_CUDA(planes_.allocate(size_t(3) * pitch_ * H_));
         HT_CUDA(rgb_.allocate(size_t(pitch_) * H_));
         HT_CUDA(out_.allocate(size_t(pitch_) * H_));
-        HT_CUDA(boundary_.allocate(size_t(strips_) * 2 * stride_));
-        HT_CUDA(cudaMemset(boundary_.get(), 0, boundary_.bytes()));
-        HT_CUDA(flags_.allocate(2));
-        HT_CUDA(host_.allocate(2, true));
-        host_.get()[0] = host_.get()[1] = 0;
-        HT_CUDA(host_.devicePointer(&hostDev_));
-        return Status::ok();
+        return strip_.allocate(strips, pitch_ + 64);
     }
     /// Copies the three 8-bit planes (W x H, packed rows) to the device.
     Status upload(const uint8_t* const (&planes)[3], cudaStream_t s) {
@@ -96,60 +89,40 @@ public:
     }
     /// From the planes on the device to the indices on the device: pack, then the wavefront.
     Status compute(cudaStream_t s, const RunControl& rc) {
-        if (++epoch_ > 0xffff) {  // tags wrapped: clear the words of earlier launches
-            HT_CUDA(cudaMemsetAsync(boundary_.get(), 0, boundary_.bytes(), s));
-            epoch_ = 1;
-        }
-        HT_CUDA(cudaMemsetAsync(flags_.get(), 0, 2 * sizeof(int), s));
-        host_.get()[0] = 0;
-        host_.get()[1] = 0;
+        bool wrapped = false;  // a wrap needs nothing beyond the boundary words StripState clears
+        HT_TRY(strip_.begin(s, wrapped));
         HT_CUDA(launchPackRgb(plane(0), plane(1), plane(2), pitch_, rgb_.get(), pitch_, W_, H_, s));
         HT_CUDA(launchPaletteWavefront(kernelIndex_, args(), deviceInfo().smCount, s));
-        HT_TRY(pollRun(s, rc, host_.get() + 1, H_, flags_.get() + 1, cancelStream_));
-        return Status::ok();
+        return strip_.poll(s, rc, H_);
     }
     Status download(uint8_t* host, cudaStream_t s) {
         HT_CUDA(cudaMemcpy2DAsync(host, W_, out_.get(), pitch_, W_, H_, cudaMemcpyDeviceToHost, s));
         return Status::ok();
     }
     /// After the stream finished: reports a cancel the device saw.
-    Status finish() {
-        int f[2] = {0, 0};
-        HT_CUDA(cudaMemcpy(f, flags_.get(), sizeof f, cudaMemcpyDeviceToHost));
-        if (f[1]) return Status::cancelled();
-        return Status::ok();
-    }
+    Status finish() const { return strip_.finish(); }
 
 private:
     uint8_t* plane(int c) const { return planes_.get() + size_t(c) * pitch_ * H_; }
     PaletteWavefrontArgs args() const {
         PaletteWavefrontArgs a;
-        a.strip.width = W_;
-        a.strip.height = H_;
-        a.strip.epoch = uint32_t(epoch_);
-        a.strip.stripCounter = flags_.get();
-        a.strip.abortFlag = flags_.get() + 1;
-        a.strip.rowsDone = hostDev_ + 1;
+        strip_.fill(a.strip, W_, H_);
         a.rgb = rgb_.get();
         a.rgbPitch = pitch_;
         a.out = out_.get();
         a.outPitch = pitch_;
-        a.boundary = boundary_.get();
-        a.boundaryStride = stride_;
+        a.boundary = strip_.boundary.get();
+        a.boundaryStride = strip_.stride;
         a.input = input_.get();
         a.keys = keys_;
         return a;
     }
-    int W_ = 0, H_ = 0, kernelIndex_ = 0, pitch_ = 0, strips_ = 0, stride_ = 0, epoch_ = 0;
+    int W_ = 0, H_ = 0, kernelIndex_ = 0, pitch_ = 0;
     PaletteKeys keys_;
     DeviceBuffer<int32_t> input_;
     DeviceBuffer<uint8_t> planes_, out_;
     DeviceBuffer<uint32_t> rgb_;
-    DeviceBuffer<unsigned long long> boundary_;
-    DeviceBuffer<int> flags_;
-    PinnedBuffer<int> host_;
-    int* hostDev_ = nullptr;
-    Stream cancelStream_;
+    StripState<unsigned long long> strip_;
 };
 
 }  // namespace
@@ -197,7 +170,6 @@ Status timePalette(const Image& rgb, const Palette& palette, const EdParams& par
     HT_TRY(checkRequest(rgb, palette, params, kernelIndex));
     const Plane8* planes[3];
     HT_TRY(inputPlanes(rgb, planes));
-    runs = std::max(1, runs);
     const int W = rgb.width(), H = rgb.height();
     const size_t n = size_t(W) * size_t(H);
     const auto device = lockDevice();
@@ -205,54 +177,17 @@ Status timePalette(const Image& rgb, const Palette& palette, const EdParams& par
     HT_TRY(r.prepare(W, H, kernelIndex, palette, params.linear));
     Stream s;
     HT_CUDA(s.create());
-    Event e0, e1;
-    HT_CUDA(e0.create());
-    HT_CUDA(e1.create());
     PinnedBuffer<uint8_t> hin, hout;
     HT_CUDA(hin.allocate(3 * n));
     HT_CUDA(hout.allocate(n));
     for (int c = 0; c < 3; ++c) std::memcpy(hin.get() + size_t(c) * n, planes[c]->data.data(), n);
     const uint8_t* const host[3] = {hin.get(), hin.get() + n, hin.get() + 2 * n};
     const RunControl none;
-    HT_TRY(r.upload(host, s.get()));  // warm-up (module load, first touch)
-    HT_TRY(r.compute(s.get(), none));
-    HT_TRY(r.download(hout.get(), s.get()));
-    HT_CUDA(cudaStreamSynchronize(s.get()));
-    HT_CUDA(cudaGetLastError());
-
-    auto timed = [&](auto&& body, std::vector<double>& out, bool hostClock) -> Status {
-        for (int k = 0; k < runs; ++k) {
-            const auto h0 = Clock::now();
-            HT_CUDA(cudaEventRecord(e0.get(), s.get()));
-            HT_TRY(body());
-            HT_CUDA(cudaEventRecord(e1.get(), s.get()));
-            HT_CUDA(cudaEventSynchronize(e1.get()));
-            const auto h1 = Clock::now();
-            float ms = 0;
-            HT_CUDA(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
-            out.push_back(hostClock ? std::chrono::duration<double, std::milli>(h1 - h0).count() : double(ms));
-        }
-        return Status::ok();
-    };
-    std::vector<double> h2d, dev, d2h, e2e;
-    HT_TRY(timed([&] { return r.upload(host, s.get()); }, h2d, false));
-    HT_TRY(timed([&] { return r.compute(s.get(), none); }, dev, false));
-    HT_TRY(timed([&] { return r.download(hout.get(), s.get()); }, d2h, false));
-    HT_TRY(timed(
-        [&]() -> Status {
-            HT_TRY(r.upload(host, s.get()));
-            HT_TRY(r.compute(s.get(), none));
-            return r.download(hout.get(), s.get());
-        },
-        e2e, true));
-    HT_CUDA(cudaGetLastError());
+    PhaseTimer timer;
+    HT_TRY(timer.create(s.get(), runs));
+    HT_TRY(timer.phases([&] { return r.upload(host, s.get()); }, [&] { return r.compute(s.get(), none); },
+                        [&] { return r.download(hout.get(), s.get()); }, false, t));
     HT_TRY(r.finish());
-    t.h2dMs = medianOf(h2d);
-    t.deviceMs = medianOf(dev);
-    t.d2hMs = medianOf(d2h);
-    t.endToEndMs = medianOf(e2e);
-    t.runs = runs;
-    t.cpuAssisted = false;
     if (result) {
         *result = Plane8(W, H);
         std::memcpy(result->data.data(), hout.get(), n);

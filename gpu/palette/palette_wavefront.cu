@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/ed/gpustrips.h"
 #include "gpu/devicecommon.cuh"
 #include "gpu/palette/palette_launch.h"
 #include "gpu/ed/wavefront_strip.cuh"
@@ -24,19 +25,18 @@ namespace {
 
 using namespace dev;
 
-/// \brief The palette kernel's tuning.
+/// \brief The palette kernel's tuning; its strip shape comes from core/ed/gpustrips.h.
 struct PalettePolicy {
-    static constexpr int kWarpsPerBlock = 4;
+    static constexpr int kWarpsPerBlock = gpustrips::kPalette.warpsPerBlock;
     /// steps between rows beyond the kernel's minimal delay: none, the shuffle's latency is small beside the step
-    static constexpr int kExtraDelay = 0;
-    static constexpr int kGroup = 8;      ///< steps per boundary-check group (and per input prefetch)
-    static constexpr int kChunk = 32;     ///< steps between two reads of the cancel flag
+    static constexpr int kExtraDelay = gpustrips::kPalette.extraDelay;
+    static constexpr int kGroup = gpustrips::kPalette.group;  ///< steps per boundary-check group (and input prefetch)
+    static constexpr int kChunk = gpustrips::kPalette.chunk;  ///< steps between two reads of the cancel flag
     static constexpr int kUnrolled = 16;  ///< palettes up to this size run an unrolled search (of 4, 8 or 16 entries)
 };
+static_assert(gpustrips::kPalette.rowSets == 1, "one row per lane: strips of 32 rows");
 
-constexpr unsigned kFull = strip::kFull;
 constexpr int kWarpsPerBlock = PalettePolicy::kWarpsPerBlock;
-constexpr int kGroup = PalettePolicy::kGroup;
 
 using Word = unsigned long long;
 
@@ -44,9 +44,17 @@ __device__ __forceinline__ int lowField(uint32_t x) { return int(short(x & 0xfff
 __device__ __forceinline__ int highField(uint32_t x) { return int(x) >> 16; }
 __device__ __forceinline__ Word umax64(Word a, Word b) { return a > b ? a : b; }
 
+/// \brief x y as a 64-bit product of two 32-bit operands: spelled out, since the compiler otherwise may hoist the
+/// palette's operands out of the strip loop as 64-bit values and multiply in 64 bits.
+__device__ __forceinline__ Word mulWide(uint32_t x, uint32_t y) {
+    Word p;
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(x), "r"(y));
+    return p;
+}
+
 /// \brief The key of entry i (gpu/palette/palette_keys.h): c_i + T_R a_iR + T_G a_iG + T_B a_iB, unsigned 64-bit.
 __device__ __forceinline__ Word keyOf(const PaletteKeys& k, int i, uint32_t r, uint32_t g, uint32_t b) {
-    return Word(k.c[i]) + Word(r) * k.a[0][i] + Word(g) * k.a[1][i] + Word(b) * k.a[2][i];
+    return Word(k.c[i]) + mulWide(r, k.a[0][i]) + mulWide(g, k.a[1][i]) + mulWide(b, k.a[2][i]);
 }
 
 /// \brief The nearest palette entry of the clamped colour (r, g, b): the largest key, whose low byte is 255 - k.
@@ -78,18 +86,105 @@ __device__ __forceinline__ int nearestEntry(const PaletteKeys& k, uint32_t r, ui
     return 255 - int(uint32_t(best) & 255u);
 }
 
-/// \brief The palette wavefront for kernel ID (position in core's kernels()) and search form NMAX (see nearestEntry).
+/// \brief The palette pixel step for strip::run: kernel ID (position in core's kernels()) and search form NMAX (see
+/// nearestEntry). Three channels of error, S clamped to [0, 4080], the nearest palette entry; the packed input of a
+/// group's pixels is read from global memory one group ahead, the palette indices stored after the group.
+template <int ID_, int NMAX>
+struct PaletteStep {
+    using Word = unsigned long long;
+    static constexpr int ID = ID_;
+    static constexpr int C = 3;
+    static constexpr int QS = 1;
+    static constexpr int K = minDelayOf(kernelDef(ID)) + PalettePolicy::kExtraDelay;
+    static constexpr int kGroup = PalettePolicy::kGroup;
+    static constexpr int kChunk = PalettePolicy::kChunk;
+    static constexpr int kAhead = 1;  ///< one group ahead: a group's steps outlast the L2 round trip
+    static constexpr bool kUnrollGroups = false;
+    static constexpr bool kRowAboveInput = false;
+    static constexpr KernelC KD = kernelDef(ID);
+    using Shape = strip::WindowShape<ID, K>;
+
+    const PaletteWavefrontArgs& a;
+    const int32_t* sInput;
+    const int2* sTarget;
+    int lane;
+    bool rowOk[QS];
+    const uint32_t* inRow = nullptr;
+    uint8_t* outRow = nullptr;
+    uint32_t inNext[kGroup];  ///< the packed colour of the next group's pixels
+    int A[kGroup][3];
+    uint8_t Vout[kGroup];
+
+    /// E_R, E_G, E_B in the low 48 bits of a boundary word
+    static __device__ __forceinline__ void decode(Word w, int (&v)[C]) {
+        const uint32_t lo = uint32_t(w), hi = uint32_t(w >> 32);
+        v[0] = lowField(lo);
+        v[1] = highField(lo);
+        v[2] = lowField(hi);
+    }
+    static __device__ __forceinline__ Word encode(const int (&e)[C], Word tag) {
+        return tag | (Word(uint32_t(e[2]) & 0xffffu) << 32) | Word((uint32_t(e[0]) & 0xffffu) | (uint32_t(e[1]) << 16));
+    }
+
+    /// input of a group: the packed colour of every step's pixel
+    __device__ __forceinline__ void inputLoad(int g0, uint32_t (&dst)[kGroup]) const {
+#pragma unroll
+        for (int u = 0; u < kGroup; ++u) {
+            const int j = g0 + u - K * lane;
+            dst[u] = rowOk[0] && unsigned(j) < unsigned(a.strip.width) ? __ldg(inRow + j) : 0u;
+        }
+    }
+    __device__ __forceinline__ void beginStrip(int base) {
+        const int row = base + lane;
+        inRow = a.rgb + size_t(rowOk[0] ? row : 0) * a.rgbPitch;
+        outRow = a.out + size_t(rowOk[0] ? row : 0) * a.outPitch;
+        inputLoad(0, inNext);
+    }
+    __device__ __forceinline__ Word rowAboveWord(int, int, Word tag) const { return tag; }
+    __device__ __forceinline__ void prefillAbove(Word, int, int) {}
+    __device__ __forceinline__ void beginChunk(int) {}
+    __device__ __forceinline__ void endChunk(int) {}
+    __device__ __forceinline__ void beginGroup(int g0, Word) {
+        uint32_t in[kGroup];
+#pragma unroll
+        for (int u = 0; u < kGroup; ++u) in[u] = inNext[u];
+        inputLoad(g0 + kGroup, inNext);
+#pragma unroll
+        for (int u = 0; u < kGroup; ++u) {
+            A[u][0] = sInput[in[u] & 255u];
+            A[u][1] = sInput[(in[u] >> 8) & 255u];
+            A[u][2] = sInput[(in[u] >> 16) & 255u];
+        }
+    }
+    __device__ __forceinline__ void shuffles(int) {}
+    template <class Win>
+    __device__ __forceinline__ void pixel(int, int u, int, Win& w, int (&err)[C]) {
+        uint32_t T[3];
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+            const int S = A[u][c] + roundedShare<KD.D>(strip::tapSum<ID, K, Shape::MG, Shape::M1, Shape::M2>(
+                                        w.G[0][c], w.H1[0][c], w.H2[0][c]));
+            T[c] = uint32_t(min(max(S, 0), 4080));
+        }
+        const int k = nearestEntry<NMAX>(a.keys, T[0], T[1], T[2]);
+        const int2 P = sTarget[k];
+        err[0] = int(T[0]) - (P.x & 0xffff);
+        err[1] = int(T[1]) - (P.x >> 16);
+        err[2] = int(T[2]) - P.y;
+        Vout[u] = uint8_t(k);
+    }
+    __device__ __forceinline__ void endGroup(int g0) {
+#pragma unroll
+        for (int u = 0; u < kGroup; ++u) {
+            const int j = g0 + u - K * lane;
+            if (rowOk[0] && unsigned(j) < unsigned(a.strip.width)) outRow[j] = Vout[u];
+        }
+    }
+};
+
+/// \brief The palette wavefront: the strip protocol (gpu/ed/wavefront_strip.cuh) over PaletteStep<ID, NMAX>.
 template <int ID, int NMAX>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __grid_constant__ PaletteWavefrontArgs a) {
-    constexpr KernelC KD = kernelDef(ID);
-    constexpr int K = minDelayOf(KD) + PalettePolicy::kExtraDelay;
-    constexpr int MAXDI = maxDiOf(KD);
-    constexpr int MG = maxDjOf(KD, 0) > 0 ? maxDjOf(KD, 0) : 1;
-    constexpr int M1 = K + maxDjOf(KD, 1);
-    constexpr int M2 = MAXDI >= 2 ? 2 * K + maxDjOf(KD, 2) : 1;
-    constexpr int D = KD.D;
-    static_assert(wavefrontFits(KD, K), "kernels reach one or two rows down; the prefill reads 8 words per row");
-
     __shared__ int32_t sInput[256];
     __shared__ int2 sTarget[kMaxPalette];
     for (int i = threadIdx.x; i < 256; i += blockDim.x) sInput[i] = a.input[i];
@@ -97,265 +192,20 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) paletteKernel(const __gri
         sTarget[i] = make_int2(a.keys.target[i][0], a.keys.target[i][1]);
     __syncthreads();
 
-    const int lane = threadIdx.x & 31;
-    const WavefrontArgs& sa = a.strip;
-    const int W = sa.width, H = sa.height;
-    const int strips = (H + 31) / 32;
-    const Word epochTag = Word(sa.epoch) << 48;
-    const uint32_t epochHi = sa.epoch << 16;
-    const int tEnd = (W + K * 31 + kGroup - 1) / kGroup * kGroup;
-
-    for (;;) {
-        const int s = strip::take(sa, lane);
-        if (s >= strips) break;
-        const int base = s * 32;
-        if (!strip::waitForBand(sa, base, lane)) return;
-        const bool hasPrev = s > 0;
-        const bool publish = s + 1 < strips;
-        const Word* prevB1 = a.boundary + size_t(hasPrev ? s - 1 : 0) * 2 * a.boundaryStride;
-        const Word* prevB2 = prevB1 + a.boundaryStride;
-        Word* myB1 = a.boundary + size_t(s) * 2 * a.boundaryStride;
-        Word* myB2 = myB1 + a.boundaryStride;
-
-        const int row = base + lane;
-        const bool rowOk = row < H;
-        const uint32_t* inRow = a.rgb + size_t(rowOk ? row : 0) * a.rgbPitch;
-        uint8_t* outRow = a.out + size_t(rowOk ? row : 0) * a.outPitch;
-
-        int e[3], G[3][MG + 1], H1[3][M1 + 1], H2[3][M2 + 1];
-#pragma unroll
-        for (int c = 0; c < 3; ++c) {
-            e[c] = 0;
-#pragma unroll
-            for (int m = 0; m <= MG; ++m) G[c][m] = 0;
-#pragma unroll
-            for (int m = 0; m <= M1; ++m) H1[c][m] = 0;
-#pragma unroll
-            for (int m = 0; m <= M2; ++m) H2[c][m] = 0;
-        }
-
-        // Boundary words from the previous strip: lanes 0-7 hold E(base-1, g0+K-1+lane), lanes 8-15 hold
-        // E(base-2, g0+2K-1+lane-8) for the group starting at step g0 (as in the gray kernel).
-        auto boundaryLoad = [&](int g0) -> Word {
-            if (!hasPrev) return epochTag;
-            int col;
-            const Word* src;
-            if (lane < 8) {
-                col = g0 + K - 1 + lane;
-                src = prevB1;
-            } else if (MAXDI == 2 && lane < 16) {
-                col = g0 + 2 * K - 1 + lane - 8;
-                src = prevB2;
-            } else {
-                return epochTag;
-            }
-            if (col >= W) return epochTag;
-            return __ldcg(src + col);
-        };
-        auto tagged = [&](Word w) { return (uint32_t(w >> 32) & 0xffff0000u) == epochHi; };
-        // The rows above this strip processed their first columns "before step 0": lane 0 (and lane 1 for two-row
-        // kernels) start with those errors in their histories.
-        if (hasPrev) {
-            auto prefillLoad = [&]() -> Word {
-                int col;
-                const Word* src;
-                if (lane < 8) {
-                    col = lane;
-                    src = prevB1;
-                } else if (MAXDI == 2 && lane < 16) {
-                    col = lane - 8;
-                    src = prevB2;
-                } else {
-                    return epochTag;
-                }
-                if (col >= W) return epochTag;
-                return __ldcg(src + col);
-            };
-            Word w = prefillLoad();
-            int spins = 0;
-            while (!__all_sync(kFull, tagged(w))) {
-                if (strip::spinAbort(sa, lane, spins)) return;
-                w = prefillLoad();
-            }
-            const uint32_t lo = uint32_t(w), hi = uint32_t(w >> 32);
-#pragma unroll
-            for (int m = 1; m <= M1; ++m) {
-                const int col = K - 1 - m;
-                const uint32_t x = __shfl_sync(kFull, lo, col >= 0 ? col : 0);
-                const uint32_t y = __shfl_sync(kFull, hi, col >= 0 ? col : 0);
-                if (lane == 0 && col >= 0) {
-                    H1[0][m] = lowField(x);
-                    H1[1][m] = highField(x);
-                    H1[2][m] = lowField(y);
-                }
-            }
-            if (MAXDI == 2) {
-#pragma unroll
-                for (int m = 1; m <= M2; ++m) {
-                    const int col2 = 2 * K - 1 - m;
-                    const uint32_t x2 = __shfl_sync(kFull, lo, 8 + (col2 >= 0 ? col2 : 0));
-                    const uint32_t y2 = __shfl_sync(kFull, hi, 8 + (col2 >= 0 ? col2 : 0));
-                    const int col1 = K - 1 - m;
-                    const uint32_t x1 = __shfl_sync(kFull, lo, col1 >= 0 ? col1 : 0);
-                    const uint32_t y1 = __shfl_sync(kFull, hi, col1 >= 0 ? col1 : 0);
-                    if (lane == 0 && col2 >= 0) {
-                        H2[0][m] = lowField(x2);
-                        H2[1][m] = highField(x2);
-                        H2[2][m] = lowField(y2);
-                    }
-                    if (lane == 1 && col1 >= 0) {
-                        H2[0][m] = lowField(x1);
-                        H2[1][m] = highField(x1);
-                        H2[2][m] = lowField(y1);
-                    }
-                }
-            }
-        }
-
-        // input of a group: the packed colour of every step's pixel, read one group ahead
-        auto inputLoad = [&](int g0, uint32_t(&dst)[kGroup]) {
-#pragma unroll
-            for (int u = 0; u < kGroup; ++u) {
-                const int j = g0 + u - K * lane;
-                dst[u] = rowOk && unsigned(j) < unsigned(W) ? __ldg(inRow + j) : 0u;
-            }
-        };
-        uint32_t inNext[kGroup];
-        inputLoad(0, inNext);
-        Word bNext = boundaryLoad(0);  // one group ahead: a group's steps outlast the L2 round trip
-        int abortNow = 0;
-
-        for (int g0 = 0; g0 < tEnd; g0 += kGroup) {
-            // cancellation: the device flag, read at a chunk's start and acted on at the next
-            if (g0 % PalettePolicy::kChunk == 0) {
-                if (__shfl_sync(kFull, abortNow, 0)) {
-                    if (lane == 0) atomicExch(sa.abortFlag, 1);
-                    return;
-                }
-                if (lane == 0) abortNow = *reinterpret_cast<volatile int*>(sa.abortFlag);
-            }
-            Word bCur = bNext;
-            if (hasPrev) {
-                int spins = 0;
-                while (!__all_sync(kFull, tagged(bCur))) {
-                    if (strip::spinAbort(sa, lane, spins)) return;
-                    bCur = boundaryLoad(g0);
-                }
-            }
-            bNext = boundaryLoad(g0 + kGroup);
-
-            uint32_t in[kGroup];
-#pragma unroll
-            for (int u = 0; u < kGroup; ++u) in[u] = inNext[u];
-            inputLoad(g0 + kGroup, inNext);
-            int A[kGroup][3];
-#pragma unroll
-            for (int u = 0; u < kGroup; ++u) {
-                A[u][0] = sInput[in[u] & 255u];
-                A[u][1] = sInput[(in[u] >> 8) & 255u];
-                A[u][2] = sInput[(in[u] >> 16) & 255u];
-            }
-            const uint32_t bLo = uint32_t(bCur), bHi = uint32_t(bCur >> 32);
-            uint8_t Vout[kGroup];
-
-#pragma unroll
-            for (int u = 0; u < kGroup; ++u) {
-                const int t = g0 + u;
-                const int j = t - K * lane;
-                int bv1[3], bv2[3] = {0, 0, 0};
-                {
-                    const uint32_t x = __shfl_sync(kFull, bLo, u), y = __shfl_sync(kFull, bHi, u);
-                    bv1[0] = lowField(x);
-                    bv1[1] = highField(x);
-                    bv1[2] = lowField(y);
-                }
-                if (MAXDI == 2) {
-                    const uint32_t x = __shfl_sync(kFull, bLo, 8 + u), y = __shfl_sync(kFull, bHi, 8 + u);
-                    bv2[0] = lowField(x);
-                    bv2[1] = highField(x);
-                    bv2[2] = lowField(y);
-                }
-                int r1[3], r2[3];
-#pragma unroll
-                for (int c = 0; c < 3; ++c) {
-                    r1[c] = __shfl_sync(kFull, e[c], (lane + 31) & 31);
-                    r2[c] = MAXDI == 2 ? __shfl_sync(kFull, e[c], (lane + 30) & 31) : 0;
-                }
-                uint32_t T[3];
-#pragma unroll
-                for (int c = 0; c < 3; ++c) {
-                    const int above1 = lane == 0 ? bv1[c] : r1[c];
-#pragma unroll
-                    for (int m = M1; m >= 2; --m) H1[c][m] = H1[c][m - 1];
-                    H1[c][1] = above1;
-                    if (MAXDI == 2) {
-                        const int above2 = lane == 0 ? bv2[c] : lane == 1 ? bv1[c] : r2[c];
-#pragma unroll
-                        for (int m = M2; m >= 2; --m) H2[c][m] = H2[c][m - 1];
-                        H2[c][1] = above2;
-                    }
-#pragma unroll
-                    for (int m = MG; m >= 2; --m) G[c][m] = G[c][m - 1];
-                    G[c][1] = e[c];
-                    int acc = 0;
-#pragma unroll
-                    for (int k = 0; k < KD.n; ++k) {
-                        const TapC tp = KD.t[k];
-                        if (tp.di == 0)
-                            acc += tp.w * G[c][tp.dj];
-                        else if (tp.di == 1)
-                            acc += tp.w * H1[c][K + tp.dj];
-                        else
-                            acc += tp.w * H2[c][2 * K + tp.dj];
-                    }
-                    const int S = A[u][c] + roundedShare<D>(acc);
-                    T[c] = uint32_t(min(max(S, 0), 4080));
-                }
-                const int k = nearestEntry<NMAX>(a.keys, T[0], T[1], T[2]);
-                const int2 P = sTarget[k];
-                const int E0 = int(T[0]) - (P.x & 0xffff), E1 = int(T[1]) - (P.x >> 16), E2 = int(T[2]) - P.y;
-                const bool valid = rowOk && unsigned(j) < unsigned(W);
-                e[0] = valid ? E0 : 0;
-                e[1] = valid ? E1 : 0;
-                e[2] = valid ? E2 : 0;
-                Vout[u] = uint8_t(k);
-                if (publish && valid) {
-                    const Word word = epochTag | (Word(uint32_t(E2) & 0xffffu) << 32) |
-                                      Word((uint32_t(E0) & 0xffffu) | (uint32_t(E1) << 16));
-                    if (lane == 31) __stcg(myB1 + j, word);
-                    if (MAXDI == 2 && lane == 30) __stcg(myB2 + j, word);
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < kGroup; ++u) {
-                const int j = g0 + u - K * lane;
-                if (rowOk && unsigned(j) < unsigned(W)) outRow[j] = Vout[u];
-            }
-        }
-        strip::finish(sa, s, min(H, base + 32), lane);
-    }
+    PaletteStep<ID, NMAX> step{a, sInput, sTarget, int(threadIdx.x & 31)};
+    strip::run(a.strip, a.boundary, a.boundaryStride, step);
 }
 
 using KernelFn = void (*)(PaletteWavefrontArgs);
 
-/// \brief The instance of kernel ID, or null for a kernel the strips do not handle (wavefrontFits).
-template <int ID, int NMAX>
-KernelFn paletteInstance() {
-    if constexpr (wavefrontFits(kernelDef(ID), minDelayOf(kernelDef(ID)) + PalettePolicy::kExtraDelay))
-        return &paletteKernel<ID, NMAX>;
-    else
-        return nullptr;
-}
-
-template <int NMAX, int... I>
-KernelFn paletteKernelForIdOf(int id, std::integer_sequence<int, I...>) {
-    KernelFn fn = nullptr;
-    (void)((id == I ? (fn = paletteInstance<I, NMAX>(), true) : false) || ...);
-    return fn;
-}
+/// \brief The instance of kernel `id` for search form NMAX, or null for a kernel the strips do not handle.
 template <int NMAX>
 KernelFn paletteKernelForId(int id) {
-    return paletteKernelForIdOf<NMAX>(id, std::make_integer_sequence<int, kKernelCount>());
+    return instanceFor<KernelFn, kKernelCount>(id, [](auto i) -> KernelFn {
+        if constexpr (stripsFit(decltype(i)::value, PalettePolicy::kExtraDelay))
+            return &paletteKernel<decltype(i)::value, NMAX>;
+        return nullptr;
+    });
 }
 
 /// \brief The instance for a kernel and palette size: unrolled searches of 4, 8 or 16 entries, the loop above that.
@@ -379,7 +229,7 @@ __global__ void packRgbKernel(const uint8_t* r, const uint8_t* g, const uint8_t*
 
 }  // namespace
 
-int paletteStripRows() { return 32; }
+int paletteStripRows() { return gpustrips::kPalette.rows(); }
 
 bool paletteWavefrontHasKernel(int kernelIndex) {
     return kernelIndex >= 0 && kernelIndex < kKernelCount && paletteKernelFor(kernelIndex, 16) != nullptr;
@@ -390,7 +240,7 @@ cudaError_t launchPaletteWavefront(int kernelIndex, const PaletteWavefrontArgs& 
         return cudaErrorInvalidValue;
     const KernelFn fn = paletteKernelFor(kernelIndex, a.keys.size);
     if (!fn) return cudaErrorInvalidValue;
-    const int strips = (a.strip.height + 31) / 32;
+    const int strips = (a.strip.height + paletteStripRows() - 1) / paletteStripRows();
     int blocks = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
     if (blocks > smCount) blocks = smCount;
     if (blocks < 1) blocks = 1;
