@@ -11,11 +11,19 @@
 
 namespace halftone::io {
 
+/// \brief Which decoders read PNG, JPEG, TIFF, WebP and GIF files (every other format goes through OpenImageIO).
+enum class Decoder {
+    Automatic,  ///< the built-in codecs, or OpenImageIO when the environment variable HALFTONE_DECODER is "openimageio"
+    BuiltIn,    ///< the built-in codecs: libpng, libjpeg-turbo, libtiff, libwebp, giflib (no OpenImageIO loaded)
+    OpenImageIO,  ///< OpenImageIO's readers, as for the other formats (loads the OpenImageIO module)
+};
+
 /// \brief Options for reading a file into 8-bit planes.
 struct ReadOptions {
     uint64_t maxPixels = kDefaultMaxPixels;   ///< refuse larger images before allocating
     uint64_t maxMemory = defaultMaxMemory();  ///< bytes: planes + decoder buffers + strips, checked before allocating
     StopToken stop;                           ///< checked between strips: a stop makes readImage return cancelled
+    Decoder decoder = Decoder::Automatic;     ///< who decodes the common formats (both hold every guarantee here)
 };
 
 /// \brief What the reader found besides the pixels (for messages such as "multi-image TIFF: first image used").
