@@ -184,10 +184,12 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
         if (out.channels.empty()) allocatePlanes(out, int(w), int(h), L);  // once pixels decode
         for (uint32_t r = 0; r < n; ++r) {
             uint16_t* row = rows.data() + size_t(r) * w * stride;
-            if (palette)  // indices to the colour map's RGB
+            if (palette)  // indices to the colour map's RGB, its 16-bit entries scaled to 8 bits rounding down (as
+                          // OpenImageIO)
                 for (uint32_t x = 0; x < w; ++x) {
                     const uint16_t k = row[size_t(x) * 3];
-                    row[size_t(x) * 3] = red[k], row[size_t(x) * 3 + 1] = green[k], row[size_t(x) * 3 + 2] = blue[k];
+                    const uint16_t* map[3] = {red, green, blue};
+                    for (int c = 0; c < 3; ++c) row[size_t(x) * 3 + size_t(c)] = uint16_t(map[c][k] / 257 * 257);
                 }
             storeRow(out, L, row, 16, int(y0 + r), 0, int(w));
         }

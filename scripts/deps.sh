@@ -5,7 +5,9 @@ HALFTONE_PACKAGES=(
   g++ make cmake ninja-build pkg-config file dpkg-dev      # toolchain, CPack .deb
   libasan8 libubsan1                                       # sanitizer runtimes (asan preset, scripts/asan.sh)
   qt6-base-dev libqcustomplot-dev                          # studio (Qt 6 widgets, charts)
-  libopenimageio-dev openimageio-tools libwebp-dev         # image files (WebP read by libwebp)
+  libpng-dev libjpeg62-turbo-dev libtiff-dev libwebp-dev  # image files: the built-in codecs (io/codecs.h)
+  libgif-dev zlib1g-dev                                    #   (GIF; Deflate of palette TIFFs)
+  libopenimageio-dev openimageio-tools                     # image files: every other format (the OpenImageIO module)
   libcli11-dev nlohmann-json3-dev libfftw3-dev libtbb-dev  # CLI, JSON, spectra, CPU tasks
   xvfb xauth                                               # offscreen/virtual display for GUI tests
   netpbm imagemagick                                       # reference tools in the benchmark

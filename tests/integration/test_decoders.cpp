@@ -124,7 +124,13 @@ void compareDecoders(const std::string& f) {
     QCOMPARE(a.width(), b.width());
     QCOMPARE(a.height(), b.height());
     for (int c = 0; c < a.channelCount(); ++c)
-        QVERIFY2(a.channels[size_t(c)] == b.channels[size_t(c)], qPrintable(QString("channel %1 differs").arg(c)));
+        for (size_t i = 0; i < a.channels[size_t(c)].data.size(); ++i)
+            QVERIFY2(a.channels[size_t(c)].data[i] == b.channels[size_t(c)].data[i],
+                     qPrintable(QString("channel %1 differs at pixel %2: %3 built-in, %4 OpenImageIO")
+                                    .arg(c)
+                                    .arg(i)
+                                    .arg(a.channels[size_t(c)].data[i])
+                                    .arg(b.channels[size_t(c)].data[i])));
     QCOMPARE(a.hasAlpha, b.hasAlpha);
     if (a.hasAlpha) QVERIFY2(a.alpha == b.alpha, "alpha differs");
     QCOMPARE(ia.notes, ib.notes);
@@ -182,7 +188,7 @@ void TestDecoders::commonFormatsLoadNoOpenImageIO() {
     int traces = 0;
     auto traced = [&](const std::string& in, const std::string& out) {
         const QString prefix = QString::fromStdString(path("ld-" + std::to_string(++traces)));
-        Run r = runCli({QString::fromStdString(in), QString::fromStdString(out)}, {}, prefix);
+        Run r = runCli({"--force", QString::fromStdString(in), QString::fromStdString(out)}, {}, prefix);  // lossy too
         for (const QFileInfo& fi :
              QDir(tmp_->path()).entryInfoList({QFileInfo(prefix).fileName() + ".*"}, QDir::Files)) {
             QFile file(fi.absoluteFilePath());
@@ -199,7 +205,7 @@ void TestDecoders::commonFormatsLoadNoOpenImageIO() {
     };
     std::string in = png;
     for (const char* ext : {".png", ".jpg", ".tif", ".webp", ".pgm"}) {
-        const std::string out = path("o" + std::to_string(traces) + ext);
+        const std::string out = path(QString("o%1%2").arg(traces).arg(ext).toStdString());
         noOpenImageIO(in, out);
         if (QTest::currentTestFailed()) return;
         in = out;
