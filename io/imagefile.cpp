@@ -305,6 +305,7 @@ Status checkOutput(const std::string& path, const OutputLayout& layout, const Im
                                                                     : ".png, .tif and .pgm hold it") +
                                  ")");
 #else
+        (void)image;
         return Status::error(ctx + ": this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
 #endif
     }
