@@ -1,10 +1,6 @@
-// Built-in readers: WebP through libwebp (OpenImageIO 2.4's reader breaks after a subimage seek and
-// leaves the canvas of an animation uninitialised), RLE BMP (OpenImageIO refuses an end-of-line code
-// on the last row, which encoders write) and ICO (OpenImageIO reads a 256-pixel BMP entry as 0 x 0).
+// The OpenImageIO module's own readers: RLE BMP (OpenImageIO refuses an end-of-line code on the last row, which
+// encoders write), ICO (OpenImageIO reads a 256-pixel BMP entry as 0 x 0) and CMYK Photoshop files.
 #include "io/formats.h"
-
-#include <webp/decode.h>
-#include <webp/demux.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +12,7 @@
 #include "core/budget.h"
 #include "io/headers.h"
 #include "io/oiio.h"
+#include "io/rgba.h"
 
 namespace halftone::io::detail {
 
@@ -35,115 +32,7 @@ uint32_t le32(const unsigned char* p) {
 }
 uint16_t le16(const unsigned char* p) { return uint16_t(p[1] << 8 | p[0]); }
 
-/// The whole file, after checking its size against the budget (these formats are decoded from memory).
-Status readFile(const std::string& path, const ReadOptions& options, std::vector<unsigned char>& data) {
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) return Status::error("cannot open the file");
-    const std::streamoff size = f.tellg();
-    if (size < 0) return Status::error("cannot determine the file's size");
-    if (Status s = checkMemory(uint64_t(size), options.maxMemory, "holding this file in memory"); !s) return s;
-    data.resize(size_t(size));
-    f.seekg(0);
-    if (size > 0 && !f.read(reinterpret_cast<char*>(data.data()), size)) return Status::error("read error");
-    return Status::ok();
-}
-
-/// Interleaved RGBA (unassociated) to planes: RGB, or gray when every pixel is gray; alpha only when some pixel is not
-/// opaque.
-Image fromRgba(const unsigned char* rgba, int w, int h, size_t stride) {
-    bool gray = true, opaque = true;
-    for (int y = 0; y < h && (gray || opaque); ++y) {
-        const unsigned char* r = rgba + size_t(y) * stride;
-        for (int x = 0; x < w; ++x) {
-            const unsigned char* p = r + size_t(x) * 4;
-            gray = gray && p[0] == p[1] && p[1] == p[2];
-            opaque = opaque && p[3] == 255;
-        }
-    }
-    Image out;
-    out.space = gray ? ColorSpace::Gray : ColorSpace::RGB;
-    out.channels.assign(gray ? 1 : 3, Plane8());  // then each plane allocated in place, not copied
-    for (Plane8& plane : out.channels) plane = Plane8(w, h);
-    out.hasAlpha = !opaque;
-    if (!opaque) out.alpha = Plane8(w, h);
-    for (int y = 0; y < h; ++y) {
-        const unsigned char* r = rgba + size_t(y) * stride;
-        for (size_t c = 0; c < out.channels.size(); ++c) {
-            uint8_t* d = out.channels[c].row(y);
-            for (int x = 0; x < w; ++x) d[x] = r[size_t(x) * 4 + c];
-        }
-        if (!opaque) {
-            uint8_t* d = out.alpha.row(y);
-            for (int x = 0; x < w; ++x) d[x] = r[size_t(x) * 4 + 3];
-        }
-    }
-    return out;
-}
-
-struct DemuxDeleter {
-    void operator()(WebPDemuxer* d) const { WebPDemuxDelete(d); }
-};
-struct AnimDeleter {
-    void operator()(WebPAnimDecoder* d) const { WebPAnimDecoderDelete(d); }
-};
-struct WebpFree {
-    void operator()(uint8_t* p) const { WebPFree(p); }
-};
-
 }  // namespace
-
-Status readWebp(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
-    std::vector<unsigned char> bytes;
-    if (Status s = readFile(path, options, bytes); !s) return s;
-    WebPData data{bytes.data(), bytes.size()};
-    std::unique_ptr<WebPDemuxer, DemuxDeleter> demux(WebPDemux(&data));
-    if (!demux) return Status::error("corrupt or truncated WebP file");
-    const uint32_t cw = WebPDemuxGetI(demux.get(), WEBP_FF_CANVAS_WIDTH),
-                   ch = WebPDemuxGetI(demux.get(), WEBP_FF_CANVAS_HEIGHT);
-    const uint32_t frames = WebPDemuxGetI(demux.get(), WEBP_FF_FRAME_COUNT);
-    const bool animated = (WebPDemuxGetI(demux.get(), WEBP_FF_FORMAT_FLAGS) & ANIMATION_FLAG) != 0;
-    if (Status s = checkImageSize(cw, ch, 4, options.maxPixels); !s) return s;
-    if (frames == 0) return Status::error("WebP file with no frames");
-    const uint64_t canvas = uint64_t(cw) * ch * 4;
-    // Planes (at most RGB + alpha), the decoded RGBA canvas (two more for an animation: the previous
-    // canvas and the frame), and the file itself.
-    const uint64_t need = addBytes(addBytes(uint64_t(cw) * ch * 4, canvas * (animated ? 3 : 1)), bytes.size());
-    if (Status s = checkMemory(need, options.maxMemory,
-                               "reading this " + std::to_string(cw) + " x " + std::to_string(ch) + " WebP image");
-        !s)
-        return s;
-    if (options.stop.stopRequested()) return Status::cancelled();
-
-    Image out;
-    if (animated) {
-        WebPAnimDecoderOptions opt;
-        if (!WebPAnimDecoderOptionsInit(&opt)) return Status::error("the WebP library is incompatible");
-        opt.color_mode = MODE_RGBA;  // unassociated alpha
-        opt.use_threads = 0;
-        std::unique_ptr<WebPAnimDecoder, AnimDeleter> dec(WebPAnimDecoderNew(&data, &opt));
-        if (!dec) return Status::error("corrupt animated WebP file");
-        uint8_t* rgba = nullptr;
-        int timestamp = 0;
-        if (!WebPAnimDecoderGetNext(dec.get(), &rgba, &timestamp) || !rgba)
-            return Status::error("corrupt animated WebP file: the first frame cannot be decoded");
-        out = fromRgba(rgba, int(cw), int(ch), size_t(cw) * 4);
-    } else {
-        int w = 0, h = 0;
-        std::unique_ptr<uint8_t, WebpFree> rgba(WebPDecodeRGBA(bytes.data(), bytes.size(), &w, &h));
-        if (!rgba) return Status::error("corrupt or truncated WebP image data");
-        if (w != int(cw) || h != int(ch)) return Status::error("corrupt WebP file: the image and canvas sizes differ");
-        out = fromRgba(rgba.get(), w, h, size_t(w) * 4);
-    }
-    if (info) {
-        info->format = "webp";
-        info->sourceChannels = out.hasAlpha ? 4 : 3;
-        info->sourceType = "uint8";
-        if (frames > 1)
-            info->notes = "animated WebP with " + std::to_string(frames) + " frames: only the first frame was read";
-    }
-    image = std::move(out);
-    return Status::ok();
-}
 
 namespace {
 
@@ -191,7 +80,7 @@ Image fromIndexed(const Plane8& idx, const std::vector<Bgr>& pal) {
 
 Status readBmp(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
     std::vector<unsigned char> d;
-    if (Status s = readFile(path, options, d); !s) return s;
+    if (Status s = readWholeFile(path, options, d); !s) return s;
     if (d.size() < 54) return Status::error("truncated BMP header");
     const uint32_t dataOffset = le32(&d[10]), infoSize = le32(&d[14]);
     if (infoSize < 40 || 14 + uint64_t(infoSize) > d.size()) return Status::error("corrupt BMP: bad header size");
@@ -267,7 +156,7 @@ Status readBmp(const std::string& path, Image& image, const ReadOptions& options
 
 Status readIco(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
     std::vector<unsigned char> d;
-    if (Status s = readFile(path, options, d); !s) return s;
+    if (Status s = readWholeFile(path, options, d); !s) return s;
     if (d.size() < 6) return Status::error("truncated ICO header");
     const int count = le16(&d[4]);
     if (count == 0) return Status::error("ICO file with no images");
@@ -377,7 +266,7 @@ bool isPsdCmyk(const unsigned char* head, size_t n) {
 
 Status readPsdCmyk(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) {
     std::vector<unsigned char> d;
-    if (Status s = readFile(path, options, d); !s) return s;
+    if (Status s = readWholeFile(path, options, d); !s) return s;
     if (d.size() < 26) return Status::error("truncated PSD header");
     const int version = be16(&d[4]);  // 1 PSD, 2 PSB (large document)
     const int channels = be16(&d[12]), depth = be16(&d[22]);

@@ -1,6 +1,6 @@
 #pragma once
-// \brief Built-in readers for files OpenImageIO 2.4 reads wrongly or not at all: WebP (through
-// libwebp), RLE-compressed BMP, ICO/CUR icons and CMYK Photoshop files. Messages carry no file name.
+// \brief The OpenImageIO module's own readers, for files OpenImageIO 2.4 reads wrongly or not at all: RLE-compressed
+// BMP, ICO/CUR icons and CMYK Photoshop files. Messages carry no file name.
 #include <string>
 
 #include "core/image.h"
@@ -8,9 +8,6 @@
 #include "io/imagefile.h"
 
 namespace halftone::io::detail {
-
-/// \brief WebP, still or animated (the first frame composed on the full canvas, uncovered canvas transparent).
-Status readWebp(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info);
 
 /// \brief BMP with RLE8 or RLE4 compression (palette expanded; gray when the palette is gray).
 Status readBmp(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info);

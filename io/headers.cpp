@@ -440,6 +440,19 @@ Status checkTiff(std::FILE* f, HeaderFacts& facts) {
                                  " appears twice in the first image's directory");
         if (tag == 277 && (type == 3 || type == 4)) samplesPerPixel = type == 3 ? u16(t + 8) : u32(t + 8);
         if (tag == 332 && type == 3) facts.tiffInkSet = u16(t + 8);
+        if (tag == 262 && type == 3) facts.tiffPhotometric = u16(t + 8);
+        if (tag == 339 && type == 3) {  // one value per sample: all must be the first's
+            facts.tiffSampleFormat = u16(t + 8);
+            if (count > 2) {
+                std::vector<unsigned char> v(2 * size_t(std::min<uint32_t>(count, 1u << 16)));
+                if (readAt(f, u32(t + 8), v.data(), v.size()) != v.size()) continue;
+                facts.tiffSampleFormat = u16(v.data());
+                for (size_t k = 2; k < v.size(); k += 2)
+                    if (u16(v.data() + k) != u16(v.data())) facts.tiffSampleFormat = -1;
+            } else if (count == 2 && u16(t + 10) != u16(t + 8)) {
+                facts.tiffSampleFormat = -1;
+            }
+        }
         if (tag == 333 && type == 2 && count > 0 && count <= 4096) {  // InkNames: NUL-separated ASCII
             std::vector<unsigned char> v(count);
             if (count <= 4)

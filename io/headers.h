@@ -24,6 +24,8 @@ struct HeaderFacts {
     int tiffExtraSamples = -1;              ///< TIFF: ExtraSamples count of the first image (-1: not a classic TIFF)
     int tiffFirstExtra = -1;                ///< TIFF: meaning of the first extra sample (0 unspecified, 1/2 alpha)
     int tiffInkSet = -1;                    ///< TIFF: InkSet (1 = CMYK, 2 = named inks), -1 when absent
+    int tiffPhotometric = -1;               ///< TIFF: PhotometricInterpretation of the first image, -1 when absent
+    int tiffSampleFormat = 1;               ///< TIFF: SampleFormat (1 unsigned, 2 signed, 3 floating point)
     std::vector<std::string> tiffInkNames;  ///< TIFF: InkNames, one per ink (empty when absent)
 };
 

@@ -20,6 +20,7 @@
 #include "io/atomicwrite.h"
 #include "io/pnm.h"
 #ifdef HALFTONE_HAVE_OIIO
+#include "io/codecs.h"
 #include "io/headers.h"
 #include "io/oiiomodule.h"
 #endif
@@ -113,12 +114,15 @@ Status readImageUnguarded(const std::string& path, Image& image, const ReadOptio
         }
         detail::HeaderFacts facts;
         if (Status s = detail::checkHeader(path, format, options, facts); !s) return s.withContext(ctx);
+        if (detail::useBuiltInReader(format, facts, options)) {
+            if (Status s = detail::readBuiltIn(path, format, facts, out, options, &ri); !s) return s.withContext(ctx);
+            image = std::move(out);
+            return Status::ok();
+        }
         const detail::OiioModuleApi* api = nullptr;
         if (Status s = detail::oiioModule(api); !s) return s.withContext(ctx);
         Status s;
-        if (format == "webp")
-            s = api->readWebp(path, out, options, &ri);
-        else if (format == "bmp" && facts.bmpRle)
+        if (format == "bmp" && facts.bmpRle)
             s = api->readBmp(path, out, options, &ri);
         else if (format == "ico")
             s = api->readIco(path, out, options, &ri);
@@ -240,6 +244,17 @@ Status probeWriter(const std::string& path, const OutputLayout& layout) {
 }
 #endif
 
+/// What every output check ends with: the format's largest side, then the target itself.
+Status finishOutputCheck(const std::string& ctx, const std::string& path, const std::string& ext,
+                         const OutputLayout& layout) {
+    if (const int side = maxSide(ext); side > 0 && std::max(layout.width, layout.height) > side)
+        return Status::error(ctx + ": the image is " + std::to_string(layout.width) + " x " +
+                             std::to_string(layout.height) + ", and '" + ext + "' files hold at most " +
+                             std::to_string(side) + " x " + std::to_string(side));
+    if (Status s = checkWritableTarget(path); !s) return Status::error(ctx + ": " + s.message());
+    return Status::ok();
+}
+
 }  // namespace
 
 bool isLossyFormat(const std::string& path) {
@@ -249,7 +264,10 @@ bool isLossyFormat(const std::string& path) {
     return false;
 }
 
-Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
+namespace {
+
+/// checkOutputPath for `image` when it is known (a palette image goes to GIF through the built-in writer).
+Status checkOutput(const std::string& path, const OutputLayout& layout, const Image* image) {
     const std::string ctx = "cannot write '" + path + "'";
     const std::string ext = lowerExtension(path);
     const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
@@ -266,11 +284,19 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
                                  " channels; write .ppm, .png or .tif instead");
     } else {
 #ifdef HALFTONE_HAVE_OIIO
-        const detail::OiioModuleApi* api = nullptr;
-        if (Status s = detail::oiioModule(api); !s) return Status::error(ctx + ": " + s.message());
-        std::string why;
-        if (!api->canWrite(path, why)) return Status::error(ctx + ": " + why);
-        if (Status s = writerNeedsExtension(ext) ? Status::ok() : probeWriter(path, layout); !s)
+        // The built-in writers know their refusals; OpenImageIO's are found by writing a tiny image.
+        Status probe = Status::ok();
+        if (detail::builtInWrites(ext, image)) {
+            if (const std::string why = detail::builtInLayoutProblem(ext, layout.space); !why.empty())
+                probe = Status::error(why);
+        } else {
+            const detail::OiioModuleApi* api = nullptr;
+            if (Status s = detail::oiioModule(api); !s) return Status::error(ctx + ": " + s.message());
+            std::string why;
+            if (!api->canWrite(path, why)) return Status::error(ctx + ": " + why);
+            if (!writerNeedsExtension(ext)) probe = probeWriter(path, layout);
+        }
+        if (Status s = probe; !s)
             return Status::error(ctx + ": " + s.message() + " (the output is a " + spaceName(layout.space) +
                                  (layout.alpha ? " + alpha" : "") + " image; " +
                                  (layout.space == ColorSpace::CMYK  ? ".tif holds it"
@@ -279,15 +305,17 @@ Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
                                                                     : ".png, .tif and .pgm hold it") +
                                  ")");
 #else
+        (void)image;
         return Status::error(ctx + ": this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
 #endif
     }
-    if (const int side = maxSide(ext); side > 0 && std::max(layout.width, layout.height) > side)
-        return Status::error(ctx + ": the image is " + std::to_string(layout.width) + " x " +
-                             std::to_string(layout.height) + ", and '" + ext + "' files hold at most " +
-                             std::to_string(side) + " x " + std::to_string(side));
-    if (Status s = checkWritableTarget(path); !s) return Status::error(ctx + ": " + s.message());
-    return Status::ok();
+    return finishOutputCheck(ctx, path, ext, layout);
+}
+
+}  // namespace
+
+Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
+    return checkOutput(path, layout, nullptr);
 }
 
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options) {
@@ -307,7 +335,7 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
     layout.height = image.height();
     const std::string ext = lowerExtension(path);
     const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
-    if (Status s = checkOutputPath(path, layout); !s) return s;
+    if (Status s = checkOutput(path, layout, &image); !s) return s;
 
     AtomicFile file;
     auto open = [&](bool named) {
@@ -337,22 +365,27 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
         if (!s) return fail(s.message());
     } else {
 #ifdef HALFTONE_HAVE_OIIO
-        const detail::OiioModuleApi* api = nullptr;
-        if (Status s = detail::oiioModule(api); !s) return fail(s.message());
-        if (Status s = api->writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
-        struct stat st {};
-        if (file.unnamed() && ::fstat(file.fd(), &st) == 0 && st.st_size == 0) {
-            // Another writer that needs the extension in the name it opens: again through a named file.
-            if (Status s = open(true); !s) return s;
+        // The built-in writers report every write error; OpenImageIO's are read back below.
+        if (detail::builtInWrites(ext, &image)) {
+            if (Status s = detail::writeBuiltIn(ext, file.writePath(), image, options); !s) return fail(s.message());
+        } else {
+            const detail::OiioModuleApi* api = nullptr;
+            if (Status s = detail::oiioModule(api); !s) return fail(s.message());
             if (Status s = api->writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
+            struct stat st {};
+            if (file.unnamed() && ::fstat(file.fd(), &st) == 0 && st.st_size == 0) {
+                // Another writer that needs the extension in the name it opens: again through a named file.
+                if (Status s = open(true); !s) return s;
+                if (Status s = api->writeOiio(path, file.writePath(), image, options); !s) return fail(s.message());
+            }
+            if (::fstat(file.fd(), &st) == 0 && st.st_size == 0)
+                return fail("the writer for '" + ext + "' wrote nothing; use .png, .tif, .pgm, .ppm or .pbm");
+            // OpenImageIO's PNG and TIFF writers can lose the error of a failed write (full disk, file size
+            // limit) and report success, and some formats change values: read the file back before it
+            // replaces anything.
+            if (Status s = api->verifyWritten(path, file.writePath(), image, !isLossyFormat(path)); !s)
+                return fail(s.message());
         }
-        if (::fstat(file.fd(), &st) == 0 && st.st_size == 0)
-            return fail("the writer for '" + ext + "' wrote nothing; use .png, .tif, .pgm, .ppm or .pbm");
-        // OpenImageIO's PNG and TIFF writers can lose the error of a failed write (full disk, file size
-        // limit) and report success, and some formats change values: read the file back before it
-        // replaces anything.
-        if (Status s = api->verifyWritten(path, file.writePath(), image, !isLossyFormat(path)); !s)
-            return fail(s.message());
 #else
         (void)options;
         return fail("this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");

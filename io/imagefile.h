@@ -1,5 +1,6 @@
 #pragma once
-// \brief Image files: every format OpenImageIO reads (when built with it), plus built-in binary PGM/PPM/PBM.
+// \brief Image files: built-in binary PGM/PPM/PBM always; with HALFTONE_IO built-in PNG, JPEG, TIFF, WebP and GIF
+// codecs (io/codecs.h) and every other format OpenImageIO reads.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,11 +12,19 @@
 
 namespace halftone::io {
 
+/// \brief Which decoders read PNG, JPEG, TIFF, WebP and GIF files (every other format goes through OpenImageIO).
+enum class Decoder {
+    Automatic,  ///< the built-in codecs, or OpenImageIO when the environment variable HALFTONE_DECODER is "openimageio"
+    BuiltIn,    ///< the built-in codecs: libpng, libjpeg-turbo, libtiff, libwebp, giflib (no OpenImageIO loaded)
+    OpenImageIO,  ///< OpenImageIO's readers, as for the other formats (loads the OpenImageIO module)
+};
+
 /// \brief Options for reading a file into 8-bit planes.
 struct ReadOptions {
     uint64_t maxPixels = kDefaultMaxPixels;   ///< refuse larger images before allocating
     uint64_t maxMemory = defaultMaxMemory();  ///< bytes: planes + decoder buffers + strips, checked before allocating
     StopToken stop;                           ///< checked between strips: a stop makes readImage return cancelled
+    Decoder decoder = Decoder::Automatic;     ///< who decodes the common formats (both hold every guarantee here)
 };
 
 /// \brief What the reader found besides the pixels (for messages such as "multi-image TIFF: first image used").
@@ -35,10 +44,11 @@ struct ReadInfo {
 /// in rows of tiles), never as one whole-image copy. The colour meaning comes from the file's tags
 /// (TIFF photometric interpretation and ink count, EXR channel names, PSD colour mode), not from the
 /// channel count: YCbCr and CIELab are converted to RGB, one-ink separations to gray, PSD CMYK
-/// un-inverted, EXR luminance/chroma to RGB; layouts with no defined meaning are refused. WebP (still
-/// and animated: the first frame composed on its canvas), RLE-compressed BMP and ICO entries of any
-/// size are read by built-in code where OpenImageIO's readers fail. No exception escapes: running
-/// out of memory becomes an error naming the file.
+/// un-inverted, EXR luminance/chroma to RGB; layouts with no defined meaning are refused. PNG, JPEG,
+/// TIFF of unsigned samples, WebP (still and animated: the first frame composed on its canvas) and GIF
+/// are read by the built-in codecs (or by OpenImageIO, see ReadOptions::decoder, with the same
+/// result); RLE-compressed BMP and ICO entries of any size by built-in code where OpenImageIO's
+/// readers fail. No exception escapes: running out of memory becomes an error naming the file.
 ///
 /// Samples become 8 bit as: uint8 as is; uint16 (v*255 + 32767) / 65535; PNM with maxval M
 /// (v*255 + M/2) / M; half, float and every other type round(clamp(v, 0, 1) * 255) (OpenImageIO
@@ -56,15 +66,16 @@ struct WriteOptions {
 };
 
 /// \brief Writes by extension: .png and .tif/.tiff (1 bit per sample when `levels` is 2 and the image is gray
-/// with only 0 and 255; TIFFs then carry XResolution/YResolution/ResolutionUnit), .pgm/.ppm/.pbm; others as
+/// with only 0 and 255; TIFFs then carry XResolution/YResolution/ResolutionUnit; indexed for an image with an exact
+/// palette), .jpg (quality 98), .webp, .gif of a palette image and .pgm/.ppm/.pbm by built-in code; others as
 /// OpenImageIO allows.
 ///
 /// The file appears complete or not at all (see AtomicFile in io/atomicwrite.h: written unnamed and
 /// linked into place, so no interruption leaves a partial or temporary file); new files get
-/// `0666 & ~umask`. Devices, FIFOs and other non-regular targets are refused. A file written through
-/// OpenImageIO is read back before it replaces anything: when it does not hold the image's pixels
-/// exactly (a full disk the codec did not report, or a format that changes values) the write fails,
-/// except for the lossy formats of isLossyFormat(), whose values are expected to change.
+/// `0666 & ~umask`. Devices, FIFOs and other non-regular targets are refused. The built-in writers report
+/// every write error; a file written through OpenImageIO is read back before it replaces anything: when it does not
+/// hold the image's pixels exactly (a full disk the codec did not report, or a format that changes values) the write
+/// fails, except for the lossy formats of isLossyFormat(), whose values are expected to change.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
 /// \brief The layout an output will have, as far as it is known before the image exists.

@@ -1,7 +1,6 @@
 // Reading and writing through OpenImageIO: sample conversion to 8 bit, layouts, 1-bit TIFF.
 #include "io/oiio.h"
-#include "io/png1bit.h"
-#include "io/indexed.h"
+#include "io/rgba.h"
 
 #include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
@@ -109,75 +108,6 @@ void labToSrgb(double L, double a, double b, uint8_t rgb[3]) {
     }
 }
 
-/// A separated (ink) TIFF: the InkSet and InkNames tags say which ink each sample is (OpenImageIO
-/// writes CMYK + alpha as five named inks C, M, Y, K, A without an ExtraSamples tag); inks are placed
-/// on their CMYK planes (absent inks: none), a single unnamed or black ink is gray (no ink = white).
-Status separatedLayout(const OIIO::ImageSpec& spec, const HeaderFacts& facts, Layout& L) {
-    const int nch = spec.nchannels;
-    const int extra = std::max(0, facts.tiffExtraSamples);
-    if (extra >= nch)
-        return Status::error("separated TIFF with " + std::to_string(extra) + " extra samples of " +
-                             std::to_string(nch) + " channels: no inks");
-    std::vector<int> plane(size_t(nch), -2);  // per channel: CMYK plane 0..3, -1 alpha, -2 unknown
-    const auto& names = facts.tiffInkNames;
-    auto kind = [](std::string n) {
-        std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        if (n == "c" || n == "cyan") return 0;
-        if (n == "m" || n == "magenta") return 1;
-        if (n == "y" || n == "yellow") return 2;
-        if (n == "k" || n == "black" || n == "key") return 3;
-        if (n == "a" || n == "alpha") return -1;
-        return -2;
-    };
-    if (!names.empty() && int(names.size()) >= nch - extra) {
-        for (int c = 0; c < nch; ++c) plane[size_t(c)] = c < int(names.size()) ? kind(names[size_t(c)]) : -1;
-    } else {
-        const int inks = nch - extra;
-        if (facts.tiffInkSet == 1 || facts.tiffInkSet < 0 ? inks == 4 : false)
-            for (int c = 0; c < 4; ++c) plane[size_t(c)] = c;
-        else if (inks == 1)
-            plane[0] = 3;  // one ink, no name: printed as black
-        for (int c = inks; c < nch; ++c) plane[size_t(c)] = -1;
-        if (facts.tiffExtraSamples < 0 && inks == 5 && spec.get_string_attribute("tiff:ColorSpace") == "CMYK")
-            for (int c = 0; c < 5; ++c) plane[size_t(c)] = c < 4 ? c : -1;
-    }
-    std::string unknown;
-    int alphaCh = -1, inkCount = 0;
-    std::vector<int> order(4, -1);
-    for (int c = 0; c < nch; ++c) {
-        const int p = plane[size_t(c)];
-        if (p == -1) {
-            if (alphaCh < 0 && (facts.tiffExtraSamples <= 0 || facts.tiffFirstExtra == 1 || facts.tiffFirstExtra == 2))
-                alphaCh = c;
-            continue;
-        }
-        if (p == -2 || order[size_t(p)] >= 0) {
-            unknown += (unknown.empty() ? "" : ", ") +
-                       (c < int(names.size()) ? "'" + names[size_t(c)] + "'" : "ink " + std::to_string(c + 1));
-            continue;
-        }
-        order[size_t(p)] = c;
-        ++inkCount;
-    }
-    if (!unknown.empty() || inkCount == 0)
-        return Status::error(
-            "separated TIFF with " + std::to_string(nch - extra) + " inks (" +
-            (unknown.empty() ? "none named" : unknown) +
-            "): only cyan, magenta, yellow and black inks have a known colour; convert it to CMYK, RGB or gray");
-    L.alphaChannel = alphaCh;
-    if (inkCount == 1 && order[3] >= 0) {  // black alone: gray, no ink = white
-        L.space = ColorSpace::Gray;
-        L.colorChannels = 1;
-        L.order = {order[3]};
-        L.invert = true;
-        return Status::ok();
-    }
-    L.space = ColorSpace::CMYK;
-    L.colorChannels = 4;
-    L.order = order;  // -1: this ink is absent (no ink)
-    return Status::ok();
-}
-
 Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, const HeaderFacts& facts, Layout& L) {
     const int nch = spec.nchannels;
     auto name = [&](int c) { return c < int(spec.channelnames.size()) ? spec.channelnames[size_t(c)] : std::string(); };
@@ -198,7 +128,19 @@ Status decideLayout(const OIIO::ImageSpec& spec, const std::string& format, cons
 
     if (format == "tiff") {
         const int photometric = spec.get_int_attribute("tiff:PhotometricInterpretation", -1);
-        if (photometric == 5) return separatedLayout(spec, facts, L);
+        if (photometric == 5) {
+            InkLayout inks;
+            if (Status s =
+                    separatedInks(spec.nchannels, facts, spec.get_string_attribute("tiff:ColorSpace") == "CMYK", inks);
+                !s)
+                return s;
+            L.space = inks.space;
+            L.colorChannels = int(inks.order.size());
+            L.order = inks.order;
+            L.alphaChannel = inks.alpha;
+            L.invert = inks.invert;
+            return Status::ok();
+        }
         if (photometric == 8) {  // CIELab: L*, a*, b*, then extra samples
             if (nch < 3) return Status::error("CIELab TIFF with " + std::to_string(nch) + " channels");
             if (spec.format != OIIO::TypeDesc::UINT8 && spec.format != OIIO::TypeDesc::UINT16)
@@ -523,12 +465,9 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
                  const WriteOptions& options) {
     auto out = OIIO::ImageOutput::create(finalPath);
     if (!out) return Status::error(oneLine(OIIO::geterror(), finalPath));
-    const std::string ext = lowerExt(finalPath);
-    const bool tiff = ext == ".tif" || ext == ".tiff";
     const int w = image.width(), h = image.height();
     const int colorChannels = image.channelCount();
-    const bool png = ext == ".png";
-    if (image.space == ColorSpace::CMYK && !tiff)
+    if (image.space == ColorSpace::CMYK)
         return Status::error("only TIFF output holds CMYK; write .tif, or halftone in gray or RGB");
     const bool alpha = image.hasAlpha && out->supports("alpha");
     const int nch = colorChannels + (alpha ? 1 : 0);
@@ -548,27 +487,11 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     } else {
         spec.alpha_channel = -1;
     }
-    if (image.space == ColorSpace::CMYK) spec.attribute("tiff:ColorSpace", "CMYK");
-    if (tiff) spec.attribute("compression", "zip");
-    bool bilevel = false;
-    if ((tiff || png) && options.levels == 2 && image.space == ColorSpace::Gray && !alpha) {
-        bilevel = std::all_of(image.channels[0].data.begin(), image.channels[0].data.end(),
-                              [](uint8_t v) { return v == 0 || v == 255; });
-        if (bilevel) spec.attribute("oiio:BitsPerSample", 1);
-    }
-    // Resolution: a printer needs it to size a 1-bit halftone (300 dpi when the source did not say).
-    const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
-    if (dpi > 0 && (tiff || png)) {
-        spec.attribute("XResolution", float(dpi));
-        spec.attribute("YResolution", float(dpi));
+    if (options.dpi > 0) {  // where the format keeps a resolution
+        spec.attribute("XResolution", float(options.dpi));
+        spec.attribute("YResolution", float(options.dpi));
         spec.attribute("ResolutionUnit", "inch");
     }
-    if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
-    // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
-    if ((png || tiff || ext == ".gif") && hasExactPalette(image))
-        return png    ? writePngIndexed(tmpPath, image, dpi)
-               : tiff ? writeTiffIndexed(tmpPath, image, dpi)
-                      : writeGifIndexed(tmpPath, image);
     if (!out->open(tmpPath, spec)) return Status::error(oneLine(out->geterror(), tmpPath));
 
     std::vector<unsigned char> row(size_t(w) * size_t(nch));

@@ -1,7 +1,7 @@
 #pragma once
-// \brief The OpenImageIO module: every reader and writer that needs OpenImageIO, libpng or libwebp lives in a
-// shared module (halftone-io-oiio.so) loaded on first need, so a program that only touches PNM files never
-// loads those libraries (some 260 shared objects, a start-up cost larger than halftoning an 8K PBM).
+// \brief The OpenImageIO module: every reader and writer that needs OpenImageIO lives in a shared module
+// (halftone-io-oiio.so) loaded on first need, so a program that only touches PNM and the formats of the built-in
+// codecs (io/codecs.h) never loads it (some 260 shared objects, a start-up cost larger than halftoning an 8K PBM).
 #include <cstddef>
 #include <string>
 
@@ -13,7 +13,7 @@
 namespace halftone::io::detail {
 
 /// \brief Raised whenever a field of OiioModuleApi or a type it passes changes: a module of another build is refused.
-inline constexpr int kOiioModuleVersion = 1;
+inline constexpr int kOiioModuleVersion = 2;
 
 /// \brief The functions the module exports (see io/oiio.h and io/formats.h for what each does).
 struct OiioModuleApi {
@@ -21,7 +21,6 @@ struct OiioModuleApi {
     size_t imageSize = 0;  ///< sizeof(Image) of the module's build: a cheap check that both sides agree on the types
     Status (*readOiioAs)(const std::string& path, const std::string& format, const HeaderFacts& facts, Image& image,
                          const ReadOptions& options, ReadInfo* info) = nullptr;
-    Status (*readWebp)(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) = nullptr;
     Status (*readBmp)(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) = nullptr;
     Status (*readIco)(const std::string& path, Image& image, const ReadOptions& options, ReadInfo* info) = nullptr;
     bool (*isPsdCmyk)(const unsigned char* head, size_t n) = nullptr;

@@ -10,7 +10,6 @@ extern "C" __attribute__((visibility("default"))) const halftone::io::detail::Oi
         a.version = kOiioModuleVersion;
         a.imageSize = sizeof(halftone::Image);
         a.readOiioAs = &readOiioAs;
-        a.readWebp = &readWebp;
         a.readBmp = &readBmp;
         a.readIco = &readIco;
         a.isPsdCmyk = &isPsdCmyk;

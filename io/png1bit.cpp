@@ -46,7 +46,10 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
         std::fclose(f);
         return Status::error("out of memory");
     }
-    const int samples = layout.colorType == PNG_COLOR_TYPE_RGB ? 3 : 1;
+    const int samples = layout.colorType == PNG_COLOR_TYPE_RGB_ALPHA ? 4
+                        : layout.colorType == PNG_COLOR_TYPE_RGB     ? 3
+                        : layout.colorType == PNG_COLOR_TYPE_GA      ? 2
+                                                                     : 1;
     std::vector<png_byte> row;  // sized by resize: GCC 12 takes the sizing constructor's loop for one setjmp clobbers
     row.resize((size_t(layout.width) * size_t(samples) * size_t(layout.bitDepth) + 7) / 8);
     if (setjmp(png_jmpbuf(png))) {

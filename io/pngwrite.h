@@ -1,7 +1,7 @@
 #pragma once
-// \brief What the libpng writers of io/ share (io/png1bit.cpp, io/indexed.cpp): one row-streaming writer with the
-// error handler that turns a libpng error into a message, the resolution chunk, and closing a written file with its
-// errors checked.
+// \brief What the libpng writers of io/ share (io/png1bit.cpp, io/indexed.cpp, io/png.cpp): one row-streaming writer
+// with the error handler that turns a libpng error into a message, the resolution chunk, and closing a written file
+// with its errors checked.
 #include <png.h>
 
 #include <cstdio>
@@ -31,7 +31,7 @@ Status closeWrittenFile(std::FILE* f);
 struct PngLayout {
     int width = 0, height = 0;
     int bitDepth = 8;                     ///< bits per sample (1, 2, 4, 8)
-    int colorType = PNG_COLOR_TYPE_GRAY;  ///< PNG_COLOR_TYPE_GRAY or PNG_COLOR_TYPE_PALETTE
+    int colorType = PNG_COLOR_TYPE_GRAY;  ///< any PNG colour type (gray, gray + alpha, RGB, RGBA, palette)
     std::vector<png_color> palette;       ///< the PLTE entries of a palette image
     double dpi = 0;                       ///< the pHYs chunk (none when <= 0)
 };

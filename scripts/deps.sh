@@ -6,8 +6,9 @@ set -euo pipefail
 HALFTONE_PACKAGES=(
   g++ cmake ninja-build pkg-config                         # toolchain
   qt6-base-dev libqcustomplot-dev                          # studio (Qt 6 widgets, charts)
-  libopenimageio-dev openimageio-tools libwebp-dev         # image files (WebP read by libwebp; OpenImageIO's CMake
-                                                           # config needs its tools)
+  libpng-dev libjpeg62-turbo-dev libtiff-dev libwebp-dev  # image files: the built-in codecs (io/codecs.h)
+  libgif-dev zlib1g-dev                                    #   (GIF; Deflate of palette TIFFs)
+  libopenimageio-dev openimageio-tools                     # image files: every other format (the OpenImageIO module)
   libcli11-dev nlohmann-json3-dev libfftw3-dev libtbb-dev  # CLI, JSON, spectra, CPU tasks
   xvfb xauth                                               # a virtual display: GUI tests, the studio without one
 )

@@ -1,0 +1,168 @@
+// The built-in codecs: which formats they take, and what every one of them shares (sample layouts, the memory
+// budget, EXIF orientation, the end of a read).
+#include "io/codecs.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/budget.h"
+#include "core/prepare/prepare.h"
+#include "io/indexed.h"
+#include "io/png1bit.h"
+
+namespace halftone::io::detail {
+
+namespace {
+
+bool isJpegExt(const std::string& ext) {
+    return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".jfif" || ext == ".jif";
+}
+bool isTiffExt(const std::string& ext) { return ext == ".tif" || ext == ".tiff"; }
+
+std::string spaceName(ColorSpace s, bool alpha) {
+    const char* n = s == ColorSpace::Gray ? "gray" : s == ColorSpace::RGB ? "RGB" : "CMYK";
+    return std::string(n) + (alpha ? " + alpha" : "");
+}
+
+}  // namespace
+
+bool builtInReads(const std::string& format, const HeaderFacts& facts) {
+    return format == "png" || format == "jpeg" || format == "webp" || format == "gif" ||
+           (format == "tiff" && builtInTiff(facts));
+}
+
+bool useBuiltInReader(const std::string& format, const HeaderFacts& facts, const ReadOptions& options) {
+    if (!builtInReads(format, facts) || options.decoder == Decoder::OpenImageIO) return false;
+    if (options.decoder == Decoder::BuiltIn) return true;
+    const char* env = std::getenv("HALFTONE_DECODER");
+    return !(env && std::strcmp(env, "openimageio") == 0);
+}
+
+Status readBuiltIn(const std::string& path, const std::string& format, const HeaderFacts& facts, Image& image,
+                   const ReadOptions& options, ReadInfo* info) {
+    if (format == "png") return readPng(path, facts, image, options, info);
+    if (format == "jpeg") return readJpeg(path, facts, image, options, info);
+    if (format == "tiff") return readTiff(path, facts, image, options, info);
+    if (format == "webp") return readWebp(path, image, options, info);
+    if (format == "gif") return readGif(path, facts, image, options, info);
+    return Status::error("no built-in reader for " + format);
+}
+
+bool builtInWrites(const std::string& ext, const Image* image) {
+    return ext == ".png" || isJpegExt(ext) || isTiffExt(ext) || ext == ".webp" ||
+           (ext == ".gif" && image && hasExactPalette(*image));
+}
+
+std::string builtInLayoutProblem(const std::string& ext, ColorSpace space) {
+    if (space == ColorSpace::CMYK && !isTiffExt(ext))
+        return "only TIFF output holds CMYK; write .tif, or halftone in gray or RGB";
+    return {};
+}
+
+Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Image& image,
+                    const WriteOptions& options) {
+    if (const std::string why = builtInLayoutProblem(ext, image.space); !why.empty()) return Status::error(why);
+    const bool png = ext == ".png", tiff = isTiffExt(ext);
+    const bool bilevel = (png || tiff) && options.levels == 2 && image.space == ColorSpace::Gray && !image.hasAlpha &&
+                         std::all_of(image.channels[0].data.begin(), image.channels[0].data.end(),
+                                     [](uint8_t v) { return v == 0 || v == 255; });
+    // Resolution: a printer needs it to size a 1-bit halftone (300 dpi in a TIFF when the source did not say).
+    const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
+    // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
+    const bool indexed = !bilevel && hasExactPalette(image);
+    if (png)
+        return bilevel   ? writePng1Bit(tmpPath, image.channels[0], dpi)
+               : indexed ? writePngIndexed(tmpPath, image, dpi)
+                         : writePng(tmpPath, image, dpi);
+    if (tiff) return indexed ? writeTiffIndexed(tmpPath, image, dpi) : writeTiff(tmpPath, image, bilevel, dpi);
+    if (ext == ".gif") return writeGifIndexed(tmpPath, image);
+    if (ext == ".webp") return writeWebp(tmpPath, image);
+    return writeJpeg(tmpPath, image);
+}
+
+int exifOrientation(const unsigned char* t, size_t n) {
+    if (n < 8) return 1;
+    const bool le = t[0] == 'I' && t[1] == 'I';
+    if (!le && !(t[0] == 'M' && t[1] == 'M')) return 1;
+    auto u16 = [&](size_t at) { return le ? unsigned(t[at] | t[at + 1] << 8) : unsigned(t[at] << 8 | t[at + 1]); };
+    auto u32 = [&](size_t at) {
+        return le ? uint32_t(t[at]) | uint32_t(t[at + 1]) << 8 | uint32_t(t[at + 2]) << 16 | uint32_t(t[at + 3]) << 24
+                  : uint32_t(t[at]) << 24 | uint32_t(t[at + 1]) << 16 | uint32_t(t[at + 2]) << 8 | uint32_t(t[at + 3]);
+    };
+    if (u16(2) != 42) return 1;
+    const uint64_t ifd = u32(4);
+    if (ifd + 2 > n) return 1;
+    const unsigned count = u16(size_t(ifd));
+    for (unsigned e = 0; e < count; ++e) {
+        const uint64_t at = ifd + 2 + 12 * uint64_t(e);
+        if (at + 12 > n) break;
+        if (u16(size_t(at)) == 0x0112 && u16(size_t(at) + 2) == 3) {
+            const unsigned v = u16(size_t(at) + 8);
+            return v >= 1 && v <= 8 ? int(v) : 1;
+        }
+    }
+    return 1;
+}
+
+SampleLayout plainLayout(int samples) {
+    SampleLayout L;
+    L.samples = samples;
+    L.space = samples >= 3 ? ColorSpace::RGB : ColorSpace::Gray;
+    const int colors = samples >= 3 ? 3 : 1;
+    for (int c = 0; c < colors; ++c) L.order.push_back(c);
+    L.alpha = samples == 2 || samples == 4 ? colors : -1;
+    return L;
+}
+
+Status checkReadMemory(int w, int h, const SampleLayout& layout, uint64_t decoderBytes, int orientation,
+                       const ReadOptions& options) {
+    const uint64_t planes =
+        mulBytes(uint64_t(w) * uint64_t(h), uint64_t(layout.order.size() + (layout.alpha >= 0 ? 1 : 0)));
+    const uint64_t turned = orientation >= 2 && orientation <= 8 ? planes : 0;  // the upright copy
+    return checkMemory(addBytes(addBytes(planes, decoderBytes), turned), options.maxMemory,
+                       "reading this " + std::to_string(w) + " x " + std::to_string(h) + " " +
+                           spaceName(layout.space, layout.alpha >= 0) + " image");
+}
+
+void allocatePlanes(Image& image, int w, int h, const SampleLayout& layout) {
+    image.space = layout.space;
+    image.channels.assign(layout.order.size(), Plane8());  // then each plane allocated in place, not copied
+    for (Plane8& plane : image.channels) plane = Plane8(w, h);
+    image.hasAlpha = layout.alpha >= 0;
+    if (image.hasAlpha) image.alpha = Plane8(w, h);
+}
+
+void storeRow(Image& image, const SampleLayout& L, const void* row, int bits, int y, int x0, int n) {
+    const size_t ns = size_t(L.samples);
+    const size_t planes = L.order.size() + (L.alpha >= 0 ? 1 : 0);
+    for (size_t k = 0; k < planes; ++k) {
+        const bool isAlpha = k == L.order.size();
+        const int c = isAlpha ? L.alpha : L.order[k];
+        if (c < 0) continue;  // an ink the file does not have: the plane stays 0 (no ink)
+        uint8_t* d = (isAlpha ? image.alpha.row(y) : image.channels[k].row(y)) + x0;
+        if (bits == 8) {
+            const uint8_t* s = static_cast<const uint8_t*>(row) + c;
+            for (int x = 0; x < n; ++x) d[x] = s[size_t(x) * ns];
+        } else {
+            const uint16_t* s = static_cast<const uint16_t*>(row) + c;
+            for (int x = 0; x < n; ++x) d[x] = uint8_t((uint32_t(s[size_t(x) * ns]) * 255u + 32767u) / 65535u);
+        }
+        if (L.invert && !isAlpha)
+            for (int x = 0; x < n; ++x) d[x] = uint8_t(255 - d[x]);
+    }
+}
+
+void finishRead(Image& out, int orientation, const std::string& format, int sourceChannels,
+                const std::string& sourceType, const std::string& notes, ReadInfo* info, Image& image) {
+    if (orientation >= 2 && orientation <= 8) out = applyOrientation(out, orientation);
+    if (info) {
+        info->format = format;
+        info->sourceChannels = sourceChannels;
+        info->sourceType = sourceType;
+        info->notes = notes;
+    }
+    image = std::move(out);
+}
+
+}  // namespace halftone::io::detail
