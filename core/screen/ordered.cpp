@@ -78,7 +78,9 @@ void registerOrderedMethods(Registry& r) {
                       const RunControl& rc) {
         ThresholdArray screen;
         if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.2)); !st) return st;
-        return orderedPaletteDither(rgb, palette, screen, int(v.getInt("plan", kDefaultMixingPlan)), indices,
+        PaletteMatch match = PaletteMatch::Euclidean;
+        parsePaletteMatch(v.getText(kPaletteMatchKey, toString(match)), match);
+        return orderedPaletteDither(rgb, palette, screen, int(v.getInt("plan", kDefaultMixingPlan)), match, indices,
                                     rc.scaled(0.2, 1.0));
     };
     r.add(std::move(m));
