@@ -565,7 +565,7 @@ Status writeOiio(const std::string& finalPath, const std::string& tmpPath, const
     }
     if (png && bilevel) return writePng1Bit(tmpPath, image.channels[0], dpi);
     // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
-    if ((png || tiff || ext == ".gif") && hasExactPalette(image))
+    if ((png || tiff || ext == ".gif") && hasExactPalette(image, png))
         return png    ? writePngIndexed(tmpPath, image, dpi)
                : tiff ? writeTiffIndexed(tmpPath, image, dpi)
                       : writeGifIndexed(tmpPath, image);

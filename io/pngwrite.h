@@ -33,6 +33,7 @@ struct PngLayout {
     int bitDepth = 8;                     ///< bits per sample (1, 2, 4, 8)
     int colorType = PNG_COLOR_TYPE_GRAY;  ///< PNG_COLOR_TYPE_GRAY or PNG_COLOR_TYPE_PALETTE
     std::vector<png_color> palette;       ///< the PLTE entries of a palette image
+    std::vector<png_byte> trans;          ///< the tRNS alpha of the first entries (none when empty: all opaque)
     double dpi = 0;                       ///< the pHYs chunk (none when <= 0)
 };
 
