@@ -327,15 +327,15 @@ void TestPaletteOrdered::registryPaletteForm() {
     req.params.set("plan", int64_t(16));
     req.palette = kEpaper;
     const Image im = randomRgb(29, 31, test::freshSeed("palette ordered registry"));
-    // the euclidean match by default, the weighted one when the request names it
+    // the plans take the weighted match, whatever match the request names
     for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted}) {
-        if (match == PaletteMatch::Weighted) req.paletteMatch = match;
+        req.paletteMatch = match;
         RunResult res;
         QVERIFY(runImage(im, req, res).isOk());
         QCOMPARE(res.image.space, ColorSpace::RGB);
         QCOMPARE(int(res.image.palette.size()), kEpaper.size());
         Plane8 idx;
-        QVERIFY(orderedPaletteDither(im, kEpaper, screen("bayer:4"), 16, match, idx).isOk());
+        QVERIFY(orderedPaletteDither(im, kEpaper, screen("bayer:4"), 16, PaletteMatch::Weighted, idx).isOk());
         QCOMPARE(res.image.indices, idx);
         for (size_t i = 0; i < idx.size(); ++i)
             for (int ch = 0; ch < 3; ++ch)
