@@ -70,7 +70,7 @@ Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Im
     // Resolution: a printer needs it to size a 1-bit halftone (300 dpi in a TIFF when the source did not say).
     const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
     // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
-    const bool indexed = !bilevel && hasExactPalette(image);
+    const bool indexed = !bilevel && hasExactPalette(image, png);  // a PNG keeps alpha in its tRNS chunk
     if (png)
         return bilevel   ? writePng1Bit(tmpPath, image.channels[0], dpi)
                : indexed ? writePngIndexed(tmpPath, image, dpi)

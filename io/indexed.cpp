@@ -30,12 +30,39 @@ void packRow(const uint8_t* idx, int w, int depth, uint8_t* out) {
     for (int x = 0; x < w; ++x) out[x / perByte] |= uint8_t(idx[x] << (8 - depth * (x % perByte + 1)));
 }
 
+/// The entries after the palette's colours of an image with alpha: entry[k * 256 + a] for colour k under alpha
+/// a < 255 (-1: none), in the order of first occurrence in raster order, and their alphas.
+struct AlphaEntries {
+    std::vector<int> entry;
+    std::vector<png_byte> alpha;
+};
+
+/// The alpha entries of `image`; false when the palette and they pass 256 entries.
+bool alphaEntries(const Image& image, AlphaEntries& out) {
+    const size_t k = image.palette.size();
+    out.entry.assign(k * 256, -1);
+    out.alpha.clear();
+    const std::vector<uint8_t>& idx = image.indices.data;
+    const std::vector<uint8_t>& a = image.alpha.data;
+    for (size_t i = 0; i < idx.size(); ++i) {
+        if (a[i] == 255) continue;
+        int& e = out.entry[size_t(idx[i]) * 256 + a[i]];
+        if (e >= 0) continue;
+        if (k + out.alpha.size() >= 256) return false;
+        e = int(k + out.alpha.size());
+        out.alpha.push_back(a[i]);
+    }
+    return true;
+}
+
 }  // namespace
 
-bool hasExactPalette(const Image& image) {
+bool hasExactPalette(const Image& image, bool withAlpha) {
     const size_t k = image.palette.size();
-    if (k < 1 || k > 256 || image.hasAlpha || image.space != ColorSpace::RGB || image.channels.size() != 3)
+    if (k < 1 || k > 256 || (image.hasAlpha && !withAlpha) || image.space != ColorSpace::RGB ||
+        image.channels.size() != 3)
         return false;
+    if (image.hasAlpha && !image.alpha.sameSize(image.channels[0])) return false;
     if (!image.indices.sameSize(image.channels[0]) || image.indices.size() != image.channels[0].size()) return false;
     const std::vector<uint8_t>& idx = image.indices.data;
     for (size_t i = 0; i < idx.size(); ++i) {
@@ -44,19 +71,42 @@ bool hasExactPalette(const Image& image) {
         if (image.channels[0].data[i] != c[0] || image.channels[1].data[i] != c[1] || image.channels[2].data[i] != c[2])
             return false;
     }
-    return true;
+    AlphaEntries entries;
+    return !image.hasAlpha || alphaEntries(image, entries);
 }
 
 Status writePngIndexed(const std::string& path, const Image& image, double dpi) {
     PngLayout layout;
     layout.width = image.width();
     layout.height = image.height();
-    layout.bitDepth = pngDepth(image.palette.size());
     layout.colorType = PNG_COLOR_TYPE_PALETTE;
     layout.dpi = dpi;
     for (const auto& c : image.palette) layout.palette.push_back({c[0], c[1], c[2]});
-    return writePngRows(
-        path, layout, [&](int y, png_byte* row) { packRow(image.indices.row(y), layout.width, layout.bitDepth, row); });
+    AlphaEntries extra;
+    if (image.hasAlpha) {
+        if (!alphaEntries(image, extra)) return Status::error("the palette and its alpha need more than 256 entries");
+        layout.trans.assign(image.palette.size(), 255);
+        for (size_t k = 0; k < image.palette.size(); ++k)
+            for (int a = 0; a < 255; ++a)
+                if (const int e = extra.entry[k * 256 + size_t(a)]; e >= 0) {
+                    const auto& c = image.palette[k];
+                    if (layout.palette.size() <= size_t(e)) layout.palette.resize(size_t(e) + 1);
+                    layout.palette[size_t(e)] = {c[0], c[1], c[2]};
+                }
+        layout.trans.insert(layout.trans.end(), extra.alpha.begin(), extra.alpha.end());
+    }
+    layout.bitDepth = pngDepth(layout.palette.size());
+    std::vector<uint8_t> indices(size_t(layout.width));
+    return writePngRows(path, layout, [&](int y, png_byte* row) {
+        const uint8_t* idx = image.indices.row(y);
+        if (image.hasAlpha) {
+            const uint8_t* a = image.alpha.row(y);
+            for (int x = 0; x < layout.width; ++x)
+                indices[size_t(x)] = a[x] == 255 ? idx[x] : uint8_t(extra.entry[size_t(idx[x]) * 256 + a[x]]);
+            idx = indices.data();
+        }
+        packRow(idx, layout.width, layout.bitDepth, row);
+    });
 }
 
 namespace {

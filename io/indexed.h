@@ -10,11 +10,15 @@ namespace halftone::io::detail {
 
 /// \brief True when `image` carries a palette that describes it exactly: 1..256 colours, an index plane of the
 /// image's size, every index inside the palette, and the RGB planes equal to the palette's colours at the indices.
-/// Images with alpha are excluded (a palette file would need a per-pixel transparency it cannot hold).
-bool hasExactPalette(const Image& image);
+/// Images with alpha are excluded, unless `withAlpha` (an indexed PNG's tRNS chunk) and the palette with one more
+/// entry per (colour, alpha below 255) pair that occurs has at most 256 entries.
+bool hasExactPalette(const Image& image, bool withAlpha = false);
 
 /// \brief Writes image.indices with image.palette as a PNG of colour type 3 (PLTE), bit depth 1, 2, 4 or 8 by the
-/// palette's size, with a pHYs chunk when `dpi` > 0. Messages carry no file name.
+/// palette's size, with a pHYs chunk when `dpi` > 0. With alpha (hasExactPalette(image, true)) the palette's entries
+/// keep their indices and stay opaque, and each (colour, alpha below 255) pair that occurs gets an entry after them
+/// with that alpha in the tRNS chunk (a fully transparent area: one entry per colour under it). Messages carry no
+/// file name.
 Status writePngIndexed(const std::string& path, const Image& image, double dpi);
 
 /// \brief Writes image.indices with image.palette as a baseline palette-colour TIFF (photometric 3, 4 or 8 bits

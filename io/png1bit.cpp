@@ -62,6 +62,7 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (layout.colorType == PNG_COLOR_TYPE_PALETTE)
         png_set_PLTE(png, info, layout.palette.data(), int(layout.palette.size()));
+    if (!layout.trans.empty()) png_set_tRNS(png, info, layout.trans.data(), int(layout.trans.size()), nullptr);
     setPngResolution(png, info, layout.dpi);
     png_write_info(png, info);
     for (int y = 0; y < layout.height; ++y) {

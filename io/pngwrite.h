@@ -33,6 +33,7 @@ struct PngLayout {
     int bitDepth = 8;                     ///< bits per sample (1, 2, 4, 8)
     int colorType = PNG_COLOR_TYPE_GRAY;  ///< any PNG colour type (gray, gray + alpha, RGB, RGBA, palette)
     std::vector<png_color> palette;       ///< the PLTE entries of a palette image
+    std::vector<png_byte> trans;          ///< the tRNS alpha of the first entries (none when empty: all opaque)
     double dpi = 0;                       ///< the pHYs chunk (none when <= 0)
 };
 

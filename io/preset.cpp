@@ -137,6 +137,9 @@ std::string presetJson(const JobSettings& job) {
     if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit)
         j["separation"] = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
     if (!job.palette.empty()) j["palette"] = job.palette;
+    const JobSettings plain;
+    if (!job.palette.empty() || job.paletteSpace != plain.paletteSpace) j["space"] = toString(job.paletteSpace);
+    if (!job.palette.empty() || job.paletteMatch != plain.paletteMatch) j["match"] = toString(job.paletteMatch);
     if (job.device != "auto") j["device"] = job.device;
     if (job.threads != 0) j["threads"] = job.threads;
     if (job.keepAlpha) j["keep-alpha"] = true;
@@ -212,9 +215,9 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         dst = v.get<std::string>();
         return Status::ok();
     };
-    const std::vector<std::string> known = {"halftone-preset", "method", "variant", "params",     "color",
-                                            "palette",         "device", "threads", "keep-alpha", "prepare",
-                                            "print-size",      "dpi",    "format",  "separation"};
+    const std::vector<std::string> known = {
+        "halftone-preset", "method",  "variant",    "params",  "color",      "palette", "space",  "match",
+        "device",          "threads", "keep-alpha", "prepare", "print-size", "dpi",     "format", "separation"};
     for (const auto& [key, v] : j.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end())
             return Status::error(ctx + ": unknown key '" + key + "' (known keys: " + keyList(known) + ")");
@@ -225,6 +228,18 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         if (key == "device") s = text_(v, key, out.device);
         if (key == "print-size") s = text_(v, key, out.printSize);
         if (key == "format") s = text_(v, key, out.format);
+        if (key == "space") {
+            std::string c;
+            s = text_(v, key, c);
+            if (s && !parsePaletteSpace(c, out.paletteSpace))
+                s = bad(key, "must be linear or gamma, got \"" + c + "\"");
+        }
+        if (key == "match") {
+            std::string c;
+            s = text_(v, key, c);
+            if (s && !parsePaletteMatch(c, out.paletteMatch))
+                s = bad(key, "must be euclidean or weighted, got \"" + c + "\"");
+        }
         if (key == "color") {
             std::string c;
             s = text_(v, key, c);

@@ -52,19 +52,23 @@ int main(int argc, char** argv) {
         std::printf("| %s | %s | %.2f |\n", p.name.c_str(), method.c_str(),
                     filteredDeltaE2000(im, expandIndexed(idx, p)));
     };
-    for (bool linear : {false, true}) {
-        EdParams e;
-        e.linear = linear;
-        report(std::string("Floyd-Steinberg palette ED") + (linear ? ", linear" : ""),
-               referencePaletteErrorDiffusion(im, p, e));
-    }
-    for (const char* spec : {"bayer:8", "blue-noise", "dbs"}) {
-        ThresholdArray t;
-        Plane8 idx;
-        if (!screenFromSpec(spec, t).isOk() || !orderedPaletteDither(im, p, t, kDefaultMixingPlan, idx).isOk())
-            return 1;
-        report(std::string("ordered, ") + spec + ", plan 64", idx);
-    }
+    for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+        for (bool linear : {false, true}) {
+            EdParams e;
+            e.linear = linear;
+            e.match = match;
+            report(std::string("Floyd-Steinberg palette ED, ") + (linear ? "linear, " : "gamma, ") + toString(match),
+                   referencePaletteErrorDiffusion(im, p, e));
+        }
+    for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+        for (const char* spec : {"bayer:8", "blue-noise", "dbs"}) {
+            ThresholdArray t;
+            Plane8 idx;
+            if (!screenFromSpec(spec, t).isOk() ||
+                !orderedPaletteDither(im, p, t, kDefaultMixingPlan, match, idx).isOk())
+                return 1;
+            report(std::string("ordered, ") + spec + ", plan 64, " + toString(match), idx);
+        }
     std::array<int, 8> corners;
     if (mbvqCornerIndices(p, corners).isOk())
         for (bool linear : {false, true}) {

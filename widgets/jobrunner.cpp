@@ -259,9 +259,14 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     rr.device = request.device;
     rr.color = request.color;
     rr.palette = request.palette;
+    rr.paletteSpace = request.paletteSpace;
+    rr.paletteMatch = request.paletteMatch;
     rr.separation = request.separation;
     rr.maxMemory = defaultMaxMemory();  // refuse a run that cannot fit before it allocates
     if (Status s = Registry::instance().resolveParams(*request.method, rr.params); !s) return s;
+    // A run to a palette diffuses in the palette's space (runImage): labels and measures say the same.
+    if ((rr.palette || request.method->fixedPalette) && request.method->param("linear"))
+        rr.params.set("linear", rr.paletteSpace == PaletteSpace::Linear);
     RunControl rc = control.scaled(from, request.perceived ? 0.8 : 1.0);
     rc.threads = request.threads;
     RunResult result;
@@ -345,6 +350,9 @@ QString JobRunner::cacheKey(const JobRequest& r) {
         for (const Rgb8& c : r.palette->colors) bytes.append(reinterpret_cast<const char*>(c.data()), 3);
         colour = QStringLiteral("palette:") + QString::fromLatin1(bytes.toHex());
     }
+    if (r.palette || (r.method && r.method->fixedPalette))
+        colour += QLatin1Char(' ') + QString::fromLatin1(toString(r.paletteSpace)) + QLatin1Char(' ') +
+                  QString::fromLatin1(toString(r.paletteMatch));
     return QStringLiteral("%1|%2|%3|%4|%5")
                .arg(r.imageId)
                .arg(r.method ? QString::fromStdString(r.method->id()) : QString())

@@ -39,9 +39,11 @@ struct JobRequest {
         true;  ///< CMYK results: also make the print preview (and, with `perceived`, its perceived view)
     /// Set: halftone to these colours with the method's palette form (RunRequest::palette; `color` is then unused).
     std::optional<Palette> palette;
-    SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
-    PrepareSettings prepare;      ///< the Adjust steps applied to `image` before the method (the defaults: none)
-    PreparedPtr prepared;         ///< `image` already prepared with `prepare` (JobRunner fills it from its cache)
+    PaletteSpace paletteSpace = PaletteSpace::Linear;     ///< RunRequest::paletteSpace
+    PaletteMatch paletteMatch = PaletteMatch::Euclidean;  ///< RunRequest::paletteMatch
+    SeparationParams separation;                          ///< GCR and ink limit of ColorMode::CMYK
+    PrepareSettings prepare;  ///< the Adjust steps applied to `image` before the method (the defaults: none)
+    PreparedPtr prepared;     ///< `image` already prepared with `prepare` (JobRunner fills it from its cache)
 };
 
 /// \brief What tells one result apart from another: a one-line short form (method, colour mode, every

@@ -513,6 +513,8 @@ void MainWindow::runCurrent() {
     r.device = panel_->device();
     r.color = panel_->colorMode();
     r.palette = panel_->palette();
+    r.paletteSpace = panel_->palettePanel()->space();
+    r.paletteMatch = panel_->palettePanel()->match();
     r.threads = panel_->threads();
     r.perceived = perceivedAction_->isChecked() || qint64(image_->width()) * image_->height() <= kPerceivedAlwaysPixels;
     r.printPreview =
@@ -956,6 +958,8 @@ Status MainWindow::currentJob(JobSettings& job) const {
                 "an edited palette has no name a preset or batch run can use; save it as a palette "
                 "file (Save palette...) and choose that file");
     }
+    job.paletteSpace = panel_->palettePanel()->space();
+    job.paletteMatch = panel_->palettePanel()->match();
     job.separation = panel_->separation();
     const std::optional<Device> d = panel_->device();
     job.device = !d ? "auto" : *d == Device::Gpu ? "gpu" : "cpu";
@@ -1003,6 +1007,7 @@ Status MainWindow::applyJob(const JobSettings& job) {
         panel_->palettePanel()->selectNone();
     else if (Status s = panel_->palettePanel()->selectSpec(QString::fromStdString(job.palette)); !s)
         return fail(s.message());
+    panel_->palettePanel()->setSpaceAndMatch(job.paletteSpace, job.paletteMatch);
     panel_->setDevice(job.device == "cpu"   ? std::optional<Device>(Device::Cpu)
                       : job.device == "gpu" ? std::optional<Device>(Device::Gpu)
                                             : std::nullopt);

@@ -305,6 +305,27 @@ PalettePanel::PalettePanel(QWidget* parent) : QGroupBox(tr("Palette"), parent) {
     buttons->addStretch(1);
     layout->addLayout(buttons);
     layout->addWidget(info_);
+    // The working space and the match of the nearest-colour search (docs/spec.md section 4).
+    matchRow_ = new QWidget;
+    auto* matchLayout = new QHBoxLayout(matchRow_);
+    matchLayout->setContentsMargins(0, 0, 0, 0);
+    spaceCombo_ = new QComboBox;
+    spaceCombo_->setObjectName(QStringLiteral("paletteSpace"));
+    spaceCombo_->addItem(tr("Linear light"), QString::fromLatin1(toString(PaletteSpace::Linear)));
+    spaceCombo_->addItem(tr("Gamma (sRGB values)"), QString::fromLatin1(toString(PaletteSpace::Gamma)));
+    spaceCombo_->setToolTip(
+        tr("Where errors are diffused: linear light (sRGB decoded; the default, truer mixtures) "
+           "or the 8-bit sRGB values (--space)"));
+    matchCombo_ = new QComboBox;
+    matchCombo_->setObjectName(QStringLiteral("paletteMatch"));
+    matchCombo_->addItem(tr("Euclidean"), QString::fromLatin1(toString(PaletteMatch::Euclidean)));
+    matchCombo_->addItem(tr("Luma-weighted"), QString::fromLatin1(toString(PaletteMatch::Weighted)));
+    matchCombo_->setToolTip(
+        tr("How the nearest palette colour is found: dR^2 + dG^2 + dB^2 (the "
+           "default) or 299 dR^2 + 587 dG^2 + 114 dB^2 (--match)"));
+    matchLayout->addWidget(spaceCombo_, 1);
+    matchLayout->addWidget(matchCombo_, 1);
+    layout->addWidget(matchRow_);
     reason_ = new QLabel;
     reason_->setObjectName(QStringLiteral("paletteReason"));
     reason_->setWordWrap(true);
@@ -315,6 +336,8 @@ PalettePanel::PalettePanel(QWidget* parent) : QGroupBox(tr("Palette"), parent) {
     autoDebounce_.setInterval(200);
     connect(&autoDebounce_, &QTimer::timeout, this, &PalettePanel::startAuto);
     connect(sourceCombo_, &QComboBox::currentIndexChanged, this, &PalettePanel::onSourceIndex);
+    connect(spaceCombo_, &QComboBox::currentIndexChanged, this, &PalettePanel::changed);
+    connect(matchCombo_, &QComboBox::currentIndexChanged, this, &PalettePanel::changed);
     connect(autoCount_, &QSpinBox::valueChanged, this, [this] {
         if (source_ == Source::Auto) autoDebounce_.start();
     });
@@ -330,6 +353,28 @@ PalettePanel::PalettePanel(QWidget* parent) : QGroupBox(tr("Palette"), parent) {
             [this] { removeColor(swatches_->selected() >= 0 ? swatches_->selected() : current_.size() - 1); });
     connect(saveButton_, &QToolButton::clicked, this, &PalettePanel::chooseSaveFile);
     updateUi();
+}
+
+PaletteSpace PalettePanel::space() const {
+    PaletteSpace s = PaletteSpace::Linear;
+    parsePaletteSpace(spaceCombo_->currentData().toString().toStdString(), s);
+    return s;
+}
+
+PaletteMatch PalettePanel::match() const {
+    PaletteMatch m = PaletteMatch::Euclidean;
+    parsePaletteMatch(matchCombo_->currentData().toString().toStdString(), m);
+    return m;
+}
+
+void PalettePanel::setSpaceAndMatch(PaletteSpace space, PaletteMatch match) {
+    const bool differ = space != this->space() || match != this->match();
+    {
+        const QSignalBlocker a(spaceCombo_), b(matchCombo_);
+        spaceCombo_->setCurrentIndex(spaceCombo_->findData(QString::fromLatin1(toString(space))));
+        matchCombo_->setCurrentIndex(matchCombo_->findData(QString::fromLatin1(toString(match))));
+    }
+    if (differ) emit changed();
 }
 
 int PalettePanel::indexOfData(const QString& data) const { return sourceCombo_->findData(data); }
@@ -681,6 +726,8 @@ void PalettePanel::updateUi() {
     swatches_->setEnabled(available_);
     addButton_->setVisible(chosen);
     removeButton_->setVisible(chosen);
+    matchRow_->setVisible(chosen);
+    matchRow_->setEnabled(available_);
     saveButton_->setVisible(chosen);
     const bool editable =
         available_ && chosen && !current_.colors.empty() && !(source_ == Source::Auto && autoRunning_);
@@ -712,6 +759,8 @@ void PalettePanel::saveSettings(QSettings& s) const {
     s.setValue(QStringLiteral("source"), data.startsWith(kFilePrefix) ? QStringLiteral("file") : data);
     if (data.startsWith(kFilePrefix)) s.setValue(QStringLiteral("path"), data.mid(kFilePrefix.size()));
     s.setValue(QStringLiteral("autoColours"), autoCount_->value());
+    s.setValue(QStringLiteral("space"), QString::fromLatin1(toString(space())));
+    s.setValue(QStringLiteral("match"), QString::fromLatin1(toString(match())));
     // The colours of a file or an edit are kept too, so the choice comes back if the file is gone.
     const Palette& keep = source_ == Source::Edited ? edited_ : current_;
     if (source_ == Source::Edited || source_ == Source::File) {
@@ -728,6 +777,10 @@ void PalettePanel::restoreSettings(QSettings& s) {
     const QString source = s.value(QStringLiteral("source")).toString();
     const QString path = s.value(QStringLiteral("path")).toString();
     const int autoColours = s.value(QStringLiteral("autoColours"), kDefaultAutoColors).toInt();
+    PaletteSpace space = PaletteSpace::Linear;
+    PaletteMatch match = PaletteMatch::Euclidean;
+    parsePaletteSpace(s.value(QStringLiteral("space")).toString().toStdString(), space);
+    parsePaletteMatch(s.value(QStringLiteral("match")).toString().toStdString(), match);
     Palette stored;
     stored.name = s.value(QStringLiteral("name")).toString().toStdString();
     for (const QString& c : s.value(QStringLiteral("colours")).toStringList()) {
@@ -739,6 +792,7 @@ void PalettePanel::restoreSettings(QSettings& s) {
         const QSignalBlocker block(autoCount_);
         autoCount_->setValue(std::clamp(autoColours, kMinPaletteColors, kMaxPaletteColors));
     }
+    setSpaceAndMatch(space, match);
     const bool storedOk = bool(checkPalette(stored));
     if (source == kNone || source.isEmpty()) {
         selectNone();

@@ -122,7 +122,16 @@ public:
     /// \brief Opens the file dialog of "Save palette..." (non-blocking; objectName "paletteSaveDialog").
     void chooseSaveFile();
 
+    /// \brief The working space and the nearest-colour match of error diffusion to the palette (docs/spec.md
+    /// section 4; linear light and euclidean by default).
+    PaletteSpace space() const;
+    PaletteMatch match() const;
+    /// \brief Sets the two choices (emits changed() when they differ).
+    void setSpaceAndMatch(PaletteSpace space, PaletteMatch match);
+
     QComboBox* sourceCombo() const { return sourceCombo_; }
+    QComboBox* spaceCombo() const { return spaceCombo_; }
+    QComboBox* matchCombo() const { return matchCombo_; }
     QSpinBox* autoCount() const { return autoCount_; }
     SwatchStrip* swatches() const { return swatches_; }
     QToolButton* saveButton() const { return saveButton_; }
@@ -155,6 +164,9 @@ private:
     void selectIndexQuietly(int index);
 
     QComboBox* sourceCombo_;
+    QWidget* matchRow_;
+    QComboBox* spaceCombo_;
+    QComboBox* matchCombo_;
     QWidget* autoRow_;
     QSpinBox* autoCount_;
     SwatchStrip* swatches_;

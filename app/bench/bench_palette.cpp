@@ -249,7 +249,7 @@ int benchPalette(const BenchContext& c) {
     EdParams p;
     for (int colors : {2, 4, 16, 64, 256}) {
         const Palette pc = paletteOf(colors);
-        const int def = NearestColor(PaletteTargets(pc, false)).shift();
+        const int def = NearestColor(PaletteTargets(pc, p.linear, p.match)).shift();
         std::printf("| %d |", colors);
         Plane8 first;
         for (int s : shifts) {
@@ -264,8 +264,8 @@ int benchPalette(const BenchContext& c) {
             std::fflush(stdout);
         }
         // candidate list lengths over the cells this image reaches
-        NearestColor probe{PaletteTargets(pc, false)};
-        const PaletteTargets pt(pc, false);
+        NearestColor probe{PaletteTargets(pc, p.linear, p.match)};
+        const PaletteTargets pt(pc, p.linear, p.match);
         for (int y = 0; y < rgb.height(); y += 7)
             for (int x = 0; x < rgb.width(); x += 7)
                 probe.nearest(pt.input[rgb.channels[0].at(y, x)], pt.input[rgb.channels[1].at(y, x)],

@@ -124,6 +124,34 @@ bool chooseWord(const std::string& option, const std::string& value, const std::
     return false;
 }
 
+/// --space and --match, and --linear as --space linear: with a palette (named, or the method's own) they set the job's
+/// palette space and match; otherwise --space sets the method's "linear" parameter, as --linear does.
+int takeSpaceAndMatch(const JobOptions& o, const MethodInfo& m, JobSettings& job) {
+    const bool toPalette = !job.palette.empty() || m.fixedPalette.has_value();
+    bool linearFlag = false;
+    for (const MethodOption& mo : o.methodOptions)
+        if (mo.key == "linear" && mo.option->count() > 0) linearFlag = mo.b;
+    std::string word;
+    if (o.given("space")) {
+        if (!chooseWord("space", o.space, {"linear", "gamma"}, word)) return kExitUsage;
+        if (linearFlag && word == "gamma")
+            return fail("--linear is --space linear: give --space gamma or --linear, not both", kExitUsage);
+        if (toPalette)
+            parsePaletteSpace(word, job.paletteSpace);
+        else if (m.param("linear"))
+            job.params.set("linear", word == "linear");
+        else
+            return fail("--space does not apply to method " + m.id() + " without --palette", kExitUsage);
+    }
+    if (linearFlag && toPalette) job.paletteSpace = PaletteSpace::Linear;
+    if (o.given("match")) {
+        if (!chooseWord("match", o.match, {"euclidean", "weighted"}, word)) return kExitUsage;
+        if (!toPalette) return fail("--match chooses the nearest palette colour: it needs --palette", kExitUsage);
+        parsePaletteMatch(word, job.paletteMatch);
+    }
+    return kExitOk;
+}
+
 /// Output formats suggested for a mistyped --format.
 const std::vector<std::string> kOutputFormats = {"png", "tif", "tiff", "pbm", "pgm", "ppm", "gif", "bmp", "webp"};
 
@@ -200,7 +228,18 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         colour, "NAME|FILE|auto:N");
     add("save-palette", o.savePalette,
         "also write the palette used (e.g. of auto:N) to this file: .hex, .gpl, .txt, .act or .pal", colour, "FILE");
-    flag("keep-alpha", o.keepAlpha, "copy the input's alpha channel into the output", colour);
+    add("space", o.space,
+        "working space of error diffusion: linear (sRGB decoded; the default with --palette) or gamma (the 8-bit "
+        "values; the default of gray and per-channel colour). --linear is --space linear",
+        colour, "linear|gamma");
+    add("match", o.match,
+        "with --palette: how the nearest colour is found: euclidean (dR^2 + dG^2 + dB^2, the default) or weighted "
+        "(299 dR^2 + 587 dG^2 + 114 dB^2)",
+        colour, "euclidean|weighted");
+    flag("keep-alpha", o.keepAlpha,
+         "copy the input's alpha channel into the output (with --palette a PNG stays indexed: its transparency in a "
+         "tRNS chunk)",
+         colour);
 
     add("print-size", o.printSize, "resize to a print size at --dpi: 6x4in, 15x10cm, 210x297mm", group::kPrint,
         "WxHUNIT");
@@ -380,6 +419,7 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (o.given("color") && job.color != ColorMode::RGB)
             note("--color is not used with --palette: the palette's colours make the output");
     }
+    if (int rc = takeSpaceAndMatch(o, *m, job); rc != kExitOk) return rc;
 
     PrepareSettings& p = job.prepare;
     if (!take("width", "width", o.width, p.width) || !take("height", "height", o.height, p.height) ||

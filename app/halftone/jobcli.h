@@ -32,6 +32,7 @@ struct MethodOption {
 struct JobOptions {
     std::string preset, savePreset;
     std::string method, variant, color = "gray", palette, savePalette, device = "auto";
+    std::string space, match;  ///< --space linear|gamma, --match euclidean|weighted
     int64_t gcr = 100, inkLimit = 400, threads = 0;
     bool keepAlpha = false;
     int64_t width = 0, height = 0, pixelSize = 1, blackPoint = 0, whitePoint = 255;

@@ -416,7 +416,8 @@ std::vector<std::string> optionValues(const CLI::Option& option) {
     if (name == "device") return {"cpu", "gpu", "auto"};
     if (name == "fit") return {"inside", "stretch"};
     if (name == "resize-filter") return {"lanczos", "bicubic", "box", "nearest"};
-    if (name == "resize-space") return {"linear", "gamma"};
+    if (name == "resize-space" || name == "space") return {"linear", "gamma"};
+    if (name == "match") return {"euclidean", "weighted"};
     if (name == "format") return {"png", "tif", "pbm", "pgm", "ppm", "gif", "bmp", "webp"};
     if (name == "completion") return {"bash", "zsh", "fish"};
     if (name == "hvs") return {"gaussian", "nasanen"};

@@ -30,7 +30,8 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
         kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
         boolParam("linear", "Linear light", false,
-                  "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values"),
+                  "diffuse error in linear light (sRGB decoded) instead of gamma-encoded values; a run to a palette "
+                  "takes its space from the palette settings (linear light by default)"),
     };
     if (withSerpentine)
         specs.push_back(boolParam("serpentine", "Serpentine scan", false,
@@ -49,6 +50,7 @@ EdParams edParamsFrom(const ParamValues& v) {
     p.levels = int(v.getInt("levels", p.levels));
     p.linear = v.getBool("linear", false);
     p.serpentine = v.getBool("serpentine", false);
+    parsePaletteMatch(v.getText(kPaletteMatchKey, toString(p.match)), p.match);
     p.seed = uint32_t(v.getInt("seed", p.seed));
     return p;
 }

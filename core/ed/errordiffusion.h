@@ -5,6 +5,7 @@
 
 #include "core/image.h"
 #include "core/ed/kernel.h"
+#include "core/palette/palette.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
 
@@ -16,6 +17,8 @@ struct EdParams {
     int levels = 2;
     bool linear = false;
     bool serpentine = false;
+    /// The nearest-colour distance of error diffusion to a palette (docs/spec.md section 4); gray ignores it.
+    PaletteMatch match = PaletteMatch::Euclidean;
     /// Seed of the position noise of Zhou and Fang's threshold modulation (docs/spec.md section 1); other kernels
     /// ignore it.
     uint32_t seed = 1;

@@ -27,7 +27,8 @@ bool samePrepare(const PrepareSettings& a, const PrepareSettings& b) {
 
 bool operator==(const JobSettings& a, const JobSettings& b) {
     return a.method == b.method && a.variant == b.variant && a.params.canonical() == b.params.canonical() &&
-           a.color == b.color && a.palette == b.palette && a.device == b.device && a.threads == b.threads &&
+           a.color == b.color && a.palette == b.palette && a.paletteSpace == b.paletteSpace &&
+           a.paletteMatch == b.paletteMatch && a.device == b.device && a.threads == b.threads &&
            a.keepAlpha == b.keepAlpha && samePrepare(a.prepare, b.prepare) && a.printSize == b.printSize &&
            a.dpi == b.dpi && a.format == b.format && a.separation.gcr == b.separation.gcr &&
            a.separation.inkLimit == b.separation.inkLimit;
@@ -97,6 +98,8 @@ Status resolveJob(const JobSettings& job, const Image* image, RunRequest& reques
         request.params.set("threads", int64_t(job.threads));
     request.color = job.color;
     request.keepAlpha = job.keepAlpha;
+    request.paletteSpace = job.paletteSpace;
+    request.paletteMatch = job.paletteMatch;
     if (job.device == "cpu") request.device = Device::Cpu;
     if (job.device == "gpu") request.device = Device::Gpu;
     if (!job.palette.empty() && (image || job.palette.rfind("auto:", 0) != 0)) {

@@ -20,6 +20,9 @@ struct JobSettings {
     ColorMode color = ColorMode::Gray;
     SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
     std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
+    /// With a palette: the working space and the nearest-colour match (docs/spec.md section 4).
+    PaletteSpace paletteSpace = PaletteSpace::Linear;
+    PaletteMatch paletteMatch = PaletteMatch::Euclidean;
     std::string device = "auto";  ///< "auto", "cpu" or "gpu"
     int threads = 0;              ///< worker threads of parallel methods; 0 = all
     bool keepAlpha = false;       ///< copy the input's alpha channel into the output

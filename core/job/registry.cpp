@@ -394,6 +394,8 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
             return s;
     }
     if (toPalette) {
+        params.set("linear", request.paletteSpace == PaletteSpace::Linear);
+        params.set(kPaletteMatchKey, std::string(toString(request.paletteMatch)));
         Image converted;
         const bool same = isColorIdentity(input, ColorMode::RGB, SeparationParams{});
         if (!same) converted = convertColor(input, ColorMode::RGB);

@@ -246,6 +246,11 @@ struct RunRequest {
     /// Set: halftone to these colours with the method's palette form (`color` is then ignored); the result is RGB
     /// with Image::palette and Image::indices filled.
     std::optional<Palette> palette;
+    /// The working space and the nearest-colour match of a run to a palette (a named one or the method's fixed one;
+    /// docs/spec.md section 4): runImage gives them to the palette form as its "linear" and kPaletteMatchKey values,
+    /// in place of the method's own "linear", which keeps its meaning for gray and per-channel runs.
+    PaletteSpace paletteSpace = PaletteSpace::Linear;
+    PaletteMatch paletteMatch = PaletteMatch::Euclidean;
     bool keepAlpha = true;
     uint64_t maxMemory = 0;  ///< bytes the run may allocate (planes + working memory), checked first; 0 = no limit
     /// Runs that share the device at once (a batch's files): the automatic device choice counts a GPU run that many

@@ -29,7 +29,8 @@ inline void axisRange(int32_t lo, int32_t hi, int32_t p, int64_t& dmin, int64_t&
 
 }  // namespace
 
-NearestColor::NearestColor(const PaletteTargets& targets, int shift) : targets_(targets.targets) {
+NearestColor::NearestColor(const PaletteTargets& targets, int shift)
+    : targets_(targets.targets), weights_{targets.weights[0], targets.weights[1], targets.weights[2]} {
     shift_ = shift > 0 ? std::clamp(shift, 4, 12) : kDefaultShift;
     bits_ = 12 - shift_;
     side_ = 1 << bits_;  // 4080 >> shift_ < 2^(12 - shift_)
@@ -49,9 +50,10 @@ int NearestColor::scan(const Cell& cell, int32_t r, int32_t g, int32_t b) {
     }
     // |dR| <= 4080, so dR^2 fits in 32 bits; the weighted sum needs 64 (up to 1000 * 4080^2)
     const Candidate* p = pool_.data() + c.offset;
+    const int64_t wr = weights_[0], wg = weights_[1], wb = weights_[2];
     auto dist = [&](const Candidate& q) {
         const int32_t dr = r - q.r, dg = g - q.g, db = b - q.b;
-        return 299 * int64_t(dr * dr) + 587 * int64_t(dg * dg) + 114 * int64_t(db * db);
+        return wr * int64_t(dr * dr) + wg * int64_t(dg * dg) + wb * int64_t(db * db);
     };
     int best = p[0].k;
     int64_t bestD = dist(p[0]);
@@ -72,7 +74,7 @@ void NearestColor::build(size_t index, Cell& c) {
     const std::array<int32_t, 3> lo = {cr << shift_, cg << shift_, cb << shift_};
     const std::array<int32_t, 3> hi = {std::min(lo[0] + span, 4080), std::min(lo[1] + span, 4080),
                                        std::min(lo[2] + span, 4080)};
-    constexpr int64_t weight[3] = {299, 587, 114};
+    const std::array<int64_t, 3>& weight = weights_;
     const size_t n = targets_.size();
     std::vector<int64_t>& dmin = scratch_;
     dmin.resize(n);
@@ -83,8 +85,8 @@ void NearestColor::build(size_t index, Cell& c) {
         for (int a = 0; a < 3; ++a) {
             int64_t lo1, hi1;
             axisRange(lo[size_t(a)], hi[size_t(a)], targets_[k][size_t(a)], lo1, hi1);
-            sumMin += weight[a] * lo1 * lo1;
-            sumMax += weight[a] * hi1 * hi1;
+            sumMin += weight[size_t(a)] * lo1 * lo1;
+            sumMax += weight[size_t(a)] * hi1 * hi1;
         }
         dmin[k] = sumMin;
         m = std::min(m, sumMax);

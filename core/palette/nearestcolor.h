@@ -11,7 +11,8 @@ namespace halftone {
 
 struct PaletteTargets;
 
-/// \brief Nearest palette colour under 299 dR^2 + 587 dG^2 + 114 dB^2, exact, for T in [0, 4080]^3.
+/// \brief Nearest palette colour under the match's distance w_R dR^2 + w_G dG^2 + w_B dB^2 (the weights of
+/// PaletteTargets: euclidean or luma-weighted), exact, for T in [0, 4080]^3.
 ///
 /// The cube is cut into cells of side 2^shift. A cell's candidate list holds every colour k whose smallest
 /// possible distance to the cell, dmin_k, is at most m = min_j dmax_j (the smallest largest distance of any
@@ -23,10 +24,11 @@ struct PaletteTargets;
 /// its image reaches. Not thread-safe: each thread uses its own copy.
 class NearestColor {
 public:
-    /// \brief Search over `targets` (P_k at scale 16) with cells of side 2^shift (4..12; 0 = the default, 7).
+    /// \brief Search over `targets` (P_k at scale 16, and the match's weights) with cells of side 2^shift (4..12; 0 =
+    /// the default, 7).
     explicit NearestColor(const PaletteTargets& targets, int shift = 0);
 
-    /// \brief The index minimising the weighted distance to (r, g, b), each in [0, 4080]; ties to the smaller index.
+    /// \brief The index minimising the match's distance to (r, g, b), each in [0, 4080]; ties to the smaller index.
     int nearest(int32_t r, int32_t g, int32_t b) {
         const Cell& c =
             cells_[(size_t(r >> shift_) << (2 * bits_)) | (size_t(g >> shift_) << bits_) | size_t(b >> shift_)];
@@ -39,12 +41,6 @@ public:
     int builtCells() const;
     double meanCandidates() const;
     int shift() const { return shift_; }
-
-    /// \brief Weighted squared distance of section 4 (64-bit).
-    static int64_t distance(int32_t r, int32_t g, int32_t b, const std::array<int32_t, 3>& p) {
-        const int64_t dr = r - p[0], dg = g - p[1], db = b - p[2];
-        return 299 * dr * dr + 587 * dg * dg + 114 * db * db;
-    }
 
 private:
     struct Cell {
@@ -59,6 +55,7 @@ private:
     void build(size_t cellIndex, Cell& c);
 
     std::vector<std::array<int32_t, 3>> targets_;
+    std::array<int64_t, 3> weights_{};
     std::vector<uint8_t> duplicate_;        ///< colour k equals an earlier colour
     int shift_ = 7, bits_ = 5, side_ = 32;  ///< cell side 2^shift_; side_ = 2^bits_ cells per axis
     std::vector<int64_t> scratch_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <sstream>
@@ -23,6 +24,37 @@ Status checkPalette(const Palette& p) {
         return Status::error("palette " + (p.name.empty() ? std::string() : "'" + p.name + "' ") + "has " +
                              std::to_string(p.size()) + " colours; a palette needs 2 to 256");
     return Status::ok();
+}
+
+std::array<int32_t, 3> matchWeights(PaletteMatch m) {
+    return m == PaletteMatch::Weighted ? std::array<int32_t, 3>{299, 587, 114} : std::array<int32_t, 3>{1, 1, 1};
+}
+
+const char* toString(PaletteMatch m) { return m == PaletteMatch::Weighted ? "weighted" : "euclidean"; }
+
+const char* toString(PaletteSpace s) { return s == PaletteSpace::Gamma ? "gamma" : "linear"; }
+
+namespace {
+
+/// The value among `values` whose toString is `name`, in `out`; false when none is.
+template <class E>
+bool parseNamed(const std::string& name, std::initializer_list<E> values, E& out) {
+    for (E v : values)
+        if (name == toString(v)) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
+}  // namespace
+
+bool parsePaletteMatch(const std::string& name, PaletteMatch& out) {
+    return parseNamed(name, {PaletteMatch::Euclidean, PaletteMatch::Weighted}, out);
+}
+
+bool parsePaletteSpace(const std::string& name, PaletteSpace& out) {
+    return parseNamed(name, {PaletteSpace::Linear, PaletteSpace::Gamma}, out);
 }
 
 namespace {

@@ -23,6 +23,33 @@ struct Palette {
     friend bool operator==(const Palette& a, const Palette& b) { return a.colors == b.colors; }
 };
 
+/// \brief The distance the nearest-colour search to a palette minimises (docs/spec.md sections 4 and 5).
+enum class PaletteMatch {
+    Euclidean,  ///< dR^2 + dG^2 + dB^2 (the default)
+    Weighted,   ///< 299 dR^2 + 587 dG^2 + 114 dB^2 (luma weights)
+};
+
+/// \brief The working space of error diffusion to a palette (docs/spec.md section 4).
+enum class PaletteSpace {
+    Linear,  ///< linear light: sRGB decoded (the default)
+    Gamma,   ///< the 8-bit sRGB values as they are
+};
+
+/// \brief The parameter key that carries the match to a method's palette form ("euclidean" or "weighted"; not a
+/// ParamSpec: runImage sets it from RunRequest::paletteMatch, as it sets the "linear" parameter from paletteSpace).
+inline constexpr const char* kPaletteMatchKey = "match";
+
+/// \brief The channel weights (w_R, w_G, w_B) of a match: (1, 1, 1) or (299, 587, 114).
+std::array<int32_t, 3> matchWeights(PaletteMatch m);
+/// \brief "euclidean" or "weighted".
+const char* toString(PaletteMatch m);
+/// \brief "linear" or "gamma".
+const char* toString(PaletteSpace s);
+/// \brief The match named `name` ("euclidean" or "weighted"); false for any other name.
+bool parsePaletteMatch(const std::string& name, PaletteMatch& out);
+/// \brief The space named `name` ("linear" or "gamma"); false for any other name.
+bool parsePaletteSpace(const std::string& name, PaletteSpace& out);
+
 inline constexpr int kMinPaletteColors = 2;
 inline constexpr int kMaxPaletteColors = 256;
 

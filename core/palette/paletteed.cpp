@@ -7,7 +7,7 @@
 
 namespace halftone {
 
-PaletteTargets::PaletteTargets(const Palette& p, bool linear) {
+PaletteTargets::PaletteTargets(const Palette& p, bool linear, PaletteMatch match) : weights(matchWeights(match)) {
     const Quantizer q(2, linear);  // the one host table of section 1
     input = q.inputTable();
     targets.reserve(p.colors.size());
@@ -18,9 +18,7 @@ int PaletteTargets::nearest(int32_t r, int32_t g, int32_t b) const {
     int best = 0;
     int64_t bestD = INT64_MAX;
     for (int k = 0; k < size(); ++k) {
-        const auto& t = targets[size_t(k)];
-        const int64_t dr = r - t[0], dg = g - t[1], db = b - t[2];
-        const int64_t d = 299 * dr * dr + 587 * dg * dg + 114 * db * db;
+        const int64_t d = distance(r, g, b, targets[size_t(k)]);
         if (d < bestD) {
             bestD = d;
             best = k;
@@ -31,7 +29,7 @@ int PaletteTargets::nearest(int32_t r, int32_t g, int32_t b) const {
 
 Plane8 referencePaletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdParams& params) {
     const Kernel* kernel = findKernel(params.kernel);
-    const PaletteTargets pt(palette, params.linear);
+    const PaletteTargets pt(palette, params.linear, params.match);
     const int h = rgb.height(), w = rgb.width();
     const Plane8* in[3];
     for (int c = 0; c < 3; ++c) in[c] = &rgb.channels[rgb.channels.size() == 1 ? 0 : size_t(c)];

@@ -328,7 +328,7 @@ Status paletteErrorDiffuse(const Image& rgb, const Palette& palette, Plane8& ind
                            EdVariant variant, const RunControl& control, int searchShift) {
     int kid = -1;
     if (Status s = prepare(rgb, palette, indices, params, kid); !s) return s;
-    const PaletteTargets pt(palette, params.linear);
+    const PaletteTargets pt(palette, params.linear, params.match);
     const std::vector<int32_t> targets = flatTargets(pt);
     NearestColor search(pt, searchShift);
     const Job job{
@@ -457,7 +457,7 @@ Status wavefrontPaletteErrorDiffusion(const Image& rgb, const Palette& palette, 
         return paletteErrorDiffuse(rgb, palette, indices, params, EdVariant::CollectionRegisters, control);
     const Kernel& kernel = *findKernel(params.kernel);
     const int W = rgb.width(), H = rgb.height();
-    const PaletteTargets pt(palette, params.linear);
+    const PaletteTargets pt(palette, params.linear, params.match);
     const std::vector<int32_t> targets = flatTargets(pt);
 
     WaveState ws;
@@ -571,7 +571,7 @@ Status trapezoidPaletteErrorDiffusion(const Image& rgb, const Palette& palette, 
     SchedulePlan plan;
     if (Status s = planSchedule("trapezoid", W, H, kernel, so, plan); !s) return s;
     const BlockGeometry& g = plan.geometry;
-    const PaletteTargets pt(palette, params.linear);
+    const PaletteTargets pt(palette, params.linear, params.match);
     const std::vector<int32_t> targets = flatTargets(pt);
 
     // the full error plane: maxDi zero rows on top, m zero columns either side

@@ -14,8 +14,10 @@
 
 namespace halftone {
 
-MixingPlanner::MixingPlanner(const Palette& palette, int planSize)
+MixingPlanner::MixingPlanner(const Palette& palette, int planSize, PaletteMatch match)
     : n_(std::clamp(planSize, kMinMixingPlan, kMaxMixingPlan)) {
+    const std::array<int32_t, 3> w = matchWeights(match);
+    weights_ = {w[0], w[1], w[2]};
     input_ = Quantizer(2, true).inputTable();
     const int k = palette.size();
     targets_.reserve(size_t(k));
@@ -24,7 +26,7 @@ MixingPlanner::MixingPlanner(const Palette& palette, int planSize)
     for (const Rgb8& c : palette.colors) {
         const std::array<int64_t, 3> p = {input_[c[0]], input_[c[1]], input_[c[2]]};
         targets_.push_back(p);
-        norm_.push_back(299 * p[0] * p[0] + 587 * p[1] * p[1] + 114 * p[2] * p[2]);
+        norm_.push_back(weights_[0] * p[0] * p[0] + weights_[1] * p[1] * p[1] + weights_[2] * p[2] * p[2]);
         luma.push_back(299 * p[0] + 587 * p[1] + 114 * p[2]);
     }
     std::vector<int> order(static_cast<size_t>(k));
@@ -39,11 +41,11 @@ void MixingPlanner::plan(uint8_t r, uint8_t g, uint8_t b, uint8_t* out) const {
     int64_t s[3] = {0, 0, 0};
     int count[kMaxPaletteColors] = {};
     for (int n = 0; n < n_; ++n) {
-        // The candidate c minimising 299 (D_R - P_cR)^2 + 587 (D_G - P_cG)^2 + 114 (D_B - P_cB)^2 with
+        // The candidate c minimising w_R (D_R - P_cR)^2 + w_G (D_G - P_cG)^2 + w_B (D_B - P_cB)^2 with
         // D = (n + 1) T - S; the term in D alone is the same for every c and is left out.
-        const int64_t wd0 = 2 * 299 * ((n + 1) * t[0] - s[0]);
-        const int64_t wd1 = 2 * 587 * ((n + 1) * t[1] - s[1]);
-        const int64_t wd2 = 2 * 114 * ((n + 1) * t[2] - s[2]);
+        const int64_t wd0 = 2 * weights_[0] * ((n + 1) * t[0] - s[0]);
+        const int64_t wd1 = 2 * weights_[1] * ((n + 1) * t[1] - s[1]);
+        const int64_t wd2 = 2 * weights_[2] * ((n + 1) * t[2] - s[2]);
         int best = 0;
         int64_t bestCost = INT64_MAX;
         for (int c = 0; c < k; ++c) {
@@ -109,7 +111,7 @@ private:
 }  // namespace
 
 Status orderedPaletteDither(const Image& rgb, const Palette& palette, const ThresholdArray& screen, int planSize,
-                            Plane8& indices, const RunControl& control, uint64_t planTableBytes) {
+                            PaletteMatch match, Plane8& indices, const RunControl& control, uint64_t planTableBytes) {
     if (Status s = checkPalette(palette); !s) return s;
     if (screen.empty()) return Status::error("ordered dither: the threshold array is empty");
     if (rgb.channels.size() != 1 && rgb.channels.size() < 3)
@@ -118,7 +120,7 @@ Status orderedPaletteDither(const Image& rgb, const Palette& palette, const Thre
     if (Status s = checkImageSize(w, h, 1); !s) return s;
     const Plane8* in[3];
     for (int c = 0; c < 3; ++c) in[c] = &rgb.channels[rgb.channels.size() == 1 ? 0 : size_t(c)];
-    const MixingPlanner planner(palette, planSize);
+    const MixingPlanner planner(palette, planSize, match);
     const int n = planner.planSize();
     const std::array<uint8_t, 256> entry = MixingPlanner::entryTable(screen, n);
 

@@ -22,11 +22,11 @@ inline constexpr int kDefaultMixingPlan = 64;
 inline constexpr uint64_t kPlanTableBytes = uint64_t(256) << 20;
 
 /// \brief Computes mixing plans: for an input colour, N palette indices whose mean in linear light is close to the
-/// colour, ordered brightest first (docs/spec.md section 5).
+/// colour by the match's distance, ordered brightest first (docs/spec.md section 5).
 class MixingPlanner {
 public:
-    /// \brief `planSize` N in kMinMixingPlan..kMaxMixingPlan (clamped).
-    MixingPlanner(const Palette& palette, int planSize);
+    /// \brief `planSize` N in kMinMixingPlan..kMaxMixingPlan (clamped); `match` the distance of each step.
+    MixingPlanner(const Palette& palette, int planSize, PaletteMatch match);
     int planSize() const { return n_; }
     /// \brief Writes the plan of the 8-bit sRGB colour (r, g, b) to out[0 .. N-1], brightest entry first.
     void plan(uint8_t r, uint8_t g, uint8_t b, uint8_t* out) const;
@@ -38,17 +38,20 @@ public:
 private:
     int n_;
     std::vector<std::array<int64_t, 3>> targets_;  // P_k in linear light, scale 4080
-    std::vector<int64_t> norm_;                    // 299 P_R^2 + 587 P_G^2 + 114 P_B^2
+    std::array<int64_t, 3> weights_{};             // (w_R, w_G, w_B) of the match
+    std::vector<int64_t> norm_;                    // w_R P_R^2 + w_G P_G^2 + w_B P_B^2
     std::vector<int> rank_;                        // position of palette index k in brightest-first order
     std::array<int32_t, 256> input_{};             // round(4080 lin(a / 255))
 };
 
 /// \brief Ordered dither of an RGB image (three planes, or one gray plane used as R = G = B) to `palette` with the
-/// threshold array `screen` (tiled from the top-left corner); `indices` gets the palette index per pixel.
+/// threshold array `screen` (tiled from the top-left corner) and the plans of `match`; `indices` gets the palette
+/// index per pixel.
 /// Plans and rows run on `control.threads` threads (the indices do not depend on the count); cancellation is checked
 /// per band of work.
 /// `planTableBytes` bounds the table of every distinct colour's plan (0 forces the per-thread caches; same indices).
 Status orderedPaletteDither(const Image& rgb, const Palette& palette, const ThresholdArray& screen, int planSize,
-                            Plane8& indices, const RunControl& control = {}, uint64_t planTableBytes = kPlanTableBytes);
+                            PaletteMatch match, Plane8& indices, const RunControl& control = {},
+                            uint64_t planTableBytes = kPlanTableBytes);
 
 }  // namespace halftone

@@ -78,8 +78,10 @@ void registerOrderedMethods(Registry& r) {
                       const RunControl& rc) {
         ThresholdArray screen;
         if (Status st = screenFromSpec(v.getText("screen", "bayer:8"), screen, rc.scaled(0, 0.2)); !st) return st;
-        return orderedPaletteDither(rgb, palette, screen, int(v.getInt("plan", kDefaultMixingPlan)), indices,
-                                    rc.scaled(0.2, 1.0));
+        // The plan's steps take the luma-weighted match whatever the run's match: in linear light it mixes more
+        // accurately than the euclidean one (docs/quality.md, "Palettes: the working space and the match").
+        return orderedPaletteDither(rgb, palette, screen, int(v.getInt("plan", kDefaultMixingPlan)),
+                                    PaletteMatch::Weighted, indices, rc.scaled(0.2, 1.0));
     };
     r.add(std::move(m));
     r.setDisplayName("ordered", "Ordered dither");

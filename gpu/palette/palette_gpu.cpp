@@ -66,12 +66,13 @@ Status checkRequest(const Image& rgb, const Palette& palette, const EdParams& pa
 /// The palette wavefront on one image size and palette: prepare once, then upload / compute / download.
 class PaletteRunner {
 public:
-    Status prepare(int width, int height, int kernelIndex, const Palette& palette, bool linear) {
+    Status prepare(int width, int height, int kernelIndex, const Palette& palette, bool linear, PaletteMatch match) {
         W_ = width;
         H_ = height;
         kernelIndex_ = kernelIndex;
-        const PaletteTargets pt(palette, linear);  // the host tables of section 4: never recomputed on the device
-        keys_ = makePaletteKeys(pt.targets);
+        const PaletteTargets pt(palette, linear,
+                                match);  // the host tables of section 4: never recomputed on the device
+        keys_ = makePaletteKeys(pt.targets, pt.weights);
         pitch_ = (W_ + 31) / 32 * 32;
         const int strips = (H_ + paletteStripRows() - 1) / paletteStripRows();
         HT_CUDA(input_.allocate(256));
@@ -136,10 +137,10 @@ Status paletteErrorDiffusion(const Image& rgb, const Palette& palette, const EdP
     const auto device = lockDevice();
     if (control.cancelled()) return Status::cancelled();  // cancelled while another run held the device
     PaletteRunner r;
-    Status prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear);
+    Status prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear, params.match);
     if (isOutOfDeviceMemory(prepared)) {  // the wavefront's kept buffers make room
         releaseDeviceCache();
-        prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear);
+        prepared = r.prepare(rgb.width(), rgb.height(), kernelIndex, palette, params.linear, params.match);
     }
     HT_TRY(prepared);
     Stream s;
@@ -174,7 +175,7 @@ Status timePalette(const Image& rgb, const Palette& palette, const EdParams& par
     const size_t n = size_t(W) * size_t(H);
     const auto device = lockDevice();
     PaletteRunner r;
-    HT_TRY(r.prepare(W, H, kernelIndex, palette, params.linear));
+    HT_TRY(r.prepare(W, H, kernelIndex, palette, params.linear, params.match));
     Stream s;
     HT_CUDA(s.create());
     PinnedBuffer<uint8_t> hin, hout;

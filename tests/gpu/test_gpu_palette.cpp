@@ -1,7 +1,8 @@
 // Error diffusion to a colour palette on the GPU (docs/spec.md section 4) against the reference, bit for bit (plain
 // C++: the GPU machine has no Qt). First, in every build, the 64-bit keys of the GPU's nearest-colour search against
 // PaletteTargets::nearest (ties included); then, with a usable GPU, the palette wavefront on fresh random images of
-// awkward sizes, every kernel, gamma and linear light, palettes of 2, 3, 16, 17 and 256 colours and palettes with
+// awkward sizes, every kernel, gamma and linear light, the euclidean and the weighted match, palettes of 2, 3, 16, 17
+// and 256 colours and palettes with
 // repeated colours, gray input, serpentine (unavailable: it runs on the CPU), progress, cancel and runImage's palette
 // path. No usable device: the key checks still count, then exit 77 (skipped).
 #include <cstdio>
@@ -48,7 +49,7 @@ Palette tiePalette() {
 
 std::string describe(int w, int h, const Palette& pal, const EdParams& p) {
     return std::to_string(w) + "x" + std::to_string(h) + " " + p.kernel + " " + pal.name + " (" +
-           std::to_string(pal.size()) + " colours)" + (p.linear ? " linear" : " gamma");
+           std::to_string(pal.size()) + " colours)" + (p.linear ? " linear " : " gamma ") + toString(p.match);
 }
 
 void exact(const Image& rgb, const Palette& pal, const EdParams& p) {
@@ -70,9 +71,9 @@ void exact(const Image& rgb, const Palette& pal, const EdParams& p) {
 }
 
 /// The keys against core's nearest: random colours, every palette point and the midpoints between pairs (ties).
-void checkKeys(const Palette& pal, bool linear, uint64_t seed) {
-    const PaletteTargets pt(pal, linear);
-    const gpu::PaletteKeys keys = gpu::makePaletteKeys(pt.targets);
+void checkKeys(const Palette& pal, bool linear, PaletteMatch match, uint64_t seed) {
+    const PaletteTargets pt(pal, linear, match);
+    const gpu::PaletteKeys keys = gpu::makePaletteKeys(pt.targets, pt.weights);
     std::mt19937_64 rng(seed);
     std::vector<std::array<int32_t, 3>> points;
     for (int i = 0; i < 4000; ++i)
@@ -98,7 +99,8 @@ void checkKeys(const Palette& pal, bool linear, uint64_t seed) {
                     ": keys " + std::to_string(got) + ", reference " + std::to_string(want) + ")";
     }
     check(bad == 0, "keys match PaletteTargets::nearest on " + std::to_string(points.size()) + " colours, " + pal.name +
-                        " (" + std::to_string(pal.size()) + ")" + (linear ? " linear" : " gamma") + first);
+                        " (" + std::to_string(pal.size()) + ")" + (linear ? " linear " : " gamma ") + toString(match) +
+                        first);
 }
 
 }  // namespace
@@ -130,7 +132,9 @@ int main(int argc, char** argv) {
 
     // the search's arithmetic, in every build
     for (const Palette& pal : palettes)
-        for (bool linear : {false, true}) checkKeys(pal, linear, test::freshSeed("keys"));
+        for (bool linear : {false, true})
+            for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+                checkKeys(pal, linear, match, test::freshSeed("keys"));
 
 #ifdef HALFTONE_HAVE_CUDA
     // the level-dependent kernels take their weights from a gray level: refused with a clear error, as on the CPU (not
@@ -162,37 +166,45 @@ int main(int argc, char** argv) {
     if (sanitize) sizes = {{1, 1}, {1, 9}, {9, 1}, {33, 31}, {70, 37}};
     if (!small) sizes.push_back({2000, 1500});
 
-    // every palette on the sizes, Floyd-Steinberg, gamma
+    // every palette on the sizes, Floyd-Steinberg, gamma, both matches
     const EdParams fs;
-    for (const Palette& pal : palettes) {
-        if (sanitize && pal.size() != 16 && pal.size() != 256 && pal.name != "repeated") continue;
-        for (const Size& sz : sizes) {
-            if (sz.w * sz.h > 1000000 && pal.size() != 16 && pal.size() != 256) continue;  // the large one: 16, 256
-            exact(test::randomRgb(sz.w, sz.h, "palette sizes"), pal, fs);
+    for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+        for (const Palette& pal : palettes) {
+            if (sanitize && pal.size() != 16 && pal.size() != 256 && pal.name != "repeated") continue;
+            EdParams p;
+            p.match = match;
+            for (const Size& sz : sizes) {
+                if (sz.w * sz.h > 1000000 && pal.size() != 16 && pal.size() != 256) continue;  // the large one: 16, 256
+                exact(test::randomRgb(sz.w, sz.h, "palette sizes"), pal, p);
+            }
         }
-    }
 
-    // every fixed kernel x gamma/linear x palettes on awkward sizes (one- and two-row kernels, masked edges)
+    // every fixed kernel x gamma/linear x both matches x palettes on awkward sizes (one- and two-row kernels, masked
+    // edges)
     for (const Kernel& k : kernels())
         for (bool linear : {false, true})
-            for (const Palette& pal : palettes) {
-                if (k.levelDependent()) continue;  // refused below
-                if (sanitize && (linear || (pal.size() != 16 && pal.name != "repeated"))) continue;
-                if (small && pal.size() == 3) continue;
-                EdParams p;
-                p.kernel = k.name;
-                p.linear = linear;
-                for (const Size& sz :
-                     std::vector<Size>{{1, 1}, {41, 1}, {1, 41}, {67, 131}, small ? Size{95, 33} : Size{333, 97}})
-                    exact(test::randomRgb(sz.w, sz.h, "palette kernels"), pal, p);
-            }
+            for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+                for (const Palette& pal : palettes) {
+                    if (k.levelDependent()) continue;  // refused below
+                    if (sanitize && (linear || (pal.size() != 16 && pal.name != "repeated"))) continue;
+                    if (small && pal.size() == 3) continue;
+                    EdParams p;
+                    p.kernel = k.name;
+                    p.linear = linear;
+                    p.match = match;
+                    for (const Size& sz :
+                         std::vector<Size>{{1, 1}, {41, 1}, {1, 41}, {67, 131}, small ? Size{95, 33} : Size{333, 97}})
+                        exact(test::randomRgb(sz.w, sz.h, "palette kernels"), pal, p);
+                }
     if (!small) {
-        // a larger image per kernel with 16 colours (linear light), and flat extremes that push S past the clamp
+        // a larger image per kernel with 16 colours (linear light, the matches in turn), and flat extremes that push
+        // S past the clamp
         for (const Kernel& k : kernels()) {
             if (k.levelDependent()) continue;
             EdParams p;
             p.kernel = k.name;
             p.linear = true;
+            p.match = k.taps.size() % 2 ? PaletteMatch::Weighted : PaletteMatch::Euclidean;
             exact(test::randomRgb(1031, 517, "palette kernels large"), palettes[3], p);
         }
     }
@@ -255,32 +267,38 @@ int main(int argc, char** argv) {
               "a stop request cancels the running kernel (got: " + (c.isOk() ? std::string("ok") : c.message()) + ")");
     }
 
-    // runImage's palette path picks the GPU for ec/wavefront and the sequential entries
+    // runImage's palette path picks the GPU for ec/wavefront and the sequential entries, with the request's space and
+    // match (linear light and euclidean by default)
     {
         Registry& reg = Registry::instance();
         gpu::registerMethods(reg);
         const Image rgb = test::randomRgb(211, 97, "palette runImage");
         for (const auto& [method, variant] :
-             std::vector<std::pair<std::string, std::string>>{{"ec", "wavefront"}, {"ed", "plain"}, {"ec", "rc"}}) {
-            const MethodInfo* m = reg.find(method, variant);
-            if (!m) {
-                gputest::skip(method + "/" + variant + " is not registered in this build");
-                continue;
+             std::vector<std::pair<std::string, std::string>>{{"ec", "wavefront"}, {"ed", "plain"}, {"ec", "rc"}})
+            for (int mode = 0; mode < 3; ++mode) {
+                const MethodInfo* m = reg.find(method, variant);
+                if (!m) {
+                    gputest::skip(method + "/" + variant + " is not registered in this build");
+                    continue;
+                }
+                RunRequest req;
+                req.method = m;
+                req.palette = palettes[3];
+                req.device = Device::Gpu;
+                req.params.set("kernel", std::string("stucki"));
+                EdParams p;
+                p.kernel = "stucki";
+                p.linear = mode != 1;
+                p.match = mode == 2 ? PaletteMatch::Weighted : PaletteMatch::Euclidean;
+                if (mode == 1) req.paletteSpace = PaletteSpace::Gamma;
+                if (mode == 2) req.paletteMatch = PaletteMatch::Weighted;
+                RunResult res;
+                const Status s = runImage(rgb, req, res);
+                const Plane8 ref = referencePaletteErrorDiffusion(rgb, palettes[3], p);
+                check(s.isOk() && res.device == Device::Gpu && res.image.indices == ref,
+                      "runImage " + m->id() + " to a palette on the GPU: " + (s ? res.note : s.message()) +
+                          (s && !(res.image.indices == ref) ? " " + firstDiff(res.image.indices, ref) : ""));
             }
-            RunRequest req;
-            req.method = m;
-            req.palette = palettes[3];
-            req.device = Device::Gpu;
-            req.params.set("kernel", std::string("stucki"));
-            RunResult res;
-            const Status s = runImage(rgb, req, res);
-            EdParams p;
-            p.kernel = "stucki";
-            const Plane8 ref = referencePaletteErrorDiffusion(rgb, palettes[3], p);
-            check(s.isOk() && res.device == Device::Gpu && res.image.indices == ref,
-                  "runImage " + m->id() + " to a palette on the GPU: " + (s ? res.note : s.message()) +
-                      (s && !(res.image.indices == ref) ? " " + firstDiff(res.image.indices, ref) : ""));
-        }
     }
     return gputest::finish();
 }

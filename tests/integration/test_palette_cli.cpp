@@ -1,6 +1,7 @@
 // The `halftone` CLI's palette options as a process: --list-palettes, --show-palette, bad palette files and names
 // refused before any work (exit code, file and line in the message, nothing written), and, with a method that has
-// a palette form, indexed output that holds the palette's colours.
+// a palette form, indexed output that holds the palette's colours; --space and --match (linear light and the
+// euclidean match by default) against the reference, and --keep-alpha as an indexed PNG with a tRNS chunk.
 #include <QtTest>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "core/palette/palette.h"
+#include "core/palette/paletteed.h"
 #include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
@@ -281,6 +283,99 @@ private slots:
         QVERIFY(fs::remove(out));
         QCOMPARE(runCli(args).exitCode, 0);
         QVERIFY(readBytes(out) == first);
+    }
+
+    void spaceAndMatch_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<bool>("linear");
+        QTest::addColumn<bool>("weighted");
+        QTest::newRow("default") << QStringList{} << true << false;
+        QTest::newRow("gamma") << QStringList{"--space", "gamma"} << false << false;
+        QTest::newRow("weighted") << QStringList{"--match", "weighted"} << true << true;
+        QTest::newRow("gamma weighted") << QStringList{"--space", "gamma", "--match", "Weighted"} << false << true;
+        QTest::newRow("--linear") << QStringList{"--linear", "--match", "euclidean"} << true << false;
+    }
+    void spaceAndMatch() {
+        // Error diffusion to a palette through the CLI equals the reference of section 4 with the space and match
+        // asked for, pixel for pixel.
+        QFETCH(QStringList, options);
+        QFETCH(bool, linear);
+        QFETCH(bool, weighted);
+        const std::string out = path("out.png");
+        const auto r = runCli(QStringList{"--method", "ed", "--variant", "plain", "--palette", "pico8"} + options +
+                              QStringList{q(test::dataPath("chelsea.png")), q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        Image in, back;
+        QVERIFY(io::readImage(test::dataPath("chelsea.png"), in).isOk());
+        QVERIFY(io::readImage(out, back).isOk());
+        EdParams p;
+        p.linear = linear;
+        p.match = weighted ? PaletteMatch::Weighted : PaletteMatch::Euclidean;
+        Palette pal;
+        QVERIFY(resolvePalette("pico8", nullptr, pal).isOk());
+        const Image want = expandIndexed(referencePaletteErrorDiffusion(convertColor(in, ColorMode::RGB), pal, p), pal);
+        for (int c = 0; c < 3; ++c) QVERIFY(back.channels[size_t(c)] == want.channels[size_t(c)]);
+        // and the four settings give four different images
+        p.match = weighted ? PaletteMatch::Euclidean : PaletteMatch::Weighted;
+        const Image other =
+            expandIndexed(referencePaletteErrorDiffusion(convertColor(in, ColorMode::RGB), pal, p), pal);
+        QVERIFY(!(other.channels[0] == want.channels[0] && other.channels[1] == want.channels[1] &&
+                  other.channels[2] == want.channels[2]));
+    }
+
+    void spaceAndMatchUsage_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("both spaces") << QStringList{"--palette", "pico8", "--linear", "--space", "gamma"}
+                                     << "--linear is --space linear";
+        QTest::newRow("unknown match") << QStringList{"--palette", "pico8", "--match", "cie76"} << "--match 'cie76'";
+        QTest::newRow("unknown space") << QStringList{"--palette", "pico8", "--space", "lab"} << "--space 'lab'";
+        QTest::newRow("match without palette") << QStringList{"--match", "weighted"} << "needs --palette";
+    }
+    void spaceAndMatchUsage() {
+        QFETCH(QStringList, options);
+        QFETCH(QString, message);
+        const auto r = runCli(options + QStringList{q(test::dataPath("chelsea.png")), q(path("out.png"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(entries().empty());
+    }
+
+    void keepAlphaIndexed() {
+        // An RGBA input with opaque, clear and half-clear areas: with --keep-alpha and a palette the output is an
+        // indexed PNG (colour type 3) with a tRNS chunk, whose pixels read back as the palette's colours with the
+        // input's alpha.
+        const Image rgb =
+            convertColor(Image::gray(test::randomPlane(41, 23, test::freshSeed("keep-alpha"))), ColorMode::RGB);
+        Image in = rgb;
+        in.hasAlpha = true;
+        in.alpha = Plane8(41, 23, 255);
+        for (int y = 0; y < 23; ++y)
+            for (int x = 0; x < 41; ++x)
+                if (x < 10)
+                    in.alpha.at(y, x) = 0;
+                else if (x < 14)
+                    in.alpha.at(y, x) = 128;
+        const std::string src = path("in.png"), out = path("out.png");
+        QVERIFY(io::writeImage(src, in).isOk());
+        const auto r = runCli({"--palette", "pico8", "--keep-alpha", q(src), q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const std::string bytes = readBytes(out);
+        QCOMPARE(int(uint8_t(bytes[25])), 3);
+        QVERIFY(bytes.find("tRNS") != std::string::npos);
+        Image back;
+        QVERIFY(io::readImage(out, back).isOk());
+        QVERIFY(back.hasAlpha);
+        QVERIFY(back.alpha == in.alpha);
+        Palette pal;
+        QVERIFY(resolvePalette("pico8", nullptr, pal).isOk());
+        const std::set<Rgb8> allowed(pal.colors.begin(), pal.colors.end());
+        for (size_t i = 0; i < back.channels[0].size(); ++i)
+            QVERIFY(allowed.count({back.channels[0].data[i], back.channels[1].data[i], back.channels[2].data[i]}));
+        // without --keep-alpha: indexed, no tRNS
+        QVERIFY(fs::remove(out));
+        QCOMPARE(runCli({"--palette", "pico8", q(src), q(out)}).exitCode, 0);
+        QVERIFY(readBytes(out).find("tRNS") == std::string::npos);
     }
 };
 

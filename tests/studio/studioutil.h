@@ -63,7 +63,7 @@ inline void registerPaletteTestMethod() {
     };
     m.paletteCpu = [](const Image& rgb, const Palette& palette, Plane8& indices, const ParamValues&,
                       const RunControl&) {
-        const PaletteTargets t(palette, false);
+        const PaletteTargets t(palette, false, PaletteMatch::Weighted);
         indices = Plane8(rgb.width(), rgb.height());
         for (int y = 0; y < rgb.height(); ++y)
             for (int x = 0; x < rgb.width(); ++x)

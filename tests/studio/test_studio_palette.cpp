@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include "core/palette/palette.h"
+#include "core/palette/paletteed.h"
 #include "core/print/printpreview.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
@@ -44,6 +45,7 @@ private slots:
     }
     void chooserListsBuiltins();
     void chosenPaletteGoesIntoTheRun();
+    void spaceAndMatchGoIntoTheRun();
     void badFileShowsDialogAndKeepsPrevious();
     void goodFileThroughTheDialog();
     void editingSwatchesChangesTheRun();
@@ -188,6 +190,50 @@ void TestStudioPalette::chosenPaletteGoesIntoTheRun() {
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     QVERIFY(!w.currentResult()->palette);
     QVERIFY(w.currentResult()->halftone->palette.empty());
+}
+
+void TestStudioPalette::spaceAndMatchGoIntoTheRun() {
+    // The two combo boxes under the swatches: linear light and the euclidean match by default; the run equals the
+    // reference of docs/spec.md section 4 with the choices made.
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    PalettePanel* panel = w.methodPanel()->palettePanel();
+    QVERIFY(panel->selectBuiltin("pico8"));
+    QVERIFY(panel->spaceCombo()->isVisibleTo(panel) && panel->matchCombo()->isVisibleTo(panel));
+    QCOMPARE(panel->space(), PaletteSpace::Linear);
+    QCOMPARE(panel->match(), PaletteMatch::Euclidean);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    const Image im = randomRgb(41, 29, "palette space and match");
+    w.setImage(im, "random");
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
+    EdParams p;
+    p.linear = true;
+    QVERIFY(w.currentResult()->halftone->indices == referencePaletteErrorDiffusion(im, builtin("pico8"), p));
+    QSignalSpy changed(panel, &PalettePanel::changed);
+    panel->spaceCombo()->setCurrentIndex(panel->spaceCombo()->findData("gamma"));
+    panel->matchCombo()->setCurrentIndex(panel->matchCombo()->findData("weighted"));
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(panel->space(), PaletteSpace::Gamma);
+    QCOMPARE(panel->match(), PaletteMatch::Weighted);
+    shown.clear();
+    w.runCurrent();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
+    p.linear = false;
+    p.match = PaletteMatch::Weighted;
+    QVERIFY(w.currentResult()->halftone->indices == referencePaletteErrorDiffusion(im, builtin("pico8"), p));
+    // the choices survive a restart
+    QTemporaryDir dir;
+    const QString path = dir.filePath("studio.ini");
+    {
+        QSettings s(path, QSettings::IniFormat);
+        w.methodPanel()->saveSettings(s);
+    }
+    MethodPanel again(Registry::instance());
+    QSettings s(path, QSettings::IniFormat);
+    again.restoreSettings(s);
+    QCOMPARE(again.palettePanel()->space(), PaletteSpace::Gamma);
+    QCOMPARE(again.palettePanel()->match(), PaletteMatch::Weighted);
 }
 
 void TestStudioPalette::badFileShowsDialogAndKeepsPrevious() {

@@ -276,9 +276,15 @@ void TestMbvq::registryRunsWithoutPalette() {
     QVERIFY(runImage(im, req, res).isOk());
     QCOMPARE(res.image.space, ColorSpace::RGB);
     QCOMPARE(int(res.image.palette.size()), 8);
+    // a run to a palette: linear light by default, gamma space when the request says so
     EdParams p;
     p.kernel = "stucki";
     p.serpentine = true;
+    p.linear = true;
+    QCOMPARE(res.image.indices, specMbvq(im, p));
+    req.paletteSpace = PaletteSpace::Gamma;
+    QVERIFY(runImage(im, req, res).isOk());
+    p.linear = false;
     QCOMPARE(res.image.indices, specMbvq(im, p));
     // A palette that is not the eight corners is refused with a message; the corners in another order are accepted.
     req.palette = Palette{"four", {{0, 0, 0}, {255, 255, 255}, {255, 0, 0}, {0, 0, 255}}};

@@ -1,8 +1,9 @@
 // Error diffusion to a colour palette (docs/spec.md section 4): the reference pinned on hand-computed cases, the
 // exact nearest-colour grid against the full search, and every registered palette form (every MethodInfo with
 // paletteCpu, each wavefront with several thread counts and band heights) against the reference bit for bit, on
-// fresh random images of awkward sizes, every kernel, raster and serpentine, gamma and linear light, palettes of
-// 2, 3, 16 and 256 colours and with repeated colours, gray input, and the real images of tests/data.
+// fresh random images of awkward sizes, every kernel, raster and serpentine, gamma and linear light, the euclidean
+// and the weighted match, palettes of 2, 3, 16 and 256 colours and with repeated colours, gray input, and the real
+// images of tests/data; and the host form of the GPU's 64-bit keys (gpu/palette/palette_keys.h) against the search.
 #include <QtTest>
 
 #include <random>
@@ -14,6 +15,7 @@
 #include "core/ed/parallel.h"
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
+#include "gpu/palette/palette_keys.h"
 #include "io/imagefile.h"
 #include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
@@ -77,6 +79,7 @@ Status runForm(const Form& f, const Image& rgb, const Palette& pal, const EdPara
                const RunControl& rc = {}) {
     ParamValues v = valuesFor(f, p);
     if (Status s = Registry::instance().resolveParams(*f.method, v); !s) return s;
+    v.set(kPaletteMatchKey, std::string(toString(p.match)));  // as runImage sets it: not a method parameter
     return f.method->paletteCpu(rgb, pal, out, v, rc);
 }
 
@@ -99,12 +102,13 @@ Palette paletteNamed(const QString& kind, uint64_t seed) {
 }
 
 QString describe(const EdParams& p, int w, int h, const QString& palette) {
-    return QString("%1 %2x%3 %4 %5 palette %6")
+    return QString("%1 %2x%3 %4 %5 %6 palette %7")
         .arg(QString::fromStdString(p.kernel))
         .arg(w)
         .arg(h)
         .arg(p.serpentine ? "serpentine" : "raster")
         .arg(p.linear ? "linear" : "gamma")
+        .arg(toString(p.match))
         .arg(palette);
 }
 
@@ -154,6 +158,8 @@ private slots:
     void referenceWeightsAndTies();
     void nearestColorIsExact_data();
     void nearestColorIsExact();
+    void gpuKeysMatchNearest_data();
+    void gpuKeysMatchNearest();
     void formsMatchReference_data();
     void formsMatchReference();
     void blackWhiteDiffersFromGrayOnlyWhereClamped();
@@ -182,15 +188,19 @@ void TestPaletteEd::referenceHandComputed() {
     // (0,2) A=160 acc=-2695 S=-8 -> T=0 black, E=0   (the clamp: section 1 keeps E=-8)
     // (1,0) A=0 acc=-5555 S=-347 -> T=0 black, E=0  (1,1) A=2048 acc=-2805 S=1873 -> black, E=1873
     // (1,2) A=4080 acc=12726 S=4875 -> T=4080 white
+    // Gray input and gray targets: both matches measure w_R + w_G + w_B times the same square, so both agree.
     Plane8 g(3, 2);
     const uint8_t px[6] = {200, 255, 10, 0, 128, 255};
     std::copy(px, px + 6, g.data.begin());
-    EdParams p;
-    const Plane8 out = referencePaletteErrorDiffusion(Image::gray(g), blackWhite(), p);
-    const std::vector<uint8_t> want = {1, 1, 0, 0, 0, 1};
-    QCOMPARE(out.data, want);
-    // every form agrees on it
-    QCOMPARE(checkAllForms(Image::gray(g), blackWhite(), p, out), QString());
+    for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted}) {
+        EdParams p;
+        p.match = match;
+        const Plane8 out = referencePaletteErrorDiffusion(Image::gray(g), blackWhite(), p);
+        const std::vector<uint8_t> want = {1, 1, 0, 0, 0, 1};
+        QCOMPARE(out.data, want);
+        // every form agrees on it
+        QCOMPARE(checkAllForms(Image::gray(g), blackWhite(), p, out), QString());
+    }
 }
 
 void TestPaletteEd::referenceWeightsAndTies() {
@@ -201,10 +211,20 @@ void TestPaletteEd::referenceWeightsAndTies() {
         for (int ch = 0; ch < 3; ++ch) im.channels.push_back(Plane8(1, 1, c[size_t(ch)]));
         return int(referencePaletteErrorDiffusion(im, pal, p).data[0]);
     };
-    // (128,128,0) between red and green: equal unweighted distances; 299 dR^2 + 587 dG^2 + 114 dB^2 favours green
+    // (128,128,0) between red and green: equal euclidean distances, a tie that the smaller index wins in either
+    // order; 299 dR^2 + 587 dG^2 + 114 dB^2 favours green
     const Palette rg{"rg", {{255, 0, 0}, {0, 255, 0}}};
-    QCOMPARE(one({128, 128, 0}, rg), 1);
     const Palette gr{"gr", {{0, 255, 0}, {255, 0, 0}}};
+    p.match = PaletteMatch::Euclidean;
+    QCOMPARE(one({128, 128, 0}, rg), 0);
+    QCOMPARE(one({128, 128, 0}, gr), 0);
+    // (0,160,200) to green or blue: euclidean 95^2 + 200^2 = 49025 against 160^2 + 55^2 = 28625 takes blue;
+    // weighted 587 * 95^2 + 114 * 200^2 = 9857675 against 587 * 160^2 + 114 * 55^2 = 15372050 takes green
+    const Palette gb{"gb", {{0, 255, 0}, {0, 0, 255}}};
+    QCOMPARE(one({0, 160, 200}, gb), 1);
+    p.match = PaletteMatch::Weighted;
+    QCOMPARE(one({0, 160, 200}, gb), 0);
+    QCOMPARE(one({128, 128, 0}, rg), 1);
     QCOMPARE(one({128, 128, 0}, gr), 0);
     // a tie: 127 lies halfway between 0 and 254 in every channel; the smaller index wins in either order
     const Palette a{"a", {{0, 0, 0}, {254, 254, 254}}}, b{"b", {{254, 254, 254}, {0, 0, 0}}};
@@ -214,28 +234,37 @@ void TestPaletteEd::referenceWeightsAndTies() {
     const Palette rep{"rep", {{9, 9, 9}, {200, 10, 10}, {200, 10, 10}}};
     QCOMPARE(one({220, 0, 0}, rep), 1);
     // the nearest of the search agrees with the reference's on these
-    for (const Palette& pal : {rg, gr, a, b, rep}) {
-        const PaletteTargets pt(pal, false);
-        NearestColor nc(pt);
-        for (int v : {0, 2032, 2040, 4080}) QCOMPARE(nc.nearest(v, v, 0), pt.nearest(v, v, 0));
-    }
+    for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+        for (const Palette& pal : {rg, gr, gb, a, b, rep}) {
+            const PaletteTargets pt(pal, false, match);
+            NearestColor nc(pt);
+            for (int v : {0, 2032, 2040, 4080}) QCOMPARE(nc.nearest(v, v, 0), pt.nearest(v, v, 0));
+        }
 }
 
 void TestPaletteEd::nearestColorIsExact_data() {
-    test::columns<int, bool, int>("colors", "linear", "shift");
-    for (int n : {2, 3, 4, 16, 64, 256})
-        for (bool lin : {false, true})
-            for (int shift : {0, 5, 7, 9})
-                QTest::addRow("%d colours %s shift %d", n, lin ? "linear" : "gamma", shift) << n << lin << shift;
-    // clustered colours make many near-ties and long candidate lists
-    QTest::addRow("256 clustered") << -256 << false << 0;
-    QTest::addRow("16 clustered") << -16 << false << 0;
+    QTest::addColumn<int>("colors");
+    QTest::addColumn<bool>("linear");
+    QTest::addColumn<int>("shift");
+    QTest::addColumn<bool>("weighted");
+    for (bool weighted : {false, true}) {
+        const char* m = weighted ? "weighted" : "euclidean";
+        for (int n : {2, 3, 4, 16, 64, 256})
+            for (bool lin : {false, true})
+                for (int shift : {0, 5, 7, 9})
+                    QTest::addRow("%d colours %s %s shift %d", n, lin ? "linear" : "gamma", m, shift)
+                        << n << lin << shift << weighted;
+        // clustered colours make many near-ties and long candidate lists
+        QTest::addRow("256 clustered %s", m) << -256 << false << 0 << weighted;
+        QTest::addRow("16 clustered %s", m) << -16 << false << 0 << weighted;
+    }
 }
 
 void TestPaletteEd::nearestColorIsExact() {
     QFETCH(int, colors);
     QFETCH(bool, linear);
     QFETCH(int, shift);
+    QFETCH(bool, weighted);
     const uint64_t seed = test::freshSeed("nearestColorIsExact");
     std::mt19937_64 rng(seed);
     Palette pal;
@@ -246,7 +275,7 @@ void TestPaletteEd::nearestColorIsExact() {
             pal.colors.push_back({uint8_t(100 + rng() % 4), uint8_t(100 + rng() % 4), uint8_t(100 + rng() % 4)});
     }
     if (pal.colors.size() > 2) pal.colors[2] = pal.colors[1];  // a repeated colour
-    const PaletteTargets pt(pal, linear);
+    const PaletteTargets pt(pal, linear, weighted ? PaletteMatch::Weighted : PaletteMatch::Euclidean);
     NearestColor nc(pt, shift);
     auto check = [&](int r, int g, int b) {
         const int want = pt.nearest(r, g, b), got = nc.nearest(r, g, b);
@@ -282,6 +311,59 @@ void TestPaletteEd::nearestColorIsExact() {
         }
 }
 
+void TestPaletteEd::gpuKeysMatchNearest_data() {
+    QTest::addColumn<QString>("palette");
+    QTest::addColumn<bool>("linear");
+    QTest::addColumn<bool>("weighted");
+    for (const char* pal : {"bw", "3", "16", "17", "256", "repeated"})
+        for (bool lin : {false, true})
+            for (bool weighted : {false, true})
+                QTest::addRow("%s %s %s", pal, lin ? "linear" : "gamma", weighted ? "weighted" : "euclidean")
+                    << QString(pal) << lin << weighted;
+}
+
+void TestPaletteEd::gpuKeysMatchNearest() {
+    // The keys the GPU compares (built on the host, gpu/palette/palette_keys.h) pick the reference's colour: random
+    // colours, the cube's corners, every target and the midpoints between targets (ties).
+    QFETCH(QString, palette);
+    QFETCH(bool, linear);
+    QFETCH(bool, weighted);
+    const uint64_t seed = test::freshSeed("gpuKeys");
+    const Palette pal = paletteNamed(palette, seed);
+    const PaletteTargets pt(pal, linear, weighted ? PaletteMatch::Weighted : PaletteMatch::Euclidean);
+    const gpu::PaletteKeys keys = gpu::makePaletteKeys(pt.targets, pt.weights);
+    std::mt19937_64 rng(seed);
+    std::vector<std::array<int32_t, 3>> points;
+    for (int i = 0; i < 20000; ++i)
+        points.push_back({int32_t(rng() % 4081), int32_t(rng() % 4081), int32_t(rng() % 4081)});
+    for (int32_t r : {0, 4080})
+        for (int32_t g : {0, 4080})
+            for (int32_t b : {0, 4080}) points.push_back({r, g, b});
+    for (const auto& a : pt.targets) {
+        points.push_back(a);
+        for (const auto& b : pt.targets)
+            if (rng() % 8 == 0) points.push_back({(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2});
+    }
+    for (const auto& t : points) {
+        const int want = pt.nearest(t[0], t[1], t[2]), got = gpu::nearestByKeys(keys, t[0], t[1], t[2]);
+        if (want != got)
+            QFAIL(qPrintable(QString("seed %1: at (%2,%3,%4) keys %5 vs reference %6")
+                                 .arg(seed)
+                                 .arg(t[0])
+                                 .arg(t[1])
+                                 .arg(t[2])
+                                 .arg(got)
+                                 .arg(want)));
+    }
+    // the bounds of palette_keys.h: every a below 2^31 (weighted) or 2^21 (euclidean), keys below 2^44 or 2^35
+    const int aBits = weighted ? 31 : 21, keyBits = weighted ? 44 : 35;
+    for (int i = 0; i < keys.size; ++i) {
+        for (int c = 0; c < 3; ++c) QVERIFY(keys.a[c][i] < (uint32_t(1) << aBits));
+        QVERIFY(gpu::paletteKey(keys, i, 4080, 4080, 4080) < (uint64_t(1) << keyBits));
+        QVERIFY(gpu::paletteKey(keys, i, 0, 0, 0) < (uint64_t(1) << keyBits));
+    }
+}
+
 void TestPaletteEd::formsMatchReference_data() {
     test::columns<QString, QString>("kernel", "palette");
     for (const Kernel& k : kernels())
@@ -302,22 +384,23 @@ void TestPaletteEd::formsMatchReference() {
     uint64_t n = 0;
     for (const auto& [w, h] : sizes)
         for (bool serp : {false, true})
-            for (bool lin : {false, true}) {
-                EdParams p;
-                p.kernel = kernel.toStdString();
-                p.serpentine = serp;
-                p.linear = lin;
-                const bool gray = (++n % 4) == 0;
-                const Image im =
-                    gray ? Image::gray(test::randomPlane(w, h, seed + n)) : test::randomRgb(w, h, seed + n);
-                const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
-                const QString d = checkAllForms(im, pal, p, ref);
-                QVERIFY2(d.isEmpty(), qPrintable(QString("seed %1, %2%3: %4")
-                                                     .arg(seed)
-                                                     .arg(describe(p, w, h, palette))
-                                                     .arg(gray ? " (gray input)" : "")
-                                                     .arg(d)));
-            }
+            for (bool lin : {false, true})
+                for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted}) {
+                    EdParams p;
+                    p.kernel = kernel.toStdString();
+                    p.serpentine = serp;
+                    p.linear = lin;
+                    p.match = match;
+                    const bool gray = (++n % 5) == 0;
+                    const Image im = gray ? Image::gray(test::randomPlane(w, h, seed + n)) : test::randomRgb(w, h, seed + n);
+                    const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
+                    const QString d = checkAllForms(im, pal, p, ref);
+                    QVERIFY2(d.isEmpty(), qPrintable(QString("seed %1, %2%3: %4")
+                                                         .arg(seed)
+                                                         .arg(describe(p, w, h, palette))
+                                                         .arg(gray ? " (gray input)" : "")
+                                                         .arg(d)));
+                }
 }
 
 void TestPaletteEd::blackWhiteDiffersFromGrayOnlyWhereClamped() {
@@ -371,6 +454,7 @@ void TestPaletteEd::repeatedColourSmallerIndexWins() {
     for (bool lin : {false, true}) {
         EdParams p;
         p.linear = lin;
+        p.match = lin ? PaletteMatch::Euclidean : PaletteMatch::Weighted;
         const Image im = test::randomRgb(61, 47, seed);
         for (const Form& f : forms()) {
             Plane8 out;
@@ -398,11 +482,12 @@ void TestPaletteEd::realImages() {
     const Image rgb = convertColor(img, ColorMode::RGB);
     const uint64_t seed = test::freshSeed("realImages");
     const Palette pal = paletteNamed(palette, seed);
-    for (bool serp : {false, true}) {
+    for (int mode = 0; mode < 4; ++mode) {
         EdParams p;
         p.kernel = kernel.toStdString();
-        p.serpentine = serp;
-        p.linear = serp;  // both working spaces, across the two scans
+        p.serpentine = mode == 1 || mode == 2;
+        p.linear = mode >= 2;  // both working spaces and both matches, across the two scans
+        p.match = mode % 2 ? PaletteMatch::Weighted : PaletteMatch::Euclidean;
         const Plane8 ref = referencePaletteErrorDiffusion(rgb, pal, p);
         const QString d = checkAllForms(rgb, pal, p, ref, false);
         QVERIFY2(d.isEmpty(), qPrintable(QString("seed %1, %2 %3: %4")
@@ -416,24 +501,36 @@ void TestPaletteEd::realImages() {
 void TestPaletteEd::runImagePalettePath() {
     // through runImage, as the CLI and the studio run it: RGB out, indices and palette attached
     const uint64_t seed = test::freshSeed("runImage");
+    // The request's space and match replace the method's own "linear"; by default linear light and the euclidean
+    // match.
     const Palette pal = test::randomPalette(16, seed);
     const Image im = test::randomRgb(45, 29, seed);
-    EdParams p;
-    const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
-    for (const Form& f : forms()) {
-        RunRequest req;
-        req.method = f.method;
-        req.params = valuesFor(f, p);
-        req.palette = pal;
-        req.device = Device::Cpu;
-        RunResult res;
-        const Status s = runImage(im, req, res);
-        QVERIFY2(s, qPrintable(QString::fromStdString(f.name() + ": " + s.message())));
-        QCOMPARE(test::firstDifferenceText(res.image.indices, ref), QStringLiteral("equal"));
-        QCOMPARE(res.image.channelCount(), 3);
-        for (size_t i = 0; i < ref.size(); ++i)
-            for (int c = 0; c < 3; ++c)
-                QCOMPARE(res.image.channels[size_t(c)].data[i], pal.colors[ref.data[i]][size_t(c)]);
+    for (int mode = 0; mode < 5; ++mode) {
+        EdParams p;
+        p.linear = mode % 2 == 0;
+        p.match = mode < 2 || mode == 4 ? PaletteMatch::Euclidean : PaletteMatch::Weighted;
+        const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
+        for (const Form& f : forms()) {
+            RunRequest req;
+            req.method = f.method;
+            EdParams other = p;
+            other.linear = !p.linear;  // the method's own value does not decide a palette run
+            req.params = valuesFor(f, other);
+            if (mode < 4) {  // mode 4: the defaults
+                req.paletteSpace = p.linear ? PaletteSpace::Linear : PaletteSpace::Gamma;
+                req.paletteMatch = p.match;
+            }
+            req.palette = pal;
+            req.device = Device::Cpu;
+            RunResult res;
+            const Status s = runImage(im, req, res);
+            QVERIFY2(s, qPrintable(QString::fromStdString(f.name() + ": " + s.message())));
+            QCOMPARE(test::firstDifferenceText(res.image.indices, ref), QString());
+            QCOMPARE(res.image.channelCount(), 3);
+            for (size_t i = 0; i < ref.size(); ++i)
+                for (int c = 0; c < 3; ++c)
+                    QCOMPARE(res.image.channels[size_t(c)].data[i], pal.colors[ref.data[i]][size_t(c)]);
+        }
     }
 }
 

@@ -39,7 +39,7 @@ Palette randomPalette(std::mt19937_64& rng, int k) {
 }
 
 /// The plan as the spec states it, with the full squared distance of the candidate mean and no algebra.
-std::vector<int> specPlan(const Palette& p, int n, Rgb8 c) {
+std::vector<int> specPlan(const Palette& p, int n, Rgb8 c, PaletteMatch match) {
     const auto lin = Quantizer(2, true).inputTable();
     std::vector<int64_t> s(3, 0);
     std::vector<int> count(size_t(p.size()), 0);
@@ -48,7 +48,8 @@ std::vector<int> specPlan(const Palette& p, int n, Rgb8 c) {
         int64_t bestCost = INT64_MAX;
         for (int k = 0; k < p.size(); ++k) {
             int64_t cost = 0;
-            const int64_t w[3] = {299, 587, 114};
+            const int64_t w[3] = {match == PaletteMatch::Weighted ? 299 : 1, match == PaletteMatch::Weighted ? 587 : 1,
+                                  match == PaletteMatch::Weighted ? 114 : 1};
             for (int ch = 0; ch < 3; ++ch) {
                 const int64_t d =
                     int64_t(step + 1) * lin[c[size_t(ch)]] - s[size_t(ch)] - lin[p.colors[size_t(k)][size_t(ch)]];
@@ -72,8 +73,8 @@ std::vector<int> specPlan(const Palette& p, int n, Rgb8 c) {
     return plan;
 }
 
-std::vector<int> plannerPlan(const Palette& p, int n, Rgb8 c) {
-    const MixingPlanner planner(p, n);
+std::vector<int> plannerPlan(const Palette& p, int n, Rgb8 c, PaletteMatch match = PaletteMatch::Weighted) {
+    const MixingPlanner planner(p, n, match);
     std::vector<uint8_t> out(size_t(planner.planSize()));
     planner.plan(c[0], c[1], c[2], out.data());
     return {out.begin(), out.end()};
@@ -119,6 +120,14 @@ void TestPaletteOrdered::handCheckedPlans() {
     QCOMPARE(plannerPlan(krw, 2, {255, 0, 0}), (std::vector<int>{1, 1}));
     // A plan of one is the nearest colour in linear light.
     QCOMPARE(plannerPlan(krw, 1, {200, 30, 20}), (std::vector<int>{1}));
+    // The match decides between green and blue for (0, 201, 223), linear (0, 2383, 3011): euclidean
+    // 1697^2 + 3011^2 = 11945930 against 2383^2 + 1069^2 = 6821450 takes blue; weighted 587 * 1697^2 + 114 * 3011^2 =
+    // 2723985677 against 587 * 2383^2 + 114 * 1069^2 = 3463665197 takes green.
+    const Palette gb = makePalette({{0, 255, 0}, {0, 0, 255}});
+    QCOMPARE(Quantizer(2, true).input(201), 2383);
+    QCOMPARE(Quantizer(2, true).input(223), 3011);
+    QCOMPARE(plannerPlan(gb, 1, {0, 201, 223}, PaletteMatch::Euclidean), (std::vector<int>{1}));
+    QCOMPARE(plannerPlan(gb, 1, {0, 201, 223}, PaletteMatch::Weighted), (std::vector<int>{0}));
     // Equal colours: the smaller index wins every step.
     const Palette twice = makePalette({{10, 20, 30}, {10, 20, 30}, {255, 255, 255}});
     QCOMPARE(plannerPlan(twice, 2, {10, 20, 30}), (std::vector<int>{0, 0}));
@@ -132,7 +141,8 @@ void TestPaletteOrdered::planMatchesSpecStatement() {
         const int n = std::vector<int>{1, 2, 3, 16, 64, 256}[size_t(trial % 6)];
         for (int c = 0; c < 20; ++c) {
             const Rgb8 col = {uint8_t(rng()), uint8_t(rng()), uint8_t(rng())};
-            QCOMPARE(plannerPlan(p, n, col), specPlan(p, n, col));
+            for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted})
+                QCOMPARE(plannerPlan(p, n, col, match), specPlan(p, n, col, match));
         }
     }
 }
@@ -175,7 +185,9 @@ void TestPaletteOrdered::paletteColourAlone() {
     for (const Palette& p : {kEpaper, kCorners})
         for (int k = 0; k < p.size(); ++k) {
             Plane8 idx;
-            QVERIFY(orderedPaletteDither(test::flatRgb(37, 23, p.colors[size_t(k)]), p, t, plan, idx).isOk());
+            QVERIFY(
+                orderedPaletteDither(test::flatRgb(37, 23, p.colors[size_t(k)]), p, t, plan, PaletteMatch::Euclidean, idx)
+                    .isOk());
             QVERIFY2(std::all_of(idx.data.begin(), idx.data.end(), [&](uint8_t v) { return v == k; }),
                      qPrintable(QString("%1 colour %2").arg(QString::fromStdString(p.name)).arg(k)));
         }
@@ -191,7 +203,7 @@ void TestPaletteOrdered::flatPatchMeanInLinearLight() {
     for (int trial = 0; trial < 40; ++trial) {
         const Rgb8 c = {uint8_t(rng()), uint8_t(rng()), uint8_t(rng())};
         Plane8 idx;
-        QVERIFY(orderedPaletteDither(test::flatRgb(64, 64, c), kCorners, t, 64, idx).isOk());
+        QVERIFY(orderedPaletteDither(test::flatRgb(64, 64, c), kCorners, t, 64, PaletteMatch::Euclidean, idx).isOk());
         for (int ch = 0; ch < 3; ++ch) {
             double sum = 0;
             for (uint8_t v : idx.data) sum += lin[kCorners.colors[v][size_t(ch)]];
@@ -214,12 +226,12 @@ void TestPaletteOrdered::threadsAndRepeatsAgree() {
     const Palette p = randomPalette(rng, 5);
     const ThresholdArray t = screen("blue-noise");
     Plane8 first;
-    QVERIFY(orderedPaletteDither(im, p, t, 32, first).isOk());
+    QVERIFY(orderedPaletteDither(im, p, t, 32, PaletteMatch::Euclidean, first).isOk());
     for (int threads : {1, 2, 3, 0})
         for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {  // the table of every colour's plan, or the caches
             const RunControl rc = test::threads(threads);
             Plane8 again;
-            QVERIFY(orderedPaletteDither(im, p, t, 32, again, rc, table).isOk());
+            QVERIFY(orderedPaletteDither(im, p, t, 32, PaletteMatch::Euclidean, again, rc, table).isOk());
             QCOMPARE(again, first);
         }
 }
@@ -235,22 +247,25 @@ void TestPaletteOrdered::awkwardSizes() {
     std::mt19937_64 rng(test::freshSeed("palette ordered sizes"));
     const Image im = test::randomRgb(w, h, rng());
     const Palette p = randomPalette(rng, 2 + int(rng() % 10));
-    for (const char* spec : {"bayer:4", "cluster:cell=6,angle=30"}) {
-        const ThresholdArray t = screen(spec);
-        const RunControl rc = test::threads(3);
-        Plane8 idx;
-        QVERIFY(orderedPaletteDither(im, p, t, 16, idx, rc).isOk());
-        QCOMPARE(idx.width, w);
-        QCOMPARE(idx.height, h);
-        const MixingPlanner planner(p, 16);
-        const auto entry = MixingPlanner::entryTable(t, 16);
-        std::vector<uint8_t> plan(16);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                planner.plan(im.channels[0].at(y, x), im.channels[1].at(y, x), im.channels[2].at(y, x), plan.data());
-                QCOMPARE(int(idx.at(y, x)), int(plan[entry[t.at(y % t.height, x % t.width)]]));
-            }
-    }
+    for (const char* spec : {"bayer:4", "cluster:cell=6,angle=30"})
+        for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted}) {
+            const ThresholdArray t = screen(spec);
+            RunControl rc;
+            rc.threads = 3;
+            Plane8 idx;
+            QVERIFY(orderedPaletteDither(im, p, t, 16, match, idx, rc).isOk());
+            QCOMPARE(idx.width, w);
+            QCOMPARE(idx.height, h);
+            const MixingPlanner planner(p, 16, match);
+            const auto entry = MixingPlanner::entryTable(t, 16);
+            std::vector<uint8_t> plan(16);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    planner.plan(im.channels[0].at(y, x), im.channels[1].at(y, x), im.channels[2].at(y, x),
+                                 plan.data());
+                    QCOMPARE(int(idx.at(y, x)), int(plan[entry[t.at(y % t.height, x % t.width)]]));
+                }
+        }
 }
 
 void TestPaletteOrdered::grayInputIsRgbGray() {
@@ -260,8 +275,8 @@ void TestPaletteOrdered::grayInputIsRgbGray() {
     rgb.channels.assign(3, g);
     Plane8 a, b;
     const ThresholdArray t = screen("bayer:8");
-    QVERIFY(orderedPaletteDither(Image::gray(g), kEpaper, t, 64, a).isOk());
-    QVERIFY(orderedPaletteDither(rgb, kEpaper, t, 64, b).isOk());
+    QVERIFY(orderedPaletteDither(Image::gray(g), kEpaper, t, 64, PaletteMatch::Euclidean, a).isOk());
+    QVERIFY(orderedPaletteDither(rgb, kEpaper, t, 64, PaletteMatch::Euclidean, b).isOk());
     QCOMPARE(a, b);
 }
 
@@ -270,15 +285,18 @@ void TestPaletteOrdered::cancel() {
     rc.stop.requestStop();
     Plane8 idx;
     for (uint64_t table : {kPlanTableBytes, uint64_t(0)}) {
-        const Status s =
-            orderedPaletteDither(test::flatRgb(64, 64, {1, 2, 3}), kEpaper, screen("bayer:8"), 64, idx, rc, table);
+        const Status s = orderedPaletteDither(test::flatRgb(64, 64, {1, 2, 3}), kEpaper, screen("bayer:8"), 64,
+                                              PaletteMatch::Euclidean, idx, rc, table);
         QVERIFY(s.isCancelled());
         QVERIFY(idx.empty());
     }
     // Palettes out of range and empty screens are errors with a message.
-    QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), makePalette({{0, 0, 0}}), screen("bayer:8"), 8, idx)
+    QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), makePalette({{0, 0, 0}}), screen("bayer:8"), 8,
+                                  PaletteMatch::Euclidean, idx)
                  .isOk());
-    QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), kEpaper, ThresholdArray{}, 8, idx).isOk());
+    QVERIFY(
+        !orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), kEpaper, ThresholdArray{}, 8, PaletteMatch::Euclidean, idx)
+             .isOk());
 }
 
 void TestPaletteOrdered::registryPaletteForm() {
@@ -291,16 +309,20 @@ void TestPaletteOrdered::registryPaletteForm() {
     req.params.set("plan", int64_t(16));
     req.palette = kEpaper;
     const Image im = test::randomRgb(29, 31, test::freshSeed("palette ordered registry"));
-    RunResult res;
-    QVERIFY(runImage(im, req, res).isOk());
-    QCOMPARE(res.image.space, ColorSpace::RGB);
-    QCOMPARE(int(res.image.palette.size()), kEpaper.size());
-    Plane8 idx;
-    QVERIFY(orderedPaletteDither(im, kEpaper, screen("bayer:4"), 16, idx).isOk());
-    QCOMPARE(res.image.indices, idx);
-    for (size_t i = 0; i < idx.size(); ++i)
-        for (int ch = 0; ch < 3; ++ch)
-            QCOMPARE(res.image.channels[size_t(ch)].data[i], kEpaper.colors[idx.data[i]][size_t(ch)]);
+    // the plans take the weighted match, whatever match the request names
+    for (PaletteMatch match : {PaletteMatch::Euclidean, PaletteMatch::Weighted}) {
+        req.paletteMatch = match;
+        RunResult res;
+        QVERIFY(runImage(im, req, res).isOk());
+        QCOMPARE(res.image.space, ColorSpace::RGB);
+        QCOMPARE(int(res.image.palette.size()), kEpaper.size());
+        Plane8 idx;
+        QVERIFY(orderedPaletteDither(im, kEpaper, screen("bayer:4"), 16, PaletteMatch::Weighted, idx).isOk());
+        QCOMPARE(res.image.indices, idx);
+        for (size_t i = 0; i < idx.size(); ++i)
+            for (int ch = 0; ch < 3; ++ch)
+                QCOMPARE(res.image.channels[size_t(ch)].data[i], kEpaper.colors[idx.data[i]][size_t(ch)]);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPaletteOrdered)

@@ -27,6 +27,8 @@ JobSettings fullJob() {
     j.device = "cpu";
     j.threads = 2;
     j.keepAlpha = true;
+    j.paletteSpace = PaletteSpace::Gamma;
+    j.paletteMatch = PaletteMatch::Weighted;
     j.prepare.width = 800;
     j.prepare.fit = ResizeFit::Stretch;
     j.prepare.height = 600;
@@ -79,6 +81,19 @@ void TestPreset::roundTripsEverySetting() {
     QVERIFY(resolveJob(back, nullptr, request, prepare));
     QCOMPARE(prepare.width, 1800);
     QCOMPARE(prepare.height, 1200);
+    // a palette job writes its space and match; they reach the run request
+    JobSettings pal;
+    pal.palette = "pico8";
+    const std::string text = io::presetJson(pal);
+    QVERIFY(text.find("\"space\": \"linear\"") != std::string::npos);
+    QVERIFY(text.find("\"match\": \"euclidean\"") != std::string::npos);
+    pal.paletteMatch = PaletteMatch::Weighted;
+    QVERIFY(parse(io::presetJson(pal), back));
+    QCOMPARE(back.paletteMatch, PaletteMatch::Weighted);
+    QCOMPARE(back.paletteSpace, PaletteSpace::Linear);
+    QVERIFY(resolveJob(back, nullptr, request, prepare));
+    QCOMPARE(request.paletteMatch, PaletteMatch::Weighted);
+    QCOMPARE(request.paletteSpace, PaletteSpace::Linear);
 }
 
 void TestPreset::defaultsWriteOnlyMethodAndColour() {
@@ -104,7 +119,14 @@ void TestPreset::savesAndLoadsFiles() {
 }
 
 void TestPreset::badFilesAreRefused_data() {
-    test::columns<QString, QString>("text", "message");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("space") << "{\"halftone-preset\": 1, \"space\": \"lab\"}"
+                           << "space must be linear or gamma";
+    QTest::newRow("match") << "{\"halftone-preset\": 1, \"match\": 3}"
+                           << "match must be a string";
+    QTest::newRow("match name") << "{\"halftone-preset\": 1, \"match\": \"cie94\"}"
+                                << "match must be euclidean or weighted";
     QTest::newRow("not json") << "{\"halftone-preset\": 1,\n \"method\": }"
                               << "job.json', line 2: not valid JSON";
     QTest::newRow("array") << "[1, 2]"
