@@ -17,6 +17,7 @@
 #include "core/prepare/prepare.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
+#include "io/outputformats.h"
 #ifdef HALFTONE_HAVE_OIIO
 #include "io/oiiomodule.h"
 #endif
@@ -149,8 +150,10 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
             return failed("cannot write '" + savePalette + "': " + s.message());
     }
     if (outputColor == ColorMode::CMYK) {
-        const std::string ext = formatName(output);
-        if (ext != "TIF" && ext != "TIFF")
+        // Only a format that keeps the inks: a file job writes no RGB picture of them.
+        const std::vector<OutputFormat> cmyk = outputFormats(ResultShape{ColorSpace::CMYK, 4});
+        const OutputFormat* f = findOutputFormat(cmyk, output);
+        if (!f || f->convertsToRgb)
             return failed(
                 "cannot write '" + output + "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)",
                 Kind::Usage);
@@ -161,7 +164,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
                       " is a lossy format and would blur the halftone's dots into gray; write .png, .tif or .pbm, "
                       "or add --force to write it anyway");
     const int64_t levels = m.param("levels") ? resolved.getInt("levels", 256) : 2;
-    if (formatName(output) == "PBM" && m.param("levels") && levels > 2)
+    if (m.param("levels") && levels > 2 && !checkOutputFormat(output, ResultShape{ColorSpace::Gray, 1, false}))
         return failed("cannot write '" + output + "': PBM holds only black and white but --levels is " +
                       std::to_string(levels) + "; write .pgm instead");
     OutputLayout layout;

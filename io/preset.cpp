@@ -10,6 +10,8 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "core/number.h"
 #include "io/atomicwrite.h"
@@ -299,31 +301,26 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
                                      "' (its parameters: " + keyList(names) + ")");
             }
             const json& v = it.value();
-            switch (spec->kind) {
-                case ParamSpec::Kind::Int:
-                case ParamSpec::Kind::Real: {
-                    const NumberRule rule{spec->min, spec->max, spec->kind == ParamSpec::Kind::Int};
-                    if (rule.whole) {
-                        int64_t n = 0;
-                        if (Status st = storeJsonNumber(v, rule, n); !st) return bad(key, st.message());
-                        out.params.set(it.key(), n);
+            // The JSON value is read as the type of the parameter's default (ParamSpec::defaultValue).
+            ParamValue value = spec->defaultValue();
+            Status read = std::visit(
+                [&](auto& x) -> Status {
+                    using T = std::decay_t<decltype(x)>;
+                    if constexpr (std::is_same_v<T, bool>) {
+                        if (!v.is_boolean()) return Status::error("must be true or false, got " + shown(v));
+                        x = v.get<bool>();
+                        return Status::ok();
+                    } else if constexpr (std::is_same_v<T, std::string>) {
+                        if (!v.is_string()) return Status::error("must be a string, got " + shown(v));
+                        x = v.get<std::string>();
+                        return Status::ok();
                     } else {
-                        double n = 0;
-                        if (Status st = storeJsonNumber(v, rule, n); !st) return bad(key, st.message());
-                        out.params.set(it.key(), n);
+                        return storeJsonNumber(v, NumberRule{spec->min, spec->max, std::is_integral_v<T>}, x);
                     }
-                    break;
-                }
-                case ParamSpec::Kind::Bool:
-                    if (!v.is_boolean()) return bad(key, "must be true or false, got " + shown(v));
-                    out.params.set(it.key(), v.get<bool>());
-                    break;
-                case ParamSpec::Kind::Choice:
-                case ParamSpec::Kind::Text:
-                    if (!v.is_string()) return bad(key, "must be a string, got " + shown(v));
-                    out.params.set(it.key(), v.get<std::string>());
-                    break;
-            }
+                },
+                value);
+            if (!read) return bad(key, read.message());
+            out.params.set(it.key(), std::move(value));
         }
     }
     if (Status s = validateJob(out); !s) return Status::error(ctx + ": " + s.message());

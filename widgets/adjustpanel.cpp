@@ -12,6 +12,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "widgets/formrows.h"
+
 namespace halftone {
 
 namespace {
@@ -68,15 +70,15 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     linear_->setChecked(d.linearResize);
     linear_->setToolTip(tr("Resample decoded sRGB (correct averages of light); off: resample the 8-bit values"));
     pixelSize_ = intSpin(1, 1024, 1, tr("Halftone at 1/N of the size and enlarge each dot to N x N (pixel-art look)"));
-    sf->addRow(tr("Width"), width_);
-    sf->addRow(tr("Height"), height_);
-    sf->addRow(tr("Scale"), scale_);
-    sf->addRow(tr("Print size"), printSize_);
-    sf->addRow(tr("DPI"), dpi_);
-    sf->addRow(tr("Fit"), fit_);
-    sf->addRow(tr("Filter"), filter_);
-    sf->addRow(linear_);
-    sf->addRow(tr("Pixel size"), pixelSize_);
+    addFormRows(sf, {{tr("Width"), width_},
+                     {tr("Height"), height_},
+                     {tr("Scale"), scale_},
+                     {tr("Print size"), printSize_},
+                     {tr("DPI"), dpi_},
+                     {tr("Fit"), fit_},
+                     {tr("Filter"), filter_},
+                     {QString(), linear_},
+                     {tr("Pixel size"), pixelSize_}});
     layout->addWidget(sizeBox);
 
     auto* toneBox = new QGroupBox(tr("Tone"));
@@ -91,23 +93,21 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     saturation_ = doubleSpin(0, 400, 5, 1, d.saturation, tr("Colour images: 0 = gray, 100 = unchanged (percent)"));
     sharpen_ = doubleSpin(0, 500, 10, 1, d.sharpenAmount, tr("Unsharp mask strength in percent; 0 = off"));
     radius_ = doubleSpin(0.3, 50, 0.1, 2, d.sharpenRadius, tr("Unsharp mask radius in pixels"));
-    tf->addRow(tr("Black point"), black_);
-    tf->addRow(tr("White point"), white_);
-    tf->addRow(tr("Brightness"), brightness_);
-    tf->addRow(tr("Contrast"), contrast_);
-    tf->addRow(tr("Gamma"), gamma_);
-    tf->addRow(tr("Saturation %"), saturation_);
-    tf->addRow(tr("Sharpen %"), sharpen_);
-    tf->addRow(tr("Sharpen radius"), radius_);
+    addFormRows(tf, {{tr("Black point"), black_},
+                     {tr("White point"), white_},
+                     {tr("Brightness"), brightness_},
+                     {tr("Contrast"), contrast_},
+                     {tr("Gamma"), gamma_},
+                     {tr("Saturation %"), saturation_},
+                     {tr("Sharpen %"), sharpen_},
+                     {tr("Sharpen radius"), radius_}});
     layout->addWidget(toneBox);
 
     reset_ = new QPushButton(tr("Reset"));
     reset_->setObjectName(QStringLiteral("adjustReset"));
     reset_->setToolTip(tr("Back to the defaults: the image as it was opened"));
     layout->addWidget(reset_);
-    problem_ = new QLabel;
-    problem_->setObjectName(QStringLiteral("adjustProblem"));
-    problem_->setWordWrap(true);
+    problem_ = wrappedLabel(QStringLiteral("adjustProblem"));
     problem_->setStyleSheet(QStringLiteral("color: #b00020"));
     layout->addWidget(problem_);
     auto* note =

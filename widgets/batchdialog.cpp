@@ -30,14 +30,6 @@ namespace halftone {
 
 namespace {
 
-/// True when the job will run on the GPU (device gpu, or auto with a usable GPU and a GPU form of the method).
-bool usesGpu(const JobSettings& job) {
-    const MethodInfo* m = nullptr;
-    if (!jobMethod(job, m)) return false;
-    const bool gpuForm = job.palette.empty() ? bool(m->gpu) : bool(m->paletteGpu);
-    return gpuForm && Registry::instance().gpuAvailability().usable && job.device != "cpu";
-}
-
 QString fromStd(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
@@ -296,7 +288,7 @@ bool BatchDialog::start() {
 
     // Files at once x threads per file within the cores; a GPU job runs one file at a time on the device.
     const int cores = hardwareThreads();
-    const bool gpu = usesGpu(job_);
+    const bool gpu = jobUsesGpu(job_);
     int jobs = std::min(jobs_->value() > 0 ? jobs_->value() : cores, int(items.size()));
     if (gpu && jobs_->value() == 0) jobs = std::min(jobs, 2);
     JobSettings job = job_;

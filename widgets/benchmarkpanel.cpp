@@ -27,6 +27,9 @@
 #include <random>
 #include <qcustomplot.h>
 
+#include "widgets/formrows.h"
+#include "widgets/paramvariant.h"
+
 namespace halftone {
 
 namespace {
@@ -68,17 +71,7 @@ QString paramText(Registry& registry, const MethodInfo& m, const std::string& ke
     if (!m.param(key)) return {};
     ParamValues v;
     if (!registry.resolveParams(m, v) || !v.has(key)) return {};
-    return std::visit(
-        [](const auto& x) -> QString {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::string>)
-                return QString::fromStdString(x);
-            else if constexpr (std::is_same_v<T, bool>)
-                return x ? QStringLiteral("on") : QStringLiteral("off");
-            else
-                return QString::number(x);
-        },
-        v.all().at(key));
+    return displayText(*m.param(key), v.all().at(key));
 }
 
 QString csvField(QString s) {
@@ -147,12 +140,8 @@ BenchmarkPanel::BenchmarkPanel(Registry& registry, QWidget* parent) : QWidget(pa
     stop_ = new QPushButton(tr("Cancel"));
     stop_->setEnabled(false);
     progress_ = new QProgressBar;
-    status_ = new QLabel;
-    status_->setObjectName(QStringLiteral("benchStatus"));
-    status_->setWordWrap(true);
-    skipped_ = new QLabel;
-    skipped_->setObjectName(QStringLiteral("benchSkipped"));
-    skipped_->setWordWrap(true);
+    status_ = wrappedLabel(QStringLiteral("benchStatus"));
+    skipped_ = wrappedLabel(QStringLiteral("benchSkipped"));
     if (greyed > 0)
         greyedNote_ = tr("%1 GPU-only variants greyed out: no usable GPU (%2).")
                           .arg(greyed)

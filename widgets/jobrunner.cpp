@@ -14,6 +14,7 @@
 #include "core/planepool.h"
 #include "core/print/printpreview.h"
 #include "widgets/imageconvert.h"
+#include "widgets/paramvariant.h"
 
 namespace halftone {
 
@@ -60,23 +61,6 @@ QString paletteColours(const Palette& palette, int max) {
     return words.join(QLatin1Char(' '));
 }
 
-QString valueText(const ParamSpec& spec, const ParamValue& v) {
-    return std::visit(
-        [&](const auto& x) -> QString {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, bool>)
-                return x ? QStringLiteral("on") : QStringLiteral("off");
-            else if constexpr (std::is_same_v<T, std::string>)
-                return QString::fromStdString(x);
-            else if constexpr (std::is_same_v<T, double>)
-                return QString::number(x, 'g', 6);
-            else
-                return spec.kind == ParamSpec::Kind::Real ? QString::number(double(x), 'g', 6)
-                                                          : QString::number(qint64(x));
-        },
-        v);
-}
-
 /// The compact form of one non-default parameter: "jarvis", "4 levels", "linear", "no swaps", "seed 7".
 QString shortParam(const ParamSpec& spec, const ParamValue& v) {
     const QString key = QString::fromStdString(spec.key);
@@ -86,7 +70,7 @@ QString shortParam(const ParamSpec& spec, const ParamValue& v) {
                             : std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) != 0;
         return on ? key : QStringLiteral("no ") + key;
     }
-    const QString value = valueText(spec, v);
+    const QString value = displayText(spec, v);
     if (spec.key == "kernel") return value;
     if (spec.key == "levels") return QStringLiteral("%1 levels").arg(value);
     if (spec.kind == ParamSpec::Kind::Choice) return QStringLiteral("%1 %2").arg(key, value);
@@ -94,23 +78,7 @@ QString shortParam(const ParamSpec& spec, const ParamValue& v) {
 }
 
 bool sameValue(const ParamSpec& spec, const ParamValue& a, const ParamValue& b) {
-    return valueText(spec, a) == valueText(spec, b);
-}
-
-ParamValue defaultValue(const ParamSpec& p) {
-    switch (p.kind) {
-        case ParamSpec::Kind::Int:
-            return int64_t(p.def);
-        case ParamSpec::Kind::Real:
-            return p.def;
-        case ParamSpec::Kind::Bool:
-            return p.def != 0;
-        case ParamSpec::Kind::Choice:
-            return p.choices.empty() ? std::string() : p.choices[size_t(p.def)];
-        case ParamSpec::Kind::Text:
-            return p.textDefault;
-    }
-    return int64_t(0);
+    return displayText(spec, a) == displayText(spec, b);
 }
 
 }  // namespace
@@ -131,10 +99,10 @@ ResultDescription describeResult(const MethodInfo& method, const ParamValues& pa
     lines << QStringLiteral("Device: %1").arg(device ? QString::fromLatin1(toString(*device)) : QStringLiteral("auto"));
     for (const ParamSpec& spec : method.params) {
         const auto it = resolved.all().find(spec.key);
-        const ParamValue value = it != resolved.all().end() ? it->second : defaultValue(spec);
-        const bool isDefault = sameValue(spec, value, defaultValue(spec));
+        const ParamValue value = it != resolved.all().end() ? it->second : spec.defaultValue();
+        const bool isDefault = sameValue(spec, value, spec.defaultValue());
         lines << QStringLiteral("%1: %2%3")
-                     .arg(QString::fromStdString(spec.label), valueText(spec, value),
+                     .arg(QString::fromStdString(spec.label), displayText(spec, value),
                           isDefault ? QStringLiteral(" (default)") : QString());
         if (!isDefault && affectsImage(spec.key)) differs << shortParam(spec, value);
     }
@@ -234,8 +202,6 @@ void measurePsnr(const Image& result, const Image& input, bool linear, double& p
     psnrDb = sum / n;
 }
 
-namespace {}  // namespace
-
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out) {
     if (!request.image || request.image->channels.empty()) return Status::error("no image loaded");
     if (!request.method) return Status::error("no method chosen");
@@ -253,15 +219,7 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.prepared = prepared;
     const Image& input = prepared ? *prepared->image : *request.image;
     const int pixelSize = prepared ? request.prepare.pixelSize : 1;
-    RunRequest rr;
-    rr.method = request.method;
-    rr.params = request.params;
-    rr.device = request.device;
-    rr.color = request.color;
-    rr.palette = request.palette;
-    rr.paletteSpace = request.paletteSpace;
-    rr.paletteMatch = request.paletteMatch;
-    rr.separation = request.separation;
+    RunRequest rr = request;
     rr.maxMemory = defaultMaxMemory();  // refuse a run that cannot fit before it allocates
     if (Status s = Registry::instance().resolveParams(*request.method, rr.params); !s) return s;
     // A run to a palette diffuses in the palette's space (runImage): labels and measures say the same.

@@ -25,23 +25,16 @@ namespace halftone {
 /// \brief Bytes of output planes that a JobRunner keeps for the next runs (PlanePool): one 16K x 16K CMYK result.
 inline constexpr uint64_t kResultPlanePoolBytes = uint64_t(1) << 30;
 
-/// \brief One request: which image (by id), which method, device, colour mode and parameters.
-struct JobRequest {
+/// \brief One run of the studio: a resolved job (the RunRequest that resolveJob makes of the studio's JobSettings:
+/// method, parameters, device, colour mode or palette, separation) on one image, with what only the studio adds: the
+/// image's identity for the cache, the Adjust steps and the views to make.
+struct JobRequest : RunRequest {
     std::shared_ptr<const Image> image;
-    quint64 imageId = 0;  ///< identifies the image for the cache; a new id per loaded image
-    const MethodInfo* method = nullptr;
-    ParamValues params;
-    std::optional<Device> device;  ///< unset = auto
-    ColorMode color = ColorMode::Gray;
-    int threads = 0;
+    quint64 imageId = 0;    ///< identifies the image for the cache; a new id per loaded image
+    int threads = 0;        ///< worker threads (RunControl::threads); 0 = all
     bool perceived = true;  ///< also compute the HVS-filtered view (the PSNR is always measured)
     bool printPreview =
-        true;  ///< CMYK results: also make the print preview (and, with `perceived`, its perceived view)
-    /// Set: halftone to these colours with the method's palette form (RunRequest::palette; `color` is then unused).
-    std::optional<Palette> palette;
-    PaletteSpace paletteSpace = PaletteSpace::Linear;     ///< RunRequest::paletteSpace
-    PaletteMatch paletteMatch = PaletteMatch::Euclidean;  ///< RunRequest::paletteMatch
-    SeparationParams separation;                          ///< GCR and ink limit of ColorMode::CMYK
+        true;                 ///< CMYK results: also make the print preview (and, with `perceived`, its perceived view)
     PrepareSettings prepare;  ///< the Adjust steps applied to `image` before the method (the defaults: none)
     PreparedPtr prepared;     ///< `image` already prepared with `prepare` (JobRunner fills it from its cache)
 };

@@ -11,11 +11,14 @@
 
 #include "core/job/job.h"
 #include "core/job/registry.h"
+#include "widgets/compareview.h"
 #include "widgets/jobrunner.h"
 
 class QAction;
+class QHBoxLayout;
 class QLabel;
 class QMenu;
+class QToolBar;
 
 class QProgressBar;
 class QPushButton;
@@ -153,8 +156,30 @@ private:
         QVector<QImage> levels;
         QString notes;
     };
+    /// \brief Results kept on screen besides the current one.
+    static constexpr int kMaxPinned = CompareView::kMaxResults - 1;
     void buildUi();
+    void addPanelDock(QWidget* content, const QString& title, const QString& name, int minWidth,
+                      Qt::DockWidgetArea area);
+    QWidget* buildMethodSide();
+    QHBoxLayout* buildRunButtons();
+    QWidget* buildCompareTab();
+    void addZoomActions(QToolBar* bar);
+    void addViewActions(QToolBar* bar);
     void buildMenus();
+    /// \brief The job the panels are set to, without its palette (the panel's palette may have no name a
+    /// JobSettings can hold).
+    Status panelJob(JobSettings& job) const;
+    /// \brief The run of the panels' job on the current image: panelJob through resolveJob, with the palette panel's
+    /// palette and the views to make.
+    Status currentRequest(JobRequest& request) const;
+    /// \brief Sets the method panel and the Adjust panel to `job`, whose method is `m`.
+    Status setPanels(const MethodInfo& m, const JobSettings& job);
+    /// \brief The end of Save preset or Load preset: an error dialog with `failTitle`, or `done` (with the path) in
+    /// the status bar and the preset folder remembered.
+    bool presetDone(const Status& s, const QString& failTitle, const QString& done, const QString& path);
+    /// \brief A run that ended without a result: the stage text, the status bar or an error dialog, runFailed.
+    void runEnded(const QString& message, bool cancelled);
     void loadAsync(std::function<Status(Image&, QString&, const StopToken&)> producer, const QString& name,
                    const QString& path);
     void imageReady(const Loaded& loaded, const QString& name, const QString& path);

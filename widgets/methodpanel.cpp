@@ -19,7 +19,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "widgets/formrows.h"
 #include "widgets/palettepanel.h"
+#include "widgets/paramvariant.h"
 
 namespace halftone {
 
@@ -31,22 +33,6 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 const QString kThreadsKey = QStringLiteral("threads");
 /// The key of the output levels, which a palette run ignores (docs/spec.md section 4).
 const std::string kLevelsKey = "levels";
-
-/// A widget value as a registry value of the spec's kind.
-ParamValue toParamValue(const ParamSpec& p, const QVariant& v) {
-    switch (p.kind) {
-        case ParamSpec::Kind::Int:
-            return int64_t(v.toLongLong());
-        case ParamSpec::Kind::Real:
-            return v.toDouble();
-        case ParamSpec::Kind::Bool:
-            return v.toBool();
-        case ParamSpec::Kind::Choice:
-        case ParamSpec::Kind::Text:
-            return v.toString().toStdString();
-    }
-    return std::string();
-}
 
 /// Whether `v` is the spec's default (reals to the spin box's 4 decimals).
 bool isDefault(const ParamSpec& p, const QVariant& v) {
@@ -111,11 +97,11 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     color_->addItem(tr("Gray"), int(ColorMode::Gray));
     color_->addItem(tr("RGB (per channel)"), int(ColorMode::RGB));
     color_->addItem(tr("CMYK (per channel)"), int(ColorMode::CMYK));
-    form->addRow(tr("Method"), methodCombo_);
-    form->addRow(tr("Variant"), variantCombo_);
-    form->addRow(tr("Device"), deviceCombo_);
-    form->addRow(tr("Threads"), threads_);
-    form->addRow(tr("Colour"), color_);
+    addFormRows(form, {{tr("Method"), methodCombo_},
+                       {tr("Variant"), variantCombo_},
+                       {tr("Device"), deviceCombo_},
+                       {tr("Threads"), threads_},
+                       {tr("Colour"), color_}});
     layout->addLayout(form);
     // CMYK separation (docs/spec.md "Separation into inks"): only for per-channel CMYK.
     separationBox_ = new QWidget;
@@ -143,9 +129,7 @@ MethodPanel::MethodPanel(Registry& registry, QWidget* parent) : QWidget(parent),
     sepForm->addRow(tr("Black (GCR)"), gcr_);
     sepForm->addRow(tr("Ink limit"), inkLimit_);
     layout->addWidget(separationBox_);
-    description_ = new QLabel;
-    description_->setObjectName(QStringLiteral("description"));
-    description_->setWordWrap(true);
+    description_ = wrappedLabel(QStringLiteral("description"));
     description_->setStyleSheet(QStringLiteral("color: palette(mid);"));
     layout->addWidget(description_);
     gpuReason_ = new QLabel;
@@ -391,22 +375,7 @@ void MethodPanel::rebuildParams() {
         const QString key = q(p.key);
         if (key == kThreadsKey) continue;
         // The method's default, unless the user set a value for a parameter of the same meaning.
-        QVariant value;
-        switch (p.kind) {
-            case ParamSpec::Kind::Int:
-                value = qlonglong(std::llround(p.def));
-                break;
-            case ParamSpec::Kind::Real:
-                value = p.def;
-                break;
-            case ParamSpec::Kind::Bool:
-                value = p.def != 0;
-                break;
-            case ParamSpec::Kind::Choice:
-            case ParamSpec::Kind::Text:
-                value = q(p.defaultText());
-                break;
-        }
+        QVariant value = toVariant(p.defaultValue());
         if (auto it = userValues_.constFind(key);
             it != userValues_.cend() && it->spec.sameMeaning(p) && fits(p, it->value))
             value = it->value;
@@ -504,7 +473,7 @@ ParamValues MethodPanel::params() const {
             continue;
         }
         const QVariant w = widgetValue(p);
-        if (w.isValid()) v.set(p.key, toParamValue(p, w));
+        if (w.isValid()) v.set(p.key, fromVariant(p, w));
     }
     return v;
 }
@@ -624,23 +593,9 @@ void MethodPanel::restoreSettings(QSettings& s) {
                                              from.section(QLatin1Char('/'), 1).toStdString());
         const ParamSpec* p = m ? m->param(key.toStdString()) : nullptr;
         if (!p) continue;
-        const QString text = s.value(QStringLiteral("value")).toString();
-        QVariant v;
-        switch (p->kind) {
-            case ParamSpec::Kind::Int:
-                v = text.toLongLong();
-                break;
-            case ParamSpec::Kind::Real:
-                v = text.toDouble();
-                break;
-            case ParamSpec::Kind::Bool:
-                v = text == QLatin1String("true") || text == QLatin1String("1");
-                break;
-            case ParamSpec::Kind::Choice:
-            case ParamSpec::Kind::Text:
-                v = text;
-                break;
-        }
+        ParamValue read;
+        if (!p->parse(s.value(QStringLiteral("value")).toString().toStdString(), read)) continue;
+        const QVariant v = toVariant(read);
         if (fits(*p, v) && !isDefault(*p, v)) userValues_.insert(key, UserValue{v, *p, from});
     }
     s.endArray();

@@ -24,6 +24,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "widgets/formrows.h"
+
 namespace halftone {
 
 namespace {
@@ -706,13 +708,7 @@ void PalettePanel::chooseSaveFile() {
 }
 
 void PalettePanel::showError(const QString& title, const QString& text) {
-    if (errorBox_) errorBox_->close();
-    // Window-modal but not blocking, as the main window's errors, so tests and background work carry on.
-    auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, this);
-    box->setObjectName(QStringLiteral("paletteError"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
-    errorBox_ = box;
+    errorBox_ = openErrorBox(this, title, text, QStringLiteral("paletteError"), errorBox_);
 }
 
 QString PalettePanel::infoText() const { return info_->text(); }

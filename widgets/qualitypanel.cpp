@@ -188,21 +188,21 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     layout->addWidget(table_);
     layout->addWidget(plots, 1);
     connect(measureButton_, &QPushButton::clicked, this, &QualityPanel::measure);
-    connect(exportPngButton_, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality charts"), QStringLiteral("quality.png"),
-                                                       tr("PNG (*.png)"));
+    // Export: a file dialog, the extension added when the name has none, a failure's message in the status line.
+    auto exportTo = [this](const QString& title, const QString& name, const QString& filter, const QString& ext,
+                           bool (QualityPanel::*write)(const QString&, QString*) const) {
+        const QString f = QFileDialog::getSaveFileName(this, title, name, filter);
         QString err;
-        if (!f.isEmpty() &&
-            !exportPng(f.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".png"), &err))
+        if (!f.isEmpty() && !(this->*write)(f.endsWith(ext, Qt::CaseInsensitive) ? f : f + ext, &err))
             status_->setText(err);
+    };
+    connect(exportPngButton_, &QPushButton::clicked, this, [this, exportTo] {
+        exportTo(tr("Export quality charts"), QStringLiteral("quality.png"), tr("PNG (*.png)"), QStringLiteral(".png"),
+                 &QualityPanel::exportPng);
     });
-    connect(exportCsvButton_, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export quality data"), QStringLiteral("quality.csv"),
-                                                       tr("CSV (*.csv)"));
-        QString err;
-        if (!f.isEmpty() &&
-            !exportCsv(f.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? f : f + QStringLiteral(".csv"), &err))
-            status_->setText(err);
+    connect(exportCsvButton_, &QPushButton::clicked, this, [this, exportTo] {
+        exportTo(tr("Export quality data"), QStringLiteral("quality.csv"), tr("CSV (*.csv)"), QStringLiteral(".csv"),
+                 &QualityPanel::exportCsv);
     });
     connect(patchLevel_, &QSpinBox::valueChanged, this, [this] { dirty_ = true; });
     status_->setText(tr("Measures the results on the Compare tab when this tab is shown."));

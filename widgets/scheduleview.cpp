@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ed/dotdiffusion.h"
+#include "widgets/formrows.h"
 
 namespace halftone {
 
@@ -283,33 +284,26 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
              tr("method default"));
     delaySpin_ = spin("delay", 0, 64, 0, tr("k of k-delay: row i runs k columns behind row i - 1"), tr("minimal"));
 
-    auto label = [](const QString& text, QWidget* buddy) {
-        auto* l = new QLabel(text);
-        l->setBuddy(buddy);
-        return l;
+    // A control after its label, whose mnemonic focuses it.
+    auto labelled = [](QHBoxLayout* row, const QString& text, QWidget* field) {
+        row->addWidget(buddyLabel(text, field));
+        row->addWidget(field);
     };
     auto* row1 = new QHBoxLayout;
-    row1->addWidget(label(tr("&Schedule"), scheduleCombo_));
-    row1->addWidget(scheduleCombo_);
+    labelled(row1, tr("&Schedule"), scheduleCombo_);
     row1->addSpacing(12);
-    row1->addWidget(label(tr("&Kernel"), kernelCombo_));
-    row1->addWidget(kernelCombo_);
+    labelled(row1, tr("&Kernel"), kernelCombo_);
     row1->addSpacing(12);
-    row1->addWidget(label(tr("&Delay k"), delaySpin_));
-    row1->addWidget(delaySpin_);
+    labelled(row1, tr("&Delay k"), delaySpin_);
     row1->addStretch(1);
     auto* row2 = new QHBoxLayout;
     row2->addWidget(new QLabel(tr("Grid:")));
-    row2->addWidget(label(tr("&width"), widthSpin_));
-    row2->addWidget(widthSpin_);
-    row2->addWidget(label(tr("&height"), heightSpin_));
-    row2->addWidget(heightSpin_);
+    labelled(row2, tr("&width"), widthSpin_);
+    labelled(row2, tr("&height"), heightSpin_);
     row2->addSpacing(12);
     row2->addWidget(new QLabel(tr("Block:")));
-    row2->addWidget(label(tr("w&idth"), blockWSpin_));
-    row2->addWidget(blockWSpin_);
-    row2->addWidget(label(tr("h&eight"), blockHSpin_));
-    row2->addWidget(blockHSpin_);
+    labelled(row2, tr("w&idth"), blockWSpin_);
+    labelled(row2, tr("h&eight"), blockHSpin_);
     row2->addStretch(1);
 
     auto* controls = new QHBoxLayout;
@@ -327,17 +321,11 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(slider_, 1);
     controls->addWidget(stepLabel_);
 
-    info_ = new QLabel;
-    info_->setObjectName(QStringLiteral("scheduleInfo"));
-    info_->setWordWrap(true);
-    delayNote_ = new QLabel;
-    delayNote_->setObjectName(QStringLiteral("delayNote"));
-    delayNote_->setWordWrap(true);
+    info_ = wrappedLabel(QStringLiteral("scheduleInfo"));
+    delayNote_ = wrappedLabel(QStringLiteral("delayNote"));
     grid_ = new ScheduleGrid;
     stencil_ = new StencilWidget;
-    stencilCaption_ = new QLabel;
-    stencilCaption_->setObjectName(QStringLiteral("stencilCaption"));
-    stencilCaption_->setWordWrap(true);
+    stencilCaption_ = wrappedLabel(QStringLiteral("stencilCaption"));
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("parallelismPlot"));
     plot_->setMinimumSize(260, 200);

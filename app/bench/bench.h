@@ -64,8 +64,6 @@ std::vector<Device> devicesFor(const BenchContext& c, const MethodInfo& m, Devic
 /// against the specs.
 Status paramsFor(const BenchContext& c, const MethodInfo& m, ParamValues& out,
                  const std::map<std::string, std::string>& extra = {}, bool extraWins = true);
-/// \brief Converts a textual value to the kind of `spec` (Int, Real, Bool, Choice, Text).
-Status paramValueFromText(const ParamSpec& spec, const std::string& text, ParamValue& out);
 /// \brief "ec/wavefront", "ec/wavefront (gpu)", with extra settings appended: "ec/wavefront simd=avx2".
 std::string rowName(const MethodInfo& m, Device d, const std::string& settings = {});
 

@@ -88,39 +88,6 @@ std::vector<Device> devicesFor(const BenchContext& c, const MethodInfo& m, Devic
     return d;
 }
 
-Status paramValueFromText(const ParamSpec& spec, const std::string& text, ParamValue& out) {
-    try {
-        size_t used = 0;
-        switch (spec.kind) {
-            case ParamSpec::Kind::Int: {
-                const long long v = std::stoll(text, &used);
-                if (used != text.size()) break;
-                out = int64_t(v);
-                return Status::ok();
-            }
-            case ParamSpec::Kind::Real: {
-                const double v = std::stod(text, &used);
-                if (used != text.size()) break;
-                out = v;
-                return Status::ok();
-            }
-            case ParamSpec::Kind::Bool:
-                if (text == "true" || text == "1" || text == "yes" || text == "on")
-                    out = true;
-                else if (text == "false" || text == "0" || text == "no" || text == "off")
-                    out = false;
-                else
-                    break;
-                return Status::ok();
-            case ParamSpec::Kind::Choice:
-            case ParamSpec::Kind::Text:
-                out = text;
-                return Status::ok();
-        }
-    } catch (...) {}
-    return Status::error("parameter " + spec.key + " cannot take the value '" + text + "'");
-}
-
 Status paramsFor(const BenchContext& c, const MethodInfo& m, ParamValues& out,
                  const std::map<std::string, std::string>& extra, bool extraWins) {
     out = ParamValues();
@@ -133,7 +100,7 @@ Status paramsFor(const BenchContext& c, const MethodInfo& m, ParamValues& out,
         const ParamSpec* spec = m.param(key);
         if (!spec) continue;
         ParamValue value;
-        if (Status s = paramValueFromText(*spec, text, value); !s) return s;
+        if (Status s = spec->parse(text, value); !s) return s;
         out.set(key, value);
     }
     return benchRegistry().resolveParams(m, out);

@@ -56,6 +56,52 @@ struct ChildResult {
     std::string error;
 };
 
+/// What a child process wrote to one stream, how it ended and what it used; `error` set when it could not start.
+struct Child {
+    std::string output;
+    int status = 0;
+    rusage usage{};
+    double wall = 0;  ///< seconds from its start to its end
+    bool started = false;
+    std::string error;  ///< why it did not start when that was before the start itself ("cannot create a pipe")
+};
+
+/// Runs `exe` with `args` (args[0] its name) and waits for it, reading what it writes to file descriptor `captured`
+/// (1 or 2); with `quietStdout` its standard output goes to /dev/null.
+Child runChild(const std::string& exe, std::vector<std::string> args, int captured, bool quietStdout) {
+    Child c;
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        c.error = "cannot create a pipe";
+        return c;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], captured);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    if (quietStdout) posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    std::fflush(nullptr);
+    pid_t pid = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const int err = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (err != 0) {
+        close(fds[0]);
+        return c;
+    }
+    c.started = true;
+    char buf[4096];
+    for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) > 0;) c.output.append(buf, size_t(k));
+    close(fds[0]);
+    wait4(pid, &c.status, 0, &c.usage);
+    c.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return c;
+}
+
 /// Runs `halftone-bench --memory-run ...` and reads its time, result hash and peak resident memory (counted from
 /// just before the input is made).
 ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues& params) {
@@ -66,43 +112,19 @@ ChildResult memoryRun(const MethodInfo& m, Device d, int side, const ParamValues
         args.push_back("--memory-param");
         args.push_back(k + "=" + valueText(v));
     }
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int fds[2];
-    if (pipe(fds) != 0) {
-        r.error = "cannot create a pipe";
+    const Child c = runChild("/proc/self/exe", std::move(args), 1, false);
+    if (!c.started) {
+        r.error = c.error.empty() ? "cannot start a child process" : c.error;
         return r;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    std::fflush(nullptr);
-    pid_t pid = 0;
-    const int err = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (err != 0) {
-        close(fds[0]);
-        r.error = "cannot start a child process";
-        return r;
-    }
-    std::string out;
-    char buf[256];
-    for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(k));
-    close(fds[0]);
-    int status = 0;
-    rusage u{};
-    wait4(pid, &status, 0, &u);
     long long hwmKiB = 0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        std::sscanf(out.c_str(), "%lf %llu %lld", &r.seconds, &r.hash, &hwmKiB) < 2) {
+    if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 ||
+        std::sscanf(c.output.c_str(), "%lf %llu %lld", &r.seconds, &r.hash, &hwmKiB) < 2) {
         r.seconds = -1;
-        r.error = out.empty() ? "the child process failed" : out;
+        r.error = c.output.empty() ? "the child process failed" : c.output;
     }
     // the child's own peak since its reset; the whole process's peak where the reset is not available
-    r.peakMiB = double(hwmKiB > 0 ? hwmKiB : u.ru_maxrss) / 1024.0;
+    r.peakMiB = double(hwmKiB > 0 ? hwmKiB : c.usage.ru_maxrss) / 1024.0;
     return r;
 }
 
@@ -130,46 +152,20 @@ CliRun runCli(const std::string& exe, const std::vector<std::string>& args) {
     CliRun r;
     std::vector<std::string> all = {"halftone"};
     all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int fds[2];
-    if (pipe(fds) != 0) {
-        r.error = "cannot create a pipe";
+    const Child c = runChild(exe, std::move(all), 2, true);
+    if (!c.started) {
+        r.error = c.error.empty() ? "cannot start " + exe : c.error;
         return r;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    std::fflush(nullptr);
-    pid_t pid = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const int e = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (e != 0) {
-        close(fds[0]);
-        r.error = "cannot start " + exe;
-        return r;
-    }
-    std::string err;
-    char buf[4096];
-    for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(k));
-    close(fds[0]);
-    int status = 0;
-    rusage u{};
-    wait4(pid, &status, 0, &u);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string& err = c.output;
+    if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
         r.error = err.empty() ? "failed" : err.substr(0, err.find('\n'));
         return r;
     }
-    r.wall = wall;
+    r.wall = c.wall;
     // The program reports its own peak with --time; wait4's maxrss would include this process's (Linux carries
     // the peak of the spawning address space across exec), so it is only the fallback.
-    r.peakMiB = double(u.ru_maxrss) / 1024.0;
+    r.peakMiB = double(c.usage.ru_maxrss) / 1024.0;
     if (const size_t at = err.find("stages: read "); at != std::string::npos)
         std::sscanf(err.c_str() + at, "stages: read %lf s, prepare %lf s, method %lf s, write %lf s; peak memory %lf",
                     &r.read, &r.prepare, &r.method, &r.write, &r.peakMiB);
@@ -217,7 +213,7 @@ int memoryRunChild(const std::string& id, const std::string& device, int side, c
         const size_t eq = kv.find('=');
         const ParamSpec* spec = eq == std::string::npos ? nullptr : m->param(kv.substr(0, eq));
         ParamValue v;
-        if (!spec || !paramValueFromText(*spec, kv.substr(eq + 1), v)) {
+        if (!spec || !spec->parse(kv.substr(eq + 1), v)) {
             std::printf("bad parameter %s\n", kv.c_str());
             return 2;
         }

@@ -69,7 +69,7 @@ std::vector<Setting> settingsOf(const BenchContext& c, const MethodInfo& m) {
             ParamValues v;
             for (const auto& [k, text] : given)
                 if (const ParamSpec* spec = m.param(k))
-                    if (ParamValue pv; paramValueFromText(*spec, text, pv)) v.set(k, pv);
+                    if (ParamValue pv; spec->parse(text, pv)) v.set(k, pv);
             if (!m.paramApplies(p, v)) {
                 next.push_back(s);
                 continue;

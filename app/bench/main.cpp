@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
             known = true;
             ParamValue v;
             ParamValues one;
-            Status s = paramValueFromText(*spec, value, v);
+            Status s = spec->parse(value, v);
             if (s) {
                 one.set(key, v);
                 s = benchRegistry().resolveParams(m, one);

@@ -27,15 +27,6 @@ struct BatchCli {
     std::vector<std::string> inputs;
 };
 
-/// True when the job will run on the GPU (device gpu, or auto with a usable GPU and a GPU form of the method).
-bool usesGpu(const JobSettings& job) {
-    const MethodInfo* m = nullptr;
-    if (!jobMethod(job, m)) return false;
-    const bool gpuForm = job.palette.empty() ? bool(m->gpu) : bool(m->paletteGpu);
-    const bool usable = Registry::instance().gpuAvailability().usable;
-    return gpuForm && usable && job.device != "cpu";
-}
-
 int runBatchCommand(BatchCli& o) {
     setQuiet(o.file.quiet);
     if (o.job.given("save-palette"))
@@ -86,7 +77,7 @@ int runBatchCommand(BatchCli& o) {
     // Files at once x threads per file within the cores. On the GPU the device runs one file's method at a time
     // (gpu/ holds it per run) while the other files are read and written beside it.
     const int cores = hardwareThreads();
-    const bool gpu = usesGpu(job);
+    const bool gpu = jobUsesGpu(job);
     int jobs = int(std::min<int64_t>(o.jobs > 0 ? o.jobs : cores, int64_t(items.size())));
     if (gpu && o.jobs == 0) jobs = std::min(jobs, 4);
     if (gpu) startDeviceFor(job);  // the device starts while the first files are read
@@ -191,27 +182,27 @@ void addBatchCommand(Commands& commands) {
         "  halftone batch --preset newsprint.json --skip-existing --shard 2/4 --out-dir out photos/\n"
         "      a preset's job, part 2 of 4, files already written left alone");
     sub->add_option("INPUT", o->inputs, "input image files and folders")->required();
-    sub->add_option("--out-dir", o->outDir, "the folder the outputs go to (created as needed)")
-        ->required()
-        ->group(group::kOutput)
-        ->type_name("DIR");
-    sub->add_option("--suffix", o->suffix,
-                    "added to every output's name before the extension, e.g. -ht; files so named in the output "
-                    "folder are taken for an earlier run's outputs and left out")
-        ->group(group::kOutput)
-        ->type_name("TEXT");
+    // An option of the batch with its group and the name of its value in the help.
+    auto option = [sub](const std::string& name, auto& value, const std::string& help, const std::string& group,
+                        const std::string& type) {
+        return sub->add_option(name, value, help)->group(group)->type_name(type);
+    };
+    option("--out-dir", o->outDir, "the folder the outputs go to (created as needed)", group::kOutput, "DIR")
+        ->required();
+    option("--suffix", o->suffix,
+           "added to every output's name before the extension, e.g. -ht; files so named in the output folder are "
+           "taken for an earlier run's outputs and left out",
+           group::kOutput, "TEXT");
     sub->add_flag("--skip-existing", o->skipExisting, "leave files whose output already exists alone")
         ->group(group::kOutput);
-    sub->add_option("--jobs", o->jobs,
-                    "files at once (default 0: one per processor this process may use, from the CPU affinity mask "
-                    "and the cgroup's quota; at most 4 for a GPU job, whose files take the device one after another)")
-        ->group(group::kPerformance)
-        ->type_name("N");
-    sub->add_option("--shard", o->shard,
-                    "run only part K of N of the files (K/N, e.g. 3/8): for spreading a collection over machines; "
-                    "the parts are disjoint and together complete")
-        ->group(group::kPerformance)
-        ->type_name("K/N")
+    option("--jobs", o->jobs,
+           "files at once (default 0: one per processor this process may use, from the CPU affinity mask and the "
+           "cgroup's quota; at most 4 for a GPU job, whose files take the device one after another)",
+           group::kPerformance, "N");
+    option("--shard", o->shard,
+           "run only part K of N of the files (K/N, e.g. 3/8): for spreading a collection over machines; the parts "
+           "are disjoint and together complete",
+           group::kPerformance, "K/N")
         ->check(nonEmpty());
     addFileOptions(*sub, o->file);
     addJobOptions(*sub, o->job);

@@ -16,6 +16,7 @@
 #include <set>
 #include <stdexcept>
 #include <type_traits>
+#include <variant>
 
 #include "app/halftone/commands.h"
 #include "core/job/batch.h"
@@ -83,19 +84,6 @@ bool startDeviceFor(const JobSettings& job) {
     const EdParams likely = edParamsFrom(job.params);  // its kernel and levels pick the wavefront form to load
     gpu::startInBackground(&likely);
     return true;
-}
-
-ParamValue MethodOption::value() const {
-    switch (kind) {
-        case ParamSpec::Kind::Int:
-            return i;
-        case ParamSpec::Kind::Real:
-            return r;
-        case ParamSpec::Kind::Bool:
-            return b;
-        default:
-            return s;
-    }
 }
 
 bool JobOptions::given(const std::string& name) const {
@@ -272,7 +260,6 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
             if (app.get_option_no_throw("--" + p.key)) continue;  // a command's own option of that name
             MethodOption& mo = o.methodOptions.emplace_back();
             mo.key = p.key;
-            mo.kind = p.kind;
             std::string help = p.help.empty() ? p.label : p.help;
             std::vector<std::string> others;
             for (const std::string& name : registry.methodNames())
@@ -283,25 +270,26 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
                             break;
                         }
             const std::string name = "--" + p.key;
-            switch (p.kind) {
-                case ParamSpec::Kind::Bool:
-                    mo.option = app.add_flag(name, mo.b, help);
-                    break;
-                case ParamSpec::Kind::Int:
-                    mo.option = app.add_option(name, mo.i, help)->type_name("N");
-                    break;
-                case ParamSpec::Kind::Real:
-                    mo.option = app.add_option(name, mo.r, help)->type_name("X");
-                    break;
-                case ParamSpec::Kind::Choice:
-                    mo.option = app.add_option(name, mo.s, help + " (" + joined(p.choices) + ")")
-                                    ->type_name("NAME")
-                                    ->check(nonEmpty());
-                    break;
-                case ParamSpec::Kind::Text:
-                    mo.option = app.add_option(name, mo.s, help)->type_name("TEXT")->check(nonEmpty());
-                    break;
-            }
+            // The value is stored as the type of the parameter's default; CLI11 parses into that type.
+            mo.stored =
+                std::visit([](const auto& d) { return ParamValue(std::decay_t<decltype(d)>{}); }, p.defaultValue());
+            std::visit(
+                [&](auto& x) {
+                    using T = std::decay_t<decltype(x)>;
+                    if constexpr (std::is_same_v<T, bool>)
+                        mo.option = app.add_flag(name, x, help);
+                    else if constexpr (std::is_same_v<T, int64_t>)
+                        mo.option = app.add_option(name, x, help)->type_name("N");
+                    else if constexpr (std::is_same_v<T, double>)
+                        mo.option = app.add_option(name, x, help)->type_name("X");
+                    else if (p.choices.empty())
+                        mo.option = app.add_option(name, x, help)->type_name("TEXT")->check(nonEmpty());
+                    else
+                        mo.option = app.add_option(name, x, help + " (" + joined(p.choices) + ")")
+                                        ->type_name("NAME")
+                                        ->check(nonEmpty());
+                },
+                mo.stored);
             if (!others.empty()) mo.option->description(mo.option->get_description() + "; also " + joined(others));
             mo.option->group("Method options of " + m.method + " (" + registry.displayName(m.method) + ")");
         }
@@ -371,7 +359,7 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     };
     if (!take("threads", "threads", o.threads, job.threads) || !take("dpi", "dpi", o.dpi, job.dpi)) return kExitUsage;
     if (job.threads > 0 && m->param("threads")) params.set("threads", int64_t(job.threads));
-    if (job.dpi > 0 && m->param("dpi")) params.set("dpi", job.dpi);
+    applyJobDpi(*m, job.dpi, params);
     ParamValues resolved = params;
     if (Status s = Registry::instance().resolveParams(*m, resolved); !s) return fail(s.message(), kExitUsage);
     // The values as resolved ("fs" -> floyd-steinberg), so that a preset holds the names the studio shows.

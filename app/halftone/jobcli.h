@@ -18,14 +18,10 @@ namespace halftone::cli {
 /// \brief One `--key` option generated from a method parameter and where CLI11 stores its value.
 struct MethodOption {
     std::string key;
-    ParamSpec::Kind kind = ParamSpec::Kind::Int;
-    int64_t i = 0;
-    double r = 0.0;
-    bool b = false;
-    std::string s;
+    ParamValue stored;  ///< of the type of the parameter's default (ParamSpec::defaultValue); CLI11 writes into it
     CLI::Option* option = nullptr;
 
-    ParamValue value() const;
+    ParamValue value() const { return stored; }
 };
 
 /// \brief Every option that describes the job; values stay at their defaults unless the command line gives them.

@@ -34,6 +34,17 @@ bool operator==(const JobSettings& a, const JobSettings& b) {
            a.separation.inkLimit == b.separation.inkLimit;
 }
 
+void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params) {
+    if (dpi > 0 && method.param("dpi")) params.set("dpi", dpi);
+}
+
+bool jobUsesGpu(const JobSettings& job) {
+    const MethodInfo* m = nullptr;
+    if (!jobMethod(job, m)) return false;
+    const bool gpuForm = job.palette.empty() ? bool(m->gpu) : bool(m->paletteGpu);
+    return gpuForm && Registry::instance().gpuAvailability().usable && job.device != "cpu";
+}
+
 Status jobMethod(const JobSettings& job, const MethodInfo*& method) {
     const Registry& registry = Registry::instance();
     const std::string spelled = job.method.empty() ? std::string("ed") : job.method;

@@ -34,6 +34,14 @@ struct JobSettings {
     friend bool operator==(const JobSettings& a, const JobSettings& b);
 };
 
+/// \brief The job's device resolution as the `dpi` parameter of a method that models a printer (one with a `dpi`
+/// parameter, the AM screen): set when `dpi` is over 0, as the CLI's --dpi and the studio's Adjust DPI do.
+void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params);
+
+/// \brief True when the job will run on the GPU: device gpu, or auto with a usable GPU, and a GPU form of the method
+/// (its palette form when the job names a palette). Batches size their worker count by it.
+bool jobUsesGpu(const JobSettings& job);
+
 /// \brief The method the job names (defaults filled in), or an error naming the unknown method or variant.
 Status jobMethod(const JobSettings& job, const MethodInfo*& method);
 

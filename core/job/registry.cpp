@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 namespace halftone {
 
@@ -73,20 +74,53 @@ std::string paramText(const ParamValue& v) {
     return s.str();
 }
 
-std::string ParamSpec::defaultText() const {
+ParamValue ParamSpec::defaultValue() const {
     switch (kind) {
         case Kind::Int:
-            return paramText(int64_t(std::llround(def)));
+            return int64_t(std::llround(def));
         case Kind::Real:
-            return paramText(def);
+            return def;
         case Kind::Bool:
-            return paramText(def != 0);
+            return def != 0;
         case Kind::Choice:
             return choices.empty() ? std::string() : choices[size_t(def)];
         case Kind::Text:
             return textDefault;
     }
-    return {};
+    return int64_t(0);
+}
+
+std::string ParamSpec::defaultText() const { return paramText(defaultValue()); }
+
+Status ParamSpec::parse(const std::string& text, ParamValue& out) const {
+    ParamValue v = defaultValue();
+    const bool read = std::visit(
+        [&](auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            size_t used = 0;
+            try {
+                if constexpr (std::is_same_v<T, int64_t>)
+                    x = int64_t(std::stoll(text, &used));
+                else if constexpr (std::is_same_v<T, double>)
+                    x = std::stod(text, &used);
+                else if constexpr (std::is_same_v<T, bool>) {
+                    const bool on = text == "true" || text == "1" || text == "yes" || text == "on";
+                    const bool off = text == "false" || text == "0" || text == "no" || text == "off";
+                    x = on;
+                    return on || off;
+                } else {
+                    x = text;
+                    return true;
+                }
+            } catch (...) {
+                return false;
+            }
+            return used == text.size();
+        },
+        v);
+    if (!read) return Status::error("parameter " + key + " cannot take the value '" + text + "'");
+    out = std::move(v);
+    return Status::ok();
 }
 
 std::string ParamSpec::choiceLabel(const std::string& value) const {

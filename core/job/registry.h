@@ -49,8 +49,15 @@ struct ParamSpec {
     /// \brief The label of a Choice value (the value itself when it has none).
     std::string choiceLabel(const std::string& value) const;
 
+    /// \brief The default as a value of the kind's type (Int: int64_t, Real: double, Bool: bool, Choice and Text:
+    /// std::string); front ends adapt their own types to this one.
+    std::variant<int64_t, double, bool, std::string> defaultValue() const;
     /// \brief The default as text (paramText form).
     std::string defaultText() const;
+    /// \brief Reads `text` as a value of this parameter's kind: Int and Real whole text as a number, Bool
+    /// true/false/1/0/yes/no/on/off, Choice and Text as is (ranges and choices are checked by
+    /// Registry::resolveParams); an error naming the parameter and the text otherwise.
+    Status parse(const std::string& text, std::variant<int64_t, double, bool, std::string>& out) const;
     /// \brief True when a value set for `other` means the same here: same key, label, kind, range, choices and
     /// presets (ordered dither's "Screen" and clip-free DBS's "Clip-free screen" share a key, not a meaning).
     bool sameMeaning(const ParamSpec& other) const;
