@@ -142,17 +142,18 @@ Status diffusionPlain(Step& st, const EdParams& p, const RunControl& rc) {
     for (int i = 0; i < h; ++i) {
         if (rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(p, i);
-        st.startRow(i);
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
         int32_t* base = acc.data() + ptrdiff_t(i) * stride + C * m;
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t s[C], e[C];
             for (int ch = 0; ch < C; ++ch) s[ch] = S::divide(base[C * j + ch]);
-            st(i, j, s, e);
+            row(i, j, s, e);
 #pragma GCC unroll 16
             for (int ti = 0; ti < kTapCount<K>; ++ti) {
                 const Tap& t = K::taps[size_t(ti)];
-                const int32_t wt = tapWeight<K>(ti, st.level(0, j));
+                const int32_t wt = tapWeight<K>(ti, row.level(0, j));
                 int32_t* r = base + ptrdiff_t(t.di) * stride + C * (j + dir * t.dj);
                 for (int ch = 0; ch < C; ++ch) r[ch] += wt * e[ch];
             }
@@ -174,12 +175,13 @@ Status collectionPlain(Step& st, const EdParams& p, const RunControl& rc) {
         if (rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(p, i);
         const int dirs[4] = {dir, dirOf(p, i - 1), dirOf(p, i - 2), dirOf(p, i - 3)};
-        st.startRow(i);
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
         int32_t* base = err.data() + ptrdiff_t(i + top) * stride + C * m;
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t e[C];
-            collectPixel<K>(st, i, j, dirs, e,
+            collectPixel<K>(row, i, j, dirs, e,
                             [&](const Tap& t, int col) { return base - ptrdiff_t(t.di) * stride + C * col; });
             for (int ch = 0; ch < C; ++ch) base[C * j + ch] = e[ch];
         }
@@ -203,21 +205,22 @@ Status diffusionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
     for (int i = 0; i < h; ++i) {
         if (rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(p, i);
-        st.startRow(i);
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
         const int32_t* cur = ring[0];
         int32_t win[fwd + 1][C] = {};  // win[d-1]: same-row error arriving d pixels ahead in scan order
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t s[C], e[C];
             for (int ch = 0; ch < C; ++ch) s[ch] = S::divide(cur[C * j + ch] + win[0][ch]);
-            st(i, j, s, e);
+            row(i, j, s, e);
             for (int d = 0; d + 1 < fwd; ++d)
                 for (int ch = 0; ch < C; ++ch) win[d][ch] = win[d + 1][ch];
             for (int ch = 0; ch < C; ++ch) win[fwd > 0 ? fwd - 1 : 0][ch] = 0;
 #pragma GCC unroll 16
             for (int ti = 0; ti < kTapCount<K>; ++ti) {
                 const Tap& t = K::taps[size_t(ti)];
-                const int32_t wt = tapWeight<K>(ti, st.level(0, j));
+                const int32_t wt = tapWeight<K>(ti, row.level(0, j));
                 int32_t* r = t.di == 0 ? win[t.dj - 1] : ring[t.di] + C * (j + dir * t.dj);
                 for (int ch = 0; ch < C; ++ch) r[ch] += wt * e[ch];
             }
@@ -244,13 +247,14 @@ Status collectionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
         if (rc.cancelled()) return Status::cancelled();
         const int dir = dirOf(p, i);
         const int dirs[4] = {dir, dirOf(p, i - 1), dirOf(p, i - 2), dirOf(p, i - 3)};
-        st.startRow(i);
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
         int32_t* cur = hist[0];
         int32_t win[back + 1][C] = {};  // win[d-1]: error of the pixel d steps back in scan order
         for (int n = 0; n < w; ++n) {
             const int j = dir > 0 ? n : w - 1 - n;
             int32_t e[C];
-            collectPixel<K>(st, i, j, dirs, e, [&](const Tap& t, int col) {
+            collectPixel<K>(row, i, j, dirs, e, [&](const Tap& t, int col) {
                 return t.di == 0 ? static_cast<const int32_t*>(win[t.dj - 1]) : hist[t.di] + C * col;
             });
             for (int d = back; d > 0; --d)
