@@ -32,30 +32,14 @@ Status checkImageSize(int64_t width, int64_t height, int64_t channels, uint64_t 
     return Status::ok();
 }
 
-const char* toString(ColorMode m) {
-    switch (m) {
-        case ColorMode::Gray:
-            return "gray";
-        case ColorMode::RGB:
-            return "rgb";
-        case ColorMode::CMYK:
-            return "cmyk";
-    }
-    return "gray";
-}
+namespace {
+constexpr EnumName<ColorMode> kColorModes[] = {
+    {ColorMode::Gray, "gray"}, {ColorMode::RGB, "rgb"}, {ColorMode::CMYK, "cmyk"}, {ColorMode::Gray, "grey"}};
+}  // namespace
 
-bool parseColorMode(const std::string& text, ColorMode& out) {
-    const std::string s = nameKey(text);
-    if (s == "gray" || s == "grey")
-        out = ColorMode::Gray;
-    else if (s == "rgb")
-        out = ColorMode::RGB;
-    else if (s == "cmyk")
-        out = ColorMode::CMYK;
-    else
-        return false;
-    return true;
-}
+const char* toString(ColorMode m) { return enumName(kColorModes, m); }
+
+bool parseColorMode(const std::string& text, ColorMode& out) { return parseEnumName(kColorModes, nameKey(text), out); }
 
 namespace {
 

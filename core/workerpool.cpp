@@ -1,5 +1,7 @@
 #include "core/workerpool.h"
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -123,6 +125,26 @@ void WorkerPool::run(int n, const std::function<void(int)>& fn) {
         for (Worker* w : mine) state_->idle.push_back(w);
     }
     if (error) std::rethrow_exception(error);
+}
+
+bool parallelChunks(int64_t count, int64_t chunk, int threads, const RunControl& control, const std::string& stage,
+                    const std::function<void(int64_t begin, int64_t end, int worker)>& fn) {
+    if (count <= 0) return !control.cancelled();
+    const int64_t pieces = (count + chunk - 1) / chunk;
+    std::atomic<int64_t> next{0}, done{0};
+    std::atomic<bool> stopped{false};
+    WorkerPool::shared().run(int(std::clamp<int64_t>(threads, 1, pieces)), [&](int worker) {
+        for (int64_t piece = next++; piece < pieces; piece = next++) {
+            if (stopped.load(std::memory_order_relaxed) || control.cancelled()) {
+                stopped = true;
+                return;
+            }
+            fn(piece * chunk, std::min(count, (piece + 1) * chunk), worker);
+            const int64_t finished = ++done;
+            if (worker == 0) control.report(double(finished) / double(pieces), stage);
+        }
+    });
+    return !stopped && !control.cancelled();
 }
 
 }  // namespace halftone

@@ -1,7 +1,11 @@
 #pragma once
 // \brief Persistent worker threads for the CPU methods that run many short parallel steps (DBS runs one
 // per block group and iteration): threads are started once and reused, never spawned per step.
+#include <cstdint>
 #include <functional>
+#include <string>
+
+#include "core/runcontrol.h"
 
 namespace halftone {
 
@@ -33,5 +37,11 @@ private:
     struct State;
     State* state_ = nullptr;
 };
+
+/// \brief Runs fn(begin, end, worker) over [0, count) in pieces of `chunk` that up to `threads` workers of the shared
+/// pool claim in turn (worker < threads). Once `control` is cancelled no piece is claimed and the result is false.
+/// Worker 0 reports the finished fraction to `control`, with `stage`.
+bool parallelChunks(int64_t count, int64_t chunk, int threads, const RunControl& control, const std::string& stage,
+                    const std::function<void(int64_t begin, int64_t end, int worker)>& fn);
 
 }  // namespace halftone

@@ -10,15 +10,6 @@
 
 namespace halftone {
 
-namespace {
-/// A Real parameter (registry.h has builders for Int, Bool and Choice only).
-ParamSpec realParam(std::string key, std::string label, double min, double max, double def, std::string help) {
-    ParamSpec p = intParam(std::move(key), std::move(label), min, max, def, std::move(help));
-    p.kind = ParamSpec::Kind::Real;
-    return p;
-}
-}  // namespace
-
 std::vector<ParamSpec> dbsParamSpecs() {
     auto labelled = [](ParamSpec p, std::vector<std::pair<std::string, std::string>> labels) {
         p.choiceLabels = std::move(labels);
@@ -133,50 +124,50 @@ void registerDbsMethods(Registry& r) {
         return mulBytes(mulBytes(uint64_t(width), uint64_t(height)), 3 * sizeof(double) + 3);
     };
 
+    auto add = [&](const char* variant, const char* description, std::vector<ParamSpec> params, DbsSchedule schedule) {
+        m.variant = variant;
+        m.description = description;
+        m.params = std::move(params);
+        m.cpu = cpuFunction(schedule);
+        r.add(m);
+    };
+    // raster order on one thread, from random dither (start 0) or error diffusion (start 1)
+    auto raster = [&](std::vector<ParamSpec> params, int startIndex) {
+        params = seedOnlyForRandom(std::move(params));
+        params.push_back(start(startIndex));
+        return params;
+    };
+    // blocks of `side` pixels searched in parallel, with the warm start
+    auto blocks = [&](double side) {
+        std::vector<ParamSpec> params = withDefault(common, "warm-start", kDbsWarmStart);
+        params.push_back(block);
+        params.back().def = side;
+        params.push_back(threads);
+        return params;
+    };
+
     // The best halftone by E/N on every shipped image, and the fastest on the CPU (docs/dbs.md): raster order from
     // Floyd-Steinberg error diffusion, with the warm start.
-    m.variant = "sequential";
-    m.description =
+    add("sequential",
         "Direct binary search: improves a halftone pixel by pixel, toggling or swapping pixels while that "
         "lowers the error seen through a model of the eye. This variant starts from Floyd-Steinberg error "
         "diffusion, first searches with a narrower eye model (warm start), and visits pixels in raster "
-        "order on one CPU thread: the lowest error of all methods here. Slow; the best quality.";
-    m.params = seedOnlyForRandom(withDefault(common, "warm-start", kDbsWarmStart));
-    m.params.push_back(start(1));
-    m.cpu = cpuFunction(DbsSchedule::Sequential);
-    r.add(m);
-
-    m.variant = "blocks";
-    m.description =
+        "order on one CPU thread: the lowest error of all methods here. Slow; the best quality.",
+        raster(withDefault(common, "warm-start", kDbsWarmStart), 1), DbsSchedule::Sequential);
+    add("blocks",
         "Direct binary search from random dither, blocks of the image searched in parallel (CPU threads or "
         "GPU), with the warm start. Faster on many cores or a GPU; its error is higher than the "
-        "sequential variant's, which starts from error diffusion.";
-    m.params = withDefault(common, "warm-start", kDbsWarmStart);
-    m.params.push_back(block);
-    m.params.push_back(threads);
-    m.cpu = cpuFunction(DbsSchedule::Blocks);
-    r.add(m);
-
-    m.variant = "reference";
-    m.description =
+        "sequential variant's, which starts from error diffusion.",
+        blocks(block.def), DbsSchedule::Blocks);
+    add("reference",
         "Direct binary search as the specification defines it: raster order from random dither, no warm "
-        "start. For comparison; it stops in a worse local minimum than the other variants.";
-    m.params = seedOnlyForRandom(common);
-    m.params.push_back(start(0));
-    m.cpu = cpuFunction(DbsSchedule::Sequential);
-    r.add(m);
-
+        "start. For comparison; it stops in a worse local minimum than the other variants.",
+        raster(common, 0), DbsSchedule::Sequential);
     // Block side 32, the GPU layout of Koge, Ito and Nakano (one warp per block, attached by the GPU module).
-    m.variant = "blocks-koge";
-    m.description =
+    add("blocks-koge",
         "Direct binary search as \"blocks\", with 32-pixel blocks; on the GPU, Koge, Ito and Nakano's "
-        "layout (one warp per block).";
-    m.params = withDefault(common, "warm-start", kDbsWarmStart);
-    m.params.push_back(block);
-    m.params.back().def = 32;
-    m.params.push_back(threads);
-    m.cpu = cpuFunction(DbsSchedule::Blocks);
-    r.add(m);
+        "layout (one warp per block).",
+        blocks(32), DbsSchedule::Blocks);
 
     r.setDefaultVariant("dbs", "sequential");
     r.setDisplayName("dbs", "Direct binary search");

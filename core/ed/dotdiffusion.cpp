@@ -310,12 +310,10 @@ void registerDotDiffusionMethods(Registry& r) {
          "all CPU cores."},
     };
     for (const ClassMatrix& cm : classMatrices()) {
-        MethodInfo m;
-        m.method = "dot";
-        m.variant = cm.name;
-        m.family = "dot-diffusion";
         const auto d = descriptions.find(cm.name);
-        m.description = d != descriptions.end() ? d->second : "Dot diffusion with the " + cm.title + " class matrix.";
+        MethodInfo m = describeMethod(
+            "dot", cm.name, "dot-diffusion",
+            d != descriptions.end() ? d->second : "Dot diffusion with the " + cm.title + " class matrix.");
         m.params = {
             intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
             boolParam("linear", "Linear light", false,

@@ -58,11 +58,7 @@ EdParams edParamsFrom(const ParamValues& v) {
 namespace {
 
 MethodInfo sequential(const char* method, const char* variant, EdVariant which, const char* description) {
-    MethodInfo m;
-    m.method = method;
-    m.variant = variant;
-    m.family = "error-diffusion";
-    m.description = description;
+    MethodInfo m = describeMethod(method, variant, "error-diffusion", description);
     m.params = edParamSpecs();
     m.schedule = "raster";
     m.cpuInPlace = edRunsInPlace;

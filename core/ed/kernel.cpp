@@ -73,15 +73,7 @@ std::span<const Kernel> kernels() {
 const Kernel* findKernel(std::string_view name) {
     for (const Kernel& k : kernels())
         if (k.name == name) return &k;
-    static const std::vector<std::string> names = [] {
-        std::vector<std::string> v;
-        for (const Kernel& k : kernels()) v.push_back(k.name);
-        return v;
-    }();
-    const std::string match = matchName("kernel", name, names);
-    for (const Kernel& k : kernels())
-        if (!match.empty() && k.name == match) return &k;
-    return nullptr;
+    return findNamed("kernel", name, kernels());
 }
 
 std::string kernelNames() {

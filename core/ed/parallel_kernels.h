@@ -1,10 +1,12 @@
 #pragma once
-// \brief Compile-time views of the SPEC kernels for the parallel CPU code, made from the one kernel table
-// (core/ed/kerneltable.h, the order of kernels()); kernelId() in core/ed/parallel.cpp still checks them tap by tap.
+// \brief Compile-time views of the SPEC kernels for the parallel CPU code, made from the kernel tables
+// (core/ed/kerneltable.h and core/ed/varkerneltable.h, the order of kernels()); band::compiledKernelId()
+// (core/ed/bandengine.h) checks a runtime kernel against them tap by tap.
 // Header-only and free of std templates with code, so SIMD translation units can include it.
 #include <cstdint>
 
 #include "core/ed/kerneltable.h"
+#include "core/ed/varkerneltable.h"
 
 namespace halftone::par {
 
@@ -28,13 +30,23 @@ inline constexpr KernelNameList kKernelNameList = [] {
 }();
 inline constexpr const char* const* kKernelNames = kKernelNameList.names;
 
-/// \brief The kernels whose weights depend on the input level (core/ed/varkerneltable.h, checked in
-/// core/ed/parallel.cpp), compiled as ids kKernelCount + v: their taps (w = 1: the band kernels keep W_t(a) E per tap,
-/// not E) and divisor.
-inline constexpr CTap kVarTaps[] = {{0, 1, 1}, {1, -1, 1}, {1, 0, 1}};
-inline constexpr int kVarDivisor = 1 << 14;
-inline constexpr int kVarKernelCount = 2;
-inline constexpr bool kVarModulated[kVarKernelCount] = {false, true};
+/// \brief The kernels whose weights depend on the input level (core/ed/varkerneltable.h), compiled as ids
+/// kKernelCount + v: their taps (w = 1: the band kernels keep W_t(a) E per tap, not E), divisor and whether Zhou and
+/// Fang's threshold modulation applies, all read from that table.
+inline constexpr int kVarKernelCount = varkerneltable::kVarCount;
+inline constexpr int kVarDivisor = varkerneltable::kDivisor;
+struct VarTapList {
+    CTap taps[varkerneltable::kTaps];
+};
+inline constexpr VarTapList kVarTapList = [] {
+    VarTapList l{};
+    for (int i = 0; i < varkerneltable::kTaps; ++i)
+        l.taps[i] = CTap{varkerneltable::kTapDi[i], varkerneltable::kTapDj[i], 1};
+    return l;
+}();
+inline constexpr const CTap* kVarTaps = kVarTapList.taps;
+/// \brief Whether level-dependent kernel v modulates the threshold.
+constexpr bool varModulated(int v) { return varkerneltable::kVarKernels[v].modulated; }
 
 /// \brief Kernel `Id` of the table at compile time.
 template <int Id>
@@ -43,7 +55,7 @@ constexpr CKernel ckernel() {
     if constexpr (Id < kKernelCount)
         return {kerneltable::kKernels[Id].taps, kerneltable::kKernels[Id].count, kerneltable::kKernels[Id].divisor};
     else
-        return {kVarTaps, 3, kVarDivisor};
+        return {kVarTaps, varkerneltable::kTaps, kVarDivisor};
 }
 
 /// \brief Smallest k with k*di + dj > 0 for every tap (Kasagi, Nakano and Ito's k-delay), at compile time.

@@ -70,14 +70,11 @@ RiemersmaParams riemersmaParamsFrom(const ParamValues& v) {
 }  // namespace
 
 void registerRiemersmaMethods(Registry& r) {
-    MethodInfo m;
-    m.method = "riemersma";
-    m.variant = "hilbert";
-    m.family = "curve";
-    m.description =
+    MethodInfo m = describeMethod(
+        "riemersma", "hilbert", "curve",
         "Riemersma's dither: the pixels are visited along a Hilbert curve (generalised to any rectangle) and each is "
         "corrected by the last 16 errors on the curve, recent ones weighing most. No directional worms; one CPU "
-        "thread. With two levels, grays below 20 print all black and above 235 all white (the list is short).";
+        "thread. With two levels, grays below 20 print all black and above 235 all white (the list is short).");
     m.params = {
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),
         boolParam("linear", "Linear light", false,

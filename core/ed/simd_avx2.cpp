@@ -76,18 +76,8 @@ struct V256 {
 #include "core/ed/simd_transpose_sse2.h"
 #include "core/ed/simd_wavefront_impl.h"
 
-SimdPathInfo makeInfo() {
-    SimdPathInfo info{};
-    info.name = "avx2";
-    fillPath<4, V256>(info);
-    return info;
-}
-
 }  // namespace
 
-const SimdPathInfo& simdPathAvx2() {
-    static const SimdPathInfo info = makeInfo();
-    return info;
-}
+const SimdPathInfo& simdPathAvx2() { return pathOf<4, V256>("avx2"); }
 
 }  // namespace halftone::par

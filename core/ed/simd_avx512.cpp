@@ -86,18 +86,8 @@ struct V512 {
 #include "core/ed/simd_transpose_sse2.h"
 #include "core/ed/simd_wavefront_impl.h"
 
-SimdPathInfo makeInfo() {
-    SimdPathInfo info{};
-    info.name = "avx512";
-    fillPath<4, V512>(info);
-    return info;
-}
-
 }  // namespace
 
-const SimdPathInfo& simdPathAvx512() {
-    static const SimdPathInfo info = makeInfo();
-    return info;
-}
+const SimdPathInfo& simdPathAvx512() { return pathOf<4, V512>("avx512"); }
 
 }  // namespace halftone::par

@@ -106,18 +106,8 @@ inline void transposeOutAt(const uint8_t* in, int inStride, uint8_t* const* base
 
 #include "core/ed/simd_wavefront_impl.h"
 
-SimdPathInfo makeInfo() {
-    SimdPathInfo info{};
-    info.name = "scalar";
-    fillPath<8, VS>(info);
-    return info;
-}
-
 }  // namespace
 
-const SimdPathInfo& simdPathScalar() {
-    static const SimdPathInfo info = makeInfo();
-    return info;
-}
+const SimdPathInfo& simdPathScalar() { return pathOf<8, VS>("scalar"); }
 
 }  // namespace halftone::par

@@ -80,18 +80,8 @@ struct V128 {
 #include "core/ed/simd_transpose_sse2.h"
 #include "core/ed/simd_wavefront_impl.h"
 
-SimdPathInfo makeInfo() {
-    SimdPathInfo info{};
-    info.name = "sse";
-    fillPath<8, V128>(info);
-    return info;
-}
-
 }  // namespace
 
-const SimdPathInfo& simdPathSse() {
-    static const SimdPathInfo info = makeInfo();
-    return info;
-}
+const SimdPathInfo& simdPathSse() { return pathOf<8, V128>("sse"); }
 
 }  // namespace halftone::par

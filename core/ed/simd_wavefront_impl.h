@@ -62,7 +62,7 @@ struct Band {
     /// A level-dependent kernel (docs/spec.md section 1): the history keeps W_t(a) E per tap t, made by the sender
     /// from its own input byte, so the receiver only adds (the taps' w is 1).
     static constexpr bool var = KID >= kKernelCount;
-    static constexpr bool mod = var && kVarModulated[var ? KID - kKernelCount : 0];
+    static constexpr bool mod = var && varModulated(var ? KID - kKernelCount : 0);
     static constexpr int NT = var ? K.count : 1;  ///< history rings: errors, or one per tap
     /// The per-level tables are symmetric (level a uses row min(a, 255 - a)): looked up in registers where the
     /// instruction set can (AVX-512), else staged per chunk with plain loads.
@@ -273,6 +273,15 @@ struct Band {
             inBase[r] = r < rows ? job.src + r * job.srcStride - int64_t(k) * r : nullptr;
             outBase[r] = r < rows ? job.dst + r * job.dstStride - int64_t(k) * r : nullptr;
         }
+        // the boundary sums of step t0 + i: one from one row up, two from two rows up, three from three rows up
+        auto storeSums = [&](int64_t i, int32_t a1, int32_t a20, int32_t a21, int32_t a30, int32_t a31, int32_t a32) {
+            b1[i] = a1;
+            b2[2 * i] = a20;
+            b2[2 * i + 1] = a21;
+            b3[3 * i] = a30;
+            b3[3 * i + 1] = a31;
+            b3[3 * i + 2] = a32;
+        };
         for (int64_t t0 = 0; t0 < total; t0 += chunk) {
             const int64_t t1 = t0 + chunk < total ? t0 + chunk : total;
             if (!job.wait(job.ctx, t1)) return false;
@@ -302,12 +311,7 @@ struct Band {
                          ...);
                     }
                     (MakeSeq<K.count>{});
-                    b1[t - t0] = a1;
-                    b2[2 * (t - t0)] = a20;
-                    b2[2 * (t - t0) + 1] = a21;
-                    b3[3 * (t - t0)] = a30;
-                    b3[3 * (t - t0) + 1] = a31;
-                    b3[3 * (t - t0) + 2] = a32;
+                    storeSums(t - t0, a1, a20, a21, a30, a31, a32);
                 }
             }
             for (int64_t t = t0; t < t1; ++t) {
@@ -335,12 +339,7 @@ struct Band {
                         if (job.prevErr[0] && c2 >= 0 && c2 < W) a32 += tp.w * job.prevErr[0][c2];
                     }
                 }
-                b1[t - t0] = a1;
-                b2[2 * (t - t0)] = a20;
-                b2[2 * (t - t0) + 1] = a21;
-                b3[3 * (t - t0)] = a30;
-                b3[3 * (t - t0) + 1] = a31;
-                b3[3 * (t - t0) + 2] = a32;
+                storeSums(t - t0, a1, a20, a21, a30, a31, a32);
             }
             for (int64_t sb = t0; sb < t1; sb += 16) {
                 if (rows == G && sb - int64_t(k) * (G - 1) >= 0 && sb + 16 <= W) {
@@ -425,13 +424,23 @@ inline void fillKernels(SimdPathInfo& info, IntSeq<I...>) {
     ((info.kernels[I] = &Band<I, NV, V>::run), ...);
 }
 
+template <int NV, class V, int... I>
+inline void fillVarKernels(SimdPathInfo& info, IntSeq<I...>) {
+    ((info.varKernels[I] = &Band<kKernelCount + I, NV, V>::run), ...);
+}
+
+/// \brief The path of vector type V, NV vectors a band, made on first use.
 template <int NV, class V>
-inline void fillPath(SimdPathInfo& info) {
-    info.lanes = V::L;
-    info.bandRows = V::L * NV;
-    info.chunk = 256;
-    fillKernels<NV, V>(info, MakeSeq<kKernelCount>{});
-    static_assert(kVarKernelCount == 2, "one band kernel per level-dependent kernel");
-    info.varKernels[0] = &Band<kKernelCount, NV, V>::run;
-    info.varKernels[1] = &Band<kKernelCount + 1, NV, V>::run;
+const SimdPathInfo& pathOf(const char* name) {
+    static const SimdPathInfo info = [name] {
+        SimdPathInfo i{};
+        i.name = name;
+        i.lanes = V::L;
+        i.bandRows = V::L * NV;
+        i.chunk = 256;
+        fillKernels<NV, V>(i, MakeSeq<kKernelCount>{});
+        fillVarKernels<NV, V>(i, MakeSeq<kVarKernelCount>{});
+        return i;
+    }();
+    return info;
 }

@@ -213,20 +213,10 @@ BatchSummary runBatch(const std::vector<BatchItem>& items, const BatchOptions& o
                 }
             }
             std::lock_guard<std::mutex> lock(m);
-            switch (outcome.kind) {
-                case BatchOutcome::Kind::Written:
-                    ++sum.written;
-                    break;
-                case BatchOutcome::Kind::Skipped:
-                    ++sum.skipped;
-                    break;
-                case BatchOutcome::Kind::Failed:
-                    ++sum.failed;
-                    break;
-                case BatchOutcome::Kind::Cancelled:
-                    ++sum.cancelled;
-                    break;
-            }
+            // the counters in the order of BatchOutcome::Kind
+            constexpr int BatchSummary::*kCounters[] = {&BatchSummary::written, &BatchSummary::skipped,
+                                                        &BatchSummary::failed, &BatchSummary::cancelled};
+            ++(sum.*kCounters[size_t(outcome.kind)]);
             const size_t d = ++finished;
             if (done) done(i, item, outcome);
             control.report(double(d) / double(items.size()), item.key);

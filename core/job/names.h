@@ -3,6 +3,7 @@
 // regard to case, '-', '_' or spaces ("FloydSteinberg", "floyd_steinberg"), through one table of common aliases
 // ("fs", "jjn"), and a name that matches nothing gets the nearest one as a suggestion (edit distance). The CLI,
 // presets and the studio all look names up through here.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +32,47 @@ std::string nearestName(std::string_view name, const std::vector<std::string>& c
 /// \brief " (did you mean 'X'?)" for the nearest candidate, or "" when none is near; `quote` = false writes X bare
 /// (options: "did you mean --method?").
 std::string didYouMean(std::string_view name, const std::vector<std::string>& candidates, bool quote = true);
+
+/// \brief The item of `items` that `name` means (matchName among their names, with `kind`'s aliases); null when none.
+/// `items` is the one list of its type (a process-wide table: kernels(), builtinPalettes()).
+template <class Items>
+const typename Items::value_type* findNamed(std::string_view kind, std::string_view name, const Items& items) {
+    static const std::vector<std::string> names = [&] {
+        std::vector<std::string> v;
+        for (const auto& t : items) v.push_back(t.name);
+        return v;
+    }();
+    const std::string match = matchName(kind, name, names);
+    for (const auto& t : items)
+        if (!match.empty() && t.name == match) return &t;
+    return nullptr;
+}
+
+/// \brief One spelling of an enumeration's value in a table of names: a value's first entry is its name, later
+/// entries are aliases it is also parsed from.
+template <class E>
+struct EnumName {
+    E value;
+    const char* name;
+};
+
+/// \brief The name of `value` in `table`: its first entry (the table's first name when it has none).
+template <class E, size_t N>
+constexpr const char* enumName(const EnumName<E> (&table)[N], E value) {
+    for (const EnumName<E>& e : table)
+        if (e.value == value) return e.name;
+    return table[0].name;
+}
+
+/// \brief The value spelled `text` (one of its names exactly) into `out`; false when none.
+template <class E, size_t N>
+bool parseEnumName(const EnumName<E> (&table)[N], std::string_view text, E& out) {
+    for (const EnumName<E>& e : table)
+        if (text == e.name) {
+            out = e.value;
+            return true;
+        }
+    return false;
+}
 
 }  // namespace halftone

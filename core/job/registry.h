@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -73,6 +74,12 @@ inline ParamSpec intParam(std::string key, std::string label, double min, double
     p.max = max;
     p.def = def;
     p.help = std::move(help);
+    return p;
+}
+/// \brief A Real parameter with range and default.
+inline ParamSpec realParam(std::string key, std::string label, double min, double max, double def, std::string help) {
+    ParamSpec p = intParam(std::move(key), std::move(label), min, max, def, std::move(help));
+    p.kind = ParamSpec::Kind::Real;
     return p;
 }
 /// \brief A Bool parameter (a flag in the CLI, a check box in the studio).
@@ -186,6 +193,16 @@ struct MethodInfo {
     /// missing from `values` count as their defaults.
     bool paramApplies(const ParamSpec& p, const ParamValues& values) const;
 };
+
+/// \brief A method's entry with its names, family and description; the caller adds its parameters and forms.
+inline MethodInfo describeMethod(std::string method, std::string variant, std::string family, std::string description) {
+    MethodInfo m;
+    m.method = std::move(method);
+    m.variant = std::move(variant);
+    m.family = std::move(family);
+    m.description = std::move(description);
+    return m;
+}
 
 /// \brief Tells whether a GPU is usable and why not; set by the GPU module, defaults to "not built".
 struct GpuAvailability {

@@ -4,10 +4,12 @@
 #include "core/palette/mbvq.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/ed/kernel.h"
 #include "core/ed/quantizer.h"
 #include "core/job/registry.h"
+#include "core/palette/paletteed.h"
 
 namespace halftone {
 
@@ -42,21 +44,10 @@ MbvqQuadruple mbvqQuadruple(int32_t r, int32_t g, int32_t b) {
 }
 
 std::array<int, 4> mbvqVertices(MbvqQuadruple q) {
-    switch (q) {
-        case MbvqQuadruple::CMYW:
-            return {C, M, Y, W};
-        case MbvqQuadruple::MYGC:
-            return {M, Y, G, C};
-        case MbvqQuadruple::RGMY:
-            return {R, G, M, Y};
-        case MbvqQuadruple::KRGB:
-            return {K, R, G, B};
-        case MbvqQuadruple::RGBM:
-            return {R, G, B, M};
-        case MbvqQuadruple::CMGB:
-            return {C, M, G, B};
-    }
-    return {K, R, G, B};
+    // in the order of MbvqQuadruple
+    constexpr std::array<int, 4> kVertices[] = {{C, M, Y, W}, {M, Y, G, C}, {R, G, M, Y},
+                                                {K, R, G, B}, {R, G, B, M}, {C, M, G, B}};
+    return size_t(q) < std::size(kVertices) ? kVertices[size_t(q)] : std::array<int, 4>{K, R, G, B};
 }
 
 const char* toString(MbvqQuadruple q) {
@@ -88,12 +79,8 @@ Status mbvqErrorDiffusion(const Image& rgb, const Palette& palette, const EdPara
                           const RunControl& control) {
     std::array<int, 8> userIndex{};
     if (Status s = mbvqCornerIndices(palette, userIndex); !s) return s;
-    const Kernel* kernel = findKernel(params.kernel);
-    if (!kernel) return Status::error("unknown kernel '" + params.kernel + "'; kernels: " + kernelNames());
-    if (kernel->levelDependent())
-        return Status::error("kernel '" + kernel->name +
-                             "' takes its weights from a gray input level; MBVQ error diffusion takes the fixed "
-                             "kernels only");
+    const Kernel* kernel = nullptr;
+    if (Status s = fixedColorKernel(params, "MBVQ error diffusion", kernel); !s) return s;
     if (rgb.channels.size() != 1 && rgb.channels.size() < 3) return Status::error("MBVQ needs an RGB or gray image");
     const int w = rgb.width(), h = rgb.height();
     if (Status s = checkImageSize(w, h, 1); !s) return s;
@@ -154,14 +141,11 @@ Status mbvqErrorDiffusion(const Image& rgb, const Palette& palette, const EdPara
 }
 
 void registerMbvqMethods(Registry& r) {
-    MethodInfo m;
-    m.method = "ed";
-    m.variant = "mbvq";
-    m.family = "error-diffusion";
-    m.description =
+    MethodInfo m = describeMethod(
+        "ed", "mbvq", "error-diffusion",
         "Colour error diffusion to the eight RGB-cube corners (cyan, magenta, yellow, red, green, blue, white, "
         "black) that prints each pixel with one of the four colours of its minimal-brightness-variation quadruple "
-        "(Shaked, Arad, Fitzhugh and Sobel): less visible noise than plain vector error diffusion. Colour output.";
+        "(Shaked, Arad, Fitzhugh and Sobel): less visible noise than plain vector error diffusion. Colour output.");
     for (ParamSpec& p : edParamSpecs(true))
         if (p.key != "levels") m.params.push_back(std::move(p));
     m.schedule = "raster";

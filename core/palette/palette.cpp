@@ -491,15 +491,7 @@ const std::vector<BuiltinPalette>& builtinPalettes() {
 }
 
 const BuiltinPalette* findBuiltinPalette(const std::string& name) {
-    static const std::vector<std::string> names = [] {
-        std::vector<std::string> v;
-        for (const BuiltinPalette& b : builtinPalettes()) v.push_back(b.name);
-        return v;
-    }();
-    const std::string match = matchName("palette", name, names);
-    for (const BuiltinPalette& b : builtinPalettes())
-        if (!match.empty() && b.name == match) return &b;
-    return nullptr;
+    return findNamed("palette", name, builtinPalettes());
 }
 
 Status parsePaletteFile(const std::string& fileName, const std::string& bytes, Palette& out) {
@@ -516,29 +508,13 @@ Status parsePaletteFile(const std::string& fileName, const std::string& bytes, P
                                : Format::Unknown;
     if (bytes.empty()) return p.fileError("is empty (it holds no colours)");
     if (f == Format::Unknown) f = sniff(bytes);
-    Status s;
-    switch (f) {
-        case Format::Hex:
-            s = parseHex(p, bytes);
-            break;
-        case Format::Gpl:
-            s = parseGpl(p, bytes);
-            break;
-        case Format::PaintNet:
-            s = parsePaintNet(p, bytes);
-            break;
-        case Format::Act:
-            s = parseAct(p, bytes);
-            break;
-        case Format::Jasc:
-            s = parseJasc(p, bytes);
-            break;
-        case Format::Unknown:
-            s = p.fileError("not a palette file this program reads" +
-                            (ext.empty() ? std::string() : " (extension '" + ext + "')") +
-                            "; supported: " + kSupported);
-            break;
-    }
+    // the readers in the order of Format after Unknown
+    constexpr Status (*kReaders[])(Parser&, const std::string&) = {parseHex, parseGpl, parsePaintNet, parseAct,
+                                                                   parseJasc};
+    const Status s = f == Format::Unknown ? p.fileError("not a palette file this program reads" +
+                                                        (ext.empty() ? std::string() : " (extension '" + ext + "')") +
+                                                        "; supported: " + kSupported)
+                                          : kReaders[size_t(f) - 1](p, bytes);
     if (!s) out.colors.clear();
     return s;
 }

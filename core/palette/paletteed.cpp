@@ -73,4 +73,13 @@ Image expandIndexed(const Plane8& indices, const Palette& palette) {
     return im;
 }
 
+Status fixedColorKernel(const EdParams& params, const char* method, const Kernel*& kernel) {
+    kernel = findKernel(params.kernel);
+    if (!kernel) return Status::error("unknown kernel '" + params.kernel + "'; known kernels: " + kernelNames());
+    if (kernel->levelDependent())
+        return Status::error("kernel '" + kernel->name + "' takes its weights from a gray input level; " + method +
+                             " takes the fixed kernels only");
+    return Status::ok();
+}
+
 }  // namespace halftone

@@ -56,6 +56,10 @@ Status wavefrontPaletteErrorDiffusion(const Image& rgb, const Palette& palette, 
 Status trapezoidPaletteErrorDiffusion(const Image& rgb, const Palette& palette, Plane8& indices, const EdParams& params,
                                       const ParallelOptions& options, const RunControl& control = {});
 
+/// \brief The fixed kernel params.kernel names, for a colour method (`method`, e.g. "palette error diffusion", names it
+/// in the message); an error for an unknown kernel or one whose weights follow a gray input level.
+Status fixedColorKernel(const EdParams& params, const char* method, const Kernel*& kernel);
+
 /// \brief Expands palette indices to an RGB image.
 Image expandIndexed(const Plane8& indices, const Palette& palette);
 

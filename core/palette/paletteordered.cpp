@@ -4,8 +4,8 @@
 #include "core/palette/paletteordered.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
+#include <memory>
 #include <numeric>
 
 #include "core/ed/quantizer.h"
@@ -126,9 +126,7 @@ Status orderedPaletteDither(const Image& rgb, const Palette& palette, const Thre
 
     Plane8 out(w, h);
     constexpr int kBand = 16;
-    const int bands = (h + kBand - 1) / kBand;
     const int threads = std::max(1, threadsOrAll(control.threads));
-    std::atomic<bool> stop{false};
 
     // The distinct colours of the image, as a bit set over the 2^24 colours with a prefix count per 64-bit word, so
     // that a colour's rank among them is prefix[word] + popcount(lower bits of the word).
@@ -150,72 +148,52 @@ Status orderedPaletteDither(const Image& rgb, const Palette& palette, const Thre
         return prefix[key >> 6] + uint32_t(std::popcount(used[key >> 6] & ((uint64_t(1) << (key & 63)) - 1)));
     };
 
+    // Each pixel takes the entry of its colour's plan that the screen picks, rows in bands; planOf(worker, r, g, b)
+    // gives the colour's plan.
+    auto dither = [&](const RunControl& rc, auto&& planOf) {
+        return parallelChunks(h, kBand, threads, rc, "ordered dither to a palette",
+                              [&](int64_t y0, int64_t y1, int worker) {
+                                  for (int y = int(y0); y < int(y1); ++y) {
+                                      const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
+                                      const uint8_t* t = screen.row(y % screen.height);
+                                      uint8_t* o = out.row(y);
+                                      for (int x = 0, tx = 0; x < w; ++x) {
+                                          o[x] = planOf(worker, r[x], g[x], b[x])[entry[t[tx]]];
+                                          if (++tx == screen.width) tx = 0;
+                                      }
+                                  }
+                              });
+    };
     if (distinct * uint64_t(n) <= planTableBytes) {
         // Every distinct colour's plan once, in parallel over the bit set, then one table look-up per pixel.
         std::vector<uint8_t> plans(size_t(distinct) * size_t(n));
-        constexpr size_t kWords = 256;
-        const size_t chunks = used.size() / kWords;
-        std::atomic<size_t> next{0}, done{0};
-        WorkerPool::shared().run(threads, [&](int worker) {
-            for (size_t chunk = next++; chunk < chunks && !stop; chunk = next++) {
-                if (control.cancelled()) {
-                    stop = true;
-                    break;
-                }
-                for (size_t word = chunk * kWords; word < (chunk + 1) * kWords; ++word) {
-                    uint32_t index = prefix[word];
-                    for (uint64_t bits = used[word]; bits; bits &= bits - 1, ++index) {
-                        const uint32_t key = uint32_t(word * 64 + size_t(std::countr_zero(bits)));
+        constexpr int64_t kWords = 256;
+        const bool planned = parallelChunks(
+            int64_t(used.size()), kWords, threads, control.scaled(0, 0.9), "ordered dither to a palette: plans",
+            [&](int64_t w0, int64_t w1, int) {
+                for (int64_t word = w0; word < w1; ++word) {
+                    uint32_t index = prefix[size_t(word)];
+                    for (uint64_t bits = used[size_t(word)]; bits; bits &= bits - 1, ++index) {
+                        const uint32_t key = uint32_t(word * 64 + std::countr_zero(bits));
                         planner.plan(uint8_t(key >> 16), uint8_t(key >> 8), uint8_t(key), &plans[size_t(index) * n]);
                     }
                 }
-                const size_t d = ++done;
-                if (worker == 0) control.report(0.9 * double(d) / double(chunks), "ordered dither to a palette: plans");
-            }
-        });
-        if (stop || control.cancelled()) return Status::cancelled();
-        std::atomic<int> nextBand{0};
-        WorkerPool::shared().run(std::min(threads, bands), [&](int) {
-            for (int band = nextBand++; band < bands; band = nextBand++) {
-                const int y1 = std::min(h, (band + 1) * kBand);
-                for (int y = band * kBand; y < y1; ++y) {
-                    const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
-                    const uint8_t* t = screen.row(y % screen.height);
-                    uint8_t* o = out.row(y);
-                    for (int x = 0, tx = 0; x < w; ++x) {
-                        const uint32_t key = uint32_t(r[x]) << 16 | uint32_t(g[x]) << 8 | b[x];
-                        o[x] = plans[size_t(rank(key)) * n + entry[t[tx]]];
-                        if (++tx == screen.width) tx = 0;
-                    }
-                }
-            }
-        });
+            });
+        if (!planned || !dither(control.scaled(0.9, 1.0), [&](int, uint8_t r, uint8_t g, uint8_t b) {
+                const uint32_t key = uint32_t(r) << 16 | uint32_t(g) << 8 | b;
+                return &plans[size_t(rank(key)) * n];
+            }))
+            return Status::cancelled();
     } else {
-        // Too many colours for a table of every plan: a cache per thread, rows in bands.
-        std::atomic<int> next{0}, done{0};
-        WorkerPool::shared().run(std::min(threads, bands), [&](int worker) {
-            PlanCache cache(planner);
-            for (int band = next++; band < bands && !stop; band = next++) {
-                if (control.cancelled()) {
-                    stop = true;
-                    break;
-                }
-                const int y1 = std::min(h, (band + 1) * kBand);
-                for (int y = band * kBand; y < y1; ++y) {
-                    const uint8_t *r = in[0]->row(y), *g = in[1]->row(y), *b = in[2]->row(y);
-                    const uint8_t* t = screen.row(y % screen.height);
-                    uint8_t* o = out.row(y);
-                    for (int x = 0, tx = 0; x < w; ++x) {
-                        o[x] = cache.get(r[x], g[x], b[x])[entry[t[tx]]];
-                        if (++tx == screen.width) tx = 0;
-                    }
-                }
-                const int d = ++done;
-                if (worker == 0) control.report(double(d) / bands, "ordered dither to a palette");
-            }
-        });
+        // Too many colours for a table of every plan: a cache per worker.
+        std::vector<std::unique_ptr<PlanCache>> caches(static_cast<size_t>(threads));
+        if (!dither(control, [&](int worker, uint8_t r, uint8_t g, uint8_t b) {
+                std::unique_ptr<PlanCache>& cache = caches[size_t(worker)];
+                if (!cache) cache = std::make_unique<PlanCache>(planner);
+                return cache->get(r, g, b);
+            }))
+            return Status::cancelled();
     }
-    if (stop || control.cancelled()) return Status::cancelled();
     indices = std::move(out);
     control.report(1.0, "ordered dither to a palette");
     return Status::ok();

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <numbers>
 #include <vector>
 
+#include "core/job/names.h"
 #include "core/number.h"
 #include "core/ed/quantizer.h"
 #include "core/threads.h"
@@ -15,33 +15,16 @@
 
 namespace halftone {
 
-const char* toString(ResizeFilter f) {
-    switch (f) {
-        case ResizeFilter::Lanczos3:
-            return "lanczos";
-        case ResizeFilter::Bicubic:
-            return "bicubic";
-        case ResizeFilter::Box:
-            return "box";
-        case ResizeFilter::Nearest:
-            return "nearest";
-    }
-    return "lanczos";
-}
+namespace {
+constexpr EnumName<ResizeFilter> kResizeFilters[] = {
+    {ResizeFilter::Lanczos3, "lanczos"}, {ResizeFilter::Bicubic, "bicubic"},   {ResizeFilter::Box, "box"},
+    {ResizeFilter::Nearest, "nearest"},  {ResizeFilter::Lanczos3, "lanczos3"}, {ResizeFilter::Bicubic, "catmull-rom"},
+    {ResizeFilter::Box, "area"}};
+}  // namespace
 
-bool parseResizeFilter(const std::string& s, ResizeFilter& out) {
-    if (s == "lanczos" || s == "lanczos3")
-        out = ResizeFilter::Lanczos3;
-    else if (s == "bicubic" || s == "catmull-rom")
-        out = ResizeFilter::Bicubic;
-    else if (s == "box" || s == "area")
-        out = ResizeFilter::Box;
-    else if (s == "nearest")
-        out = ResizeFilter::Nearest;
-    else
-        return false;
-    return true;
-}
+const char* toString(ResizeFilter f) { return enumName(kResizeFilters, f); }
+
+bool parseResizeFilter(const std::string& s, ResizeFilter& out) { return parseEnumName(kResizeFilters, s, out); }
 
 bool PrepareSettings::changesTone() const {
     return blackPoint != 0 || whitePoint != 255 || brightness != 0 || contrast != 0 || gamma != 1.0 ||
@@ -64,21 +47,30 @@ Status range(const char* name, const char* key, double v) {
 }  // namespace
 
 Status PrepareSettings::validate() const {
-    if (Status s = range("width", "width", width); !s) return s;
-    if (Status s = range("height", "height", height); !s) return s;
-    if (Status s = range("scale", "scale", scale); !s) return s;
-    if (Status s = range("pixel size", "pixel-size", pixelSize); !s) return s;
-    if (Status s = range("black point", "black-point", blackPoint); !s) return s;
-    if (Status s = range("white point", "white-point", whitePoint); !s) return s;
+    struct Setting {
+        const char* name;
+        const char* key;
+        double value;
+    };
+    const Setting sizes[] = {{"width", "width", double(width)},
+                             {"height", "height", double(height)},
+                             {"scale", "scale", scale},
+                             {"pixel size", "pixel-size", double(pixelSize)},
+                             {"black point", "black-point", double(blackPoint)},
+                             {"white point", "white-point", double(whitePoint)}};
+    const Setting tones[] = {{"brightness", "brightness", brightness},
+                             {"contrast", "contrast", contrast},
+                             {"gamma", "gamma", gamma},
+                             {"saturation", "saturation", saturation},
+                             {"sharpen amount", "sharpen-amount", sharpenAmount},
+                             {"sharpen radius", "sharpen-radius", sharpenRadius}};
+    for (const Setting& s : sizes)
+        if (Status st = range(s.name, s.key, s.value); !st) return st;
     if (blackPoint >= whitePoint)
         return Status::error("black point (" + std::to_string(blackPoint) + ") must be below white point (" +
                              std::to_string(whitePoint) + ")");
-    if (Status s = range("brightness", "brightness", brightness); !s) return s;
-    if (Status s = range("contrast", "contrast", contrast); !s) return s;
-    if (Status s = range("gamma", "gamma", gamma); !s) return s;
-    if (Status s = range("saturation", "saturation", saturation); !s) return s;
-    if (Status s = range("sharpen amount", "sharpen-amount", sharpenAmount); !s) return s;
-    if (Status s = range("sharpen radius", "sharpen-radius", sharpenRadius); !s) return s;
+    for (const Setting& s : tones)
+        if (Status st = range(s.name, s.key, s.value); !st) return st;
     return Status::ok();
 }
 
@@ -329,27 +321,12 @@ std::vector<Taps> axisTaps(int inSize, int outSize, ResizeFilter f) {
     return taps;
 }
 
-/// Runs fn(y) for y in [0, rows) on the shared workers; false when cancelled.
+/// Runs fn(y) for y in [0, rows) on the shared workers, progress mapped onto [lo, hi]; false when cancelled.
 bool parallelRows(int rows, const RunControl& control, double lo, double hi, const std::function<void(int)>& fn) {
-    const int threads = std::max(1, std::min(threadsOrAll(control.threads), rows / 16 + 1));
-    std::atomic<int> next{0}, done{0};
-    std::atomic<bool> stopped{false};
-    const int chunk = 8;
-    WorkerPool::shared().run(threads, [&](int t) {
-        for (;;) {
-            if (control.cancelled()) {
-                stopped = true;
-                return;
-            }
-            const int y0 = next.fetch_add(chunk);
-            if (y0 >= rows) return;
-            const int y1 = std::min(rows, y0 + chunk);
-            for (int y = y0; y < y1; ++y) fn(y);
-            const int d = done.fetch_add(y1 - y0) + (y1 - y0);
-            if (t == 0) control.report(lo + (hi - lo) * double(d) / rows);
-        }
+    const int threads = std::min(threadsOrAll(control.threads), rows / 16 + 1);
+    return parallelChunks(rows, 8, threads, control.scaled(lo, hi), {}, [&](int64_t y0, int64_t y1, int) {
+        for (int64_t y = y0; y < y1; ++y) fn(int(y));
     });
-    return !stopped;
 }
 
 /// The linear-light value of each 8-bit sRGB code, and the linear thresholds between codes for encoding.

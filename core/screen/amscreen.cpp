@@ -3,7 +3,6 @@
 #include "core/screen/amscreen.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <mutex>
@@ -205,18 +204,9 @@ Status amScreen(const Plane8& src, Plane8& dst, const AmScreenParams& p, const R
     Plane8 out(src.width, src.height);
 
     constexpr int kBlock = 32;
-    const int blocks = (src.height + kBlock - 1) / kBlock;
-    const int threads = std::max(1, std::min(threadsOrAll(control.threads), blocks));
-    std::atomic<int> next{0}, done{0};
-    std::atomic<bool> stopped{false};
-    WorkerPool::shared().run(threads, [&](int worker) {
-        for (int b = next++; b < blocks && !stopped.load(std::memory_order_relaxed); b = next++) {
-            if (control.cancelled()) {
-                stopped = true;
-                return;
-            }
-            const int y1 = std::min(src.height, (b + 1) * kBlock);
-            for (int y = b * kBlock; y < y1; ++y) {
+    const bool finished = parallelChunks(
+        src.height, kBlock, threadsOrAll(control.threads), control, "AM screen", [&](int64_t y0, int64_t y1, int) {
+            for (int y = int(y0); y < int(y1); ++y) {
                 const double py = -(y + 0.5);
                 const uint8_t* a = src.row(y);
                 uint8_t* o = out.row(y);
@@ -239,11 +229,8 @@ Status amScreen(const Plane8& src, Plane8& dst, const AmScreenParams& p, const R
                     o[x] = uint8_t(inked == ink ? 255 : 0);
                 }
             }
-            const int finished = ++done;
-            if (worker == 0) control.report(double(finished) / blocks, "AM screen");
-        }
-    });
-    if (stopped || control.cancelled()) return Status::cancelled();
+        });
+    if (!finished) return Status::cancelled();
     dst = std::move(out);
     control.report(1.0, "AM screen");
     return Status::ok();
@@ -283,33 +270,16 @@ double amAngleFor(const std::array<double, 4>& cmyk, const std::string& channel)
 }
 
 void registerAmScreenMethods(Registry& r) {
-    MethodInfo m;
-    m.method = "am";
-    m.variant = "clustered";
-    m.family = "ordered";
-    m.description =
+    MethodInfo m = describeMethod(
+        "am", "clustered", "ordered",
         "AM screen: clustered dots at a screen ruling (lpi) on a device resolution (dpi), each ink at its own "
         "angle (cyan 15, magenta 75, yellow 0, black 45 degrees by default), with round, elliptic, square or "
-        "line dots. The image's pixels are the device's dots.";
+        "line dots. The image's pixels are the device's dots.");
     m.exact = false;
-    ParamSpec lpi;
-    lpi.key = "lpi";
-    lpi.label = "Screen ruling (lpi)";
-    lpi.kind = ParamSpec::Kind::Real;
-    lpi.min = 1;
-    lpi.max = 5000;
-    lpi.def = 60;
-    lpi.help = "screen ruling in lines (cells) per inch; the cell is dpi / lpi pixels wide";
-    m.params.push_back(lpi);
-    ParamSpec dpi;
-    dpi.key = "dpi";
-    dpi.label = "Print resolution (dpi)";
-    dpi.kind = ParamSpec::Kind::Real;
-    dpi.min = 10;
-    dpi.max = 10000;
-    dpi.def = 600;
-    dpi.help = "printer resolution in dots per inch";
-    m.params.push_back(dpi);
+    m.params.push_back(realParam("lpi", "Screen ruling (lpi)", 1, 5000, 60,
+                                 "screen ruling in lines (cells) per inch; the cell is dpi / lpi pixels wide"));
+    m.params.push_back(
+        realParam("dpi", "Print resolution (dpi)", 10, 10000, 600, "printer resolution in dots per inch"));
     ParamSpec angles;
     angles.key = "angles";
     angles.label = "Screen angles (C,M,Y,K)";

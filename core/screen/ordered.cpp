@@ -53,14 +53,11 @@ ParamSpec screenParamSpec(std::string label, std::string defaultSpec, std::strin
 }
 
 void registerOrderedMethods(Registry& r) {
-    MethodInfo m;
-    m.method = "ordered";
-    m.variant = "screen";
-    m.family = "ordered";
-    m.description =
+    MethodInfo m = describeMethod(
+        "ordered", "screen", "ordered",
         "Compares each pixel with a tiled threshold array (screen): fast, no error spreading, regular "
         "patterns. Choose a Bayer, clustered-dot, blue-noise or DBS screen, or load one from an image file. With a "
-        "palette, each colour becomes a mix of palette colours (a mixing plan) and the screen picks among them.";
+        "palette, each colour becomes a mix of palette colours (a mixing plan) and the screen picks among them.");
     m.exact = false;
     m.params.push_back(screenParamSpec(
         "Screen", "bayer:8",

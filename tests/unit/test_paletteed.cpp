@@ -169,6 +169,7 @@ private slots:
     void runImagePalettePath();
     void badInput();
     void cancellation();
+    void sharedEngineAwkwardSizes();
 };
 
 void TestPaletteEd::registeredForms() {
@@ -560,6 +561,48 @@ void TestPaletteEd::cancellation() {
         Plane8 out;
         const Status s = runForm(f, im, test::randomPalette(16, 4), p, out, rc);
         QVERIFY2(s.isCancelled(), qPrintable(QString::fromStdString(f.name() + ": " + s.message())));
+    }
+}
+
+// The band engine gray and palette share (core/ed/bandengine.h), called directly: trapezoid blocks 3 and 8 columns wide
+// columns and as the schedule picks them, wavefront bands on more threads than bands, on every SIMD path's band height.
+void TestPaletteEd::sharedEngineAwkwardSizes() {
+    const uint64_t seed = test::freshSeed("sharedEngineAwkwardSizes");
+    const std::vector<std::pair<int, int>> sizes = {{1, 1}, {1, 23}, {23, 1}, {2, 5}, {7, 3}, {29, 31}, {53, 97}};
+    const Palette pal = randomPalette(12, seed);
+    uint64_t n = 0;
+    for (const Kernel& k : kernels()) {
+        if (k.levelDependent()) continue;
+        for (const auto& [w, h] : sizes) {
+            EdParams p;
+            p.kernel = k.name;
+            p.linear = (++n % 2) == 0;
+            const Image im = randomRgb(w, h, seed + n);
+            const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
+            const QString where = QString("seed %1, %2").arg(seed).arg(describe(p, w, h, "random 12"));
+            for (int threads : {1, 2, 5}) {
+                for (int bw : {0, 3, 8}) {
+                    ParallelOptions o;
+                    o.threads = threads;
+                    o.blockWidth = bw;
+                    Plane8 out;
+                    QVERIFY(trapezoidPaletteErrorDiffusion(im, pal, out, p, o).isOk());
+                    QVERIFY2(firstDifference(out, ref).isEmpty(),
+                             qPrintable(where + QString(" trapezoid threads %1 block %2: ").arg(threads).arg(bw) +
+                                        firstDifference(out, ref)));
+                }
+                for (SimdPath simd : supportedSimdPaths()) {
+                    ParallelOptions o;
+                    o.threads = threads;
+                    o.simd = simd;
+                    Plane8 out;
+                    QVERIFY(wavefrontPaletteErrorDiffusion(im, pal, out, p, o).isOk());
+                    QVERIFY2(firstDifference(out, ref).isEmpty(),
+                             qPrintable(where + QString(" wavefront threads %1 %2: ").arg(threads).arg(toString(simd)) +
+                                        firstDifference(out, ref)));
+                }
+            }
+        }
     }
 }
 

@@ -1,0 +1,288 @@
+#pragma once
+// \brief The four sequential forms of Kasagi, Nakano and Ito, Table V (1) (diffusion or collection, a full buffer or
+// register caching), written once for gray (core/ed/errordiffusion.cpp) and palette (core/palette/paletteed_fast.cpp)
+// error diffusion: templated over the compile-time kernel K and the per-pixel step, which is the only part written
+// twice (the L-level quantiser against the nearest-colour search).
+//
+// A step has kChannels (error values a pixel), width() and height(); startRow(i) before row i; level(r, j), the input
+// byte of pixel (i - r, j) that a level-dependent kernel takes its weights from (any byte outside the image: its
+// error is zero); and step(i, j, sum, e), which takes the divided error sums of pixel (i, j), writes its output and
+// its errors e.
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "core/ed/errordiffusion.h"
+#include "core/ed/kerneltable.h"
+#include "core/ed/varkerneltable.h"
+
+namespace halftone::edforms {
+
+/// \brief Fixed kernel Id of core/ed/kerneltable.h at compile time.
+template <int Id>
+struct TableKernel {
+    static constexpr const kerneltable::KernelDef& def = kerneltable::kKernels[Id];
+    static constexpr int divisor = def.divisor;
+    static constexpr bool var = false;
+    static constexpr bool modulated = false;
+    static constexpr std::array<Tap, size_t(def.count)> taps = [] {
+        std::array<Tap, size_t(def.count)> t{};
+        for (int i = 0; i < def.count; ++i) t[size_t(i)] = Tap{def.taps[i].di, def.taps[i].dj, def.taps[i].w};
+        return t;
+    }();
+};
+
+/// \brief Level-dependent kernel Id of core/ed/varkerneltable.h (docs/spec.md section 1): its three taps, weights per
+/// source level.
+template <int Id>
+struct VarKernel {
+    static constexpr int divisor = varkerneltable::kDivisor;
+    static constexpr std::array<Tap, varkerneltable::kTaps> taps = [] {
+        std::array<Tap, varkerneltable::kTaps> t{};
+        for (int i = 0; i < varkerneltable::kTaps; ++i)
+            t[size_t(i)] = Tap{varkerneltable::kTapDi[i], varkerneltable::kTapDj[i], 0};
+        return t;
+    }();
+    static constexpr bool var = true;
+    static constexpr bool modulated = varkerneltable::kVarKernels[Id].modulated;
+    static constexpr const varkerneltable::VarKernelDef& def = varkerneltable::kVarKernels[Id];
+};
+
+template <class K>
+inline constexpr int kTapCount = int(std::size(K::taps));
+
+/// \brief Weight of tap `ti` of kernel K for a source pixel of input `a` (the fixed weight for a fixed kernel).
+template <class K>
+[[gnu::always_inline]] inline int tapWeight(int ti, uint8_t a) {
+    if constexpr (K::var) {
+        const varkerneltable::LevelWeights& w = K::def.w[a];
+        return ti == 0 ? w.right : (ti == 1 ? w.downLeft : w.down);
+    } else {
+        (void)a;
+        return K::taps[size_t(ti)].w;
+    }
+}
+
+/// \brief The reach of kernel K and its division.
+template <class K>
+struct Shape {
+    static constexpr int maxDi() {
+        int m = 0;
+        for (const Tap& t : K::taps) m = t.di > m ? t.di : m;
+        return m;
+    }
+    static constexpr int margin() {
+        int m = 0;
+        for (const Tap& t : K::taps) m = (t.dj > m ? t.dj : (-t.dj > m ? -t.dj : m));
+        return m;
+    }
+    static constexpr int maxForward() {
+        int m = 0;
+        for (const Tap& t : K::taps)
+            if (t.di == 0 && t.dj > m) m = t.dj;
+        return m;
+    }
+    /// floor((a + D/2) / D), a shift when D is a power of two.
+    static constexpr int32_t divide(int32_t a) {
+        constexpr int d = K::divisor;
+        if constexpr ((d & (d - 1)) == 0) {
+            constexpr int sh = std::countr_zero(unsigned(d));
+            return (a + d / 2) >> sh;
+        } else {
+            return floorDiv(a + d / 2, d);
+        }
+    }
+};
+
+/// \brief Calls f(TableKernel<id>{}) for the fixed kernel `id` of core/ed/kerneltable.h.
+template <class F>
+Status withTableKernel(int id, F&& f) {
+    return [&]<int... I>(std::integer_sequence<int, I...>) {
+        Status st = Status::error("kernel index " + std::to_string(id) + " has no compiled form");
+        (void)((id == I ? (st = f(TableKernel<I>{}), true) : false) || ...);
+        return st;
+    }
+    (std::make_integer_sequence<int, kerneltable::kCount>());
+}
+
+/// \brief Scan direction of row i: +1 left to right, -1 right to left (serpentine odd rows).
+inline int dirOf(const EdParams& p, int i) { return (p.serpentine && (i & 1)) ? -1 : 1; }
+
+/// \brief Error collection of pixel (i, j): the errors of its sources, source(tap, column) pointing at each one's
+/// channels (rows above the image are zero), weighted (a level-dependent kernel takes the source's weight), divided,
+/// and the step; e receives the pixel's errors.
+template <class K, class Step, class Source>
+[[gnu::always_inline]] inline void collectPixel(Step& st, int i, int j, const int* dirs, int32_t* e, Source&& source) {
+    constexpr int C = Step::kChannels;
+    int32_t s[C] = {};
+#pragma GCC unroll 16
+    for (int ti = 0; ti < kTapCount<K>; ++ti) {
+        const Tap& t = K::taps[size_t(ti)];
+        const int col = j - dirs[t.di] * t.dj;
+        const int32_t* q = source(t, col);
+        const int32_t wt = tapWeight<K>(ti, st.level(t.di, col));
+        for (int ch = 0; ch < C; ++ch) s[ch] += wt * q[ch];
+    }
+    for (int ch = 0; ch < C; ++ch) s[ch] = Shape<K>::divide(s[ch]);
+    st(i, j, s, e);
+}
+
+// Plain ED (Kasagi, Nakano and Ito's ED): a full accumulator plane with margins, scatter to every receiver.
+template <class K, class Step>
+Status diffusionPlain(Step& st, const EdParams& p, const RunControl& rc) {
+    using S = Shape<K>;
+    constexpr int C = Step::kChannels, m = S::margin();
+    const int h = st.height(), w = st.width();
+    const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
+    std::vector<int32_t> acc(size_t(stride) * size_t(h + S::maxDi()), 0);
+    for (int i = 0; i < h; ++i) {
+        if (rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(p, i);
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
+        int32_t* base = acc.data() + ptrdiff_t(i) * stride + C * m;
+        for (int n = 0; n < w; ++n) {
+            const int j = dir > 0 ? n : w - 1 - n;
+            int32_t s[C], e[C];
+            for (int ch = 0; ch < C; ++ch) s[ch] = S::divide(base[C * j + ch]);
+            row(i, j, s, e);
+#pragma GCC unroll 16
+            for (int ti = 0; ti < kTapCount<K>; ++ti) {
+                const Tap& t = K::taps[size_t(ti)];
+                const int32_t wt = tapWeight<K>(ti, row.level(0, j));
+                int32_t* r = base + ptrdiff_t(t.di) * stride + C * (j + dir * t.dj);
+                for (int ch = 0; ch < C; ++ch) r[ch] += wt * e[ch];
+            }
+        }
+        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+// Plain EC (Kasagi, Nakano and Ito's EC): a full error plane with zero margins, gather from every source.
+template <class K, class Step>
+Status collectionPlain(Step& st, const EdParams& p, const RunControl& rc) {
+    using S = Shape<K>;
+    constexpr int C = Step::kChannels, m = S::margin(), top = S::maxDi();
+    const int h = st.height(), w = st.width();
+    const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
+    std::vector<int32_t> err(size_t(stride) * size_t(h + top), 0);  // rows -top..-1 are zero
+    for (int i = 0; i < h; ++i) {
+        if (rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(p, i);
+        const int dirs[4] = {dir, dirOf(p, i - 1), dirOf(p, i - 2), dirOf(p, i - 3)};
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
+        int32_t* base = err.data() + ptrdiff_t(i + top) * stride + C * m;
+        for (int n = 0; n < w; ++n) {
+            const int j = dir > 0 ? n : w - 1 - n;
+            int32_t e[C];
+            collectPixel<K>(row, i, j, dirs, e,
+                            [&](const Tap& t, int col) { return base - ptrdiff_t(t.di) * stride + C * col; });
+            for (int ch = 0; ch < C; ++ch) base[C * j + ch] = e[ch];
+        }
+        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+// Register caching (Kasagi, Nakano and Ito, section III): the error that stays in the current row travels in locals
+// instead of memory; rows below (ED) or above (EC) live in O(width) ring buffers with margins, so boundary taps need no
+// branches.
+template <class K, class Step>
+Status diffusionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
+    using S = Shape<K>;
+    constexpr int C = Step::kChannels, rows = S::maxDi(), fwd = S::maxForward(), m = S::margin();
+    const int h = st.height(), w = st.width();
+    const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
+    std::vector<int32_t> store(size_t(stride) * (rows + 1), 0);
+    int32_t* ring[rows + 1];  // ring[r]: accumulators of image row i + r
+    for (int r = 0; r <= rows; ++r) ring[r] = store.data() + r * stride + C * m;
+    for (int i = 0; i < h; ++i) {
+        if (rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(p, i);
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
+        const int32_t* cur = ring[0];
+        int32_t win[fwd + 1][C] = {};  // win[d-1]: same-row error arriving d pixels ahead in scan order
+        for (int n = 0; n < w; ++n) {
+            const int j = dir > 0 ? n : w - 1 - n;
+            int32_t s[C], e[C];
+            for (int ch = 0; ch < C; ++ch) s[ch] = S::divide(cur[C * j + ch] + win[0][ch]);
+            row(i, j, s, e);
+            for (int d = 0; d + 1 < fwd; ++d)
+                for (int ch = 0; ch < C; ++ch) win[d][ch] = win[d + 1][ch];
+            for (int ch = 0; ch < C; ++ch) win[fwd > 0 ? fwd - 1 : 0][ch] = 0;
+#pragma GCC unroll 16
+            for (int ti = 0; ti < kTapCount<K>; ++ti) {
+                const Tap& t = K::taps[size_t(ti)];
+                const int32_t wt = tapWeight<K>(ti, row.level(0, j));
+                int32_t* r = t.di == 0 ? win[t.dj - 1] : ring[t.di] + C * (j + dir * t.dj);
+                for (int ch = 0; ch < C; ++ch) r[ch] += wt * e[ch];
+            }
+        }
+        int32_t* done = ring[0];
+        for (int r = 0; r < rows; ++r) ring[r] = ring[r + 1];
+        ring[rows] = done;
+        std::fill(done - C * m, done - C * m + stride, 0);
+        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+template <class K, class Step>
+Status collectionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
+    using S = Shape<K>;
+    constexpr int C = Step::kChannels, rows = S::maxDi(), back = S::maxForward(), m = S::margin();
+    const int h = st.height(), w = st.width();
+    const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
+    std::vector<int32_t> store(size_t(stride) * (rows + 1), 0);
+    int32_t* hist[rows + 1];  // hist[0]: errors of row i being written; hist[r]: row i - r
+    for (int r = 0; r <= rows; ++r) hist[r] = store.data() + r * stride + C * m;
+    for (int i = 0; i < h; ++i) {
+        if (rc.cancelled()) return Status::cancelled();
+        const int dir = dirOf(p, i);
+        const int dirs[4] = {dir, dirOf(p, i - 1), dirOf(p, i - 2), dirOf(p, i - 3)};
+        Step row = st;  // a local copy: its fields stay in registers across the output stores
+        row.startRow(i);
+        int32_t* cur = hist[0];
+        int32_t win[back + 1][C] = {};  // win[d-1]: error of the pixel d steps back in scan order
+        for (int n = 0; n < w; ++n) {
+            const int j = dir > 0 ? n : w - 1 - n;
+            int32_t e[C];
+            collectPixel<K>(row, i, j, dirs, e, [&](const Tap& t, int col) {
+                return t.di == 0 ? static_cast<const int32_t*>(win[t.dj - 1]) : hist[t.di] + C * col;
+            });
+            for (int d = back; d > 0; --d)
+                for (int ch = 0; ch < C; ++ch) win[d][ch] = win[d - 1][ch];
+            for (int ch = 0; ch < C; ++ch) win[0][ch] = cur[C * j + ch] = e[ch];
+        }
+        int32_t* last = hist[rows];
+        for (int r = rows; r > 0; --r) hist[r] = hist[r - 1];
+        hist[0] = last;
+        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+/// \brief Runs the sequential form `variant` with kernel K and step `st`.
+template <class K, class Step>
+Status runForm(EdVariant variant, Step& st, const EdParams& p, const RunControl& rc) {
+    switch (variant) {
+        case EdVariant::Diffusion:
+            return diffusionPlain<K>(st, p, rc);
+        case EdVariant::Collection:
+            return collectionPlain<K>(st, p, rc);
+        case EdVariant::DiffusionRegisters:
+            return diffusionRegisters<K>(st, p, rc);
+        case EdVariant::CollectionRegisters:
+            return collectionRegisters<K>(st, p, rc);
+    }
+    return Status::error("unknown variant");
+}
+
+}  // namespace halftone::edforms
