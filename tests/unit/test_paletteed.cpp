@@ -393,7 +393,8 @@ void TestPaletteEd::formsMatchReference() {
                     p.linear = lin;
                     p.match = match;
                     const bool gray = (++n % 5) == 0;
-                    const Image im = gray ? Image::gray(test::randomPlane(w, h, seed + n)) : test::randomRgb(w, h, seed + n);
+                    const Image im =
+                        gray ? Image::gray(test::randomPlane(w, h, seed + n)) : test::randomRgb(w, h, seed + n);
                     const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
                     const QString d = checkAllForms(im, pal, p, ref);
                     QVERIFY2(d.isEmpty(), qPrintable(QString("seed %1, %2%3: %4")

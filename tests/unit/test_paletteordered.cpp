@@ -185,9 +185,9 @@ void TestPaletteOrdered::paletteColourAlone() {
     for (const Palette& p : {kEpaper, kCorners})
         for (int k = 0; k < p.size(); ++k) {
             Plane8 idx;
-            QVERIFY(
-                orderedPaletteDither(test::flatRgb(37, 23, p.colors[size_t(k)]), p, t, plan, PaletteMatch::Euclidean, idx)
-                    .isOk());
+            QVERIFY(orderedPaletteDither(test::flatRgb(37, 23, p.colors[size_t(k)]), p, t, plan,
+                                         PaletteMatch::Euclidean, idx)
+                        .isOk());
             QVERIFY2(std::all_of(idx.data.begin(), idx.data.end(), [&](uint8_t v) { return v == k; }),
                      qPrintable(QString("%1 colour %2").arg(QString::fromStdString(p.name)).arg(k)));
         }
@@ -294,9 +294,9 @@ void TestPaletteOrdered::cancel() {
     QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), makePalette({{0, 0, 0}}), screen("bayer:8"), 8,
                                   PaletteMatch::Euclidean, idx)
                  .isOk());
-    QVERIFY(
-        !orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), kEpaper, ThresholdArray{}, 8, PaletteMatch::Euclidean, idx)
-             .isOk());
+    QVERIFY(!orderedPaletteDither(test::flatRgb(4, 4, {1, 2, 3}), kEpaper, ThresholdArray{}, 8, PaletteMatch::Euclidean,
+                                  idx)
+                 .isOk());
 }
 
 void TestPaletteOrdered::registryPaletteForm() {
