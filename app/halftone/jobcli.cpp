@@ -118,7 +118,8 @@ int takeSpaceAndMatch(const JobOptions& o, const MethodInfo& m, JobSettings& job
     const bool toPalette = !job.palette.empty() || m.fixedPalette.has_value();
     bool linearFlag = false;
     for (const MethodOption& mo : o.methodOptions)
-        if (mo.key == "linear" && mo.option->count() > 0) linearFlag = mo.b;
+        if (mo.key == "linear" && mo.option->count() > 0)
+            if (const bool* b = std::get_if<bool>(&mo.stored)) linearFlag = *b;
     std::string word;
     if (o.given("space")) {
         if (!chooseWord("space", o.space, {"linear", "gamma"}, word)) return kExitUsage;
