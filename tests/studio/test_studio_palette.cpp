@@ -204,7 +204,7 @@ void TestStudioPalette::spaceAndMatchGoIntoTheRun() {
     QCOMPARE(panel->space(), PaletteSpace::Linear);
     QCOMPARE(panel->match(), PaletteMatch::Euclidean);
     QSignalSpy shown(&w, &MainWindow::resultShown);
-    const Image im = randomRgb(41, 29, "palette space and match");
+    const Image im = test::randomRgb(41, 29, "palette space and match");
     w.setImage(im, "random");
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 20000);
     EdParams p;
