@@ -8,6 +8,7 @@
 // byte of pixel (i - r, j) that a level-dependent kernel takes its weights from (any byte outside the image: its
 // error is zero); and step(i, j, sum, e), which takes the divided error sums of pixel (i, j), writes its output and
 // its errors e.
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -131,6 +132,55 @@ template <class K, class Step, class Source>
     st(i, j, s, e);
 }
 
+/// \brief The row loop of every sequential form: the cancel check, the row's scan direction, a copy of the step started
+/// on the row (its fields stay in registers across the output stores), progress every 64 rows; row(i, dir, step) runs
+/// row i.
+template <class Step, class Row>
+[[gnu::always_inline]] inline Status forEachRow(const Step& st, const EdParams& p, const RunControl& rc, Row&& row) {
+    const int h = st.height();
+    for (int i = 0; i < h; ++i) {
+        if (rc.cancelled()) return Status::cancelled();
+        Step step = st;
+        step.startRow(i);
+        row(i, dirOf(p, i), step);
+        if ((i & 63) == 63) rc.report(double(i + 1) / h);
+    }
+    return Status::ok();
+}
+
+/// \brief Column of the n-th pixel in scan order of a row scanned in direction dir.
+inline int scanColumn(int n, int dir, int w) { return dir > 0 ? n : w - 1 - n; }
+
+/// \brief Rows + 1 rows of C accumulators a pixel with margins of m pixels on both sides, for the register-caching
+/// forms: ring[r] is row i + r (diffusion) or i - r (collection).
+template <int C, int Rows>
+class RowRing {
+public:
+    RowRing(int width, int m)
+        : stride_(C * (ptrdiff_t(width) + 2 * m)), margin_(C * m), store_(size_t(stride_) * (Rows + 1), 0) {
+        for (int r = 0; r <= Rows; ++r) rows_[r] = store_.data() + r * stride_ + margin_;
+    }
+    int32_t* operator[](int r) const { return rows_[r]; }
+    /// Diffusion's next row: row 0 is finished; it becomes row Rows, cleared.
+    void advanceDiffusion() {
+        int32_t* done = rows_[0];
+        for (int r = 0; r < Rows; ++r) rows_[r] = rows_[r + 1];
+        rows_[Rows] = done;
+        std::fill(done - margin_, done - margin_ + stride_, 0);
+    }
+    /// Collection's next row: row Rows is no longer read; it becomes row 0, to be overwritten.
+    void advanceCollection() {
+        int32_t* last = rows_[Rows];
+        for (int r = Rows; r > 0; --r) rows_[r] = rows_[r - 1];
+        rows_[0] = last;
+    }
+
+private:
+    ptrdiff_t stride_, margin_;
+    std::vector<int32_t> store_;
+    int32_t* rows_[Rows + 1];
+};
+
 // Plain ED (Kasagi, Nakano and Ito's ED): a full accumulator plane with margins, scatter to every receiver.
 template <class K, class Step>
 Status diffusionPlain(Step& st, const EdParams& p, const RunControl& rc) {
@@ -139,14 +189,10 @@ Status diffusionPlain(Step& st, const EdParams& p, const RunControl& rc) {
     const int h = st.height(), w = st.width();
     const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
     std::vector<int32_t> acc(size_t(stride) * size_t(h + S::maxDi()), 0);
-    for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
-        Step row = st;  // a local copy: its fields stay in registers across the output stores
-        row.startRow(i);
+    return forEachRow(st, p, rc, [&](int i, int dir, Step& row) {
         int32_t* base = acc.data() + ptrdiff_t(i) * stride + C * m;
         for (int n = 0; n < w; ++n) {
-            const int j = dir > 0 ? n : w - 1 - n;
+            const int j = scanColumn(n, dir, w);
             int32_t s[C], e[C];
             for (int ch = 0; ch < C; ++ch) s[ch] = S::divide(base[C * j + ch]);
             row(i, j, s, e);
@@ -158,9 +204,7 @@ Status diffusionPlain(Step& st, const EdParams& p, const RunControl& rc) {
                 for (int ch = 0; ch < C; ++ch) r[ch] += wt * e[ch];
             }
         }
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
-    }
-    return Status::ok();
+    });
 }
 
 // Plain EC (Kasagi, Nakano and Ito's EC): a full error plane with zero margins, gather from every source.
@@ -171,23 +215,17 @@ Status collectionPlain(Step& st, const EdParams& p, const RunControl& rc) {
     const int h = st.height(), w = st.width();
     const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
     std::vector<int32_t> err(size_t(stride) * size_t(h + top), 0);  // rows -top..-1 are zero
-    for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
+    return forEachRow(st, p, rc, [&](int i, int dir, Step& row) {
         const int dirs[4] = {dir, dirOf(p, i - 1), dirOf(p, i - 2), dirOf(p, i - 3)};
-        Step row = st;  // a local copy: its fields stay in registers across the output stores
-        row.startRow(i);
         int32_t* base = err.data() + ptrdiff_t(i + top) * stride + C * m;
         for (int n = 0; n < w; ++n) {
-            const int j = dir > 0 ? n : w - 1 - n;
+            const int j = scanColumn(n, dir, w);
             int32_t e[C];
             collectPixel<K>(row, i, j, dirs, e,
                             [&](const Tap& t, int col) { return base - ptrdiff_t(t.di) * stride + C * col; });
             for (int ch = 0; ch < C; ++ch) base[C * j + ch] = e[ch];
         }
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
-    }
-    return Status::ok();
+    });
 }
 
 // Register caching (Kasagi, Nakano and Ito, section III): the error that stays in the current row travels in locals
@@ -196,21 +234,14 @@ Status collectionPlain(Step& st, const EdParams& p, const RunControl& rc) {
 template <class K, class Step>
 Status diffusionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
     using S = Shape<K>;
-    constexpr int C = Step::kChannels, rows = S::maxDi(), fwd = S::maxForward(), m = S::margin();
-    const int h = st.height(), w = st.width();
-    const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
-    std::vector<int32_t> store(size_t(stride) * (rows + 1), 0);
-    int32_t* ring[rows + 1];  // ring[r]: accumulators of image row i + r
-    for (int r = 0; r <= rows; ++r) ring[r] = store.data() + r * stride + C * m;
-    for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
-        Step row = st;  // a local copy: its fields stay in registers across the output stores
-        row.startRow(i);
+    constexpr int C = Step::kChannels, rows = S::maxDi(), fwd = S::maxForward();
+    const int w = st.width();
+    RowRing<C, rows> ring(w, S::margin());  // ring[r]: accumulators of image row i + r
+    return forEachRow(st, p, rc, [&](int i, int dir, Step& row) {
         const int32_t* cur = ring[0];
         int32_t win[fwd + 1][C] = {};  // win[d-1]: same-row error arriving d pixels ahead in scan order
         for (int n = 0; n < w; ++n) {
-            const int j = dir > 0 ? n : w - 1 - n;
+            const int j = scanColumn(n, dir, w);
             int32_t s[C], e[C];
             for (int ch = 0; ch < C; ++ch) s[ch] = S::divide(cur[C * j + ch] + win[0][ch]);
             row(i, j, s, e);
@@ -225,34 +256,22 @@ Status diffusionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
                 for (int ch = 0; ch < C; ++ch) r[ch] += wt * e[ch];
             }
         }
-        int32_t* done = ring[0];
-        for (int r = 0; r < rows; ++r) ring[r] = ring[r + 1];
-        ring[rows] = done;
-        std::fill(done - C * m, done - C * m + stride, 0);
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
-    }
-    return Status::ok();
+        ring.advanceDiffusion();
+    });
 }
 
 template <class K, class Step>
 Status collectionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
     using S = Shape<K>;
-    constexpr int C = Step::kChannels, rows = S::maxDi(), back = S::maxForward(), m = S::margin();
-    const int h = st.height(), w = st.width();
-    const ptrdiff_t stride = C * (ptrdiff_t(w) + 2 * m);
-    std::vector<int32_t> store(size_t(stride) * (rows + 1), 0);
-    int32_t* hist[rows + 1];  // hist[0]: errors of row i being written; hist[r]: row i - r
-    for (int r = 0; r <= rows; ++r) hist[r] = store.data() + r * stride + C * m;
-    for (int i = 0; i < h; ++i) {
-        if (rc.cancelled()) return Status::cancelled();
-        const int dir = dirOf(p, i);
+    constexpr int C = Step::kChannels, rows = S::maxDi(), back = S::maxForward();
+    const int w = st.width();
+    RowRing<C, rows> hist(w, S::margin());  // hist[0]: errors of row i being written; hist[r]: row i - r
+    return forEachRow(st, p, rc, [&](int i, int dir, Step& row) {
         const int dirs[4] = {dir, dirOf(p, i - 1), dirOf(p, i - 2), dirOf(p, i - 3)};
-        Step row = st;  // a local copy: its fields stay in registers across the output stores
-        row.startRow(i);
         int32_t* cur = hist[0];
         int32_t win[back + 1][C] = {};  // win[d-1]: error of the pixel d steps back in scan order
         for (int n = 0; n < w; ++n) {
-            const int j = dir > 0 ? n : w - 1 - n;
+            const int j = scanColumn(n, dir, w);
             int32_t e[C];
             collectPixel<K>(row, i, j, dirs, e, [&](const Tap& t, int col) {
                 return t.di == 0 ? static_cast<const int32_t*>(win[t.dj - 1]) : hist[t.di] + C * col;
@@ -261,12 +280,8 @@ Status collectionRegisters(Step& st, const EdParams& p, const RunControl& rc) {
                 for (int ch = 0; ch < C; ++ch) win[d][ch] = win[d - 1][ch];
             for (int ch = 0; ch < C; ++ch) win[0][ch] = cur[C * j + ch] = e[ch];
         }
-        int32_t* last = hist[rows];
-        for (int r = rows; r > 0; --r) hist[r] = hist[r - 1];
-        hist[0] = last;
-        if ((i & 63) == 63) rc.report(double(i + 1) / h);
-    }
-    return Status::ok();
+        hist.advanceCollection();
+    });
 }
 
 /// \brief Runs the sequential form `variant` with kernel K and step `st`.
