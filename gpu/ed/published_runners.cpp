@@ -26,6 +26,29 @@ public:
     }
 
 protected:
+    /// Launch arguments of type Args over the device planes `in` and `out` of this runner's size and tables.
+    template <class Args>
+    Args planeArgs(const uint8_t* in, uint8_t* out) const {
+        Args a;
+        a.in = in;
+        a.out = out;
+        a.width = W;
+        a.height = H;
+        a.q = tables.view();
+        return a;
+    }
+    /// Enqueues `count` steps in launches of at most `chunk`, launch(t0, t1) each, checking for a cancel before each;
+    /// with `report`, progress by the steps enqueued.
+    template <class Launch>
+    static Status launchInChunks(int count, int chunk, const RunControl& rc, bool report, Launch&& launch) {
+        for (int t0 = 0; t0 < count; t0 += chunk) {
+            if (rc.cancelled()) return Status::cancelled();
+            const int t1 = std::min(count, t0 + chunk);
+            HT_CUDA(launch(t0, t1));
+            if (report) rc.report(double(t1) / count);
+        }
+        return Status::ok();
+    }
     Status allocatePlanes() {
         HT_CUDA(in_.allocate(size_t(W) * H));
         HT_CUDA(out_.allocate(size_t(W) * H));
@@ -56,21 +79,13 @@ public:
     Status compute(cudaStream_t s, const RunControl& rc) override {
         if (perm_) HT_CUDA(launchPermute(in_.get(), inP_.get(), W, H, k_, true, s));
         HT_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), s));
-        GlobalArgs a;
-        a.in = perm_ ? inP_.get() : in_.get();
-        a.out = perm_ ? outP_.get() : out_.get();
+        GlobalArgs a = planeArgs<GlobalArgs>(perm_ ? inP_.get() : in_.get(), perm_ ? outP_.get() : out_.get());
         a.work = work_.get();
         a.rowErr = rowErr_.get();
-        a.width = W;
-        a.height = H;
         a.delay = k_;
         a.permuted = perm_;
-        a.q = tables.view();
-        for (int t0 = 0; t0 < steps_; t0 += 4096) {
-            if (rc.cancelled()) return Status::cancelled();
-            HT_CUDA(launchGlobalSteps(v_, a, t0, std::min(steps_, t0 + 4096), s));
-            rc.report(double(std::min(steps_, t0 + 4096)) / steps_);
-        }
+        HT_TRY(launchInChunks(steps_, 4096, rc, true,
+                              [&](int t0, int t1) { return launchGlobalSteps(v_, a, t0, t1, s); }));
         if (perm_) HT_CUDA(launchPermute(outP_.get(), out_.get(), W, H, k_, false, s));
         return Status::ok();
     }
@@ -161,20 +176,13 @@ public:
     }
     Status compute(cudaStream_t s, const RunControl& rc) override {
         HT_CUDA(launchKnightPermute(in_.get(), inK_.get(), W, H, offsets_.get(), true, s));
-        KnightArgs a;
-        a.in = inK_.get();
-        a.out = outK_.get();
+        KnightArgs a = planeArgs<KnightArgs>(inK_.get(), outK_.get());
         a.err = errK_.get();
-        a.width = W;
-        a.height = H;
         a.offsets = L_.offsets.data();
-        a.q = tables.view();
         if (!handover_) {
             HT_CUDA(cudaMemsetAsync(errK_.get(), 0, errK_.bytes(), s));
-            for (int t0 = 0; t0 < L_.steps; t0 += 4096) {
-                if (rc.cancelled()) return Status::cancelled();
-                HT_CUDA(launchKnightSteps(a, t0, std::min(L_.steps, t0 + 4096) - 1, s));
-            }
+            HT_TRY(launchInChunks(L_.steps, 4096, rc, false,
+                                  [&](int t0, int t1) { return launchKnightSteps(a, t0, t1 - 1, s); }));
             HT_CUDA(launchKnightPermute(outK_.get(), out_.get(), W, H, offsets_.get(), false, s));
             return Status::ok();
         }
@@ -261,16 +269,11 @@ public:
             gpuEdge_.get()[i] = kEdgeSentinel;
         }
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        HybridArgs a;
-        a.in = in_.get();
-        a.out = out_.get();
+        HybridArgs a = planeArgs<HybridArgs>(in_.get(), out_.get());
         a.err = err_.get();
-        a.width = W;
-        a.height = H;
         a.cpuCols = c0_;
         a.cpuEdge = cpuEdgeDev_;
         a.gpuEdge = gpuEdgeDev_;
-        a.q = tables.view();
         // launches from a second thread: a full launch queue must not stop the CPU band
         cudaError_t launchErr = cudaSuccess;
         std::thread launcher([&] { launchErr = launchHybridSteps(a, s); });
@@ -357,22 +360,13 @@ public:
         return Status::ok();
     }
     Status compute(cudaStream_t s, const RunControl& rc) override {
-        BlockArgs a;
-        a.in = in_.get();
-        a.out = out_.get();
+        BlockArgs a = planeArgs<BlockArgs>(in_.get(), out_.get());
         a.C = C_.get();
         a.R = R_.get();
-        a.width = W;
-        a.height = H;
         a.diffusion = diffusion_;
         a.registers = registers_;
-        a.q = tables.view();
-        const int labels = int(labels_.size());
-        for (int k0 = 0; k0 < labels; k0 += 1024) {
-            if (rc.cancelled()) return Status::cancelled();
-            HT_CUDA(launchBlockLabels(a, labels_.data() + k0, std::min(labels, k0 + 1024) - k0, s));
-        }
-        return Status::ok();
+        return launchInChunks(int(labels_.size()), 1024, rc, false,
+                              [&](int k0, int k1) { return launchBlockLabels(a, labels_.data() + k0, k1 - k0, s); });
     }
 
 private:
