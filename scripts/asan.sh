@@ -17,7 +17,7 @@ built=$(date +%s)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-# Qt Test ends a test function after 5 minutes; instrumented at -O0 the palette forms' exactness rows (256 colours,
+# Qt Test ends a test function after 5 minutes; instrumented, the palette forms' exactness rows (256 colours,
 # every form, thread count and match) take longer, so the sanitizer stage gives each function 40 minutes.
 export QTEST_FUNCTION_TIMEOUT="${QTEST_FUNCTION_TIMEOUT:-2400000}"
 status=0

@@ -14,6 +14,15 @@
 
 namespace halftone::test {
 
+/// \brief True in a build under AddressSanitizer (the asan preset). The sanitizer stage looks for memory errors, and
+/// the release stage runs every exhaustive table whole; a table whose rows repeat the same code paths on larger inputs
+/// may run a sample of them under the sanitizers (docs/testing.md says which).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kUnderSanitizer = true;
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
+
 /// \brief A seed drawn fresh per run (or taken from HALFTONE_TEST_SEED) and printed, so failures replay.
 inline uint64_t freshSeed(const char* what) {
     static uint64_t base = [] {

@@ -367,10 +367,16 @@ void TestPaletteEd::gpuKeysMatchNearest() {
 
 void TestPaletteEd::formsMatchReference_data() {
     test::columns<QString, QString>("kernel", "palette");
-    for (const Kernel& k : kernels())
+    // Under the sanitizers the 256-colour rows, which walk the same code as the 16-colour ones through longer
+    // candidate lists, run for the first two kernels only (one and two rows of reach).
+    int index = 0;
+    for (const Kernel& k : kernels()) {
+        if (k.levelDependent()) continue;
         for (const char* pal : {"bw", "3", "16", "256", "repeated"})
-            if (!k.levelDependent())
+            if (!(test::kUnderSanitizer && index >= 2 && std::string(pal) == "256"))
                 QTest::addRow("%s %s", k.name.c_str(), pal) << QString::fromStdString(k.name) << QString(pal);
+        ++index;
+    }
 }
 
 void TestPaletteEd::formsMatchReference() {
@@ -581,26 +587,25 @@ void TestPaletteEd::sharedEngineAwkwardSizes() {
             const Image im = test::randomRgb(w, h, seed + n);
             const Plane8 ref = referencePaletteErrorDiffusion(im, pal, p);
             const QString where = QString("seed %1, %2").arg(seed).arg(describe(p, w, h, "random 12"));
+            // one engine run with options o, compared with the reference
+            auto check = [&](auto engine, const ParallelOptions& o, const QString& form) {
+                Plane8 out;
+                QVERIFY(engine(im, pal, out, p, o, RunControl{}).isOk());
+                QVERIFY2(out == ref, qPrintable(where + " " + form + ": " + test::firstDifferenceText(out, ref)));
+            };
             for (int threads : {1, 2, 5}) {
+                ParallelOptions o;
+                o.threads = threads;
                 for (int bw : {0, 3, 8}) {
-                    ParallelOptions o;
-                    o.threads = threads;
                     o.blockWidth = bw;
-                    Plane8 out;
-                    QVERIFY(trapezoidPaletteErrorDiffusion(im, pal, out, p, o).isOk());
-                    QVERIFY2(out == ref,
-                             qPrintable(where + QString(" trapezoid threads %1 block %2: ").arg(threads).arg(bw) +
-                                        test::firstDifferenceText(out, ref)));
+                    check(trapezoidPaletteErrorDiffusion, o,
+                          QString("trapezoid threads %1 block %2").arg(threads).arg(bw));
                 }
+                o.blockWidth = 0;
                 for (SimdPath simd : supportedSimdPaths()) {
-                    ParallelOptions o;
-                    o.threads = threads;
                     o.simd = simd;
-                    Plane8 out;
-                    QVERIFY(wavefrontPaletteErrorDiffusion(im, pal, out, p, o).isOk());
-                    QVERIFY2(out == ref,
-                             qPrintable(where + QString(" wavefront threads %1 %2: ").arg(threads).arg(toString(simd)) +
-                                        test::firstDifferenceText(out, ref)));
+                    check(wavefrontPaletteErrorDiffusion, o,
+                          QString("wavefront threads %1 %2").arg(threads).arg(toString(simd)));
                 }
             }
         }
