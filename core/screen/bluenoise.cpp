@@ -3,6 +3,7 @@
 #include "core/screen/bluenoise.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -239,10 +240,8 @@ Status voidAndClusterScreen(int n, uint64_t seed, ThresholdArray& out, const Run
 Status parseBlueNoiseSpec(const std::string& options, BlueNoiseParams& out) {
     BlueNoiseParams p;
     auto whole = [](const std::string& s, uint64_t& v) {
-        if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            return false;
-        v = std::stoull(s);
-        return true;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        return !s.empty() && ec == std::errc() && end == s.data() + s.size();
     };
     const auto sizeError = [](const std::string& v) {
         return Status::error("screen 'blue-noise:N' needs a whole size N from " + std::to_string(kMinBlueNoiseSize) +

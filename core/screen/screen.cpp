@@ -320,7 +320,7 @@ Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& 
         const auto type = std::filesystem::status(spec, ec).type();
         if (type == std::filesystem::file_type::not_found) {
             const std::vector<std::string> kinds = {"bayer", "cluster", "blue-noise", "dbs"};
-            return Status::error("screen '" + spec + "' is neither bayer:N, cluster:..., blue-noise[:N], dbs" +
+            return Status::error("screen '" + spec + "' is neither bayer:N, cluster:..., blue-noise[:options], dbs" +
                                  " nor an existing file" + didYouMean(head, kinds));
         }
         if (type == std::filesystem::file_type::directory)
