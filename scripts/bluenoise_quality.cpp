@@ -148,11 +148,18 @@ int main() {
                 "low-frequency ratio, RMS error of the mean of 4 consecutive frames\n\n");
     std::printf("| frames | tint | spatial | temporal | 4-frame RMS |\n| --- | --- | --- | --- | --- |\n");
     constexpr int T = 16;
-    std::vector<ThresholdArray> same, independent, spatiotemporal;
+    std::vector<ThresholdArray> same, offsets, independent, spatiotemporal;
     for (int z = 0; z < T; ++z) {
         ThresholdArray t;
         (void)screenFromSpec("blue-noise:64", t);
         same.push_back(t);
+        // One array moved each frame by the R2 sequence's offset (the plastic number's powers), toroidally.
+        const double a1 = 0.7548776662466927, a2 = 0.5698402909980532;
+        const int dx = int(64 * std::fmod(0.5 + a1 * z, 1.0)), dy = int(64 * std::fmod(0.5 + a2 * z, 1.0));
+        ThresholdArray moved(64, 64);
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 64; ++x) moved.at(y, x) = t.at((y + dy) % 64, (x + dx) % 64);
+        offsets.push_back(moved);
         (void)screenFromSpec("blue-noise:64,seed=" + std::to_string(z + 1), t);
         independent.push_back(t);
         (void)screenFromSpec("blue-noise:64,frames=16,frame=" + std::to_string(z), t);
@@ -160,6 +167,7 @@ int main() {
     }
     for (int g : {32, 64, 128}) {
         temporalRow("one array", same, g);
+        temporalRow("one array, R2 offsets", offsets, g);
         temporalRow("16 seeds", independent, g);
         temporalRow("blue-noise:64,frames=16", spatiotemporal, g);
     }

@@ -54,6 +54,75 @@ bool isPermutation(const PlaneT<int32_t>& rank) {
 /// The output values v_k of docs/spec.md section 1.
 int levelValue(int k, int levels) { return (510 * k + levels - 1) / (2 * (levels - 1)); }
 
+/// Void-and-cluster as Ulichney states it, each extreme found by a scan over every entry (the first of the extreme
+/// energy), with the generator's energy sums in the generator's order: the ranks the generator's row and heap
+/// searches must reproduce.
+std::vector<PlaneT<int32_t>> plainVoidAndCluster(int n, int frames, uint64_t seed) {
+    const double sigma = 1.5;
+    const int r = std::min((n - 1) / 2, int(std::ceil(4 * sigma))), rt = std::min(frames / 2, int(std::ceil(4 * sigma)));
+    const int plane = n * n, N = plane * frames;
+    std::vector<double> e(static_cast<size_t>(N), 0.0);
+    std::vector<uint8_t> b(static_cast<size_t>(N), 0);
+    auto change = [&](std::vector<double>& en, std::vector<uint8_t>& bits, int i, int s) {
+        bits[size_t(i)] = s > 0;
+        const int z = i / plane, rem = i % plane, y = rem / n, x = rem % n;
+        for (int dy = -r; dy <= r; ++dy)
+            for (int dx = -r; dx <= r; ++dx)
+                en[size_t(z) * plane + size_t((y + dy + n) % n) * n + size_t((x + dx + n) % n)] +=
+                    s * std::exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
+        for (int dz = -rt; dz <= rt; ++dz)
+            if (dz != 0)
+                en[size_t(((z + dz) % frames + frames) % frames) * plane + size_t(rem)] +=
+                    s * std::exp(-(dz * dz) / (2 * sigma * sigma));
+    };
+    auto extreme = [&](const std::vector<double>& en, const std::vector<uint8_t>& bits, bool dots) {
+        int best = -1;
+        for (int i = 0; i < N; ++i)
+            if (bits[size_t(i)] == dots && (best < 0 || (dots ? en[size_t(i)] > en[size_t(best)]
+                                                               : en[size_t(i)] < en[size_t(best)])))
+                best = i;
+        return best;
+    };
+    std::mt19937_64 rng(seed);
+    const int ones = std::max(1, N / 10);
+    for (int placed = 0; placed < ones;) {
+        const int i = int(rng() % uint64_t(N));
+        if (b[size_t(i)]) continue;
+        change(e, b, i, 1);
+        ++placed;
+    }
+    for (int guard = 0; guard < 10 * N; ++guard) {
+        const int c = extreme(e, b, true);
+        change(e, b, c, -1);
+        const int v = extreme(e, b, false);
+        change(e, b, v, 1);
+        if (v == c) break;
+    }
+    std::vector<int32_t> rank(static_cast<size_t>(N));
+    std::vector<double> e1 = e;
+    std::vector<uint8_t> b1 = b;
+    for (int k = ones - 1; k >= 0; --k) {
+        const int c = extreme(e1, b1, true);
+        change(e1, b1, c, -1);
+        rank[size_t(c)] = k;
+    }
+    for (int k = ones; k < N; ++k) {
+        const int v = extreme(e, b, false);
+        change(e, b, v, 1);
+        rank[size_t(v)] = k;
+    }
+    std::vector<PlaneT<int32_t>> out;
+    for (int z = 0; z < frames; ++z) {
+        std::vector<std::pair<int32_t, int>> order;
+        for (int i = 0; i < plane; ++i) order.push_back({rank[size_t(z) * plane + size_t(i)], i});
+        std::sort(order.begin(), order.end());
+        PlaneT<int32_t> p(n, n, 0);
+        for (int i = 0; i < plane; ++i) p.data[size_t(order[size_t(i)].second)] = i;
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 constexpr int kTints[] = {16, 32, 64, 128, 192, 240};
 constexpr double kLowFrequency = 0.15;
 
@@ -64,6 +133,8 @@ class TestBlueNoise : public QObject {
 private slots:
     void ranksArePermutations_data();
     void ranksArePermutations();
+    void sameAsPlainScan_data();
+    void sameAsPlainScan();
     void reproducibleFromSeed();
     void spectrum_data();
     void spectrum();
@@ -100,6 +171,22 @@ void TestBlueNoise::ranksArePermutations() {
     }
     // Spatiotemporal frames differ from each other.
     for (int z = 1; z < frames; ++z) QVERIFY(ranks[size_t(z)].data != ranks[0].data);
+}
+
+void TestBlueNoise::sameAsPlainScan_data() {
+    test::intRows<2>({"size", "frames"},
+                     {{"8", {8, 1}}, {"13 (prime)", {13, 1}}, {"40", {40, 1}}, {"12 x 5 frames", {12, 5}}});
+}
+
+void TestBlueNoise::sameAsPlainScan() {
+    QFETCH(int, size);
+    QFETCH(int, frames);
+    const uint64_t seed = test::freshSeed("void-and-cluster");
+    std::vector<PlaneT<int32_t>> got;
+    QVERIFY(voidAndClusterRanks(size, frames, seed, got).isOk());
+    const std::vector<PlaneT<int32_t>> want = plainVoidAndCluster(size, frames, seed);
+    QCOMPARE(int(got.size()), int(want.size()));
+    for (size_t z = 0; z < got.size(); ++z) QCOMPARE(got[z].data, want[z].data);
 }
 
 void TestBlueNoise::reproducibleFromSeed() {
