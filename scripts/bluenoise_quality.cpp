@@ -110,9 +110,10 @@ void temporalRow(const std::string& name, const std::vector<ThresholdArray>& fra
 }  // namespace
 
 int main() {
-    std::printf("Arrays and dithered tints: low-frequency power (below %.2f cycles/pixel) over the variance / mean "
-                "anisotropy in dB (%s)\n\n",
-                kLowFrequency, metricsHaveFftw() ? "FFTW3" : "built-in DFT");
+    std::printf(
+        "Arrays and dithered tints: low-frequency power (below %.2f cycles/pixel) over the variance / mean "
+        "anisotropy in dB (%s)\n\n",
+        kLowFrequency, metricsHaveFftw() ? "FFTW3" : "built-in DFT");
     std::printf("| array | thresholds |");
     for (int g : kTints) std::printf(" tint %d |", g);
     std::printf("\n| --- | --- |");
@@ -134,8 +135,9 @@ int main() {
     (void)screenFromSpec("blue-noise:64,frames=16,frame=0", frame0);
     spectrumRow("spatiotemporal 64 x 16, frame 0", frame0);
 
-    std::printf("\nRadially averaged power spectrum of dithered tints, 256 x 256 array: ring power over the variance in "
-                "bands of 1/16 cycle per pixel\n\n| pattern |");
+    std::printf(
+        "\nRadially averaged power spectrum of dithered tints, 256 x 256 array: ring power over the variance in "
+        "bands of 1/16 cycle per pixel\n\n| pattern |");
     for (int b = 0; b < 8; ++b) std::printf(" %.3f-%.3f |", 0.0625 * b, 0.0625 * (b + 1));
     std::printf("\n| --- |");
     for (int b = 0; b < 8; ++b) std::printf(" --- |");
@@ -144,8 +146,9 @@ int main() {
     (void)screenFromSpec("blue-noise:256", big);
     for (int g : {32, 64, 128}) bandsRow("void-and-cluster 256", big, g);
 
-    std::printf("\nFrame sequences of 16 frames, 64 x 64: spatial low-frequency ratio (mean over frames), temporal "
-                "low-frequency ratio, RMS error of the mean of 4 consecutive frames\n\n");
+    std::printf(
+        "\nFrame sequences of 16 frames, 64 x 64: spatial low-frequency ratio (mean over frames), temporal "
+        "low-frequency ratio, RMS error of the mean of 4 consecutive frames\n\n");
     std::printf("| frames | tint | spatial | temporal | 4-frame RMS |\n| --- | --- | --- | --- | --- |\n");
     constexpr int T = 16;
     std::vector<ThresholdArray> same, offsets, independent, spatiotemporal;

@@ -31,7 +31,8 @@ public:
         k_.resize(size_t(2 * r_ + 1) * (2 * r_ + 1));
         for (int dy = -r_; dy <= r_; ++dy)
             for (int dx = -r_; dx <= r_; ++dx)
-                k_[size_t(dy + r_) * (2 * r_ + 1) + size_t(dx + r_)] = std::exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
+                k_[size_t(dy + r_) * (2 * r_ + 1) + size_t(dx + r_)] =
+                    std::exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
         rt_ = std::min(frames / 2, int(std::ceil(4 * sigma)));
         for (int dz = 0; dz <= rt_; ++dz) kt_.push_back(std::exp(-(dz * dz) / (2 * sigma * sigma)));
         const size_t entries = size_t(plane_) * size_t(frames);
@@ -53,7 +54,8 @@ public:
         for (int dy = -r_; dy <= r_; ++dy) {
             const int yy = (y + dy + n_) % n_;
             for (int dx = -r_; dx <= r_; ++dx)
-                ez[size_t(yy) * n_ + size_t((x + dx + n_) % n_)] += s * k_[size_t(dy + r_) * (2 * r_ + 1) + size_t(dx + r_)];
+                ez[size_t(yy) * n_ + size_t((x + dx + n_) % n_)] +=
+                    s * k_[size_t(dy + r_) * (2 * r_ + 1) + size_t(dx + r_)];
             markDirty(z * n_ + yy);
         }
         for (int dz = -rt_; dz <= rt_; ++dz) {
@@ -259,8 +261,7 @@ Status parseBlueNoiseSpec(const std::string& options, BlueNoiseParams& out) {
         const std::string v = bare ? item : eq == std::string::npos ? std::string() : item.substr(eq + 1);
         uint64_t u = 0;
         if (k == "size") {
-            if (!whole(v, u) || u < uint64_t(kMinBlueNoiseSize) || u > uint64_t(kMaxBlueNoiseSize))
-                return sizeError(v);
+            if (!whole(v, u) || u < uint64_t(kMinBlueNoiseSize) || u > uint64_t(kMaxBlueNoiseSize)) return sizeError(v);
             p.size = int(u);
         } else if (k == "seed") {
             if (!whole(v, u)) return Status::error("blue-noise seed must be a whole number, got '" + v + "'");

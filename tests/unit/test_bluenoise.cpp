@@ -59,7 +59,8 @@ int levelValue(int k, int levels) { return (510 * k + levels - 1) / (2 * (levels
 /// searches must reproduce.
 std::vector<PlaneT<int32_t>> plainVoidAndCluster(int n, int frames, uint64_t seed) {
     const double sigma = 1.5;
-    const int r = std::min((n - 1) / 2, int(std::ceil(4 * sigma))), rt = std::min(frames / 2, int(std::ceil(4 * sigma)));
+    const int r = std::min((n - 1) / 2, int(std::ceil(4 * sigma))),
+              rt = std::min(frames / 2, int(std::ceil(4 * sigma)));
     const int plane = n * n, N = plane * frames;
     std::vector<double> e(static_cast<size_t>(N), 0.0);
     std::vector<uint8_t> b(static_cast<size_t>(N), 0);
@@ -78,8 +79,8 @@ std::vector<PlaneT<int32_t>> plainVoidAndCluster(int n, int frames, uint64_t see
     auto extreme = [&](const std::vector<double>& en, const std::vector<uint8_t>& bits, bool dots) {
         int best = -1;
         for (int i = 0; i < N; ++i)
-            if (bits[size_t(i)] == dots && (best < 0 || (dots ? en[size_t(i)] > en[size_t(best)]
-                                                               : en[size_t(i)] < en[size_t(best)])))
+            if (bits[size_t(i)] == dots &&
+                (best < 0 || (dots ? en[size_t(i)] > en[size_t(best)] : en[size_t(i)] < en[size_t(best)])))
                 best = i;
         return best;
     };
@@ -147,8 +148,12 @@ private slots:
 };
 
 void TestBlueNoise::ranksArePermutations_data() {
-    test::intRows<2>({"size", "frames"}, {{"8", {8, 1}}, {"13 (prime)", {13, 1}}, {"64", {64, 1}},
-                                          {"100", {100, 1}}, {"32 x 4 frames", {32, 4}}, {"16 x 3 frames", {16, 3}}});
+    test::intRows<2>({"size", "frames"}, {{"8", {8, 1}},
+                                          {"13 (prime)", {13, 1}},
+                                          {"64", {64, 1}},
+                                          {"100", {100, 1}},
+                                          {"32 x 4 frames", {32, 4}},
+                                          {"16 x 3 frames", {16, 3}}});
 }
 
 void TestBlueNoise::ranksArePermutations() {
@@ -238,7 +243,8 @@ void TestBlueNoise::spectrum() {
         const double aniso = meanAnisotropy(b), bayerAniso = meanAnisotropy(spectrumOf(flatTint(bayer, g)));
         qInfo("tint %3d: low-frequency power / variance %.3f (white noise %.3f), anisotropy %.2f dB (Bayer %.2f dB)", g,
               blue, noise, aniso, bayerAniso);
-        QVERIFY2(blue < 0.2 && blue < 0.25 * noise, qPrintable(QString("tint %1: %2 against %3").arg(g).arg(blue).arg(noise)));
+        QVERIFY2(blue < 0.2 && blue < 0.25 * noise,
+                 qPrintable(QString("tint %1: %2 against %3").arg(g).arg(blue).arg(noise)));
         QVERIFY2(std::abs(aniso) < 2.0, qPrintable(QString("tint %1: anisotropy %2 dB").arg(g).arg(aniso)));
         QVERIFY(bayerAniso > 6.0);
     }
