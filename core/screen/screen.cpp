@@ -332,7 +332,12 @@ Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& 
         std::lock_guard lock(loaderMutex());
         l = loader();
     }
-    return l(spec, *out);
+    if (Status s = l(spec, *out); !s) return s;
+    // A threshold of 255 never turns white (no 8-bit gray exceeds it), so a file that uses it is a full-range texture
+    // (0..255, as published blue-noise textures are, or 16-bit samples rounded to 8 bits): it is rescaled to 0..254.
+    if (std::find(out->data.begin(), out->data.end(), uint8_t(255)) != out->data.end())
+        for (uint8_t& t : out->data) t = uint8_t(255 * t / 256);
+    return Status::ok();
 }
 
 }  // namespace

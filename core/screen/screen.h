@@ -65,7 +65,7 @@ Status parsePgm(const uint8_t* data, size_t size, ThresholdArray& out);
 
 /// \brief Screen from its text form: "bayer:N", "cluster[:cell=C,angle=A,dot=round|elliptic]",
 /// "blue-noise[:N]" or "blue-noise:size=N,seed=S,frames=T,frame=K" (parseBlueNoiseSpec), "dbs", or a file path
-/// (anything else).
+/// (anything else; a file that uses the value 255 is a full-range texture, rescaled t -> floor(255 t / 256)).
 Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunControl& control = {});
 /// \brief Checks a screen's text form without making the screen: sizes and options as screenFromSpec parses them,
 /// and a file path for existence (not read). The `--screen` parameter's ParamSpec::check.

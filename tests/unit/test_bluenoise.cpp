@@ -421,6 +421,7 @@ void TestBlueNoise::specs() {
 
 void TestBlueNoise::fileRoundTrip() {
     // An array written as a PGM (as `halftone screen` writes it) and read back as a screen file is the same array.
+    // Full-range textures are rescaled.
     ThresholdArray t;
     QVERIFY(screenFromSpec("blue-noise:size=64,seed=3", t).isOk());
     const std::vector<uint8_t> bytes = pnm::encodePgm(t);
@@ -438,6 +439,27 @@ void TestBlueNoise::fileRoundTrip() {
     QVERIFY(screenFromSpec(path, back).isOk());
     QCOMPARE(back.width, 64);
     QCOMPARE(back.data, t.data);
+    // A full-range texture (values 0..255, each 16 times here): rescaled to 0..254, so white stays white and every
+    // gray keeps its share of white within one level of 256.
+    std::vector<PlaneT<int32_t>> ranks;
+    QVERIFY(voidAndClusterRanks(64, 1, 3, ranks).isOk());
+    Plane8 texture(64, 64);
+    for (size_t i = 0; i < texture.size(); ++i) texture.data[i] = uint8_t(ranks[0].data[i] / 16);
+    const std::string full = dir.filePath("full-range.pgm").toStdString();
+    {
+        const std::vector<uint8_t> b = pnm::encodePgm(texture);
+        std::ofstream f(full, std::ios::binary);
+        f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+    }
+    ThresholdArray rescaled;
+    QVERIFY(screenFromSpec(full, rescaled).isOk());
+    QCOMPARE(int(*std::max_element(rescaled.data.begin(), rescaled.data.end())), 254);
+    for (size_t i = 0; i < texture.size(); ++i) QCOMPARE(int(rescaled.data[i]), 255 * texture.data[i] / 256);
+    for (int g = 0; g < 256; ++g) {
+        const Plane8 p = flatTint(rescaled, g);
+        const double white = double(std::count(p.data.begin(), p.data.end(), 255)) / double(p.size());
+        QVERIFY2(std::abs(white - g / 255.0) <= 1.0 / 256 + 1e-9, qPrintable(QString("gray %1: %2").arg(g).arg(white)));
+    }
     // Ordered dither with the file equals ordered dither with the spec.
     const Plane8 src = test::randomPlane(83, 61, test::freshSeed("file screen"));
     Plane8 a, b;
