@@ -21,9 +21,10 @@ constexpr double kVoidClusterSigma = 1.5;
 constexpr int64_t kMaxBlueNoiseEntries = int64_t(1) << 20;
 
 /// The periodic energy field of a binary pattern over `frames` n x n frames (void-and-cluster): each dot adds a
-/// truncated Gaussian over its own frame and, across frames, a Gaussian over the same pixel. The extremes are kept
-/// per row (the first index of the largest or smallest energy among dots or holes) and refreshed only for rows the
-/// last changes touched, so a search costs one pass over the rows instead of one over the entries.
+/// truncated Gaussian over its own frame and, across frames, a Gaussian over the same pixel. A tournament tree over the
+/// entries keeps, at every node, the first hole of smallest energy and the first dot of largest energy below it (the
+/// left child wins ties, so the root holds the first extreme in index order, as a scan would); a change refreshes only
+/// the nodes above the entries it touched.
 class VoidClusterField {
 public:
     VoidClusterField(int n, int frames, double sigma) : n_(n), frames_(frames), plane_(n * n) {
@@ -38,120 +39,69 @@ public:
         const size_t entries = size_t(plane_) * size_t(frames);
         e_.assign(entries, 0.0);
         b_.assign(entries, 0);
-        const size_t rows = size_t(n) * size_t(frames);
-        hole_.assign(rows, -1);
-        dot_.assign(rows, -1);
-        dirty_.assign(rows, 1);
-        for (size_t i = 0; i < rows; ++i) dirtyRows_.push_back(int(i));
+        leaves_ = 1;
+        while (leaves_ < entries) leaves_ *= 2;
+        hole_.assign(2 * leaves_, -1);
+        dot_.assign(2 * leaves_, -1);
+        for (size_t i = 0; i < entries; ++i) hole_[leaves_ + i] = int(i);
+        for (size_t k = leaves_ - 1; k >= 1; --k) combine(k);
     }
     int entries() const { return int(e_.size()); }
     bool isDot(int i) const { return b_[size_t(i)] != 0; }
     /// Places (s = 1) or removes (s = -1) a dot at entry i.
     void change(int i, int s) {
         b_[size_t(i)] = s > 0 ? 1 : 0;
+        hole_[leaves_ + size_t(i)] = s > 0 ? -1 : i;
+        dot_[leaves_ + size_t(i)] = s > 0 ? i : -1;
         const int z = i / plane_, rem = i % plane_, y = rem / n_, x = rem % n_;
-        double* ez = e_.data() + size_t(z) * size_t(plane_);
+        const size_t z0 = size_t(z) * size_t(plane_);
+        double* ez = e_.data() + z0;
         for (int dy = -r_; dy <= r_; ++dy) {
             const int yy = (y + dy + n_) % n_;
             for (int dx = -r_; dx <= r_; ++dx)
                 ez[size_t(yy) * n_ + size_t((x + dx + n_) % n_)] +=
                     s * k_[size_t(dy + r_) * (2 * r_ + 1) + size_t(dx + r_)];
-            markDirty(z * n_ + yy);
+            // The row's touched entries: columns x - r .. x + r, periodic (one span or two).
+            const size_t row = z0 + size_t(yy) * size_t(n_);
+            const int lo = x - r_, hi = x + r_;
+            if (lo >= 0 && hi < n_) {
+                refresh(row + size_t(lo), row + size_t(hi));
+            } else {
+                refresh(row + size_t(std::max(lo, 0)), row + size_t(std::min(hi, n_ - 1)));
+                if (lo < 0) refresh(row + size_t(lo + n_), row + size_t(n_ - 1));
+                if (hi >= n_) refresh(row, row + size_t(hi - n_));
+            }
         }
         for (int dz = -rt_; dz <= rt_; ++dz) {
             if (dz == 0) continue;
-            const int zz = ((z + dz) % frames_ + frames_) % frames_;
-            e_[size_t(zz) * size_t(plane_) + size_t(rem)] += s * kt_[size_t(std::abs(dz))];
-            markDirty(zz * n_ + y);
+            const size_t j = size_t(((z + dz) % frames_ + frames_) % frames_) * size_t(plane_) + size_t(rem);
+            e_[j] += s * kt_[size_t(std::abs(dz))];
+            refresh(j, j);
         }
     }
     /// The tightest cluster: the first dot of largest energy (-1 when there is none).
-    int tightestCluster() { return extreme(dot_); }
+    int tightestCluster() const { return dot_[1]; }
     /// The largest void: the first hole of smallest energy (-1 when there is none).
-    int largestVoid() { return extreme(hole_); }
-
-    /// A search for a run of changes of one sign: dots only removed (energies only fall; the tightest cluster is
-    /// wanted) or only added (energies only rise; the largest void is wanted). A lazy heap of (energy, index) then
-    /// finds the same entry as the row scan: an entry whose stored energy is stale is pushed again with its current
-    /// one before it can be taken, and no stored energy lies beyond its entry's current one on the wanted side.
-    class MonotoneSearch {
-    public:
-        MonotoneSearch(const VoidClusterField& f, bool dots) : f_(f), dots_(dots) {
-            for (int i = 0; i < f.entries(); ++i)
-                if (f.isDot(i) == dots) heap_.push_back({f.e_[size_t(i)], i});
-            std::make_heap(heap_.begin(), heap_.end(), Later{dots});
-        }
-        int next() {
-            const Later later{dots_};
-            while (!heap_.empty()) {
-                std::pop_heap(heap_.begin(), heap_.end(), later);
-                const auto [v, i] = heap_.back();
-                heap_.pop_back();
-                if (f_.isDot(i) != dots_) continue;
-                const double cur = f_.e_[size_t(i)];
-                if (cur != v) {
-                    heap_.push_back({cur, i});
-                    std::push_heap(heap_.begin(), heap_.end(), later);
-                    continue;
-                }
-                return i;
-            }
-            return -1;
-        }
-
-    private:
-        /// Heap order: true when l is taken after r (dots: larger energy first; holes: smaller; then lower index).
-        struct Later {
-            bool dots;
-            bool operator()(const std::pair<double, int>& l, const std::pair<double, int>& r) const {
-                if (l.first != r.first) return dots ? l.first < r.first : l.first > r.first;
-                return l.second > r.second;
-            }
-        };
-        const VoidClusterField& f_;
-        bool dots_;
-        std::vector<std::pair<double, int>> heap_;
-    };
+    int largestVoid() const { return hole_[1]; }
 
 private:
-    void markDirty(int row) {
-        if (!dirty_[size_t(row)]) {
-            dirty_[size_t(row)] = 1;
-            dirtyRows_.push_back(row);
-        }
+    void combine(size_t k) {
+        const int lh = hole_[2 * k], rh = hole_[2 * k + 1];
+        hole_[k] = lh < 0 ? rh : rh < 0 ? lh : e_[size_t(rh)] < e_[size_t(lh)] ? rh : lh;
+        const int ld = dot_[2 * k], rd = dot_[2 * k + 1];
+        dot_[k] = ld < 0 ? rd : rd < 0 ? ld : e_[size_t(rd)] > e_[size_t(ld)] ? rd : ld;
     }
-    void refresh() {
-        for (int row : dirtyRows_) {
-            const size_t i0 = size_t(row) * size_t(n_);
-            int hole = -1, dot = -1;
-            for (size_t i = i0; i < i0 + size_t(n_); ++i) {
-                if (b_[i]) {
-                    if (dot < 0 || e_[i] > e_[size_t(dot)]) dot = int(i);
-                } else if (hole < 0 || e_[i] < e_[size_t(hole)]) {
-                    hole = int(i);
-                }
-            }
-            hole_[size_t(row)] = hole;
-            dot_[size_t(row)] = dot;
-            dirty_[size_t(row)] = 0;
-        }
-        dirtyRows_.clear();
-    }
-    int extreme(const std::vector<int>& perRow) {
-        refresh();
-        const bool wantMax = &perRow == &dot_;
-        int best = -1;
-        for (int i : perRow) {
-            if (i < 0) continue;
-            if (best < 0 || (wantMax ? e_[size_t(i)] > e_[size_t(best)] : e_[size_t(i)] < e_[size_t(best)])) best = i;
-        }
-        return best;
+    /// Recomputes the nodes above entries first..last (their energies or states changed).
+    void refresh(size_t first, size_t last) {
+        for (size_t lo = (leaves_ + first) / 2, hi = (leaves_ + last) / 2; lo >= 1; lo /= 2, hi /= 2)
+            for (size_t k = lo; k <= hi; ++k) combine(k);
     }
 
     int n_, frames_, plane_, r_, rt_;
+    size_t leaves_;
     std::vector<double> k_, kt_, e_;
-    std::vector<uint8_t> b_, dirty_;
-    std::vector<int> hole_, dot_, dirtyRows_;
+    std::vector<uint8_t> b_;
+    std::vector<int> hole_, dot_;  ///< tournament tree: node k's children are 2k and 2k + 1; leaves from leaves_
 };
 
 Status checkVolume(int n, int frames) {
@@ -197,17 +147,15 @@ Status voidAndClusterRanks(int n, int frames, uint64_t seed, std::vector<PlaneT<
     {
         // Phase 1: the initial pattern's dots ranked by taking out the tightest cluster first (highest rank).
         VoidClusterField f1 = field;
-        VoidClusterField::MonotoneSearch clusters(f1, true);
         for (int r = ones - 1; r >= 0; --r) {
-            const int c = clusters.next();
+            const int c = f1.tightestCluster();
             f1.change(c, -1);
             rank[size_t(c)] = r;
         }
     }
     // Phases 2 and 3 coincide with a periodic kernel: the densest cluster of holes is the largest void of dots.
-    VoidClusterField::MonotoneSearch voids(field, false);
     for (int r = ones; r < N; ++r) {
-        const int v = voids.next();
+        const int v = field.largestVoid();
         field.change(v, 1);
         rank[size_t(v)] = r;
         if ((r & 255) == 0) {
