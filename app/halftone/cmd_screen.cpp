@@ -1,33 +1,24 @@
-// `halftone screen`: makes threshold arrays (void-and-cluster blue noise, a DBS screen built level by level,
-// Bayer, clustered dot) and writes them as 8-bit gray images. Also lets `--screen FILE` read any image format.
+// `halftone screen`: makes threshold arrays (void-and-cluster blue noise and its frame sequences, a DBS screen built
+// level by level, Bayer, clustered dot) and writes them as 8-bit gray images. Also lets `--screen FILE` read any image
+// format.
 #include <string>
 
 #include "app/halftone/commands.h"
 #include "core/screen/screen.h"
+#include "core/screen/bluenoise.h"
 #include "io/imagefile.h"
+#include "io/screenfile.h"
 
 namespace halftone::cli {
 
-namespace {
-
-/// Threshold arrays from files through io/ (any format OpenImageIO reads, or PNM); colour is converted to gray.
-Status loadScreenFile(const std::string& path, ThresholdArray& out) {
-    Image im;
-    if (Status s = io::readImage(path, im); !s) return s;
-    if (im.channels.empty()) return Status::error(path + ": image has no channels");
-    const Image gray = convertColor(im, ColorMode::Gray);
-    out = gray.channels.front();
-    return Status::ok();
-}
-
-}  // namespace
-
 void addScreenCommand(Commands& commands) {
-    setScreenFileLoader(loadScreenFile);
+    io::installScreenFileLoader();
     struct Options {
         std::string method = "dbs";
         int size = 0;
         uint64_t seed = 1;
+        int frames = 1;
+        int frame = 0;
         double sigma = 1.2;
         int radius = 4;
         int passes = 50;
@@ -59,7 +50,12 @@ void addScreenCommand(Commands& commands) {
                 p.maxPasses = o->passes;
                 s = dbsScreen(p, t, rc);
             } else if (o->method == "void-and-cluster") {
-                s = voidAndClusterScreen(o->size ? o->size : 64, o->seed, t, rc);
+                BlueNoiseParams p;
+                p.size = o->size ? o->size : p.size;
+                p.seed = o->seed;
+                p.frames = o->frames;
+                p.frame = o->frame;
+                s = blueNoiseScreen(p, t, rc);
             } else if (o->method == "bayer") {
                 s = bayerScreen(o->size ? o->size : 8, t);
             } else {
@@ -81,6 +77,14 @@ void addScreenCommand(Commands& commands) {
     sub->add_option("--size", o->size, "array side (default: dbs 512, void-and-cluster 64, bayer 8)")
         ->check(CLI::Range(2, 4096));
     sub->add_option("--seed", o->seed, "random seed (void-and-cluster start, DBS tie breaking)")->capture_default_str();
+    sub->add_option("--frames", o->frames,
+                    "void-and-cluster: frames T of a spatiotemporal array for frame sequences (each frame blue noise, "
+                    "each pixel's thresholds blue over time; size^2 x T at most 1048576)")
+        ->check(CLI::Range(1, kMaxBlueNoiseFrames))
+        ->capture_default_str();
+    sub->add_option("--frame", o->frame, "void-and-cluster: the frame written, 0..T-1 (taken modulo --frames)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     sub->add_option("--sigma", o->sigma, "dbs: Gaussian HVS deviation in pixels")
         ->check(CLI::Range(0.3, 10.0))
         ->capture_default_str();

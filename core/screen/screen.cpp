@@ -1,5 +1,5 @@
-// Threshold arrays: Bayer, clustered dot, void-and-cluster (Ulichney) and the DBS screen generator
-// (Koge, Ito and Nakano, section 2.2).
+// Threshold arrays: Bayer, clustered dot and the DBS screen generator (Koge, Ito and Nakano, section 2.2); blue noise
+// is in bluenoise.cpp.
 #include "core/screen/screen.h"
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/dbs/dbs.h"
+#include "core/screen/bluenoise.h"
 #include "core/job/names.h"
 #include "core/pnm.h"
 
@@ -75,98 +76,6 @@ Status clusteredDotScreen(const ClusterParams& p, ThresholdArray& out) {
     std::stable_sort(spot.begin(), spot.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
     PlaneT<int32_t> rank(side, side);
     for (size_t i = 0; i < spot.size(); ++i) rank.data[size_t(spot[i].second)] = int32_t(i);
-    out = thresholdsFromRanks(rank);
-    return Status::ok();
-}
-
-namespace {
-
-/// Periodic energy field of a binary pattern under a truncated Gaussian (void-and-cluster).
-struct Energy {
-    int n;
-    int r;
-    std::vector<double> k;  // (2r+1)^2
-    std::vector<double> e;
-    Energy(int n_, double sigma) : n(n_) {
-        r = std::min((n - 1) / 2, int(std::ceil(4 * sigma)));
-        k.resize(size_t(2 * r + 1) * (2 * r + 1));
-        for (int dy = -r; dy <= r; ++dy)
-            for (int dx = -r; dx <= r; ++dx)
-                k[size_t(dy + r) * (2 * r + 1) + size_t(dx + r)] = std::exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
-        e.assign(size_t(n) * n, 0.0);
-    }
-    void add(int idx, double s) {
-        const int y = idx / n, x = idx % n;
-        for (int dy = -r; dy <= r; ++dy) {
-            const int yy = (y + dy + n) % n;
-            for (int dx = -r; dx <= r; ++dx)
-                e[size_t(yy) * n + size_t((x + dx + n) % n)] += s * k[size_t(dy + r) * (2 * r + 1) + size_t(dx + r)];
-        }
-    }
-    int extreme(const std::vector<uint8_t>& b, uint8_t value, bool wantMax) const {
-        int best = -1;
-        double bv = 0;
-        for (size_t i = 0; i < b.size(); ++i) {
-            if (b[i] != value) continue;
-            if (best < 0 || (wantMax ? e[i] > bv : e[i] < bv)) {
-                best = int(i);
-                bv = e[i];
-            }
-        }
-        return best;
-    }
-};
-
-}  // namespace
-
-Status voidAndClusterScreen(int n, uint64_t seed, ThresholdArray& out, const RunControl& control) {
-    if (n < 8 || n > 1024)
-        return Status::error("void-and-cluster size must be between 8 and 1024, got " + std::to_string(n));
-    const int N = n * n;
-    std::mt19937_64 rng(seed);
-    std::vector<uint8_t> b(size_t(N), 0);
-    Energy en(n, 1.5);
-    const int ones = std::max(1, N / 10);
-    for (int placed = 0; placed < ones;) {
-        const int i = int(rng() % uint64_t(N));
-        if (b[size_t(i)]) continue;
-        b[size_t(i)] = 1;
-        en.add(i, 1);
-        ++placed;
-    }
-    // Initial binary pattern: move the tightest cluster into the largest void until they coincide.
-    for (int guard = 0; guard < 10 * N; ++guard) {
-        const int c = en.extreme(b, 1, true);
-        b[size_t(c)] = 0;
-        en.add(c, -1);
-        const int v = en.extreme(b, 0, false);
-        b[size_t(v)] = 1;
-        en.add(v, 1);
-        if (v == c) break;
-        if ((guard & 63) == 0 && control.cancelled()) return Status::cancelled();
-    }
-    PlaneT<int32_t> rank(n, n, 0);
-    {
-        std::vector<uint8_t> b1 = b;
-        Energy e1 = en;
-        for (int r = ones - 1; r >= 0; --r) {
-            const int c = e1.extreme(b1, 1, true);
-            b1[size_t(c)] = 0;
-            e1.add(c, -1);
-            rank.data[size_t(c)] = r;
-        }
-    }
-    // Phases 2 and 3 coincide with a periodic kernel: the densest cluster of zeros is the largest void of ones.
-    for (int r = ones; r < N; ++r) {
-        const int v = en.extreme(b, 0, false);
-        b[size_t(v)] = 1;
-        en.add(v, 1);
-        rank.data[size_t(v)] = r;
-        if ((r & 255) == 0) {
-            if (control.cancelled()) return Status::cancelled();
-            control.report(double(r) / N, "void-and-cluster");
-        }
-    }
     out = thresholdsFromRanks(rank);
     return Status::ok();
 }
@@ -343,7 +252,7 @@ const ThresholdArray& defaultDbsScreen() {
 const ThresholdArray& defaultBlueNoiseScreen() {
     static const ThresholdArray screen = [] {
         ThresholdArray a;
-        (void)voidAndClusterScreen(64, 1, a);
+        (void)blueNoiseScreen(BlueNoiseParams{}, a);
         return a;
     }();
     return screen;
@@ -396,13 +305,9 @@ Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& 
             if (out) *out = defaultBlueNoiseScreen();
             return Status::ok();
         }
-        double n = 0;
-        if (!number(rest, n)) return Status::error("screen 'blue-noise:N' needs a number N, got '" + rest + "'");
-        if (!out)
-            return n >= 8 && n <= 1024 && n == std::floor(n)
-                       ? Status::ok()
-                       : Status::error("screen 'blue-noise:N' needs a whole size N from 8 to 1024, got '" + rest + "'");
-        return voidAndClusterScreen(int(n), 1, *out, control);
+        BlueNoiseParams p;
+        if (Status s = parseBlueNoiseSpec(rest, p); !s) return s;
+        return out ? blueNoiseScreen(p, *out, control) : Status::ok();
     }
     if (spec == "dbs") {
         if (out) *out = defaultDbsScreen();
@@ -415,7 +320,7 @@ Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& 
         const auto type = std::filesystem::status(spec, ec).type();
         if (type == std::filesystem::file_type::not_found) {
             const std::vector<std::string> kinds = {"bayer", "cluster", "blue-noise", "dbs"};
-            return Status::error("screen '" + spec + "' is neither bayer:N, cluster:..., blue-noise[:N], dbs" +
+            return Status::error("screen '" + spec + "' is neither bayer:N, cluster:..., blue-noise[:options], dbs" +
                                  " nor an existing file" + didYouMean(head, kinds));
         }
         if (type == std::filesystem::file_type::directory)
@@ -427,7 +332,12 @@ Status fromSpec(const std::string& spec, ThresholdArray* out, const RunControl& 
         std::lock_guard lock(loaderMutex());
         l = loader();
     }
-    return l(spec, *out);
+    if (Status s = l(spec, *out); !s) return s;
+    // A threshold of 255 never turns white (no 8-bit gray exceeds it), so a file that uses it is a full-range texture
+    // (0..255, as published blue-noise textures are, or 16-bit samples rounded to 8 bits): it is rescaled to 0..254.
+    if (std::find(out->data.begin(), out->data.end(), uint8_t(255)) != out->data.end())
+        for (uint8_t& t : out->data) t = uint8_t(255 * t / 256);
+    return Status::ok();
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ struct ClusterParams {
 /// side is (a^2 + b^2) / gcd(a, b).
 Status clusteredDotScreen(const ClusterParams& params, ThresholdArray& out);
 
-/// \brief Ulichney's void-and-cluster blue-noise array (side n, 8..1024), Gaussian sigma 1.5, seeded start.
+/// \brief Ulichney's void-and-cluster blue-noise array (side n, 8..1024), Gaussian sigma 1.5, seeded start
+/// (core/screen/bluenoise.h has its ranks, frame sequences and cache).
 Status voidAndClusterScreen(int n, uint64_t seed, ThresholdArray& out, const RunControl& control = {});
 
 /// \brief Parameters of the DBS screen generator (Koge, Ito and Nakano, section 2.2, periodic, level by level).
@@ -63,7 +64,8 @@ void setScreenFileLoader(ScreenFileLoader loader);
 Status parsePgm(const uint8_t* data, size_t size, ThresholdArray& out);
 
 /// \brief Screen from its text form: "bayer:N", "cluster[:cell=C,angle=A,dot=round|elliptic]",
-/// "blue-noise[:N]", "dbs", or a file path (anything else).
+/// "blue-noise[:N]" or "blue-noise:size=N,seed=S,frames=T,frame=K" (parseBlueNoiseSpec), "dbs", or a file path
+/// (anything else; a file that uses the value 255 is a full-range texture, rescaled t -> floor(255 t / 256)).
 Status screenFromSpec(const std::string& spec, ThresholdArray& out, const RunControl& control = {});
 /// \brief Checks a screen's text form without making the screen: sizes and options as screenFromSpec parses them,
 /// and a file path for existence (not read). The `--screen` parameter's ParamSpec::check.

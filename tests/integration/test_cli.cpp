@@ -24,6 +24,8 @@
 #include "core/ed/errordiffusion.h"
 #include "core/ed/kernel.h"
 #include "core/job/registry.h"
+#include "core/screen/ordered.h"
+#include "core/screen/screen.h"
 #include "gpu/gpu.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
@@ -135,6 +137,7 @@ private slots:
     void pnmRunLoadsNoOpenImageIO();
     void missingModuleIsNamed();
     void dotDiffusion();
+    void blueNoiseScreens();
     // Unix conventions (docs/cli.md "Standard input and output", "Names and suggestions")
     void stdinStdoutMatchFileRun_data();
     void stdinStdoutMatchFileRun();
@@ -944,6 +947,40 @@ void TestCli::dotDiffusion() {
     QVERIFY2(bad.err.contains("knuth") && bad.err.contains("mese-vaidyanathan-8"), qPrintable(bad.err));
 }
 
+void TestCli::blueNoiseScreens() {
+    // A frame of a spatiotemporal array written by `halftone screen` (PNG) is the spec's array; ordered dither to four
+    // levels with the file equals the run with the spec and the in-process ordered dither of the gray image.
+    const std::string file = path("frame1.png");
+    const Run made = runCli({"screen", "--method", "void-and-cluster", "--size", "64", "--frames", "4", "--frame", "1",
+                             "--seed", "7", "--quiet", QString::fromStdString(file)});
+    QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+    const std::string spec = "blue-noise:size=64,seed=7,frames=4,frame=1";
+    ThresholdArray want;
+    QVERIFY(screenFromSpec(spec, want).isOk());
+    Image written;
+    QVERIFY(io::readImage(file, written).isOk());
+    QCOMPARE(written.channelCount(), 1);
+    QVERIFY(written.channels[0] == want);
+    const std::string input = test::dataPath("chelsea.png");
+    for (const std::string& screen : {file, spec}) {
+        const std::string out = path("levels4.pgm");
+        const Run r = runCli({"--method", "ordered", "--screen", QString::fromStdString(screen), "--levels", "4",
+                              QString::fromStdString(input), QString::fromStdString(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        Image src, got;
+        QVERIFY(io::readImage(input, src).isOk());
+        QVERIFY(io::readImage(out, got).isOk());
+        Plane8 expected;
+        QVERIFY(orderedDither(convertColor(src, ColorMode::Gray).channels[0], expected, want, {}, 4).isOk());
+        QVERIFY2(got.channels[0] == expected, qPrintable(QString::fromStdString(screen)));
+    }
+    const Run tooMany = runCli({"screen", "--method", "void-and-cluster", "--size", "512", "--frames", "8", "--quiet",
+                                QString::fromStdString(path("big.png"))});
+    QVERIFY(tooMany.exitCode != 0);
+    QVERIFY2(tooMany.err.contains("over the limit"), qPrintable(tooMany.err));
+    QVERIFY(!fs::exists(path("big.png")));
+}
+
 void TestCli::stdinStdoutMatchFileRun_data() {
     test::columns<QString, QString, QStringList>("image", "format", "options");
     QTest::newRow("png to pbm") << "page.png"
@@ -1256,6 +1293,10 @@ void TestCli::badValuesFoundBeforeReading_data() {
     QTest::newRow("screen kind") << QStringList{"--method", "ordered", "--screen", "bayr:8"} << "bayr:8";
     QTest::newRow("screen cluster") << QStringList{"--method", "ordered", "--screen", "cluster:cell=x"} << "cluster";
     QTest::newRow("blue noise size") << QStringList{"--method", "ordered", "--screen", "blue-noise:5000"} << "1024";
+    QTest::newRow("blue noise frames") << QStringList{"--method", "ordered", "--screen", "blue-noise:64,frames=65"}
+                                       << "frames";
+    QTest::newRow("blue noise option") << QStringList{"--method", "ordered", "--screen", "blue-noise:64,sead=3"}
+                                       << "sead=3";
     QTest::newRow("angles") << QStringList{"--method", "am", "--angles", "15,75"} << "--angles";
     QTest::newRow("kernel") << QStringList{"--kernel", "nope"} << "unknown kernel";
     QTest::newRow("format") << QStringList{"--format", "xyz"} << "--format";
