@@ -405,9 +405,9 @@ void TestCli::badInput_data() {
     QTest::newRow("unknown output extension")
         << QStringList{m, ed, "@IN", "@DIR/o.xyz"} << 1 << "cannot write '@DIR/o.xyz'";
     QTest::newRow("no output extension") << QStringList{m, ed, "@IN", "@DIR/o"} << 1 << "no file extension";
-    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 1
+    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 2
                                 << "cannot write '@DIR/o.pgm': PGM holds one gray channel";
-    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 1
+    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 2
                                    << "cannot write '@DIR/o.pbm': PBM holds only black and white";
     // An option of another registered method, if any method has one that ed/rc lacks.
     const MethodInfo* edrc = Registry::instance().find("ed", "rc");
@@ -1049,6 +1049,10 @@ void TestCli::suggestions_data() {
     QTest::newRow("option") << QStringList{"--metod", "ed", in, "o.png"} << "did you mean --method?";
     QTest::newRow("option with =") << QStringList{"--kernal=jarvis", in, "o.png"} << "did you mean --kernel?";
     QTest::newRow("batch option") << QStringList{"batch", "--out-dri", "x", in} << "did you mean --out-dir?";
+    QTest::newRow("option of batch") << QStringList{"--out-dir", "x", in, "o.png"}
+                                     << "option --out-dir belongs to halftone batch, not to halftone";
+    QTest::newRow("option of the program") << QStringList{"batch", "-o", "x.png", "--out-dir", "x", in}
+                                           << "option -o belongs to halftone, not to halftone batch";
     QTest::newRow("method") << QStringList{"--method", "dsb", in, "o.png"} << "did you mean 'dbs'?";
     QTest::newRow("variant") << QStringList{"--variant", "plian", in, "o.png"} << "did you mean 'plain'?";
     QTest::newRow("kernel") << QStringList{"--kernel", "jarvs", in, "o.png"} << "did you mean 'jarvis'?";
@@ -1083,6 +1087,9 @@ void TestCli::namesAndAliases_data() {
     QTest::newRow("display name") << QStringList{"--method", "dbs"} << QStringList{"--method", "Direct binary search"};
     QTest::newRow("variant RC") << QStringList{"--variant", "rc"} << QStringList{"--variant", "RC"};
     QTest::newRow("ACEP7") << QStringList{"--palette", "acep7"} << QStringList{"--palette", "ACEP7"};
+    QTest::newRow("palette acep") << QStringList{"--palette", "acep7"} << QStringList{"--palette", "acep"};
+    QTest::newRow("palette Spectra") << QStringList{"--palette", "spectra6"} << QStringList{"--palette", "Spectra"};
+    QTest::newRow("palette dmg") << QStringList{"--palette", "gameboy"} << QStringList{"--palette", "DMG"};
     QTest::newRow("colour RGB") << QStringList{"--color", "rgb"} << QStringList{"--color", "RGB"};
     QTest::newRow("hvs") << QStringList{"--method", "dbs", "--hvs", "nasanen"}
                          << QStringList{"--method", "dbs", "--hvs", "Nasanen"};
@@ -1177,6 +1184,9 @@ void TestCli::helpMethod() {
     QVERIFY(r.out.contains("--kernel NAME") && r.out.contains("floyd-steinberg"));
     QVERIFY(r.out.contains("(default)"));
     QCOMPARE(runCli({"help", "batch"}).out, runCli({"batch", "--help"}).out);
+    // ranges in their shortest form
+    const Run dbs = runCli({"help", "dbs"});
+    QVERIFY2(dbs.out.contains("(0.3..10, default 1.2)") && !dbs.out.contains("0.2999"), qPrintable(dbs.out));
 }
 
 void TestCli::completionsAndManPage() {
@@ -1202,12 +1212,15 @@ void TestCli::completionsAndManPage() {
     if (haveProgram("bash")) {
         // the bash function completes a mistyped start of --method and the kernel names
         const std::string probe = path("probe.sh");
-        std::ofstream(probe)
-            << "source " << path("completion.bash") << "\n"
-            << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
-            << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
+        std::ofstream(probe) << "source " << path("completion.bash") << "\n"
+                             << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
+                             << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n"
+                             // a flag takes no value: the word after it is a file
+                             << "COMP_WORDS=(halftone --serpentine " << path("pro")
+                             << "); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
         const Run r = test::runProcess("bash", {QString::fromStdString(probe)});
         QVERIFY2(r.out.contains("--method") && r.out.contains("jarvis"), qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QString::fromStdString(path("probe.sh"))), qPrintable(r.out + r.err));
     }
     const Run man = runCli({"--man"});
     QCOMPARE(man.exitCode, 0);
