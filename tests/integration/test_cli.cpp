@@ -139,6 +139,7 @@ private slots:
     void stdinStdoutMatchFileRun_data();
     void stdinStdoutMatchFileRun();
     void stdioUsageErrors();
+    void analyzeReadsStandardInput();
     void stdioTemporariesGoOnSignal();
     void quietLeavesOutNotes();
     void suggestions_data();
@@ -984,6 +985,21 @@ void TestCli::stdinStdoutMatchFileRun() {
     QVERIFY(readBytes(withO.toStdString()) == expected);
     // no temporary file is left behind
     QVERIFY(!r.err.contains("halftone-"));
+}
+
+void TestCli::analyzeReadsStandardInput() {
+    const QString original = QString::fromStdString(test::dataPath("moon.png"));
+    const QString halftone = QString::fromStdString(path("ht.png"));
+    QCOMPARE(runCli({"--width", "64", original, halftone}).exitCode, 0);
+    const QString small = QString::fromStdString(path("small.png"));
+    QCOMPARE(runCli({"--width", "64", "--method", "ed", "--kernel", "stucki", original, small}).exitCode, 0);
+    const Run files = runCli({"analyze", "--json", small, halftone});
+    QVERIFY2(files.exitCode == 0 && files.out.startsWith("{\"width\":64"), qPrintable(files.out + files.err));
+    const Run piped = runCliPiped({"analyze", "--json", small, "-"}, halftone, {});
+    QVERIFY2(piped.exitCode == 0, qPrintable(piped.err));
+    QCOMPARE(piped.out, files.out);
+    const Run both = runCliPiped({"analyze", "-", "-"}, halftone, {});
+    QVERIFY2(both.exitCode == 2 && both.err.contains("only one of"), qPrintable(both.err));
 }
 
 void TestCli::stdioUsageErrors() {
