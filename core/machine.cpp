@@ -22,37 +22,86 @@ std::string firstLine(const std::string& path) {
     return line;
 }
 
-/// The process's cgroup folder for `controller` ("" = the v2 unified hierarchy) from /proc/self/cgroup, under the
-/// usual mount points; "" when not found.
-std::string cgroupDir(const std::string& controller) {
-    std::ifstream in("/proc/self/cgroup");
-    for (std::string line; std::getline(in, line);) {
+/// The smallest positive `valueAt(folder)` over `dir` and its parents up to `top` (a limit set on a parent, e.g. a
+/// Slurm job's, binds its children too); 0 when none has one.
+template <typename T, typename ValueAt>
+T smallestUpTheTree(std::string dir, const std::string& top, ValueAt valueAt) {
+    T best = 0;
+    while (dir.size() >= top.size()) {
+        if (const T v = valueAt(dir); v > 0 && (best == 0 || v < best)) best = v;
+        if (dir == top) break;
+        dir = dir.substr(0, dir.find_last_of('/'));
+    }
+    return best;
+}
+
+/// The value `parse` reads from the first line of a cgroup folder's file `name`.
+template <typename Parse>
+auto fileValue(const std::string& name, Parse parse) {
+    return [name, parse](const std::string& dir) { return parse(firstLine(dir + "/" + name)); };
+}
+
+/// Processors a cgroup v1 folder's cpu.cfs_quota_us / cpu.cfs_period_us allow, rounded up; 0 for no quota.
+int cpusFromCfsQuota(const std::string& dir) {
+    const long long q = std::atoll(firstLine(dir + "/cpu.cfs_quota_us").c_str());
+    const long long p = std::atoll(firstLine(dir + "/cpu.cfs_period_us").c_str());
+    return q > 0 && p > 0 ? int(std::min<long long>((q + p - 1) / p, 1 << 20)) : 0;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+CgroupLimits cgroupLimits(const std::string& membership, const std::string& root) {
+    CgroupLimits limits;
+    std::istringstream lines(membership);
+    std::string v2Path, cpuHierarchy, cpuPath, memoryHierarchy, memoryPath;
+    for (std::string line; std::getline(lines, line);) {
         // "ID:CONTROLLERS:PATH"; v2 has ID 0 and no controllers
         const size_t a = line.find(':'), b = line.find(':', a + 1);
         if (a == std::string::npos || b == std::string::npos) continue;
         const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
-        if (controller.empty() ? controllers.empty()
-                               : ("," + controllers + ",").find("," + controller + ",") != std::string::npos) {
-            const std::string root = controller.empty() ? "/sys/fs/cgroup" : "/sys/fs/cgroup/" + controller;
-            // Inside a container the cgroup namespace makes the path "/"; the mount shows the group itself.
-            return root + (path == "/" ? std::string() : path);
+        // Inside a container the cgroup namespace makes the path "/": the mount shows the group itself.
+        const std::string rel = path == "/" ? std::string() : path;
+        if (controllers.empty()) v2Path = rel;
+        if (("," + controllers + ",").find(",cpu,") != std::string::npos) {
+            cpuHierarchy = controllers;
+            cpuPath = rel;
+        }
+        if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+            memoryHierarchy = controllers;
+            memoryPath = rel;
         }
     }
-    return {};
+    // cgroup v2: the unified hierarchy at the root (or at root/unified beside v1's controllers, the hybrid layout).
+    for (const std::string& top : {root, root + "/unified"}) {
+        if (limits.cpus == 0)
+            limits.cpus = smallestUpTheTree<int>(top + v2Path, top, fileValue("cpu.max", cpusFromCpuMax));
+        if (limits.memory == 0)
+            limits.memory = smallestUpTheTree<uint64_t>(top + v2Path, top, fileValue("memory.max", bytesFromMemoryMax));
+    }
+    // cgroup v1: each controller's own hierarchy, mounted under its controllers' names ("cpu,cpuacct").
+    if (limits.cpus == 0 && !cpuHierarchy.empty())
+        limits.cpus =
+            smallestUpTheTree<int>(root + "/" + cpuHierarchy + cpuPath, root + "/" + cpuHierarchy, cpusFromCfsQuota);
+    if (limits.memory == 0 && !memoryHierarchy.empty())
+        limits.memory =
+            smallestUpTheTree<uint64_t>(root + "/" + memoryHierarchy + memoryPath, root + "/" + memoryHierarchy,
+                                        fileValue("memory.limit_in_bytes", bytesFromMemoryMax));
+    return limits;
 }
 
-/// The smallest positive value of `parse(first line of NAME)` over the v2 group and its parents (a limit set on a
-/// parent, e.g. a Slurm job's, binds its children too); 0 when none has one.
-template <typename T, typename Parse>
-T smallestUpTheTree(const std::string& name, Parse parse) {
-    T best = 0;
-    std::string dir = cgroupDir("");
-    while (!dir.empty() && dir.size() >= std::string("/sys/fs/cgroup").size()) {
-        if (const T v = parse(firstLine(dir + "/" + name)); v > 0 && (best == 0 || v < best)) best = v;
-        if (dir == "/sys/fs/cgroup") break;
-        dir = dir.substr(0, dir.find_last_of('/'));
-    }
-    return best;
+namespace {
+
+/// The limits of this process's cgroups.
+const CgroupLimits& processCgroupLimits() {
+    static const CgroupLimits limits = cgroupLimits(readFile("/proc/self/cgroup"), "/sys/fs/cgroup");
+    return limits;
 }
 
 int readAvailableCpus() {
@@ -61,23 +110,8 @@ int readAvailableCpus() {
     CPU_ZERO(&set);
     if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
     if (cpus <= 0) cpus = int(std::max(1u, std::thread::hardware_concurrency()));
-    int quota = 0;
-    quota = smallestUpTheTree<int>("cpu.max", cpusFromCpuMax);
-    if (quota == 0)
-        if (const std::string v1 = cgroupDir("cpu"); !v1.empty()) {
-            const long long q = std::atoll(firstLine(v1 + "/cpu.cfs_quota_us").c_str());
-            const long long p = std::atoll(firstLine(v1 + "/cpu.cfs_period_us").c_str());
-            if (q > 0 && p > 0) quota = int((q + p - 1) / p);
-        }
-    if (quota > 0) cpus = std::min(cpus, quota);
+    if (const int quota = processCgroupLimits().cpus; quota > 0) cpus = std::min(cpus, quota);
     return std::max(1, cpus);
-}
-
-uint64_t readCgroupMemoryLimit() {
-    if (const uint64_t b = smallestUpTheTree<uint64_t>("memory.max", bytesFromMemoryMax); b > 0) return b;
-    if (const std::string v1 = cgroupDir("memory"); !v1.empty())
-        return bytesFromMemoryMax(firstLine(v1 + "/memory.limit_in_bytes"));
-    return 0;
 }
 
 }  // namespace
@@ -110,9 +144,6 @@ int availableCpus() {
     return cpus;
 }
 
-uint64_t cgroupMemoryLimit() {
-    static const uint64_t bytes = readCgroupMemoryLimit();
-    return bytes;
-}
+uint64_t cgroupMemoryLimit() { return processCgroupLimits().memory; }
 
 }  // namespace halftone

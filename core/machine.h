@@ -16,6 +16,19 @@ int availableCpus();
 /// none. Read once per process.
 uint64_t cgroupMemoryLimit();
 
+/// \brief What a process's cgroups allow: processors (0 = no quota) and bytes (0 = no limit).
+struct CgroupLimits {
+    int cpus = 0;
+    uint64_t memory = 0;
+};
+
+/// \brief The limits of the cgroups that `membership` (the text of /proc/self/cgroup) names, read under `root` (where
+/// the cgroup file systems are mounted, /sys/fs/cgroup): the smallest over the process's group and its parents, from
+/// cgroup v2 (`cpu.max`, `memory.max`; at the root, or at root/unified in the hybrid layout), else from v1
+/// (`cpu.cfs_quota_us` / `cpu.cfs_period_us`, `memory.limit_in_bytes`, each controller's hierarchy mounted under its
+/// controllers' names, "cpu,cpuacct").
+CgroupLimits cgroupLimits(const std::string& membership, const std::string& root);
+
 /// \brief Processors a cgroup v2 `cpu.max` text allows ("max 100000": 0 = no quota; "150000 100000": 2, rounded
 /// up); 0 when the text is not such a line.
 int cpusFromCpuMax(const std::string& text);

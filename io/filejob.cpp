@@ -38,6 +38,15 @@ std::string formatName(const std::string& path) {
     return ext == "JPG" || ext == "JPE" || ext == "JFIF" || ext == "JIF" ? "JPEG" : ext;
 }
 
+/// Seconds this process has spent loading the OpenImageIO module so far (0 in a build without it).
+double moduleLoadSeconds() {
+#ifdef HALFTONE_HAVE_OIIO
+    return detail::oiioModuleLoadSeconds();
+#else
+    return 0;
+#endif
+}
+
 /// Writes 1-bit rows (PBM P4 layout) as a PBM, complete or not at all: the same bytes io::writeImage writes for the
 /// 8-bit plane they pack.
 Status writePackedPbm(const std::string& path, const std::vector<uint8_t>& rows, int width, int height) {
@@ -108,6 +117,30 @@ bool takesPackedRows(const std::string& output) { return formatName(output) == "
 
 }  // namespace
 
+Status checkJobOutput(const JobSettings& job, const std::string& output) {
+    const ColorMode outputColor = job.palette.empty() ? job.color : ColorMode::RGB;
+    if (outputColor == ColorMode::CMYK) {
+        // Only a format that keeps the inks: a file job writes no RGB picture of them.
+        const std::vector<OutputFormat> cmyk = outputFormats(ResultShape{ColorSpace::CMYK, 4});
+        const OutputFormat* f = findOutputFormat(cmyk, output);
+        if (!f || f->convertsToRgb)
+            return Status::error("cannot write '" + output +
+                                 "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)");
+    }
+    const MethodInfo* m = nullptr;
+    if (jobMethod(job, m) && m->param("levels")) {
+        ParamValues resolved = job.params;
+        (void)Registry::instance().resolveParams(*m, resolved);
+        const int64_t levels = resolved.getInt("levels", 2);
+        if (levels > 2 && !checkOutputFormat(output, ResultShape{ColorSpace::Gray, 1, false}))
+            return Status::error("cannot write '" + output + "': PBM holds only black and white but --levels is " +
+                                 std::to_string(levels) + "; write .pgm instead");
+    }
+    OutputLayout layout;
+    layout.space = spaceOf(outputColor);
+    return checkOutputLayout(output, layout);
+}
+
 FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, const std::string& output,
                           const FileJobOptions& fo, const RunControl& control) {
     using Kind = FileJobOutcome::Kind;
@@ -118,6 +151,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     auto quiet = [&]() { return fo.quiet ? fo.quiet() : std::shared_ptr<void>(); };
     const std::string& savePalette = fo.savePalette;
     const uint64_t maxMemory = fo.maxMemory ? fo.maxMemory : defaultMaxMemory();
+    const double loadedAtStart = moduleLoadSeconds();
 
     RunRequest request;
     PrepareSettings prepare;
@@ -149,24 +183,13 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         if (Status s = checkWritableTarget(savePalette); !s)
             return failed("cannot write '" + savePalette + "': " + s.message());
     }
-    if (outputColor == ColorMode::CMYK) {
-        // Only a format that keeps the inks: a file job writes no RGB picture of them.
-        const std::vector<OutputFormat> cmyk = outputFormats(ResultShape{ColorSpace::CMYK, 4});
-        const OutputFormat* f = findOutputFormat(cmyk, output);
-        if (!f || f->convertsToRgb)
-            return failed(
-                "cannot write '" + output + "': only TIFF output holds CMYK; write .tif (or use --color gray or rgb)",
-                Kind::Usage);
-    }
+    if (Status s = checkJobOutput(job, output); !s) return failed(s.message(), Kind::Usage);
     const bool lossy = isLossyFormat(output);
     if (lossy && !fo.force)
         return failed("cannot write '" + output + "': " + formatName(output) +
                       " is a lossy format and would blur the halftone's dots into gray; write .png, .tif or .pbm, "
                       "or add --force to write it anyway");
     const int64_t levels = m.param("levels") ? resolved.getInt("levels", 256) : 2;
-    if (m.param("levels") && levels > 2 && !checkOutputFormat(output, ResultShape{ColorSpace::Gray, 1, false}))
-        return failed("cannot write '" + output + "': PBM holds only black and white but --levels is " +
-                      std::to_string(levels) + "; write .pgm instead");
     OutputLayout layout;
     layout.space = spaceOf(outputColor);
     if (Status s = checkOutputPath(output, layout); !s) return failed(s.message());
@@ -179,6 +202,12 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         return std::chrono::duration<double>(b - a).count();
     };
     Clock::time_point tRead = Clock::now();
+    const auto recordTimes = [&](Clock::time_point read, Clock::time_point prepare, Clock::time_point method,
+                                 Clock::time_point write) {
+        if (fo.times)
+            *fo.times = {seconds(read, prepare), seconds(prepare, method), seconds(method, write),
+                         seconds(write, Clock::now()), moduleLoadSeconds() - loadedAtStart};
+    };
     Image image;
     ReadOptions ro;
     ro.maxPixels = fo.maxPixels;
@@ -188,15 +217,11 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     Status read;
     {
         const auto hush = quiet();
-#ifdef HALFTONE_HAVE_OIIO
-        const double loadedBefore = detail::oiioModuleLoadSeconds();
-#endif
+        const double loadedBefore = moduleLoadSeconds();
         read = readImage(input, image, ro, &info);
-#ifdef HALFTONE_HAVE_OIIO
         // Loading the OpenImageIO module on first need is start-up, not reading (FileJobTimes::read).
         tRead += std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(detail::oiioModuleLoadSeconds() - loadedBefore));
-#endif
+            std::chrono::duration<double>(moduleLoadSeconds() - loadedBefore));
     }
     if (read.isCancelled() || control.cancelled()) return failed("interrupted; no output written", Kind::Cancelled);
     if (!read) return failed(read.message());
@@ -276,9 +301,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
             const Clock::time_point tWrite = Clock::now();
             if (fo.announceWrite) note("writing '" + output + "'");
             const Status written = writePackedPbm(output, rows, width, height);
-            if (fo.times)
-                *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),
-                             seconds(tWrite, Clock::now())};
+            recordTimes(tRead, tPrepare, tMethod, tWrite);
             if (fo.afterWrite) fo.afterWrite(output, bool(written));
             if (written.isCancelled()) return failed("interrupted; no output written", Kind::Cancelled);
             if (!written) return failed(written.message());
@@ -319,9 +342,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         const auto hush = quiet();
         written = writeImage(output, result.image, wo);
     }
-    if (fo.times)
-        *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),
-                     seconds(tWrite, Clock::now())};
+    recordTimes(tRead, tPrepare, tMethod, tWrite);
     if (fo.afterWrite) fo.afterWrite(output, bool(written));
     if (written.isCancelled()) return failed("interrupted; no output written", Kind::Cancelled);
     if (!written) return failed(written.message());

@@ -15,10 +15,11 @@
 
 namespace halftone::io {
 
-/// \brief Seconds one file's run spent in each stage (the CLI's --time). `read` leaves out the loading of the
-/// OpenImageIO module on first need: that is start-up.
+/// \brief Seconds one file's run spent in each stage (the CLI's --time). No stage holds the loading of the
+/// OpenImageIO module on first need: that is start-up, and `load` says how long this run waited for it.
 struct FileJobTimes {
     double read = 0, prepare = 0, method = 0, write = 0;
+    double load = 0;  ///< loading the OpenImageIO module during this run (0 when it was loaded before, or not needed)
 };
 
 /// \brief Limits and hooks of one file's run; the defaults suit a program without a terminal.
@@ -55,6 +56,12 @@ struct FileJobOutcome {
     std::string message;
     bool written() const { return kind == Kind::Written; }
 };
+
+/// \brief The problems of writing `job`'s result in the format `output` names, found from the job and the name alone:
+/// CMYK to a format other than TIFF, colour to PGM or PBM, gray levels to PBM, gray to GIF. Every file written so
+/// would fail the same, so these are usage errors: runFileJob returns them as Kind::Usage, and a batch checks its
+/// outputs' format once before it reads any file. Messages start with "cannot write 'OUTPUT': ".
+Status checkJobOutput(const JobSettings& job, const std::string& output);
 
 /// \brief Runs `job` on `input` and writes `output`. Everything about the output is checked before the input is read,
 /// the input is never overwritten, and the output appears only when complete.

@@ -266,15 +266,24 @@ bool isLossyFormat(const std::string& path) {
 
 namespace {
 
-/// checkOutputPath for `image` when it is known (a palette image goes to GIF through the built-in writer).
-Status checkOutput(const std::string& path, const OutputLayout& layout, const Image* image) {
+/// What an output of `layout` may be written as, for a refusal's message.
+[[maybe_unused]] std::string layoutAdvice(const OutputLayout& layout) {
+    return std::string(" (the output is a ") + spaceName(layout.space) + (layout.alpha ? " + alpha" : "") + " image; " +
+           (layout.space == ColorSpace::CMYK  ? ".tif holds it"
+            : layout.alpha                    ? ".png and .tif hold it"
+            : layout.space == ColorSpace::RGB ? ".png, .tif and .ppm hold it"
+                                              : ".png, .tif and .pgm hold it") +
+           ")";
+}
+
+/// checkOutputLayout for `image` when it is known (a palette image goes to GIF through the built-in writer);
+/// `decided` tells whether this program's own writers decided (false: OpenImageIO's format, probed by checkOutput).
+/// A name without an extension, or a pseudo-format's, passes: checkOutput refuses it.
+Status checkLayout(const std::string& path, const OutputLayout& layout, const Image* image, bool& decided) {
     const std::string ctx = "cannot write '" + path + "'";
     const std::string ext = lowerExtension(path);
-    const bool pnm = ext == ".pgm" || ext == ".ppm" || ext == ".pbm";
-    if (ext.empty()) return Status::error(ctx + ": no file extension; use .png, .tif, .pgm, .ppm or .pbm");
-    if (pseudoFormat(ext))
-        return Status::error(ctx + ": '" + ext + "' names no image file format; use .png, .tif, .pgm, .ppm or .pbm");
-    if (pnm) {
+    decided = true;
+    if (ext == ".pgm" || ext == ".ppm" || ext == ".pbm") {
         const int n = layout.space == ColorSpace::Gray ? 1 : layout.space == ColorSpace::RGB ? 3 : 4;
         if (ext == ".ppm" && layout.space == ColorSpace::CMYK)
             return Status::error(ctx + ": PPM cannot hold CMYK; write .tif instead");
@@ -282,37 +291,52 @@ Status checkOutput(const std::string& path, const OutputLayout& layout, const Im
             return Status::error(ctx + ": " + (ext == ".pbm" ? "PBM" : "PGM") +
                                  " holds one gray channel but the image has " + std::to_string(n) +
                                  " channels; write .ppm, .png or .tif instead");
-    } else {
-#ifdef HALFTONE_HAVE_OIIO
-        // The built-in writers know their refusals; OpenImageIO's are found by writing a tiny image.
-        Status probe = Status::ok();
-        if (detail::builtInWrites(ext, image)) {
-            if (const std::string why = detail::builtInLayoutProblem(ext, layout.space); !why.empty())
-                probe = Status::error(why);
-        } else {
-            const detail::OiioModuleApi* api = nullptr;
-            if (Status s = detail::oiioModule(api); !s) return Status::error(ctx + ": " + s.message());
-            std::string why;
-            if (!api->canWrite(path, why)) return Status::error(ctx + ": " + why);
-            if (!writerNeedsExtension(ext)) probe = probeWriter(path, layout);
-        }
-        if (Status s = probe; !s)
-            return Status::error(ctx + ": " + s.message() + " (the output is a " + spaceName(layout.space) +
-                                 (layout.alpha ? " + alpha" : "") + " image; " +
-                                 (layout.space == ColorSpace::CMYK  ? ".tif holds it"
-                                  : layout.alpha                    ? ".png and .tif hold it"
-                                  : layout.space == ColorSpace::RGB ? ".png, .tif and .ppm hold it"
-                                                                    : ".png, .tif and .pgm hold it") +
-                                 ")");
-#else
-        (void)image;
-        return Status::error(ctx + ": this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
-#endif
+        return Status::ok();
     }
+#ifdef HALFTONE_HAVE_OIIO
+    if (detail::builtInWrites(ext, image)) {
+        if (const std::string why = detail::builtInLayoutProblem(ext, layout.space); !why.empty())
+            return Status::error(ctx + ": " + why + layoutAdvice(layout));
+        return Status::ok();
+    }
+    decided = false;
+    return Status::ok();
+#else
+    (void)image;
+    return Status::error(ctx + ": this build writes only .pgm, .ppm and .pbm (built without OpenImageIO)");
+#endif
+}
+
+/// checkOutputPath for `image` when it is known.
+Status checkOutput(const std::string& path, const OutputLayout& layout, const Image* image) {
+    const std::string ctx = "cannot write '" + path + "'";
+    const std::string ext = lowerExtension(path);
+    if (ext.empty()) return Status::error(ctx + ": no file extension; use .png, .tif, .pgm, .ppm or .pbm");
+    if (pseudoFormat(ext))
+        return Status::error(ctx + ": '" + ext + "' names no image file format; use .png, .tif, .pgm, .ppm or .pbm");
+    bool decided = true;
+    if (Status s = checkLayout(path, layout, image, decided); !s) return s;
+#ifdef HALFTONE_HAVE_OIIO
+    // OpenImageIO's refusals are found by writing a tiny image.
+    if (!decided) {
+        const detail::OiioModuleApi* api = nullptr;
+        if (Status s = detail::oiioModule(api); !s) return Status::error(ctx + ": " + s.message());
+        std::string why;
+        if (!api->canWrite(path, why)) return Status::error(ctx + ": " + why);
+        if (!writerNeedsExtension(ext))
+            if (Status s = probeWriter(path, layout); !s)
+                return Status::error(ctx + ": " + s.message() + layoutAdvice(layout));
+    }
+#endif
     return finishOutputCheck(ctx, path, ext, layout);
 }
 
 }  // namespace
+
+Status checkOutputLayout(const std::string& path, const OutputLayout& layout) {
+    bool decided = true;
+    return checkLayout(path, layout, nullptr, decided);
+}
 
 Status checkOutputPath(const std::string& path, const OutputLayout& layout) {
     return checkOutput(path, layout, nullptr);

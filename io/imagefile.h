@@ -91,6 +91,12 @@ struct OutputLayout {
 /// checks again; this only fails early. Messages start with "cannot write 'PATH': ".
 Status checkOutputPath(const std::string& path, const OutputLayout& layout = {});
 
+/// \brief The part of checkOutputPath decided by the format alone: whether the formats this program writes itself
+/// (PNM and the built-in codecs) hold `layout`'s space. Looks at no file and loads no module, so a refusal here is the
+/// job's mismatch with the format; OK for other formats and for names without an extension, which checkOutputPath
+/// judges. Messages start as checkOutputPath's.
+Status checkOutputLayout(const std::string& path, const OutputLayout& layout = {});
+
 /// \brief True when the extension of `path` names a format that changes pixel values (JPEG, WebP
 /// as this build writes it, HEIF/AVIF): a halftone written there loses its dots.
 bool isLossyFormat(const std::string& path);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/halftone/commands.h"
+#include "app/halftone/stdstreams.h"
 #include "core/quality/metrics.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
@@ -29,9 +30,25 @@ void addAnalyzeCommand(Commands& commands) {
                 if (!csv.empty())
                     if (Status s = io::checkWritableTarget(csv); !s)
                         return fail("analyze: cannot write '" + csv + "': " + s.message());
+            // One of the two may be standard input (`halftone - - < in.png | halftone analyze in.png -`).
+            if (o->original == "-" && o->halftone == "-")
+                return fail("analyze: only one of ORIGINAL and HALFTONE can be standard input (-)", kExitUsage);
+            StdStreams streams;
+            std::string original = o->original, halftone = o->halftone;
+            for (std::string* path : {&original, &halftone})
+                if (*path == "-")
+                    if (Status s = streams.readStdin({}, *path); !s) return fail("analyze: " + s.message());
+            auto read = [&](const std::string& path, Image& image) {
+                Status s = io::readImage(path, image);
+                std::string message = s.message();
+                if (path != o->original && path != o->halftone)
+                    for (size_t at; (at = message.find(path)) != std::string::npos;)
+                        message.replace(at, path.size(), "standard input");
+                return s ? Status::ok() : Status::error(message);
+            };
             Image a, b;
-            if (Status s = io::readImage(o->original, a); !s) return fail(s.message());
-            if (Status s = io::readImage(o->halftone, b); !s) return fail(s.message());
+            if (Status s = read(original, a); !s) return fail(s.message());
+            if (Status s = read(halftone, b); !s) return fail(s.message());
             const Plane8 f = convertColor(a, ColorMode::Gray).channels.front();
             const Plane8 g = convertColor(b, ColorMode::Gray).channels.front();
             if (!f.sameSize(g))
@@ -138,8 +155,8 @@ void addAnalyzeCommand(Commands& commands) {
             std::fwrite(shown.data(), 1, shown.size(), stdout);
             return int(kExitOk);
         });
-    sub->add_option("ORIGINAL", o->original, "the continuous-tone original")->required();
-    sub->add_option("HALFTONE", o->halftone, "its halftone (same size)")->required();
+    sub->add_option("ORIGINAL", o->original, "the continuous-tone original; - reads standard input")->required();
+    sub->add_option("HALFTONE", o->halftone, "its halftone (same size); - reads standard input")->required();
     sub->add_option("--csv", o->csv, "write the radially averaged power spectrum and anisotropy as CSV");
     sub->add_option("--tone-csv", o->toneCsv, "write the tone curve (mean output per input gray) as CSV");
     sub->add_option("--patch", o->patch, "spectrum patch X Y W H (default: centred square up to 256)")->expected(4);

@@ -12,6 +12,7 @@
 #include "app/halftone/jobcli.h"
 #include "core/job/batch.h"
 #include "core/threads.h"
+#include "io/filejob.h"
 #include "io/imagefile.h"
 
 namespace halftone::cli {
@@ -58,6 +59,10 @@ int runBatchCommand(BatchCli& o) {
     std::vector<std::string> ownOutputs;
     if (Status s = planBatch(o.inputs, layout, items, &ownOutputs); !s)
         return fail("batch: " + s.message(), kExitUsage);
+    // The job against the outputs' format (colour to PBM, CMYK to PNG): every file would fail the same.
+    if (!items.empty())
+        if (Status s = io::checkJobOutput(job, items.front().output); !s)
+            return fail("batch: " + s.message(), kExitUsage);
     if (!ownOutputs.empty())
         note("batch: " + std::to_string(ownOutputs.size()) + " file" + (ownOutputs.size() == 1 ? "" : "s") +
              " named *" + layout.suffix + "." + layout.format +
@@ -102,6 +107,7 @@ int runBatchCommand(BatchCli& o) {
     RunControl control;
     control.threads = threads;
     std::string usageError;
+    fileOptions.batchStartup = secondsSinceStart();
     const BatchSummary sum = runBatch(
         items, bo,
         [&](const BatchItem& item, const RunControl& rc) -> Status {

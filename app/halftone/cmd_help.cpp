@@ -41,12 +41,9 @@ std::string methodHelp(const std::string& method) {
                 case ParamSpec::Kind::Int:
                 case ParamSpec::Kind::Real:
                     name += " N";
+                    // the shortest text of each bound (0.3, not 0.29999999999999999)
                     detail +=
-                        " (" +
-                        paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.min)) : ParamValue(p.min)) +
-                        ".." +
-                        paramText(p.kind == ParamSpec::Kind::Int ? ParamValue(int64_t(p.max)) : ParamValue(p.max)) +
-                        ", default " + p.defaultText() + ")";
+                        " (" + jsonNumber(p.min) + ".." + jsonNumber(p.max) + ", default " + p.defaultText() + ")";
                     break;
                 case ParamSpec::Kind::Bool:
                     detail += " (a flag; default " + p.defaultText() + ")";

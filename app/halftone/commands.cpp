@@ -123,6 +123,10 @@ std::string jsonString(const std::string& text) {
 std::string jsonNumber(double value) {
     if (!std::isfinite(value)) return "null";
     char text[32];
+    if (value == std::floor(value) && std::fabs(value) < 1e15) {  // whole: 10, not 1e+01
+        std::snprintf(text, sizeof text, "%.0f", value);
+        return text;
+    }
     std::snprintf(text, sizeof text, "%.17g", value);
     // the shortest text that reads back as the same double
     for (int digits = 1; digits < 17; ++digits) {

@@ -8,6 +8,7 @@
 
 #include "app/halftone/commands.h"
 #include "app/halftone/jobcli.h"
+#include "app/halftone/optiontable.h"
 #include "app/halftone/stdstreams.h"
 #include "core/ed/kernel.h"
 #include "core/palette/palette.h"
@@ -21,6 +22,8 @@ struct Options {
     bool list = false;
     bool listKernels = false;
     bool listPalettes = false;
+    bool listOptions = false;
+    const CLI::App* app = nullptr;  ///< the option table, for --list-options
     std::string showPalette;
     std::string input, output, outputOption;
     JobOptions job;
@@ -57,15 +60,18 @@ int printLists(const Options& o) {
                      std::to_string(b.palette.size()) + ",\"description\":" + jsonString(b.description) + "}",
                  b.name + "\t" + b.group + "\t" + std::to_string(b.palette.size()) + "\t" + b.description);
     if (json) out += "]\n";
+    if (o.listOptions)
+        out = optionList(
+            *o.app, [&](const std::string& name) { return o.job.keptInPresets(name); }, json);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
 }
 
 int run(Options& o) {
     setQuiet(o.file.quiet);
-    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) > 1)
-        return fail("give one of --list, --list-kernels and --list-palettes at a time", kExitUsage);
-    if (o.list || o.listKernels || o.listPalettes) return printLists(o);
+    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) + int(o.listOptions) > 1)
+        return fail("give one of --list, --list-kernels, --list-palettes and --list-options at a time", kExitUsage);
+    if (o.list || o.listKernels || o.listPalettes || o.listOptions) return printLists(o);
     if (!o.showPalette.empty()) {
         int n = 0;
         if (Status s = parseAutoPaletteSpec(o.showPalette, n); !s) return fail(s.message(), kExitUsage);
@@ -166,6 +172,11 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
     app.add_flag("--list-palettes", o->listPalettes,
                  "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description")
         ->group(group::kInformation);
+    app.add_flag("--list-options", o->listOptions,
+                 "print one line per option of the program and its commands: "
+                 "name<TAB>value<TAB>commands<TAB>preset (kept by --save-preset) or -<TAB>group")
+        ->group(group::kInformation);
+    o->app = &app;
     app.add_option("--show-palette", o->showPalette,
                    "print the colours of a built-in palette or palette file as a .hex listing, and exit")
         ->group(group::kInformation)

@@ -67,12 +67,11 @@ double secondsBeforeMain() {
 const std::chrono::steady_clock::time_point kProgramStart = std::chrono::steady_clock::now();
 const double kSecondsBeforeMain = secondsBeforeMain();
 
-/// Seconds since the process started (library loading included).
-double startupSeconds() {
+}  // namespace
+
+double secondsSinceStart() {
     return kSecondsBeforeMain + std::chrono::duration<double>(std::chrono::steady_clock::now() - kProgramStart).count();
 }
-
-}  // namespace
 
 bool startDeviceFor(const JobSettings& job) {
     if (job.device == "cpu") return false;
@@ -89,6 +88,12 @@ bool startDeviceFor(const JobSettings& job) {
 bool JobOptions::given(const std::string& name) const {
     const auto it = options.find(name);
     return it != options.end() && it->second->count() > 0;
+}
+
+bool JobOptions::keptInPresets(const std::string& name) const {
+    if (name == "preset" || name == "save-preset" || name == "save-palette") return false;
+    return options.count(name) > 0 || std::any_of(methodOptions.begin(), methodOptions.end(),
+                                                  [&](const MethodOption& m) { return m.key == name; });
 }
 
 namespace {
@@ -313,7 +318,7 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
         ->group(group::kOutput);
     app.add_flag("--json", o.json,
                  "with --time: one JSON object per file on stderr instead; with --list, --list-kernels, "
-                 "--list-palettes: a JSON array on stdout")
+                 "--list-palettes, --list-options: a JSON array on stdout")
         ->group(group::kOutput);
     app.add_option("--max-memory", o.maxMemory,
                    "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the memory this "
@@ -528,10 +533,13 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
                 }
                 const gpu::StartTimes gpuStart =
                     deviceStarted && gpu::probe().usable ? gpu::backgroundStartTimes() : gpu::StartTimes{};
-                // Start-up: from the process's start to this file's read; so the dynamic loader's work, the
-                // OpenImageIO module's loading (on first need, while the output is checked) and the checks count.
+                // Start-up: the dynamic loader's work, the checks and the OpenImageIO module's loading (on first need):
+                // for one file all the time outside its stages, for a batch's files the time before the first file
+                // and the module's loading this file waited for.
                 const double startup =
-                    std::max(0.0, startupSeconds() - (times.read + times.prepare + times.method + times.write));
+                    fo.batchStartup >= 0 ? fo.batchStartup + times.load
+                                         : std::max(0.0, secondsSinceStart() -
+                                                             (times.read + times.prepare + times.method + times.write));
                 if (fo.json) {
                     std::string j = "{\"input\":" + jsonString(shownInput.empty() ? input : shownInput) +
                                     ",\"output\":" + jsonString(shownOutput.empty() ? output : shownOutput) +

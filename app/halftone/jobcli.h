@@ -40,6 +40,9 @@ struct JobOptions {
     std::deque<MethodOption> methodOptions;
 
     bool given(const std::string& name) const;
+    /// \brief Whether a preset keeps option `name` (without dashes): every job option and method option but those
+    /// that name the files of one run (--preset, --save-preset, --save-palette).
+    bool keptInPresets(const std::string& name) const;
 };
 
 /// \brief Options about files rather than the job: limits, lossy formats, progress and timing.
@@ -52,7 +55,14 @@ struct FileOptions {
     int concurrentRuns = 1;  ///< files run at once (a batch's jobs): they share the GPU, which the device choice counts
     bool quiet = false;
     bool json = false;  ///< --time (and the --list commands) as JSON
+    /// Seconds from the process's start to a batch's first file, which --time gives as every file's start-up (with
+    /// the library loading the file itself waited for); negative for a single file, whose start-up is all the time
+    /// outside its stages.
+    double batchStartup = -1;
 };
+
+/// \brief Seconds since the process started, the dynamic loader's work included.
+double secondsSinceStart();
 
 /// \brief Registers the job options (and one option per method parameter key) on `app`.
 void addJobOptions(CLI::App& app, JobOptions& o);

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/halftone/commands.h"
 #include "app/halftone/jobcli.h"
 #include "core/ed/kernel.h"
 #include "core/job/names.h"
@@ -62,7 +63,8 @@ std::vector<const CLI::Option*> typedOptions(const CLI::App& app) {
     return app.get_options([](const CLI::Option* o) { return o->nonpositional(); });
 }
 
-bool takesValue(const CLI::Option& o) { return o.get_type_size() != 0; }
+/// A flag (--serpentine, --help) takes no value: CLI11 gives it an expected count of 0.
+bool takesValue(const CLI::Option& o) { return o.get_type_size() != 0 && o.get_expected_max() != 0; }
 bool takesFile(const CLI::Option& o) {
     const std::string t = o.get_type_name();
     return t == "FILE" || t == "DIR" || t == "NAME|FILE" || t == "NAME|FILE|auto:N" ||
@@ -434,6 +436,49 @@ std::vector<std::string> optionValues(const CLI::Option& option) {
     return {};
 }
 
+std::string optionList(const CLI::App& app, const std::function<bool(const std::string&)>& kept, bool json) {
+    // One entry per option name, in the order the program, then each command, first has it.
+    struct Entry {
+        const CLI::Option* option;
+        std::vector<std::string> commands;
+    };
+    std::vector<Entry> entries;
+    std::vector<const CLI::App*> everyCommand = {&app};
+    for (const CLI::App* s : subcommands(app)) everyCommand.push_back(s);
+    for (const CLI::App* a : everyCommand)
+        for (const CLI::Option* o : typedOptions(*a)) {
+            const std::string command = a == &app ? "halftone" : a->get_name();
+            auto same = [&](const Entry& e) { return spellings(*e.option) == spellings(*o); };
+            if (const auto it = std::find_if(entries.begin(), entries.end(), same); it != entries.end())
+                it->commands.push_back(command);
+            else
+                entries.push_back({o, {command}});
+        }
+    std::string out = json ? "[" : "";
+    for (const Entry& e : entries) {
+        const CLI::Option& o = *e.option;
+        const std::string name = o.get_lnames().empty() ? o.get_name() : "--" + o.get_lnames().front();
+        const bool preset = !o.get_lnames().empty() && kept(o.get_lnames().front());
+        const std::string value = takesValue(o) ? o.get_type_name() : std::string();
+        if (!json) {
+            out += name + "\t" + value + "\t" + joinedWords(e.commands) + "\t" + (preset ? "preset" : "-") + "\t" +
+                   o.get_group() + "\n";
+            continue;
+        }
+        std::string item = "{\"name\":" + jsonString(name);
+        if (!o.get_snames().empty()) item += ",\"short\":" + jsonString("-" + o.get_snames().front());
+        item += ",\"value\":" + (takesValue(o) ? jsonString(value) : std::string("null")) + ",\"values\":[";
+        const std::vector<std::string> values = optionValues(o);
+        for (size_t i = 0; i < values.size(); ++i) item += (i ? "," : "") + jsonString(values[i]);
+        item += "],\"commands\":[";
+        for (size_t i = 0; i < e.commands.size(); ++i) item += (i ? "," : "") + jsonString(e.commands[i]);
+        item += "],\"group\":" + jsonString(o.get_group()) + ",\"preset\":" + (preset ? "true" : "false") +
+                ",\"description\":" + jsonString(o.get_description()) + "}";
+        out += (out.size() > 1 ? ",\n " : "") + item;
+    }
+    return json ? out + "]\n" : out;
+}
+
 std::string completionScript(const CLI::App& app, const std::string& shell) {
     if (shell == "bash") return bashScript(app);
     if (shell == "zsh") return zshScript(app);
@@ -476,36 +521,57 @@ std::string manPage(const CLI::App& app, const std::string& version) {
 }
 
 std::string suggestForArguments(const CLI::App& app, const std::vector<std::string>& args) {
-    std::vector<std::string> known;
-    auto collect = [&](const CLI::App& a) {
+    auto spellingsOf = [](const CLI::App& a) {
+        std::vector<std::string> names;
         for (const CLI::Option* o : typedOptions(a))
-            for (const std::string& n : spellings(*o)) known.push_back(n);
+            for (const std::string& n : spellings(*o)) names.push_back(n);
+        return names;
     };
-    collect(app);
+    const std::vector<const CLI::App*> commands = subcommands(app);
     std::vector<std::string> subs;
-    for (const CLI::App* s : subcommands(app)) {
-        collect(*s);
-        subs.push_back(s->get_name());
-    }
+    for (const CLI::App* s : commands) subs.push_back(s->get_name());
+    // The command the arguments run: the first word that names one, else the program itself.
+    const CLI::App* chosen = &app;
+    std::string commandName = "halftone";
     for (const std::string& a : args) {
         if (a == "--") break;
-        if (a.size() < 2 || a[0] != '-' || a == "-") continue;
-        if (a[1] != '-' && std::isdigit(static_cast<unsigned char>(a[1]))) continue;  // a negative number
-        const std::string name = a.substr(0, a.find('='));
-        if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-        std::string message = "unknown option " + name;
-        const std::string near = nearestName(name, known);
-        if (!near.empty()) message += " (did you mean " + near + "?)";
-        return message;
+        const auto it = std::find(subs.begin(), subs.end(), a);
+        if (it != subs.end()) {
+            chosen = commands[size_t(it - subs.begin())];
+            commandName += " " + a;
+            break;
+        }
     }
-    // A first word that names no file but nearly a command: `halftone scren ...`.
+    // A first word that names no file but nearly a command (`halftone scren --size 8 ...`), before the options:
+    // they are the options of the command meant.
     for (const std::string& a : args) {
+        if (chosen != &app) break;
         if (a.empty() || a[0] == '-') continue;
         std::error_code ec;
         if (std::find(subs.begin(), subs.end(), a) != subs.end() || std::filesystem::exists(a, ec)) break;
         const std::string near = nearestName(a, subs);
         if (!near.empty()) return "unknown command '" + a + "' (did you mean '" + near + "'?)";
         break;
+    }
+    const std::vector<std::string> known = spellingsOf(*chosen);
+    for (const std::string& a : args) {
+        if (a == "--") break;
+        if (a.size() < 2 || a[0] != '-' || a == "-") continue;
+        if (a[1] != '-' && std::isdigit(static_cast<unsigned char>(a[1]))) continue;  // a negative number
+        const std::string name = a.substr(0, a.find('='));
+        if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+        // An option of another command: `halftone --out-dir ...` for `halftone batch --out-dir ...`.
+        std::vector<const CLI::App*> everyCommand = {&app};
+        everyCommand.insert(everyCommand.end(), commands.begin(), commands.end());
+        for (const CLI::App* other : everyCommand)
+            if (other != chosen) {
+                const std::vector<std::string> theirs = spellingsOf(*other);
+                if (std::find(theirs.begin(), theirs.end(), name) != theirs.end())
+                    return "option " + name + " belongs to halftone" +
+                           (other == &app ? std::string() : " " + other->get_name()) + ", not to " + commandName;
+            }
+        return "unknown option " + name + (chosen == &app ? std::string() : " of " + commandName) +
+               didYouMean(name, known, false);
     }
     return {};
 }

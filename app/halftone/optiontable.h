@@ -4,6 +4,7 @@
 // mistyped options and commands. docs/cli.md holds the help blocks (scripts/update-cli-doc.py; test_cli checks them).
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ std::string manPage(const CLI::App& app, const std::string& version);
 /// \brief A usage message for arguments CLI11 rejected: an unknown option with the nearest known one ("unknown option
 /// --metod (did you mean --method?)"), or a mistyped command name; empty when it finds none.
 std::string suggestForArguments(const CLI::App& app, const std::vector<std::string>& args);
+
+/// \brief `halftone --list-options`: every option of the program and its commands, one line each
+/// (name<TAB>value<TAB>commands<TAB>preset or -<TAB>group), or a JSON array (`json`) that also gives the short name,
+/// the values taken by name and the description. `kept(name)` says whether a preset keeps the option (name without
+/// dashes).
+std::string optionList(const CLI::App& app, const std::function<bool(const std::string&)>& kept, bool json);
 
 /// \brief The values an option takes by name (methods, variants, kernels, palettes, choices), for completions.
 std::vector<std::string> optionValues(const CLI::Option& option);

@@ -134,11 +134,24 @@ Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layo
                              (clashCount == 1 ? " output name clashes: " : " output names clash: ") + clashes +
                              "; rename them, or use --suffix or separate runs");
     }
-    items.insert(items.end(), unreadable.begin(), unreadable.end());
+    // Every output that is an input, at once as well.
+    std::string overwrites;
+    size_t overwriteCount = 0;
     for (const BatchItem& item : items)
-        if (item.problem.empty() && inputPaths.count(resolved(item.output)))
-            return Status::error("'" + item.input + "' would be written to '" + item.output +
-                                 "', which is one of the inputs; choose another --out-dir, --format or --suffix");
+        if (inputPaths.count(resolved(item.output))) {
+            overwrites += std::string(overwrites.empty() ? "" : "; ") + "'" + item.input + "' would be written to '" +
+                          item.output + "'";
+            ++overwriteCount;
+        }
+    if (overwriteCount > 0) {
+        items.clear();
+        if (ownOutputs) ownOutputs->clear();
+        return Status::error((overwriteCount == 1
+                                  ? overwrites + ", which is one of the inputs"
+                                  : std::to_string(overwriteCount) + " outputs are inputs: " + overwrites) +
+                             "; choose another --out-dir, --format or --suffix");
+    }
+    items.insert(items.end(), unreadable.begin(), unreadable.end());
     return Status::ok();
 }
 

@@ -32,11 +32,11 @@ bool isImageFileName(const std::string& name);
 
 /// \brief Maps inputs to outputs: a file goes to OUTDIR/NAME[SUFFIX].FORMAT; a folder is walked recursively (image
 /// files only, in name order) and its structure mirrored under OUTDIR. Refuses, before any work, inputs that do not
-/// exist, inputs that would write one output (every such clash listed in one message, each input named), and an
-/// output that is one of the inputs. With a suffix, a file whose name ends in SUFFIX.FORMAT and that lies where this
-/// batch would write it is an earlier run's output, not an input: it is left out (and listed in `ownOutputs`), so a
-/// batch written into its input folder can be run again. A sub-folder that cannot be read becomes an item with a
-/// `problem` (it fails in the run, named), never a silent gap.
+/// exist, inputs that would write one output (every such clash listed in one message, each input named), and outputs
+/// that are inputs (all of them listed in one message). With a suffix, a file whose name ends in SUFFIX.FORMAT and that
+/// lies where this batch would write it is an earlier run's output, not an input: it is left out (and listed in
+/// `ownOutputs`), so a batch written into its input folder can be run again. A sub-folder that cannot be read becomes
+/// an item with a `problem` (it fails in the run, named), never a silent gap.
 Status planBatch(const std::vector<std::string>& inputs, const BatchLayout& layout, std::vector<BatchItem>& items,
                  std::vector<std::string>* ownOutputs = nullptr);
 

@@ -32,6 +32,14 @@ constexpr Alias kAliases[] = {
     {"method", "floyd", "ed"},
     {"method", "dither", "ordered"},
     {"method", "hilbert", "riemersma"},
+    {"palette", "acep", "acep7"},
+    {"palette", "spectra", "spectra6"},
+    {"palette", "monochrome", "bw"},
+    {"palette", "grey4", "gray4"},
+    {"palette", "dmg", "gameboy"},
+    {"palette", "commodore64", "c64"},
+    {"palette", "macintosh", "mac16"},
+    {"palette", "web", "websafe"},
 };
 
 }  // namespace

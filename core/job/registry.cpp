@@ -316,7 +316,7 @@ Status Registry::resolveParams(const MethodInfo& m, ParamValues& values) const {
                 break;
         }
     }
-    return Status::ok();
+    return m.checkParams ? m.checkParams(values) : Status::ok();
 }
 
 namespace {

@@ -165,6 +165,10 @@ struct MethodInfo {
     /// \brief Bytes the CPU implementation allocates for one plane of width x height beyond its input and
     /// output (DBS's double-precision error planes); empty when that is small. runImage checks it first.
     std::function<uint64_t(int width, int height, const ParamValues&)> workingBytes;
+    /// \brief Checks across parameters on the values resolveParams made (an AM screen's cell of dpi / lpi pixels);
+    /// empty when each parameter's own range and check say all. Its refusal is the job's, found before any file is
+    /// read.
+    std::function<Status(const ParamValues& resolved)> checkParams;
     bool exact = true;  ///< bit-identical to the sequential SPEC reference
     /// \brief Set and true for these parameters: `cpu` may be called with `dst` the very plane `src` (each pixel's
     /// input is read before its output is written and never after), so a caller that gives up its input needs no

@@ -301,10 +301,15 @@ void registerAmScreenMethods(Registry& r) {
                                    "dot shape: round (Euclidean), elliptic (chain), square or line"));
     m.params.back().choiceLabels = {
         {"round", "Round"}, {"elliptic", "Elliptic"}, {"square", "Square"}, {"line", "Line"}};
-    m.cpu = [](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
+    const auto screenOf = [](const ParamValues& v) {
         AmScreenParams p;
         p.lpi = v.getReal("lpi", 60);
         p.dpi = v.getReal("dpi", 600);
+        return p;
+    };
+    m.checkParams = [screenOf](const ParamValues& v) { return checkAmScreen(screenOf(v)); };
+    m.cpu = [screenOf](const Plane8& src, Plane8& dst, const ParamValues& v, const RunControl& rc) {
+        AmScreenParams p = screenOf(v);
         std::array<double, 4> angles{};
         if (Status s = parseAmAngles(v.getText("angles", "15,75,0,45"), angles); !s) return s;
         const std::string channel = v.getText(kChannelKey, "gray");

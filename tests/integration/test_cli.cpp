@@ -142,6 +142,7 @@ private slots:
     void stdinStdoutMatchFileRun_data();
     void stdinStdoutMatchFileRun();
     void stdioUsageErrors();
+    void analyzeReadsStandardInput();
     void stdioTemporariesGoOnSignal();
     void quietLeavesOutNotes();
     void suggestions_data();
@@ -408,9 +409,9 @@ void TestCli::badInput_data() {
     QTest::newRow("unknown output extension")
         << QStringList{m, ed, "@IN", "@DIR/o.xyz"} << 1 << "cannot write '@DIR/o.xyz'";
     QTest::newRow("no output extension") << QStringList{m, ed, "@IN", "@DIR/o"} << 1 << "no file extension";
-    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 1
+    QTest::newRow("rgb to pgm") << QStringList{m, ed, "--color", "rgb", "@IN", "@DIR/o.pgm"} << 2
                                 << "cannot write '@DIR/o.pgm': PGM holds one gray channel";
-    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 1
+    QTest::newRow("levels to pbm") << QStringList{m, ed, "--levels", "4", "@IN", "@DIR/o.pbm"} << 2
                                    << "cannot write '@DIR/o.pbm': PBM holds only black and white";
     // An option of another registered method, if any method has one that ed/rc lacks.
     const MethodInfo* edrc = Registry::instance().find("ed", "rc");
@@ -1023,6 +1024,21 @@ void TestCli::stdinStdoutMatchFileRun() {
     QVERIFY(!r.err.contains("halftone-"));
 }
 
+void TestCli::analyzeReadsStandardInput() {
+    const QString original = QString::fromStdString(test::dataPath("moon.png"));
+    const QString halftone = QString::fromStdString(path("ht.png"));
+    QCOMPARE(runCli({"--width", "64", original, halftone}).exitCode, 0);
+    const QString small = QString::fromStdString(path("small.png"));
+    QCOMPARE(runCli({"--width", "64", "--method", "ed", "--kernel", "stucki", original, small}).exitCode, 0);
+    const Run files = runCli({"analyze", "--json", small, halftone});
+    QVERIFY2(files.exitCode == 0 && files.out.startsWith("{\"width\":64"), qPrintable(files.out + files.err));
+    const Run piped = runCliPiped({"analyze", "--json", small, "-"}, halftone, {});
+    QVERIFY2(piped.exitCode == 0, qPrintable(piped.err));
+    QCOMPARE(piped.out, files.out);
+    const Run both = runCliPiped({"analyze", "-", "-"}, halftone, {});
+    QVERIFY2(both.exitCode == 2 && both.err.contains("only one of"), qPrintable(both.err));
+}
+
 void TestCli::stdioUsageErrors() {
     const QString input = QString::fromStdString(test::dataPath("page.png"));
     const QString sink = QString::fromStdString(path("sink"));
@@ -1086,6 +1102,10 @@ void TestCli::suggestions_data() {
     QTest::newRow("option") << QStringList{"--metod", "ed", in, "o.png"} << "did you mean --method?";
     QTest::newRow("option with =") << QStringList{"--kernal=jarvis", in, "o.png"} << "did you mean --kernel?";
     QTest::newRow("batch option") << QStringList{"batch", "--out-dri", "x", in} << "did you mean --out-dir?";
+    QTest::newRow("option of batch") << QStringList{"--out-dir", "x", in, "o.png"}
+                                     << "option --out-dir belongs to halftone batch, not to halftone";
+    QTest::newRow("option of the program") << QStringList{"batch", "-o", "x.png", "--out-dir", "x", in}
+                                           << "option -o belongs to halftone, not to halftone batch";
     QTest::newRow("method") << QStringList{"--method", "dsb", in, "o.png"} << "did you mean 'dbs'?";
     QTest::newRow("variant") << QStringList{"--variant", "plian", in, "o.png"} << "did you mean 'plain'?";
     QTest::newRow("kernel") << QStringList{"--kernel", "jarvs", in, "o.png"} << "did you mean 'jarvis'?";
@@ -1120,6 +1140,9 @@ void TestCli::namesAndAliases_data() {
     QTest::newRow("display name") << QStringList{"--method", "dbs"} << QStringList{"--method", "Direct binary search"};
     QTest::newRow("variant RC") << QStringList{"--variant", "rc"} << QStringList{"--variant", "RC"};
     QTest::newRow("ACEP7") << QStringList{"--palette", "acep7"} << QStringList{"--palette", "ACEP7"};
+    QTest::newRow("palette acep") << QStringList{"--palette", "acep7"} << QStringList{"--palette", "acep"};
+    QTest::newRow("palette Spectra") << QStringList{"--palette", "spectra6"} << QStringList{"--palette", "Spectra"};
+    QTest::newRow("palette dmg") << QStringList{"--palette", "gameboy"} << QStringList{"--palette", "DMG"};
     QTest::newRow("colour RGB") << QStringList{"--color", "rgb"} << QStringList{"--color", "RGB"};
     QTest::newRow("hvs") << QStringList{"--method", "dbs", "--hvs", "nasanen"}
                          << QStringList{"--method", "dbs", "--hvs", "Nasanen"};
@@ -1214,6 +1237,9 @@ void TestCli::helpMethod() {
     QVERIFY(r.out.contains("--kernel NAME") && r.out.contains("floyd-steinberg"));
     QVERIFY(r.out.contains("(default)"));
     QCOMPARE(runCli({"help", "batch"}).out, runCli({"batch", "--help"}).out);
+    // ranges in their shortest form
+    const Run dbs = runCli({"help", "dbs"});
+    QVERIFY2(dbs.out.contains("(0.3..10, default 1.2)") && !dbs.out.contains("0.2999"), qPrintable(dbs.out));
 }
 
 void TestCli::completionsAndManPage() {
@@ -1239,12 +1265,15 @@ void TestCli::completionsAndManPage() {
     if (haveProgram("bash")) {
         // the bash function completes a mistyped start of --method and the kernel names
         const std::string probe = path("probe.sh");
-        std::ofstream(probe)
-            << "source " << path("completion.bash") << "\n"
-            << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
-            << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
+        std::ofstream(probe) << "source " << path("completion.bash") << "\n"
+                             << "COMP_WORDS=(halftone --meth); COMP_CWORD=1; _halftone; echo \"${COMPREPLY[*]}\"\n"
+                             << "COMP_WORDS=(halftone --kernel ja); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n"
+                             // a flag takes no value: the word after it is a file
+                             << "COMP_WORDS=(halftone --serpentine " << path("pro")
+                             << "); COMP_CWORD=2; _halftone; echo \"${COMPREPLY[*]}\"\n";
         const Run r = test::runProcess("bash", {QString::fromStdString(probe)});
         QVERIFY2(r.out.contains("--method") && r.out.contains("jarvis"), qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QString::fromStdString(path("probe.sh"))), qPrintable(r.out + r.err));
     }
     const Run man = runCli({"--man"});
     QCOMPARE(man.exitCode, 0);

@@ -181,7 +181,8 @@ void TestCliPrint::errors_data() {
     // a malformed --angles is a usage error found before the input is read
     QTest::newRow("bad angles") << QStringList{"--method", "am", "--angles", "15,75"} << "o.png" << 2
                                 << "--angles '15,75' must be four angles";
-    QTest::newRow("cells too small") << QStringList{"--method", "am", "--lpi", "400", "--dpi", "600"} << "o.png" << 1
+    // a cell too small for the device: a usage error as well, found by the method's check across parameters
+    QTest::newRow("cells too small") << QStringList{"--method", "am", "--lpi", "400", "--dpi", "600"} << "o.png" << 2
                                      << "at least 2 pixels wide";
     QTest::newRow("unknown dot") << QStringList{"--method", "am", "--dot", "star"} << "o.png" << 2
                                  << "unknown dot 'star'; choose one of: round, elliptic, square, line";

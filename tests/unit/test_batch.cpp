@@ -97,6 +97,14 @@ void TestBatch::refusesCollisionsAndOverwrites() {
     s = planBatch({(root / "a/photo.png").string()}, layout, items);
     QVERIFY(!s);
     QVERIFY2(s.message().find("one of the inputs") != std::string::npos, s.message().c_str());
+    // every output that is an input, in one message
+    touch(root / "a/second.png");
+    touch(root / "a/third.png");
+    s = planBatch({(root / "a").string()}, layout, items);
+    QVERIFY(!s && items.empty());
+    QVERIFY2(s.message().find("3 outputs are inputs") != std::string::npos, s.message().c_str());
+    for (const char* name : {"a/photo.png", "a/second.png", "a/third.png"})
+        QVERIFY2(s.message().find(name) != std::string::npos, name);
     int k = 0, n = 0;
     QVERIFY(parseShard("3/8", k, n) && k == 3 && n == 8);
     for (const char* bad : {"0/3", "4/3", "3", "a/b", "1/0", "-1/2", ""}) QVERIFY2(!parseShard(bad, k, n), bad);

@@ -4,6 +4,8 @@
 
 #include <sched.h>
 
+#include <QTemporaryDir>
+
 #include "core/job/job.h"
 #include "core/ed/kernel.h"
 #include "core/machine.h"
@@ -24,6 +26,7 @@ private slots:
     void lookupsAgree();
     void textParametersAreCheckedWithoutAnImage();
     void cgroupTexts();
+    void cgroupTrees();
     void availableCpusFollowTheAffinityMask();
 };
 
@@ -110,6 +113,11 @@ void TestNames::textParametersAreCheckedWithoutAnImage() {
     QVERIFY(!Registry::instance().resolveParams(*am, a));
     a.set("angles", std::string("15,75,0,45"));
     QVERIFY(Registry::instance().resolveParams(*am, a).isOk());
+    // checks across parameters: a cell of 300 dpi / 1000 lpi = 0.3 pixels
+    a.set("lpi", 1000.0);
+    a.set("dpi", 300.0);
+    const Status cell = Registry::instance().resolveParams(*am, a);
+    QVERIFY2(!cell && cell.message().find("cells of 0.3 pixels") != std::string::npos, cell.message().c_str());
 }
 
 void TestNames::cgroupTexts() {
@@ -125,6 +133,44 @@ void TestNames::cgroupTexts() {
     QCOMPARE(bytesFromMemoryMax("9223372036854771712"), uint64_t(0));  // cgroup v1's "no limit"
     QCOMPARE(bytesFromMemoryMax("12abc"), uint64_t(0));
     QCOMPARE(bytesFromMemoryMax(""), uint64_t(0));
+}
+
+void TestNames::cgroupTrees() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString();
+    auto write = [&](const std::string& file, const std::string& text) {
+        QVERIFY(QDir().mkpath(QString::fromStdString(root + "/" + file.substr(0, file.find_last_of('/')))));
+        QFile f(QString::fromStdString(root + "/" + file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.c_str());
+    };
+    // cgroup v2: a Slurm-like job with its limits on the job, the process in a step below it
+    write("job/cpu.max", "300000 100000\n");
+    write("job/memory.max", "8589934592\n");
+    write("job/step/cpu.max", "max 100000\n");
+    write("job/step/memory.max", "max\n");
+    CgroupLimits l = cgroupLimits("0::/job/step\n", root);
+    QCOMPARE(l.cpus, 3);
+    QCOMPARE(l.memory, uint64_t(8) << 30);
+    // the smaller of a group's and its parent's
+    write("job/step/cpu.max", "100000 100000\n");
+    QCOMPARE(cgroupLimits("0::/job/step\n", root).cpus, 1);
+    // none set, or a container's own root ("/"): no limits
+    QCOMPARE(cgroupLimits("0::/other\n", root).cpus, 0);
+    QCOMPARE(cgroupLimits("0::/\n", root).memory, uint64_t(0));
+    // cgroup v1: each controller's hierarchy under its names, the quota on a parent
+    write("cpu,cpuacct/slurm/job/cpu.cfs_quota_us", "200000\n");
+    write("cpu,cpuacct/slurm/job/cpu.cfs_period_us", "100000\n");
+    write("cpu,cpuacct/slurm/job/task/cpu.cfs_quota_us", "-1\n");
+    write("cpu,cpuacct/slurm/job/task/cpu.cfs_period_us", "100000\n");
+    write("memory/slurm/job/memory.limit_in_bytes", "1073741824\n");
+    write("memory/slurm/job/task/memory.limit_in_bytes", "9223372036854771712\n");
+    l = cgroupLimits("4:cpu,cpuacct:/slurm/job/task\n9:memory:/slurm/job/task\n1:name=systemd:/x\n", root);
+    QCOMPARE(l.cpus, 2);
+    QCOMPARE(l.memory, uint64_t(1) << 30);
+    // the hybrid layout: v2's unified hierarchy under root/unified, consulted first
+    write("unified/svc/cpu.max", "100000 100000\n");
+    QCOMPARE(cgroupLimits("4:cpu,cpuacct:/slurm/job/task\n0::/svc\n", root).cpus, 1);
 }
 
 void TestNames::availableCpusFollowTheAffinityMask() {
