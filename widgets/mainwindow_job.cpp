@@ -237,8 +237,6 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
         converted = tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)");
     }
     io::WriteOptions opt;
-    // A palette result's colours are its palette (kept on the image for an indexed file), not the "levels" parameter.
-    opt.levels = shape.binary ? 2 : current_->palette ? 256 : int(current_->params.getInt("levels", 256));
     opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
     const Status s = io::writeImage(file, *image, opt);
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
