@@ -87,7 +87,7 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
     if (layout.colorType == PNG_COLOR_TYPE_PALETTE || layout.bitDepth < 8)
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
     else if (layout.level <= 2)
-        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
     png_set_IHDR(png, info, png_uint_32(layout.width), png_uint_32(layout.height), layout.bitDepth, layout.colorType,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (layout.colorType == PNG_COLOR_TYPE_PALETTE)
