@@ -3,6 +3,8 @@
 
 #include "io/codecs.h"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cmath>
 #include <csetjmp>
@@ -36,6 +38,8 @@ Status closeWrittenFile(std::FILE* f) {
     if (std::fclose(f) != 0) return Status::error(std::string("write failed: ") + std::strerror(errno));
     return Status::ok();
 }
+
+int deflateStrategy(int level, bool indexedOrBits) { return indexedOrBits && level == 1 ? Z_RLE : Z_DEFAULT_STRATEGY; }
 
 void packRow(const uint8_t* values, int w, int depth, uint8_t* out, const uint8_t* code) {
     if (depth == 8) {
@@ -84,9 +88,10 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
     }
     png_init_io(png, f);
     png_set_compression_level(png, layout.level);
-    if (layout.colorType == PNG_COLOR_TYPE_PALETTE || layout.bitDepth < 8)
+    if (layout.colorType == PNG_COLOR_TYPE_PALETTE || layout.bitDepth < 8) {
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-    else if (layout.level <= 2)
+        png_set_compression_strategy(png, deflateStrategy(layout.level, true));
+    } else if (layout.level <= 2)
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
     png_set_IHDR(png, info, png_uint_32(layout.width), png_uint_32(layout.height), layout.bitDepth, layout.colorType,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

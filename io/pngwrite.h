@@ -29,6 +29,11 @@ void setPngResolution(png_structp png, png_infop info, double dpi);
 /// \brief Flushes and closes a file written with stdio; "write failed: ..." when either fails.
 Status closeWrittenFile(std::FILE* f);
 
+/// \brief The zlib strategy of a level: at level 1 (`--compress fast`), samples of 1 to 4 bits and palette indices are
+/// matched as runs only (Z_RLE): half the time of level 1's search, smaller for 1-bit halftones and about 6 % larger
+/// for indexed ones (docs/performance.md, "Writing files"); otherwise zlib's default.
+int deflateStrategy(int level, bool indexedOrBits);
+
 /// \brief Packs `w` samples of `depth` bits (1, 2, 4 or 8), most significant bits first as PNG and TIFF store them:
 /// sample x is `code[values[x]]`, or values[x] itself when `code` is null.
 void packRow(const uint8_t* values, int w, int depth, uint8_t* out, const uint8_t* code = nullptr);
@@ -46,7 +51,7 @@ struct PngLayout {
 
 /// \brief Writes a PNG to `path` row by row: `fillRow(y, row)` packs row y into `row` (its size is the packed row
 /// length), and libpng compresses it at once. Rows of palette and sub-byte images are not filtered (the PNG
-/// specification's advice); 8-bit rows get libpng's adaptive filter choice, except at levels up to 2, where the Up
+/// specification's advice) and compressed with deflateStrategy(); 8-bit rows get libpng's adaptive filter choice, except at levels up to 2, where the Up
 /// filter alone gives files as small within 1 % in half the time (docs/performance.md, "Writing files"). Reports the fraction of rows written to
 /// `control` and stops with Status::cancelled() when it is cancelled. A libpng error ends the write with "write
 /// failed: ..." (the caller removes the file).

@@ -208,6 +208,25 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
     return Status::ok();
 }
 
+namespace {
+
+/// Compresses `raw` into `out` as one zlib stream (what TIFF's Adobe Deflate strips hold); false when zlib fails.
+bool deflateStrip(const std::vector<uint8_t>& raw, int level, int strategy, std::vector<uint8_t>& out) {
+    z_stream z{};
+    if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, strategy) != Z_OK) return false;
+    out.resize(deflateBound(&z, uLong(raw.size())));
+    z.next_in = const_cast<Bytef*>(raw.data());
+    z.avail_in = uInt(raw.size());
+    z.next_out = out.data();
+    z.avail_out = uInt(out.size());
+    const bool done = deflate(&z, Z_FINISH) == Z_STREAM_END;
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return done;
+}
+
+}  // namespace
+
 Status writeTiffRows(const std::string& path, const TiffLayout& layout,
                      const std::function<void(int y, uint8_t* row, uint8_t* scratch)>& fillRow,
                      const WriteOptions& options) {
@@ -251,7 +270,7 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
     const auto workers = size_t(threads);
     std::vector<std::vector<uint8_t>> raw(workers), scratch(workers);
     std::vector<std::vector<uint8_t>> packed(group);
-    std::vector<uLongf> packedSize(group);
+    const int strategy = deflateStrategy(options.compressLevel, !predict);
     std::atomic<bool> deflateFailed{false};
     const RunControl quiet{{}, options.control.stop, threads};  // progress is reported per group below
     for (uint32_t s0 = 0; s0 < strips; s0 += group) {
@@ -269,16 +288,12 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
                     for (size_t k = rowBytes - 1; k >= size_t(layout.samples) && k < rowBytes; --k)
                         row[k] = uint8_t(row[k] - row[k - size_t(layout.samples)]);
             }
-            packedSize[size_t(i)] = compressBound(uLong(r.size()));
-            packed[size_t(i)].resize(packedSize[size_t(i)]);
-            if (compress2(packed[size_t(i)].data(), &packedSize[size_t(i)], r.data(), uLong(r.size()),
-                          options.compressLevel) != Z_OK)
-                deflateFailed = true;
+            if (!deflateStrip(r, options.compressLevel, strategy, packed[size_t(i)])) deflateFailed = true;
         });
         if (!done) return Status::cancelled();
         if (deflateFailed) return Status::error("out of memory while compressing");
         for (uint32_t i = 0; i < n; ++i)
-            if (TIFFWriteRawStrip(t, s0 + i, packed[i].data(), tmsize_t(packedSize[i])) < 0)
+            if (TIFFWriteRawStrip(t, s0 + i, packed[i].data(), tmsize_t(packed[i].size())) < 0)
                 return Status::error("write failed: " + errors.first);
     }
     if (!TIFFFlush(t) || !errors.first.empty()) return Status::error("write failed: " + errors.first);
