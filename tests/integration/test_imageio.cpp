@@ -586,8 +586,8 @@ void TestImageIo::indexedWrite() {
 
 void TestImageIo::indexedFallsBackToRgb() {
     // A palette that does not describe the pixels (here one pixel changed) is not written: the file is RGB and
-    // holds the pixels.
-    Image im = randomIndexed(20, 10, 4, test::freshSeed("indexed fallback"));
+    // holds the pixels (40 random colours: their channels' values have far more than 256 combinations).
+    Image im = randomIndexed(20, 10, 40, test::freshSeed("indexed fallback"));
     im.channels[1].at(3, 5) ^= 1;
     for (const char* name : {"o.png", "o.tif"}) {
         const std::string file = path(name);
