@@ -257,11 +257,16 @@ Status finishOutputCheck(const std::string& ctx, const std::string& path, const 
 }  // namespace
 
 Status parseCompression(const std::string& text, int& level) {
-    if (text == "fast") level = kCompressFast;
-    else if (text == "default") level = kCompressDefault;
-    else if (text == "best") level = kCompressBest;
-    else if (text.size() == 1 && text[0] >= '0' && text[0] <= '9') level = text[0] - '0';
-    else return Status::error("unknown compression '" + text + "'; choose fast, default, best or a level 0..9");
+    if (text == "fast")
+        level = kCompressFast;
+    else if (text == "default")
+        level = kCompressDefault;
+    else if (text == "best")
+        level = kCompressBest;
+    else if (text.size() == 1 && text[0] >= '0' && text[0] <= '9')
+        level = text[0] - '0';
+    else
+        return Status::error("unknown compression '" + text + "'; choose fast, default, best or a level 0..9");
     return Status::ok();
 }
 

@@ -85,9 +85,10 @@ struct WriteOptions {
 /// The file appears complete or not at all (see AtomicFile in io/atomicwrite.h: written unnamed and
 /// linked into place, so no interruption leaves a partial or temporary file); new files get
 /// `0666 & ~umask`. Devices, FIFOs and other non-regular targets are refused. The built-in writers report
-/// every write error (no read-back is needed); a file written through OpenImageIO is read back before it replaces anything: when it does not
-/// hold the image's pixels exactly (a full disk the codec did not report, or a format that changes values) the write
-/// fails, except for the lossy formats of isLossyFormat(), whose values are expected to change.
+/// every write error (no read-back is needed); a file written through OpenImageIO is read back before it replaces
+/// anything: when it does not hold the image's pixels exactly (a full disk the codec did not report, or a format that
+/// changes values) the write fails, except for the lossy formats of isLossyFormat(), whose values are expected to
+/// change.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
 /// \brief The layout an output will have, as far as it is known before the image exists.

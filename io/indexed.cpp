@@ -69,9 +69,7 @@ bool indexedForm(const Image& image, bool withAlpha, IndexedRows& rows) {
     if (hasExactPalette(image, withAlpha)) {
         rows.palette = image.palette;
         if (!image.hasAlpha) {
-            rows.row = [&image](int y, uint8_t* out) {
-                std::memcpy(out, image.indices.row(y), size_t(image.width()));
-            };
+            rows.row = [&image](int y, uint8_t* out) { std::memcpy(out, image.indices.row(y), size_t(image.width())); };
             return true;
         }
         auto extra = std::make_shared<AlphaEntries>();

@@ -51,10 +51,11 @@ struct PngLayout {
 
 /// \brief Writes a PNG to `path` row by row: `fillRow(y, row)` packs row y into `row` (its size is the packed row
 /// length), and libpng compresses it at once. Rows of palette and sub-byte images are not filtered (the PNG
-/// specification's advice) and compressed with deflateStrategy(); 8-bit rows get libpng's adaptive filter choice, except at levels up to 2, where the Up
-/// filter alone gives files as small within 1 % in half the time (docs/performance.md, "Writing files"). Reports the fraction of rows written to
-/// `control` and stops with Status::cancelled() when it is cancelled. A libpng error ends the write with "write
-/// failed: ..." (the caller removes the file).
+/// specification's advice) and compressed with deflateStrategy(); 8-bit rows get libpng's adaptive filter choice,
+/// except at levels up to 2, where the Up filter alone gives files as small within 1 % in half the time
+/// (docs/performance.md, "Writing files"). Reports the fraction of rows written to `control` and stops with
+/// Status::cancelled() when it is cancelled. A libpng error ends the write with "write failed: ..." (the caller removes
+/// the file).
 Status writePngRows(const std::string& path, const PngLayout& layout,
                     const std::function<void(int y, png_byte* row)>& fillRow, const RunControl& control = {});
 

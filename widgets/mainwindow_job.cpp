@@ -295,7 +295,8 @@ bool MainWindow::startSave(const QString& requested, const QString& filter) {
             if (!toRgb) return io::writeImage(file, *result, opt);
             return io::writeImage(file, convertColor(*result, ColorMode::RGB), opt);
         } catch (const std::bad_alloc&) {
-            return Status::error("cannot write '" + file + "': not enough memory to convert the result for this format");
+            return Status::error("cannot write '" + file +
+                                 "': not enough memory to convert the result for this format");
         }
     }));
     return true;

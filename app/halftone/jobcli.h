@@ -72,8 +72,8 @@ int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::J
 /// \brief Refuses an empty value (an unset shell variable): for options that name a file, a palette or a part.
 const CLI::Validator& nonEmpty();
 
-/// \brief Checks the file options once (--max-pixels, --max-memory, --compress) and applies --quiet; prints and returns the exit
-/// code.
+/// \brief Checks the file options once (--max-pixels, --max-memory, --compress) and applies --quiet; prints and returns
+/// the exit code.
 int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
 
 /// \brief The option groups of `halftone --help`, in the order they are shown.

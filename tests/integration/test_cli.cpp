@@ -373,8 +373,8 @@ void TestCli::badInput_data() {
                                          << "--max-pixels must be a positive number of pixels, got -1";
     QTest::newRow("bad compress") << QStringList{m, ed, "--compress", "fastest", "@IN", "@OUT"} << 2
                                   << "--compress: unknown compression 'fastest'; choose fast, default, best or a level";
-    QTest::newRow("compress level too high") << QStringList{m, ed, "--compress", "10", "@IN", "@OUT"} << 2
-                                             << "--compress: unknown compression '10'";
+    QTest::newRow("compress level too high")
+        << QStringList{m, ed, "--compress", "10", "@IN", "@OUT"} << 2 << "--compress: unknown compression '10'";
     QTest::newRow("jpeg without --force")
         << QStringList{"@IN", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': JPEG is a lossy format";
     QTest::newRow("webp without --force")

@@ -619,8 +619,8 @@ void TestImageIo::fewValuesWrite_data() {
     QTest::newRow("png only white, 1 bit") << "o.png" << 1 << "255" << 1 << 0;
     QTest::newRow("png 4 levels, 2 bits") << "o.png" << 1 << "0,85,170,255" << 2 << 0;
     QTest::newRow("png 3 of 4 levels, 2 bits") << "o.png" << 1 << "0,170,255" << 2 << 0;
-    QTest::newRow("png 16 levels, 4 bits") << "o.png" << 1 << "0,17,34,51,68,85,102,119,136,153,170,187,204,221,238,255"
-                                           << 4 << 0;
+    QTest::newRow("png 16 levels, 4 bits")
+        << "o.png" << 1 << "0,17,34,51,68,85,102,119,136,153,170,187,204,221,238,255" << 4 << 0;
     QTest::newRow("png 3 uneven levels, 8 bits") << "o.png" << 1 << "0,128,255" << 8 << 0;
     QTest::newRow("png binary rgb, 4-bit indexed") << "o.png" << 3 << "0,255" << 4 << 3;
     QTest::newRow("png rgb of 2 values, 8 colours") << "o.png" << 3 << "40,200" << 4 << 3;
@@ -628,8 +628,8 @@ void TestImageIo::fewValuesWrite_data() {
     QTest::newRow("png rgb of 7 levels, 8-bit rgb") << "o.png" << 3 << "0,42,85,128,170,212,255" << 8 << 2;
     QTest::newRow("tif binary gray, 1 bit") << "o.tif" << 1 << "0,255" << 1 << 1;
     QTest::newRow("tif 4 levels, 2 bits") << "o.tif" << 1 << "0,85,170,255" << 2 << 1;
-    QTest::newRow("tif 16 levels, 4 bits") << "o.tif" << 1 << "0,17,34,51,68,85,102,119,136,153,170,187,204,221,238,255"
-                                           << 4 << 1;
+    QTest::newRow("tif 16 levels, 4 bits")
+        << "o.tif" << 1 << "0,17,34,51,68,85,102,119,136,153,170,187,204,221,238,255" << 4 << 1;
     QTest::newRow("tif 3 uneven levels, 8 bits") << "o.tif" << 1 << "0,128,255" << 8 << 1;
     QTest::newRow("tif binary rgb, 4-bit palette") << "o.tif" << 3 << "0,255" << 4 << 3;
     QTest::newRow("tif rgb of 3 levels, 8-bit palette") << "o.tif" << 3 << "0,128,255" << 8 << 3;
@@ -644,8 +644,8 @@ void TestImageIo::fewValuesWrite() {
     std::vector<int> v;
     for (const QString& x : values.split(',')) v.push_back(x.toInt());
     // Rows that end inside a byte at every depth, single rows and columns, and TIFFs of many strips.
-    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{1, 37}, std::pair{53, 1}, std::pair{13, 7}, std::pair{301, 211},
-                               std::pair{2003, 600}}) {
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{1, 37}, std::pair{53, 1}, std::pair{13, 7},
+                               std::pair{301, 211}, std::pair{2003, 600}}) {
         const Image im = fromValues(w, h, channels, v, test::freshSeed("few values write"));
         const std::string file = path(name.toStdString());
         const Status s = io::writeImage(file, im);
@@ -678,10 +678,10 @@ void TestImageIo::compressionLevels() {
                 checkReadsBack(file, *image);
                 sizes.push_back(fs::file_size(file));
             }
-            QVERIFY2(sizes[0] > sizes[9], name);    // stored against level 9
-            QCOMPARE(sizes[10], sizes[1]);          // fast = 1
-            QCOMPARE(sizes[11], sizes[6]);          // default = 6
-            QCOMPARE(sizes[12], sizes[9]);          // best = 9
+            QVERIFY2(sizes[0] > sizes[9], name);  // stored against level 9
+            QCOMPARE(sizes[10], sizes[1]);        // fast = 1
+            QCOMPARE(sizes[11], sizes[6]);        // default = 6
+            QCOMPARE(sizes[12], sizes[9]);        // best = 9
         }
     }
     int level = -1;
@@ -730,8 +730,9 @@ void TestImageIo::cancelledWrite_data() {
     for (const char* name : {"o.png", "o.tif"})
         for (const int channels : {1, 3})
             for (const bool midway : {false, true})
-                QTest::newRow(qPrintable(QString("%1 %2 %3").arg(name).arg(channels == 1 ? "binary gray" : "rgb",
-                                                                          midway ? "midway" : "before")))
+                QTest::newRow(qPrintable(QString("%1 %2 %3")
+                                             .arg(name)
+                                             .arg(channels == 1 ? "binary gray" : "rgb", midway ? "midway" : "before")))
                     << name << channels << midway;
 }
 
