@@ -1,8 +1,6 @@
 // The row-streaming PNG writer and what the PNG and TIFF writers share; gray images of 1, 2 and 4 bits.
 #include "io/pngwrite.h"
 
-#include "io/codecs.h"
-
 #include <zlib.h>
 
 #include <cerrno>
@@ -12,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include <algorithm>
+#include "io/codecs.h"
 
 namespace halftone::io::detail {
 
