@@ -9,7 +9,6 @@
 #include "core/budget.h"
 #include "core/prepare/prepare.h"
 #include "io/indexed.h"
-#include "io/png1bit.h"
 
 namespace halftone::io::detail {
 
@@ -64,21 +63,43 @@ Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Im
                     const WriteOptions& options) {
     if (const std::string why = builtInLayoutProblem(ext, image.space); !why.empty()) return Status::error(why);
     const bool png = ext == ".png", tiff = isTiffExt(ext);
-    const bool bilevel = (png || tiff) && options.levels == 2 && image.space == ColorSpace::Gray && !image.hasAlpha &&
-                         std::all_of(image.channels[0].data.begin(), image.channels[0].data.end(),
-                                     [](uint8_t v) { return v == 0 || v == 255; });
-    // Resolution: a printer needs it to size a 1-bit halftone (300 dpi in a TIFF when the source did not say).
-    const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
-    // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
-    const bool indexed = !bilevel && hasExactPalette(image, png);  // a PNG keeps alpha in its tRNS chunk
-    if (png)
-        return bilevel   ? writePng1Bit(tmpPath, image.channels[0], dpi)
-               : indexed ? writePngIndexed(tmpPath, image, dpi)
-                         : writePng(tmpPath, image, dpi);
-    if (tiff) return indexed ? writeTiffIndexed(tmpPath, image, dpi) : writeTiff(tmpPath, image, bilevel, dpi);
     if (ext == ".gif") return writeGifIndexed(tmpPath, image);
     if (ext == ".webp") return writeWebp(tmpPath, image);
-    return writeJpeg(tmpPath, image);
+    if (!png && !tiff) return writeJpeg(tmpPath, image);
+    // The smallest form that holds the pixels exactly: few gray levels in fewer bits, few colours indexed (a palette
+    // halftone's indices exactly as the method chose them; a PNG keeps alpha in its tRNS chunk).
+    const int bits = grayBits(image);
+    WriteOptions o = options;
+    // Resolution: a printer needs it to size a 1-bit halftone (300 dpi in a TIFF when the source did not say).
+    if (o.dpi <= 0 && tiff && bits == 1) o.dpi = 300.0;
+    IndexedRows indexed;
+    if (bits == 8 && indexedForm(image, png, indexed))
+        return png ? writePngIndexed(tmpPath, image.width(), image.height(), indexed, o)
+                   : writeTiffIndexed(tmpPath, image.width(), image.height(), indexed, o);
+    if (tiff) return writeTiff(tmpPath, image, bits, o);
+    return bits < 8 ? writePngGray(tmpPath, image.channels[0], bits, o) : writePng(tmpPath, image, o);
+}
+
+int grayBits(const Image& image) {
+    if (image.space != ColorSpace::Gray || image.hasAlpha || image.channels.size() != 1) return 8;
+    bool seen[256] = {};
+    for (const uint8_t v : image.channels[0].data) seen[v] = true;
+    for (const int bits : {1, 2, 4}) {
+        const int step = 255 / ((1 << bits) - 1);
+        bool fits = true;
+        for (int v = 0; v < 256 && fits; ++v) fits = !seen[v] || v % step == 0;
+        if (fits) return bits;
+    }
+    return 8;
+}
+
+void interleaveRow(const Image& image, int y, uint8_t* out) {
+    const size_t colors = image.channels.size(), samples = colors + (image.hasAlpha ? 1 : 0);
+    const int w = image.width();
+    for (size_t c = 0; c < samples; ++c) {
+        const uint8_t* s = c < colors ? image.channels[c].row(y) : image.alpha.row(y);
+        for (int x = 0; x < w; ++x) out[size_t(x) * samples + c] = s[x];
+    }
 }
 
 int exifOrientation(const unsigned char* t, size_t n) {

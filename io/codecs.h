@@ -4,6 +4,7 @@
 // when HALFTONE_HAVE_OIIO (the HALFTONE_IO option); messages carry no file name.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,9 @@ bool builtInWrites(const std::string& ext, const Image* image);
 /// \brief Refusals of the built-in writers for a layout, before any work: CMYK outside TIFF. Empty when it fits.
 std::string builtInLayoutProblem(const std::string& ext, ColorSpace space);
 
-/// \brief Writes `image` to `tmpPath` in the format of the extension `ext` with the built-in codec. Every write error
-/// is reported (no read-back needed).
+/// \brief Writes `image` to `tmpPath` in the format of the extension `ext` with the built-in codec, PNG and TIFF in the
+/// smallest exact form (writeImage). Every write error is reported (no read-back needed); a stop of
+/// options.control gives Status::cancelled().
 Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Image& image,
                     const WriteOptions& options);
 
@@ -69,6 +71,9 @@ void allocatePlanes(Image& image, int w, int h, const SampleLayout& layout);
 /// planes, from column x0.
 void storeRow(Image& image, const SampleLayout& layout, const void* row, int bits, int y, int x0, int n);
 
+/// \brief Row y of the colour planes and then alpha, interleaved (8-bit samples, as PNG and TIFF store them).
+void interleaveRow(const Image& image, int y, uint8_t* out);
+
 /// \brief The end of every built-in read: orientation applied, ReadInfo filled, the image moved out.
 void finishRead(Image& out, int orientation, const std::string& format, int sourceChannels,
                 const std::string& sourceType, const std::string& notes, ReadInfo* info, Image& image);
@@ -77,8 +82,14 @@ void finishRead(Image& out, int orientation, const std::string& format, int sour
 
 Status readPng(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,
                ReadInfo* info);
-/// \brief 8-bit gray, gray + alpha, RGB or RGBA; a pHYs chunk when `dpi` > 0.
-Status writePng(const std::string& path, const Image& image, double dpi);
+/// \brief 8-bit gray, gray + alpha, RGB or RGBA; a pHYs chunk when options.dpi > 0.
+Status writePng(const std::string& path, const Image& image, const WriteOptions& options);
+/// \brief A gray plane of `bits` 1, 2 or 4 bits a pixel, every value a multiple of 255 / (2^bits - 1) (grayBits());
+/// a pHYs chunk when options.dpi > 0.
+Status writePngGray(const std::string& path, const Plane8& plane, int bits, const WriteOptions& options);
+/// \brief The fewest bits (1, 2, 4 or 8) a sample of a gray image without alpha needs to hold its values exactly as
+/// PNG and TIFF scale gray samples: 1 for only 0 and 255, 2 for multiples of 85, 4 for multiples of 17.
+int grayBits(const Image& image);
 Status readJpeg(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,
                 ReadInfo* info);
 /// \brief Gray or RGB (alpha dropped) at quality 98, as OpenImageIO writes by default.
@@ -90,8 +101,28 @@ Status writeWebp(const std::string& path, const Image& image);
 bool builtInTiff(const HeaderFacts& facts);
 Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,
                 ReadInfo* info);
-/// \brief `bilevel`: one bit a sample; resolution tags when `dpi` > 0.
-Status writeTiff(const std::string& path, const Image& image, bool bilevel, double dpi);
+/// \brief Gray of `bits` 1, 2, 4 or 8 (grayBits()), or 8-bit RGB or CMYK with or without alpha; resolution tags when
+/// options.dpi > 0.
+Status writeTiff(const std::string& path, const Image& image, int bits, const WriteOptions& options);
+/// \brief The shape of a TIFF that writeTiffRows writes.
+struct TiffLayout {
+    int width = 0, height = 0;
+    int bits = 8;                    ///< bits per sample (1, 2, 4, 8)
+    int samples = 1;                 ///< samples per pixel, alpha included
+    int photometric = 1;             ///< 1 gray (min is black), 2 RGB, 3 palette, 5 separated (CMYK)
+    bool alpha = false;              ///< the last sample is unassociated alpha
+    std::vector<uint16_t> colorMap;  ///< photometric 3: 3 x 2^bits entries, all reds, then greens, then blues
+};
+
+/// \brief Writes a TIFF in Deflate strips of about 256 KiB: `fillRow(y, row, scratch)` packs row y into `row` (its
+/// packed length), with `scratch` of width x samples bytes for its own use; it is called on several threads at once.
+/// The strips are filled and compressed on the worker pool (options.control.threads workers; 8-bit samples with the
+/// horizontal predictor), a few per worker at a time, and written in order, so memory stays a few strips per worker.
+/// Resolution tags when options.dpi > 0; progress and stop through options.control.
+Status writeTiffRows(const std::string& path, const TiffLayout& layout,
+                     const std::function<void(int y, uint8_t* row, uint8_t* scratch)>& fillRow,
+                     const WriteOptions& options);
+
 Status readGif(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,
                ReadInfo* info);
 

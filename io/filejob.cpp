@@ -327,14 +327,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
 
     WriteOptions wo;
     wo.dpi = job.dpi;
-    if (m.param("levels")) {
-        wo.levels = int(levels);
-    } else {
-        bool binary = true;
-        for (const Plane8& p : result.image.channels)
-            binary = binary && std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
-        wo.levels = binary ? 2 : 256;
-    }
+    wo.compressLevel = fo.compressLevel;
+    wo.control.stop = control.stop;  // an interrupt ends the write and leaves no file
+    wo.control.threads = control.threads;
     // The file has no name until it is complete, so an interruption leaves nothing behind.
     if (fo.announceWrite) note("writing '" + output + "'");
     Status written;

@@ -12,6 +12,7 @@
 #include "core/job/registry.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
+#include "io/imagefile.h"
 
 namespace halftone::io {
 
@@ -30,6 +31,7 @@ struct FileJobOptions {
     int concurrentRuns = 1;                  ///< runs sharing the device at once (RunRequest::concurrentRuns)
     bool announceWrite = false;              ///< note "writing 'OUTPUT'" before the write
     std::string savePalette;                 ///< also write the palette used to this file (.hex, .gpl, ...)
+    int compressLevel = kCompressFast;       ///< zlib level of PNG and TIFF outputs (io::parseCompression)
     /// \brief Notes (fallbacks, conversions, lossy output), one line each, without the program's name.
     std::function<void(const std::string&)> onNote;
     /// \brief Called once the method has run (the CLI's --time prints its wall time).

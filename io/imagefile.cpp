@@ -233,8 +233,7 @@ Status probeWriter(const std::string& path, const OutputLayout& layout) {
     const std::string where = "/proc/self/fd/" + std::to_string(fd);
     Status s = Status::ok();
     if (::access(where.c_str(), W_OK) == 0) {
-        WriteOptions wo;
-        wo.levels = 2;
+        const WriteOptions wo;
         const detail::OiioModuleApi* api = nullptr;
         s = detail::oiioModule(api);
         if (s) s = api->writeOiio(path, where, im, wo);
@@ -256,6 +255,20 @@ Status finishOutputCheck(const std::string& ctx, const std::string& path, const 
 }
 
 }  // namespace
+
+Status parseCompression(const std::string& text, int& level) {
+    if (text == "fast")
+        level = kCompressFast;
+    else if (text == "default")
+        level = kCompressDefault;
+    else if (text == "best")
+        level = kCompressBest;
+    else if (text.size() == 1 && text[0] >= '0' && text[0] <= '9')
+        level = text[0] - '0';
+    else
+        return Status::error("unknown compression '" + text + "'; choose fast, default, best or a level 0..9");
+    return Status::ok();
+}
 
 bool isLossyFormat(const std::string& path) {
     const std::string ext = lowerExtension(path);
@@ -391,7 +404,11 @@ Status writeImage(const std::string& path, const Image& image, const WriteOption
 #ifdef HALFTONE_HAVE_OIIO
         // The built-in writers report every write error; OpenImageIO's are read back below.
         if (detail::builtInWrites(ext, &image)) {
-            if (Status s = detail::writeBuiltIn(ext, file.writePath(), image, options); !s) return fail(s.message());
+            if (Status s = detail::writeBuiltIn(ext, file.writePath(), image, options); !s) {
+                if (!s.isCancelled()) return fail(s.message());
+                file.discard();
+                return s;
+            }
         } else {
             const detail::OiioModuleApi* api = nullptr;
             if (Status s = detail::oiioModule(api); !s) return fail(s.message());

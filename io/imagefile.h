@@ -59,23 +59,36 @@ struct ReadInfo {
 /// Errors name the file and the problem.
 Status readImage(const std::string& path, Image& image, const ReadOptions& options = {}, ReadInfo* info = nullptr);
 
-/// \brief Writing options; `levels` = 2 allows 1-bit PNG/TIFF/PBM output.
+/// \brief zlib levels of the `--compress` words: `fast` (the default: a halftone's dots barely compress, so a higher
+/// level costs several times the time for a few percent), `default` (zlib's) and `best`.
+inline constexpr int kCompressFast = 1, kCompressDefault = 6, kCompressBest = 9;
+
+/// \brief Reads a `--compress` value: fast, default, best or a zlib level 0..9; an error naming the choices otherwise.
+Status parseCompression(const std::string& text, int& level);
+
+/// \brief Writing options.
 struct WriteOptions {
-    int levels = 256;  ///< number of distinct output values the halftone uses (2 = binary)
-    double dpi = 0;    ///< resolution written to TIFF and PNG files; 0 = unknown, 300 is written to 1-bit TIFFs
+    double dpi = 0;  ///< resolution written to TIFF and PNG files; 0 = unknown, 300 is written to 1-bit TIFFs
+    int compressLevel = kCompressFast;  ///< zlib level (0..9) of PNG files and Deflate TIFF strips
+    /// \brief Progress of the write (fraction of rows written), its stop token (a stop makes writeImage return
+    /// cancelled, leaving no file) and the threads that compress TIFF strips (0 = all).
+    RunControl control;
 };
 
-/// \brief Writes by extension: .png and .tif/.tiff (1 bit per sample when `levels` is 2 and the image is gray
-/// with only 0 and 255; TIFFs then carry XResolution/YResolution/ResolutionUnit; indexed for an image with an exact
-/// palette), .jpg (quality 98), .webp, .gif of a palette image and .pgm/.ppm/.pbm by built-in code; others as
-/// OpenImageIO allows.
+/// \brief Writes by extension: .png and .tif/.tiff in the smallest form that holds the pixels exactly (a gray image of
+/// only 0 and 255 at 1 bit a pixel, of 4 or 16 evenly spaced levels at 2 or 4 bits, TIFFs of 1 bit with
+/// XResolution/YResolution/ResolutionUnit; an image with an exact palette, or an RGB image whose channels take so few
+/// values that all their combinations fit 256 entries (a binary RGB halftone: 8), indexed at 1 to 8 bits), .jpg
+/// (quality 98), .webp, .gif of a palette image and .pgm/.ppm/.pbm by built-in code; others as OpenImageIO allows.
+/// PNG rows are compressed as they are made; TIFF strips are compressed on the worker pool (core/workerpool.h).
 ///
 /// The file appears complete or not at all (see AtomicFile in io/atomicwrite.h: written unnamed and
 /// linked into place, so no interruption leaves a partial or temporary file); new files get
 /// `0666 & ~umask`. Devices, FIFOs and other non-regular targets are refused. The built-in writers report
-/// every write error; a file written through OpenImageIO is read back before it replaces anything: when it does not
-/// hold the image's pixels exactly (a full disk the codec did not report, or a format that changes values) the write
-/// fails, except for the lossy formats of isLossyFormat(), whose values are expected to change.
+/// every write error (no read-back is needed); a file written through OpenImageIO is read back before it replaces
+/// anything: when it does not hold the image's pixels exactly (a full disk the codec did not report, or a format that
+/// changes values) the write fails, except for the lossy formats of isLossyFormat(), whose values are expected to
+/// change.
 Status writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
 /// \brief The layout an output will have, as far as it is known before the image exists.

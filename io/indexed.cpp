@@ -1,8 +1,7 @@
 #include "io/indexed.h"
 
+#include "io/codecs.h"
 #include "io/pngwrite.h"
-
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +9,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace halftone::io::detail {
@@ -18,17 +18,6 @@ namespace {
 
 /// The smallest PNG bit depth that holds `colors` indices.
 int pngDepth(size_t colors) { return colors <= 2 ? 1 : colors <= 4 ? 2 : colors <= 16 ? 4 : 8; }
-
-/// Packs one row of indices at `depth` bits each, most significant bits first (PNG and TIFF alike).
-void packRow(const uint8_t* idx, int w, int depth, uint8_t* out) {
-    if (depth == 8) {
-        std::memcpy(out, idx, size_t(w));
-        return;
-    }
-    const int perByte = 8 / depth;
-    std::fill(out, out + (size_t(w) * size_t(depth) + 7) / 8, uint8_t(0));
-    for (int x = 0; x < w; ++x) out[x / perByte] |= uint8_t(idx[x] << (8 - depth * (x % perByte + 1)));
-}
 
 /// The entries after the palette's colours of an image with alpha: entry[k * 256 + a] for colour k under alpha
 /// a < 255 (-1: none), in the order of first occurrence in raster order, and their alphas.
@@ -75,179 +64,95 @@ bool hasExactPalette(const Image& image, bool withAlpha) {
     return !image.hasAlpha || alphaEntries(image, entries);
 }
 
-Status writePngIndexed(const std::string& path, const Image& image, double dpi) {
-    PngLayout layout;
-    layout.width = image.width();
-    layout.height = image.height();
-    layout.colorType = PNG_COLOR_TYPE_PALETTE;
-    layout.dpi = dpi;
-    for (const auto& c : image.palette) layout.palette.push_back({c[0], c[1], c[2]});
-    AlphaEntries extra;
-    if (image.hasAlpha) {
-        if (!alphaEntries(image, extra)) return Status::error("the palette and its alpha need more than 256 entries");
-        layout.trans.assign(image.palette.size(), 255);
-        for (size_t k = 0; k < image.palette.size(); ++k)
-            for (int a = 0; a < 255; ++a)
-                if (const int e = extra.entry[k * 256 + size_t(a)]; e >= 0) {
-                    const auto& c = image.palette[k];
-                    if (layout.palette.size() <= size_t(e)) layout.palette.resize(size_t(e) + 1);
-                    layout.palette[size_t(e)] = {c[0], c[1], c[2]};
-                }
-        layout.trans.insert(layout.trans.end(), extra.alpha.begin(), extra.alpha.end());
-    }
-    layout.bitDepth = pngDepth(layout.palette.size());
-    std::vector<uint8_t> indices(size_t(layout.width));
-    return writePngRows(path, layout, [&](int y, png_byte* row) {
-        const uint8_t* idx = image.indices.row(y);
-        if (image.hasAlpha) {
-            const uint8_t* a = image.alpha.row(y);
-            for (int x = 0; x < layout.width; ++x)
-                indices[size_t(x)] = a[x] == 255 ? idx[x] : uint8_t(extra.entry[size_t(idx[x]) * 256 + a[x]]);
-            idx = indices.data();
+bool indexedForm(const Image& image, bool withAlpha, IndexedRows& rows) {
+    rows = IndexedRows{};
+    if (hasExactPalette(image, withAlpha)) {
+        rows.palette = image.palette;
+        if (!image.hasAlpha) {
+            rows.row = [&image](int y, uint8_t* out) { std::memcpy(out, image.indices.row(y), size_t(image.width())); };
+            return true;
         }
-        packRow(idx, layout.width, layout.bitDepth, row);
-    });
+        auto extra = std::make_shared<AlphaEntries>();
+        alphaEntries(image, *extra);
+        rows.trans.assign(image.palette.size(), 255);
+        rows.trans.insert(rows.trans.end(), extra->alpha.begin(), extra->alpha.end());
+        rows.palette.resize(rows.trans.size());
+        for (size_t k = 0; k < image.palette.size(); ++k)
+            for (size_t a = 0; a < 255; ++a)
+                if (const int e = extra->entry[k * 256 + a]; e >= 0) rows.palette[size_t(e)] = image.palette[k];
+        rows.row = [&image, extra](int y, uint8_t* out) {
+            const uint8_t* idx = image.indices.row(y);
+            const uint8_t* a = image.alpha.row(y);
+            for (int x = 0; x < image.width(); ++x)
+                out[x] = a[x] == 255 ? idx[x] : uint8_t(extra->entry[size_t(idx[x]) * 256 + a[x]]);
+        };
+        return true;
+    }
+    if (image.space != ColorSpace::RGB || image.hasAlpha || image.channels.size() != 3) return false;
+    // The values each channel takes; their combinations are the palette, the index a sum of per-channel terms.
+    std::array<std::array<bool, 256>, 3> seen{};
+    size_t combinations = 1;
+    std::array<std::vector<uint8_t>, 3> values;
+    for (size_t c = 0; c < 3; ++c) {
+        for (const uint8_t v : image.channels[c].data) seen[c][v] = true;
+        for (int v = 0; v < 256; ++v)
+            if (seen[c][size_t(v)]) values[c].push_back(uint8_t(v));
+        combinations *= values[c].size();
+        if (combinations > 256) return false;
+    }
+    auto term = std::make_shared<std::array<std::array<uint8_t, 256>, 3>>();
+    const size_t n1 = values[1].size(), n2 = values[2].size();
+    for (size_t c = 0, stride = n1 * n2; c < 3; stride = c == 0 ? n2 : 1, ++c)
+        for (size_t k = 0; k < values[c].size(); ++k) (*term)[c][values[c][k]] = uint8_t(k * stride);
+    for (const uint8_t r : values[0])
+        for (const uint8_t g : values[1])
+            for (const uint8_t b : values[2]) rows.palette.push_back({r, g, b});
+    rows.row = [&image, term](int y, uint8_t* out) {
+        const uint8_t *r = image.channels[0].row(y), *g = image.channels[1].row(y), *b = image.channels[2].row(y);
+        const auto& t = *term;
+        for (int x = 0; x < image.width(); ++x) out[x] = uint8_t(t[0][r[x]] + t[1][g[x]] + t[2][b[x]]);
+    };
+    return true;
 }
 
-namespace {
+Status writePngIndexed(const std::string& path, int w, int h, const IndexedRows& rows, const WriteOptions& options) {
+    PngLayout layout;
+    layout.width = w;
+    layout.height = h;
+    layout.colorType = PNG_COLOR_TYPE_PALETTE;
+    layout.dpi = options.dpi;
+    layout.level = options.compressLevel;
+    for (const auto& c : rows.palette) layout.palette.push_back({c[0], c[1], c[2]});
+    layout.trans = rows.trans;
+    layout.bitDepth = pngDepth(layout.palette.size());
+    std::vector<uint8_t> indices(static_cast<size_t>(w));
+    return writePngRows(
+        path, layout,
+        [&](int y, png_byte* row) {
+            rows.row(y, indices.data());
+            packRow(indices.data(), w, layout.bitDepth, row);
+        },
+        options.control);
+}
 
-/// A little-endian classic TIFF written front to back: the header, the data blocks as they come, then the one
-/// IFD, whose offset is patched into the header at the end.
-class TiffWriter {
-public:
-    explicit TiffWriter(std::FILE* f) : f_(f) {
-        static const uint8_t header[8] = {'I', 'I', 42, 0, 0, 0, 0, 0};
-        write(header, 8);
-    }
-    /// Appends a block (word-aligned) and returns its offset.
-    uint32_t append(const void* data, size_t n) {
-        if (pos_ & 1) write("", 1);
-        const auto at = uint32_t(pos_);
-        write(data, n);
-        return at;
-    }
-    uint32_t appendLongs(const std::vector<uint32_t>& v) {
-        std::vector<uint8_t> b;
-        for (uint32_t x : v) put32(b, x);
-        return append(b.data(), b.size());
-    }
-    uint32_t appendShorts(const std::vector<uint16_t>& v) {
-        std::vector<uint8_t> b;
-        for (uint16_t x : v) put16(b, x);
-        return append(b.data(), b.size());
-    }
-    /// One IFD entry; `value` is the value itself when it fits 4 bytes, else the offset of its block.
-    void entry(uint16_t tag, uint16_t type, uint32_t count, uint32_t value) {
-        entries_.push_back({tag, type, count, value});
-    }
-    uint64_t size() const { return pos_; }
-    /// Writes the IFD (entries sorted by tag) and points the header at it.
-    Status finish() {
-        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.tag < b.tag; });
-        std::vector<uint8_t> ifd;
-        put16(ifd, uint16_t(entries_.size()));
-        for (const Entry& e : entries_) {
-            put16(ifd, e.tag);
-            put16(ifd, e.type);
-            put32(ifd, e.count);
-            if (e.type == kShort && e.count == 1) {
-                put16(ifd, uint16_t(e.value));
-                put16(ifd, 0);
-            } else {
-                put32(ifd, e.value);
-            }
-        }
-        put32(ifd, 0);  // no further IFD
-        const uint32_t at = append(ifd.data(), ifd.size());
-        std::vector<uint8_t> offset;
-        put32(offset, at);
-        if (ok_ && (std::fseek(f_, 4, SEEK_SET) != 0 || std::fwrite(offset.data(), 1, 4, f_) != 4)) ok_ = false;
-        return ok_ ? Status::ok() : Status::error(std::string("write failed: ") + std::strerror(errno));
-    }
-    bool ok() const { return ok_; }
-    static constexpr uint16_t kShort = 3, kLong = 4, kRational = 5;
-
-private:
-    struct Entry {
-        uint16_t tag, type;
-        uint32_t count, value;
-    };
-    void write(const void* data, size_t n) {
-        if (ok_ && n > 0 && std::fwrite(data, 1, n, f_) != n) ok_ = false;
-        pos_ += n;
-    }
-    static void put16(std::vector<uint8_t>& b, uint16_t v) {
-        b.push_back(uint8_t(v));
-        b.push_back(uint8_t(v >> 8));
-    }
-    static void put32(std::vector<uint8_t>& b, uint32_t v) {
-        for (int k = 0; k < 4; ++k) b.push_back(uint8_t(v >> (8 * k)));
-    }
-    std::FILE* f_;
-    uint64_t pos_ = 0;
-    bool ok_ = true;
-    std::vector<Entry> entries_;
-};
-
-}  // namespace
-
-Status writeTiffIndexed(const std::string& path, const Image& image, double dpi) {
-    const int w = image.width(), h = image.height();
-    const int depth = image.palette.size() <= 16 ? 4 : 8;  // the palette depths of baseline TIFF
-    const size_t rowBytes = (size_t(w) * size_t(depth) + 7) / 8;
-    const int rowsPerStrip = int(std::clamp<size_t>((size_t(256) << 10) / rowBytes, 1, size_t(h)));
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return Status::error(std::strerror(errno));
-    auto fail = [&](const std::string& message) {
-        std::fclose(f);
-        return Status::error(message);
-    };
-    TiffWriter t(f);
-    std::vector<uint32_t> offsets, counts;
-    std::vector<uint8_t> raw, packed;
-    for (int y0 = 0; y0 < h; y0 += rowsPerStrip) {
-        const int y1 = std::min(h, y0 + rowsPerStrip);
-        raw.resize(rowBytes * size_t(y1 - y0));
-        for (int y = y0; y < y1; ++y) packRow(image.indices.row(y), w, depth, raw.data() + rowBytes * size_t(y - y0));
-        uLongf packedSize = compressBound(uLong(raw.size()));
-        packed.resize(packedSize);
-        if (compress2(packed.data(), &packedSize, raw.data(), uLong(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
-            return fail("out of memory while compressing");
-        // Room for the strip tables, the colour map and the IFD behind the strips, within classic TIFF's 4 GiB.
-        if (t.size() + packedSize + 8 * size_t(h) + (size_t(1) << 20) > UINT32_MAX)
-            return fail("the image is too large for a TIFF file (4 GiB)");
-        offsets.push_back(t.append(packed.data(), packedSize));
-        counts.push_back(uint32_t(packedSize));
-        if (!t.ok()) return fail(std::string("write failed: ") + std::strerror(errno));
-    }
-    const auto strips = uint32_t(offsets.size());
-    const uint32_t offsetsAt = strips == 1 ? offsets[0] : t.appendLongs(offsets);
-    const uint32_t countsAt = strips == 1 ? counts[0] : t.appendLongs(counts);
-    // ColorMap: all reds, then all greens, then all blues, 16 bits each (v * 257), 2^depth entries.
-    const size_t entries = size_t(1) << depth;
-    std::vector<uint16_t> cmap(3 * entries, 0);
-    for (size_t k = 0; k < image.palette.size(); ++k)
-        for (size_t c = 0; c < 3; ++c) cmap[c * entries + k] = uint16_t(image.palette[k][c] * 257);
-    const uint32_t cmapAt = t.appendShorts(cmap);
-    t.entry(256, TiffWriter::kLong, 1, uint32_t(w));
-    t.entry(257, TiffWriter::kLong, 1, uint32_t(h));
-    t.entry(258, TiffWriter::kShort, 1, uint32_t(depth));
-    t.entry(259, TiffWriter::kShort, 1, 8);  // Adobe Deflate
-    t.entry(262, TiffWriter::kShort, 1, 3);  // palette colour
-    t.entry(273, TiffWriter::kLong, strips, offsetsAt);
-    t.entry(277, TiffWriter::kShort, 1, 1);
-    t.entry(278, TiffWriter::kLong, 1, uint32_t(rowsPerStrip));
-    t.entry(279, TiffWriter::kLong, strips, countsAt);
-    t.entry(284, TiffWriter::kShort, 1, 1);
-    t.entry(320, TiffWriter::kShort, uint32_t(3 * entries), cmapAt);
-    if (dpi > 0) {
-        const uint32_t resAt = t.appendLongs({uint32_t(std::lround(dpi * 100)), 100});
-        t.entry(282, TiffWriter::kRational, 1, resAt);
-        t.entry(283, TiffWriter::kRational, 1, resAt);
-        t.entry(296, TiffWriter::kShort, 1, 2);  // inch
-    }
-    if (Status s = t.finish(); !s) return fail(s.message());
-    return closeWrittenFile(f);
+Status writeTiffIndexed(const std::string& path, int w, int h, const IndexedRows& rows, const WriteOptions& options) {
+    TiffLayout layout;
+    layout.width = w;
+    layout.height = h;
+    layout.bits = rows.palette.size() <= 16 ? 4 : 8;  // the palette depths of baseline TIFF
+    layout.photometric = 3;
+    // ColorMap: all reds, then all greens, then all blues, 16 bits each (v * 257), 2^bits entries.
+    const size_t entries = size_t(1) << layout.bits;
+    layout.colorMap.assign(3 * entries, 0);
+    for (size_t k = 0; k < rows.palette.size(); ++k)
+        for (size_t c = 0; c < 3; ++c) layout.colorMap[c * entries + k] = uint16_t(rows.palette[k][c] * 257);
+    return writeTiffRows(
+        path, layout,
+        [&](int y, uint8_t* row, uint8_t* scratch) {
+            rows.row(y, scratch);
+            packRow(scratch, w, layout.bits, row);
+        },
+        options);
 }
 
 namespace {

@@ -109,20 +109,17 @@ Status readPng(const std::string& path, const HeaderFacts& facts, Image& image, 
     return Status::ok();
 }
 
-Status writePng(const std::string& path, const Image& image, double dpi) {
-    const int colors = image.channelCount(), samples = colors + (image.hasAlpha ? 1 : 0);
+Status writePng(const std::string& path, const Image& image, const WriteOptions& options) {
+    const int colors = image.channelCount();
     PngLayout layout;
     layout.width = image.width();
     layout.height = image.height();
     layout.colorType = colors == 1 ? (image.hasAlpha ? PNG_COLOR_TYPE_GA : PNG_COLOR_TYPE_GRAY)
                                    : (image.hasAlpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB);
-    layout.dpi = dpi;
-    return writePngRows(path, layout, [&](int y, png_byte* row) {
-        for (int c = 0; c < samples; ++c) {
-            const uint8_t* s = c < colors ? image.channels[size_t(c)].row(y) : image.alpha.row(y);
-            for (int x = 0; x < layout.width; ++x) row[size_t(x) * size_t(samples) + size_t(c)] = s[x];
-        }
-    });
+    layout.dpi = options.dpi;
+    layout.level = options.compressLevel;
+    return writePngRows(
+        path, layout, [&](int y, png_byte* row) { interleaveRow(image, y, row); }, options.control);
 }
 
 }  // namespace halftone::io::detail

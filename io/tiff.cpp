@@ -1,9 +1,12 @@
 // TIFF through libtiff: gray, RGB, palette and separated (ink) images of 1 to 16-bit unsigned samples, in strips or
 // tiles, contiguous or planar, read one band of rows at a time; the colour meaning from the tags as OpenImageIO's path
-// takes it (io/rgba.h separatedInks). 1-bit, 8-bit gray, RGB and CMYK (with alpha) written in Deflate strips.
+// takes it (io/rgba.h separatedInks). Gray of 1 to 8 bits, palette, RGB and CMYK (with alpha) written in Deflate
+// strips compressed on the worker pool.
 #include <tiffio.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -11,7 +14,10 @@
 #include <vector>
 
 #include "core/budget.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
 #include "io/codecs.h"
+#include "io/pngwrite.h"
 #include "io/rgba.h"
 
 namespace halftone::io::detail {
@@ -202,53 +208,119 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
     return Status::ok();
 }
 
-Status writeTiff(const std::string& path, const Image& image, bool bilevel, double dpi) {
+namespace {
+
+/// Compresses `raw` into `out` as one zlib stream (what TIFF's Adobe Deflate strips hold); false when zlib fails.
+bool deflateStrip(const std::vector<uint8_t>& raw, int level, int strategy, std::vector<uint8_t>& out) {
+    z_stream z{};
+    if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, strategy) != Z_OK) return false;
+    out.resize(deflateBound(&z, uLong(raw.size())));
+    z.next_in = const_cast<Bytef*>(raw.data());
+    z.avail_in = uInt(raw.size());
+    z.next_out = out.data();
+    z.avail_out = uInt(out.size());
+    const bool done = deflate(&z, Z_FINISH) == Z_STREAM_END;
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return done;
+}
+
+}  // namespace
+
+Status writeTiffRows(const std::string& path, const TiffLayout& layout,
+                     const std::function<void(int y, uint8_t* row, uint8_t* scratch)>& fillRow,
+                     const WriteOptions& options) {
     TiffErrors errors;
     TiffPtr tif(openTiff(path, "w", errors, 0));
     if (!tif) return Status::error("write failed: " + errors.first);
-    const uint32_t w = uint32_t(image.width()), h = uint32_t(image.height());
-    const int colors = image.channelCount(), spp = colors + (image.hasAlpha ? 1 : 0);
+    const auto w = uint32_t(layout.width), h = uint32_t(layout.height);
     TIFF* t = tif.get();
     TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
     TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
-    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, uint16_t(spp));
-    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, uint16_t(bilevel ? 1 : 8));
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, uint16_t(layout.samples));
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, uint16_t(layout.bits));
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(t, TIFFTAG_PHOTOMETRIC,
-                 image.space == ColorSpace::Gray  ? PHOTOMETRIC_MINISBLACK
-                 : image.space == ColorSpace::RGB ? PHOTOMETRIC_RGB
-                                                  : PHOTOMETRIC_SEPARATED);
-    if (image.space == ColorSpace::CMYK) TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
-    if (image.hasAlpha) {
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, uint16_t(layout.photometric));
+    if (layout.photometric == PHOTOMETRIC_SEPARATED) TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
+    if (layout.photometric == PHOTOMETRIC_PALETTE) {
+        const size_t n = layout.colorMap.size() / 3;
+        TIFFSetField(t, TIFFTAG_COLORMAP, layout.colorMap.data(), layout.colorMap.data() + n,
+                     layout.colorMap.data() + 2 * n);
+    }
+    if (layout.alpha) {
         const uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
     }
+    const bool predict = layout.bits == 8 && layout.photometric != PHOTOMETRIC_PALETTE;
     TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-    if (!bilevel) TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-    const uint64_t rowBytes = bilevel ? (uint64_t(w) + 7) / 8 : uint64_t(w) * uint64_t(spp);
-    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, uint32_t(std::clamp<uint64_t>((1u << 18) / rowBytes, 1, h)));
-    if (dpi > 0) {
-        TIFFSetField(t, TIFFTAG_XRESOLUTION, float(dpi));
-        TIFFSetField(t, TIFFTAG_YRESOLUTION, float(dpi));
+    if (predict) TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    const size_t rowBytes = (size_t(w) * size_t(layout.samples) * size_t(layout.bits) + 7) / 8;
+    const auto rowsPerStrip = uint32_t(std::clamp<size_t>((size_t(1) << 18) / rowBytes, 1, h));
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rowsPerStrip);
+    if (options.dpi > 0) {
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, float(options.dpi));
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, float(options.dpi));
         TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
     }
-    std::vector<uint8_t> row(static_cast<size_t>(rowBytes));
-    for (uint32_t y = 0; y < h; ++y) {
-        if (bilevel) {
-            std::fill(row.begin(), row.end(), uint8_t(0));
-            const uint8_t* s = image.channels[0].row(int(y));
-            for (uint32_t x = 0; x < w; ++x)
-                if (s[x]) row[x >> 3] |= uint8_t(0x80 >> (x & 7));
-        } else {
-            for (int c = 0; c < spp; ++c) {
-                const uint8_t* s = c < colors ? image.channels[size_t(c)].row(int(y)) : image.alpha.row(int(y));
-                for (uint32_t x = 0; x < w; ++x) row[size_t(x) * size_t(spp) + size_t(c)] = s[x];
+    // Strips in groups of a few per worker: each worker fills and compresses whole strips into its own buffers, then
+    // the group is written in order.
+    const uint32_t strips = (h + rowsPerStrip - 1) / rowsPerStrip;
+    const int threads = std::max(1, threadsOrAll(options.control.threads));
+    const uint32_t group = uint32_t(threads) * 2;
+    const auto workers = size_t(threads);
+    std::vector<std::vector<uint8_t>> raw(workers), scratch(workers);
+    std::vector<std::vector<uint8_t>> packed(group);
+    const int strategy = deflateStrategy(options.compressLevel, !predict);
+    std::atomic<bool> deflateFailed{false};
+    const RunControl quiet{{}, options.control.stop, threads};  // progress is reported per group below
+    for (uint32_t s0 = 0; s0 < strips; s0 += group) {
+        const uint32_t n = std::min(group, strips - s0);
+        options.control.report(double(s0) / strips, "writing");
+        const bool done = parallelChunks(n, 1, threads, quiet, {}, [&](int64_t i, int64_t, int worker) {
+            const uint32_t strip = s0 + uint32_t(i), y0 = strip * rowsPerStrip, y1 = std::min(h, y0 + rowsPerStrip);
+            std::vector<uint8_t>& r = raw[size_t(worker)];
+            r.resize(rowBytes * (y1 - y0));
+            scratch[size_t(worker)].resize(size_t(w) * size_t(layout.samples));
+            for (uint32_t y = y0; y < y1; ++y) {
+                uint8_t* row = r.data() + rowBytes * (y - y0);
+                fillRow(int(y), row, scratch[size_t(worker)].data());
+                if (predict)  // TIFF's horizontal differencing, from the right so each sample sees its left original
+                    for (size_t k = rowBytes - 1; k >= size_t(layout.samples) && k < rowBytes; --k)
+                        row[k] = uint8_t(row[k] - row[k - size_t(layout.samples)]);
             }
-        }
-        if (TIFFWriteScanline(t, row.data(), y, 0) < 0) return Status::error("write failed: " + errors.first);
+            if (!deflateStrip(r, options.compressLevel, strategy, packed[size_t(i)])) deflateFailed = true;
+        });
+        if (!done) return Status::cancelled();
+        if (deflateFailed) return Status::error("out of memory while compressing");
+        for (uint32_t i = 0; i < n; ++i)
+            if (TIFFWriteRawStrip(t, s0 + i, packed[i].data(), tmsize_t(packed[i].size())) < 0)
+                return Status::error("write failed: " + errors.first);
     }
     if (!TIFFFlush(t) || !errors.first.empty()) return Status::error("write failed: " + errors.first);
     return Status::ok();
+}
+
+Status writeTiff(const std::string& path, const Image& image, int bits, const WriteOptions& options) {
+    TiffLayout layout;
+    layout.width = image.width();
+    layout.height = image.height();
+    layout.bits = bits;
+    layout.samples = image.channelCount() + (image.hasAlpha ? 1 : 0);
+    layout.alpha = image.hasAlpha;
+    layout.photometric = image.space == ColorSpace::Gray  ? PHOTOMETRIC_MINISBLACK
+                         : image.space == ColorSpace::RGB ? PHOTOMETRIC_RGB
+                                                          : PHOTOMETRIC_SEPARATED;
+    uint8_t code[256];
+    for (int v = 0; v < 256; ++v) code[v] = uint8_t(v * ((1 << bits) - 1) / 255);
+    return writeTiffRows(
+        path, layout,
+        [&](int y, uint8_t* row, uint8_t*) {
+            if (bits < 8)
+                packRow(image.channels[0].row(y), layout.width, bits, row, code);
+            else
+                interleaveRow(image, y, row);
+        },
+        options);
 }
 
 }  // namespace halftone::io::detail

@@ -105,7 +105,13 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     resize(1400, 900);
 }
 
-MainWindow::~MainWindow() { jobs_->cancel(); }
+MainWindow::~MainWindow() {
+    jobs_->cancel();
+    if (saveWatcher_) {  // the save's progress is posted to this window: it ends first, leaving no file
+        saveStop_.requestStop();
+        saveWatcher_->waitForFinished();
+    }
+}
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
 

@@ -5,12 +5,16 @@
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QTimer>
 #include <functional>
 #include <memory>
 
 #include "core/job/job.h"
 #include "core/job/registry.h"
+#include "core/runcontrol.h"
+#include "core/status.h"
 #include "widgets/compareview.h"
 #include "widgets/jobrunner.h"
 
@@ -52,10 +56,23 @@ public:
     /// \brief Runs the panel's current method on the current image (superseding a running job).
     void runCurrent();
     void cancelRun();
-    /// \brief Saves the current result: .png (1-bit when binary gray), .tif/.tiff (1-bit when binary gray),
-    /// .pbm/.pgm/.ppm. A name without an extension takes the extension of `filter` (a file dialog filter such as
-    /// "PNG (*.png)"), or .png. A CMYK result saved as PNG is converted to RGB, and the status bar says so.
+    /// \brief Saves the current result: .png and .tif/.tiff in the smallest exact form (io::writeImage: 1-bit when
+    /// binary gray, indexed for a palette or per-channel colour halftone), .pbm/.pgm/.ppm. A name without an extension
+    /// takes the extension of `filter` (a file dialog filter such as "PNG (*.png)"), or .png. A CMYK result saved as
+    /// PNG is converted to RGB, and the status bar says so. The save runs as startSave() does; this waits for its end
+    /// with the window's events running and returns whether the file was written.
     bool saveResult(const QString& path, const QString& filter = {});
+    /// \brief Starts saving the current result as saveResult does, on a worker thread: the status bar shows its
+    /// progress and a Cancel button, the window stays responsive, and saveFinished() reports the end (a cancelled
+    /// save leaves no file, and an older file of that name as it was). False, with an error dialog, when the save is
+    /// refused at once (no result, a format that cannot hold it, another save still running).
+    bool startSave(const QString& path, const QString& filter = {});
+    /// \brief Stops the save in progress (the status bar's Cancel); saveFinished() follows with `cancelled`.
+    void cancelSave();
+    /// \brief True from startSave() until saveFinished().
+    bool saving() const { return saveWatcher_ != nullptr; }
+    QProgressBar* saveProgress() const { return saveProgress_; }
+    QPushButton* saveCancelButton() const { return saveCancel_; }
     /// \brief The path a save writes: `path` itself when it has an extension, else `path` plus the first
     /// extension of the file dialog filter (or .png when the filter names none).
     static QString pathWithExtension(const QString& path, const QString& filter);
@@ -142,6 +159,10 @@ signals:
     /// \brief A pinned result was dropped to make room for a newer pin.
     void pinDropped(halftone::JobResultPtr dropped);
     void screenshotSaved(const QString& path, bool ok);
+    /// \brief A background save wrote `fraction` (0..1) of its rows.
+    void saveProgressed(double fraction);
+    /// \brief A save started by startSave() ended: `ok` when the file is written, `cancelled` when Cancel stopped it.
+    void saveFinished(const QString& path, bool ok, bool cancelled);
 
 protected:
     void dragEnterEvent(QDragEnterEvent*) override;
@@ -209,6 +230,10 @@ private:
     QualityPanel* quality_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QProgressBar* progress_ = nullptr;
+    QProgressBar* saveProgress_ = nullptr;  // in the status bar while a save runs
+    QPushButton* saveCancel_ = nullptr;
+    QFutureWatcher<Status>* saveWatcher_ = nullptr;
+    StopToken saveStop_;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QCheckBox* autoRun_ = nullptr;

@@ -10,6 +10,9 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QRegularExpression>
+#include <QEventLoop>
+#include <QtConcurrent/QtConcurrentRun>
+#include <new>
 
 #include "io/imagefile.h"
 #include "io/outputformats.h"
@@ -207,15 +210,32 @@ QString MainWindow::suggestedSaveName() const {
 }
 
 bool MainWindow::saveResult(const QString& requested, const QString& filter) {
+    if (!startSave(requested, filter)) return false;
+    QEventLoop wait;
+    bool written = false;
+    connect(this, &MainWindow::saveFinished, &wait, [&](const QString&, bool ok, bool) {
+        written = ok;
+        wait.quit();
+    });
+    wait.exec();
+    return written;
+}
+
+bool MainWindow::startSave(const QString& requested, const QString& filter) {
     if (!current_ || !current_->halftone) {
         showError(tr("Nothing to save"), tr("Run a method first: the Run button or Ctrl+R."), StatusTopic::Save);
         return false;
     }
+    if (saving()) {
+        showError(tr("Cannot save"), tr("A save is still running; wait for it or cancel it in the status bar."),
+                  StatusTopic::Save);
+        return false;
+    }
     const QString path = pathWithExtension(requested, filter);
     const std::string file = QFile::encodeName(path).toStdString();
-    const Image& result = *current_->halftone;
-    const io::ResultShape shape = io::resultShape(result);
-    auto refuse = [&](const QString& why) {
+    const std::shared_ptr<const Image> result = current_->halftone;
+    const io::ResultShape shape = io::resultShape(*result);
+    auto refuse = [this, shape](const QString& why) {
         // Advice that names only formats that hold this result (io::outputFormats).
         showError(tr("Cannot save"),
                   tr("%1\n\nThis result is %2; save it as %3.")
@@ -227,27 +247,62 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     if (Status s = io::checkOutputFormat(file, shape); !s) return refuse(QString::fromStdString(s.message()));
     const std::vector<io::OutputFormat> formats = io::outputFormats(shape);
     const io::OutputFormat* format = io::findOutputFormat(formats, file);
-    Image toWrite;
-    const Image* image = &result;
-    QString converted;
-    if (result.space == ColorSpace::CMYK && !(format && format->name == "TIFF")) {
-        // Only TIFF keeps the four inks: anything else gets the RGB picture of the CMYK halftone.
-        toWrite = convertColor(result, ColorMode::RGB);
-        image = &toWrite;
-        converted = tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)");
-    }
-    io::WriteOptions opt;
-    // A palette result's colours are its palette (kept on the image for an indexed file), not the "levels" parameter.
-    opt.levels = shape.binary ? 2 : current_->palette ? 256 : int(current_->params.getInt("levels", 256));
-    opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
-    const Status s = io::writeImage(file, *image, opt);
-    // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
-    if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
+    // Only TIFF keeps the four inks: anything else gets the RGB picture of the CMYK halftone.
+    const bool toRgb = result->space == ColorSpace::CMYK && !(format && format->name == "TIFF");
+    QString converted =
+        toRgb ? tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)") : QString();
     if (shape.paletteColors > 0 && format && format->name != "PPM")
-        converted = tr(" (indexed: %1 palette colours)").arg(result.palette.size());
-    setStatus(StatusTopic::Save, tr("Saved %1%2").arg(path, converted));
+        converted = tr(" (indexed: %1 palette colours)").arg(result->palette.size());
+    io::WriteOptions opt;
+    opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
+    saveStop_ = StopToken();
+    opt.control.stop = saveStop_;
+    QPointer<QProgressBar> bar = saveProgress_;
+    opt.control.onProgress = [this, bar](const Progress& p) {  // from the worker: to the window's thread
+        const double f = p.fraction;
+        QMetaObject::invokeMethod(
+            this,
+            [this, bar, f] {
+                if (bar) bar->setValue(int(f * 1000));
+                emit saveProgressed(f);
+            },
+            Qt::QueuedConnection);
+    };
+    saveProgress_->setValue(0);
+    saveProgress_->show();
+    saveCancel_->show();
+    setStatus(StatusTopic::Save, tr("Saving %1...").arg(path));
+    saveWatcher_ = new QFutureWatcher<Status>(this);
+    connect(saveWatcher_, &QFutureWatcher<Status>::finished, this, [this, path, converted, refuse] {
+        const Status s = saveWatcher_->result();
+        saveWatcher_->deleteLater();
+        saveWatcher_ = nullptr;
+        saveProgress_->hide();
+        saveCancel_->hide();
+        if (s.isCancelled()) {
+            setStatus(StatusTopic::Save, tr("Saving %1 cancelled; no file written").arg(path));
+        } else if (!s) {
+            // The io message may end in format advice for the command line ("; use .png, ..."): the advice of
+            // refuse() replaces it.
+            refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
+        } else {
+            setStatus(StatusTopic::Save, tr("Saved %1%2").arg(path, converted));
+        }
+        emit saveFinished(path, s.isOk(), s.isCancelled());
+    });
+    saveWatcher_->setFuture(QtConcurrent::run([result, toRgb, file, opt] {
+        try {
+            if (!toRgb) return io::writeImage(file, *result, opt);
+            return io::writeImage(file, convertColor(*result, ColorMode::RGB), opt);
+        } catch (const std::bad_alloc&) {
+            return Status::error("cannot write '" + file +
+                                 "': not enough memory to convert the result for this format");
+        }
+    }));
     return true;
 }
+
+void MainWindow::cancelSave() { saveStop_.requestStop(); }
 
 void MainWindow::saveResultDialog() {
     if (!current_) {
@@ -259,7 +314,7 @@ void MainWindow::saveResultDialog() {
     QString selected;
     const QString f = QFileDialog::getSaveFileName(this, tr("Save result"), suggested,
                                                    saveFilters().join(QStringLiteral(";;")), &selected);
-    if (!f.isEmpty()) saveResult(f, selected);
+    if (!f.isEmpty()) startSave(f, selected);
 }
 
 bool MainWindow::savePreset(const QString& path) {

@@ -20,6 +20,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QStatusBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSet>
@@ -65,6 +66,20 @@ void MainWindow::buildUi() {
     connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancelRun);
     connect(runButton_, &QPushButton::clicked, runAction_, &QAction::trigger);
     connect(cancelButton_, &QPushButton::clicked, cancelAction_, &QAction::trigger);
+
+    // Status bar: a save's progress and its Cancel, shown while a save runs.
+    saveProgress_ = new QProgressBar;
+    saveProgress_->setObjectName(QStringLiteral("saveProgress"));
+    saveProgress_->setRange(0, 1000);
+    saveProgress_->setMaximumWidth(160);
+    saveProgress_->setTextVisible(false);
+    saveCancel_ = new QPushButton(tr("Cancel save"));
+    saveCancel_->setObjectName(QStringLiteral("saveCancel"));
+    connect(saveCancel_, &QPushButton::clicked, this, &MainWindow::cancelSave);
+    statusBar()->addPermanentWidget(saveProgress_);
+    statusBar()->addPermanentWidget(saveCancel_);
+    saveProgress_->hide();
+    saveCancel_->hide();
 
     // Centre: tabs.
     tabs_ = new QTabWidget;

@@ -331,9 +331,7 @@ int benchParallel(const BenchContext& c) {
             if (s) s = runImage(img, request, result);
             const auto t2 = std::chrono::steady_clock::now();
             if (s) {
-                io::WriteOptions wo;
-                wo.levels = levels;
-                s = io::writeImage(outPbm, result.image, wo);
+                s = io::writeImage(outPbm, result.image);
             }
             const auto t3 = std::chrono::steady_clock::now();
             if (!s) status = s;

@@ -309,6 +309,11 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
         ->type_name("N");
     app.add_flag("--force", o.force, "write a lossy output format (JPEG, WebP, HEIF/AVIF) anyway, with a warning")
         ->group(group::kOutput);
+    app.add_option("--compress", o.compress,
+                   "PNG and TIFF compression: fast (the default: zlib level 1, a halftone's dots barely compress "
+                   "further), default (level 6), best (level 9) or a level 0..9")
+        ->group(group::kOutput)
+        ->type_name("fast|default|best|0..9");
     app.add_flag("-q,--quiet", o.quiet, "no notes and no per-file lines on stderr; errors are still printed")
         ->group(group::kOutput);
     app.add_flag("--progress", o.progress, "report progress on stderr")->group(group::kOutput);
@@ -477,6 +482,8 @@ int checkFileOptions(const FileOptions& o, uint64_t& maxMemory) {
     maxMemory = defaultMaxMemory();
     if (!o.maxMemory.empty() && !parseBytes(o.maxMemory, maxMemory))
         return fail("--max-memory '" + o.maxMemory + "' is not a byte count such as 8G or 500M", kExitUsage);
+    int level = 0;
+    if (Status s = io::parseCompression(o.compress, level); !s) return fail("--compress: " + s.message(), kExitUsage);
     return kExitOk;
 }
 
@@ -488,6 +495,8 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.maxPixels = uint64_t(fo.maxPixels);
     options.maxMemory = maxMemory;
     options.force = fo.force;
+    if (!io::parseCompression(fo.compress, options.compressLevel))  // checked by checkFileOptions
+        options.compressLevel = io::kCompressFast;
     options.concurrentRuns = fo.concurrentRuns;
     options.announceWrite = fo.progress;
     options.savePalette = savePalette;

@@ -50,6 +50,7 @@ struct FileOptions {
     int64_t maxPixels = 0;
     std::string maxMemory;  ///< empty: half the physical memory
     bool force = false;
+    std::string compress = "fast";  ///< --compress: fast, default, best or a zlib level (io::parseCompression)
     bool progress = false;
     bool time = false;
     int concurrentRuns = 1;  ///< files run at once (a batch's jobs): they share the GPU, which the device choice counts
@@ -81,8 +82,8 @@ int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::J
 /// \brief Refuses an empty value (an unset shell variable): for options that name a file, a palette or a part.
 const CLI::Validator& nonEmpty();
 
-/// \brief Checks the file options once (--max-pixels, --max-memory) and applies --quiet; prints and returns the exit
-/// code.
+/// \brief Checks the file options once (--max-pixels, --max-memory, --compress) and applies --quiet; prints and returns
+/// the exit code.
 int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
 
 /// \brief The option groups of `halftone --help`, in the order they are shown.

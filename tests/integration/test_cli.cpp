@@ -130,6 +130,7 @@ private slots:
     void outputFormatCheckedBeforeReading_data();
     void outputFormatCheckedBeforeReading();
     void lossyFormatNeedsForce();
+    void compressLevels();
     void defaultMethodIsExactFloydSteinberg();
     void version();
     void atomicFile();
@@ -374,6 +375,10 @@ void TestCli::badInput_data() {
     QTest::newRow("zero max pixels") << QStringList{m, ed, "--max-pixels", "0", "@IN", "@OUT"} << 2 << "--max-pixels";
     QTest::newRow("negative max pixels") << QStringList{m, ed, "--max-pixels", "-1", "@IN", "@OUT"} << 2
                                          << "--max-pixels must be a positive number of pixels, got -1";
+    QTest::newRow("bad compress") << QStringList{m, ed, "--compress", "fastest", "@IN", "@OUT"} << 2
+                                  << "--compress: unknown compression 'fastest'; choose fast, default, best or a level";
+    QTest::newRow("compress level too high")
+        << QStringList{m, ed, "--compress", "10", "@IN", "@OUT"} << 2 << "--compress: unknown compression '10'";
     QTest::newRow("jpeg without --force")
         << QStringList{"@IN", "@DIR/o.jpg"} << 1 << "cannot write '@DIR/o.jpg': JPEG is a lossy format";
     QTest::newRow("webp without --force")
@@ -764,6 +769,31 @@ void TestCli::lossyFormatNeedsForce() {
     // The warning is true: JPEG did not keep the dots pure black and white.
     QVERIFY(std::any_of(back.channels[0].data.begin(), back.channels[0].data.end(),
                         [](uint8_t v) { return v != 0 && v != 255; }));
+}
+
+void TestCli::compressLevels() {
+    // --compress changes the file's size, never its pixels: a binary RGB halftone (4-bit indexed) and a binary gray
+    // one (1-bit) at every word and at levels 0 and 9, in PNG and TIFF.
+    const QString in = QString::fromStdString(test::dataPath("chelsea.png"));
+    for (const char* color : {"rgb", "gray"}) {
+        for (const char* ext : {"png", "tif"}) {
+            Image first;
+            std::vector<uintmax_t> sizes;
+            for (const char* level : {"0", "fast", "default", "best", "9"}) {
+                const std::string out = path(std::string("c-") + level + "." + ext);
+                const Run r = runCli({"--color", color, "--compress", level, in, QString::fromStdString(out)});
+                QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+                Image back;
+                QVERIFY(io::readImage(out, back).isOk());
+                if (sizes.empty()) first = back;
+                QVERIFY2(back.channels == first.channels, level);
+                sizes.push_back(std::filesystem::file_size(out));
+            }
+            // Stored is the largest (fast, which matches runs only, can beat level 9 on 1-bit dots); best is 9.
+            QVERIFY2(sizes[0] > sizes[1] && sizes[0] > sizes[2] && sizes[0] > sizes[3], ext);
+            QCOMPARE(sizes[3], sizes[4]);
+        }
+    }
 }
 
 void TestCli::defaultMethodIsExactFloydSteinberg() {

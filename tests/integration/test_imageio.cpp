@@ -90,14 +90,20 @@ std::vector<std::string> dirEntries(const std::string& dir) {
     return names;
 }
 
+int tiffShortTag(const std::string& bytes, int tag);
+
 int oiioBitsPerSample(const std::string& path) {
-    // OpenImageIO does not report a PNG's bit depth: read it from the IHDR chunk (byte 24).
+    // OpenImageIO does not report a PNG's bit depth (read it from the IHDR chunk, byte 24), nor a palette TIFF's (it
+    // expands the palette): BitsPerSample of one sample is read from the file.
     if (path.size() > 4 && path.compare(path.size() - 4, 4, ".png") == 0) {
         std::ifstream f(path, std::ios::binary);
         char head[26] = {};
         if (!f.read(head, sizeof head)) return -1;
         return int(static_cast<unsigned char>(head[24]));
     }
+    std::ifstream f(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (const int bits = tiffShortTag(bytes, 258); bits > 0) return bits;
     auto in = OIIO::ImageInput::open(path);
     if (!in) return -1;
     return in->spec().get_int_attribute("oiio:BitsPerSample", in->spec().format == OIIO::TypeDesc::UINT8 ? 8 : 0);
@@ -138,6 +144,44 @@ Image randomIndexed(int w, int h, int colors, uint64_t seed) {
     return im;
 }
 
+/// An image of `channels` planes (1 gray, 3 RGB) whose samples are drawn at random from `values`; each plane of at
+/// least values.size() pixels holds every value.
+Image fromValues(int w, int h, int channels, const std::vector<int>& values, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Image im;
+    im.space = channels == 1 ? ColorSpace::Gray : ColorSpace::RGB;
+    for (int c = 0; c < channels; ++c) {
+        Plane8 p(w, h);
+        for (auto& v : p.data) v = uint8_t(values[size_t(rng() % values.size())]);
+        for (size_t i = 0; i < values.size() && i < p.data.size(); ++i) p.data[i] = uint8_t(values[i]);
+        im.channels.push_back(p);
+    }
+    return im;
+}
+
+/// The bits per sample and the colour type of a PNG (IHDR bytes 24 and 25), or the BitsPerSample and the
+/// Photometric of a little-endian TIFF.
+std::pair<int, int> storedForm(const std::string& file) {
+    const std::string bytes = readBytes(file);
+    if (bytes.size() > 26 && bytes.compare(1, 3, "PNG") == 0) return {int(uint8_t(bytes[24])), int(uint8_t(bytes[25]))};
+    return {tiffShortTag(bytes, 258), tiffShortTag(bytes, 262)};
+}
+
+/// Reads `file` with both decoders (the built-in libpng/libtiff one and OpenImageIO's) and checks each against `im`.
+void checkReadsBack(const std::string& file, const Image& im) {
+    for (const io::Decoder decoder : {io::Decoder::BuiltIn, io::Decoder::OpenImageIO}) {
+        io::ReadOptions ro;
+        ro.decoder = decoder;
+        Image back;
+        const Status r = io::readImage(file, back, ro);
+        QVERIFY2(r.isOk(), r.message().c_str());
+        QCOMPARE(back.space, im.space);
+        QCOMPARE(back.hasAlpha, im.hasAlpha);
+        QVERIFY2(back.channels == im.channels, file.c_str());
+        if (im.hasAlpha) QVERIFY(back.alpha == im.alpha);
+    }
+}
+
 }  // namespace
 
 class TestImageIo : public QObject {
@@ -160,6 +204,12 @@ private slots:
     void indexedWrite_data();
     void indexedWrite();
     void indexedFallsBackToRgb();
+    void fewValuesWrite_data();
+    void fewValuesWrite();
+    void compressionLevels();
+    void tiffStripsOnPool();
+    void cancelledWrite_data();
+    void cancelledWrite();
     void exifOrientation_data();
     void exifOrientation();
     void exifJpeg();
@@ -219,7 +269,6 @@ void TestImageIo::pnmRoundTrip() {
     }
     const std::string file = path("rt." + ext.toStdString());
     io::WriteOptions wo;
-    wo.levels = ext == "pbm" ? 2 : 256;
     const Status ws = io::writeImage(file, im, wo);
     QVERIFY2(ws.isOk(), ws.message().c_str());
     Image back;
@@ -537,8 +586,8 @@ void TestImageIo::indexedWrite() {
 
 void TestImageIo::indexedFallsBackToRgb() {
     // A palette that does not describe the pixels (here one pixel changed) is not written: the file is RGB and
-    // holds the pixels.
-    Image im = randomIndexed(20, 10, 4, test::freshSeed("indexed fallback"));
+    // holds the pixels (40 random colours: their channels' values have far more than 256 combinations).
+    Image im = randomIndexed(20, 10, 40, test::freshSeed("indexed fallback"));
     im.channels[1].at(3, 5) ^= 1;
     for (const char* name : {"o.png", "o.tif"}) {
         const std::string file = path(name);
@@ -561,6 +610,165 @@ void TestImageIo::indexedFallsBackToRgb() {
     Image back;
     QVERIFY(io::readImage(file, back).isOk());
     QVERIFY(back.hasAlpha && back.alpha == withAlpha.alpha && back.channels == withAlpha.channels);
+}
+
+void TestImageIo::fewValuesWrite_data() {
+    test::columns<QString, int, QString>("name", "channels", "values");  // values: each channel's, comma-separated
+    test::columns<int, int>("bits", "colorType");  // PNG colour type (0 gray, 2 RGB, 3 palette) or TIFF photometric
+    QTest::newRow("png binary gray, 1 bit") << "o.png" << 1 << "0,255" << 1 << 0;
+    QTest::newRow("png only white, 1 bit") << "o.png" << 1 << "255" << 1 << 0;
+    QTest::newRow("png 4 levels, 2 bits") << "o.png" << 1 << "0,85,170,255" << 2 << 0;
+    QTest::newRow("png 3 of 4 levels, 2 bits") << "o.png" << 1 << "0,170,255" << 2 << 0;
+    QTest::newRow("png 16 levels, 4 bits")
+        << "o.png" << 1 << "0,17,34,51,68,85,102,119,136,153,170,187,204,221,238,255" << 4 << 0;
+    QTest::newRow("png 3 uneven levels, 8 bits") << "o.png" << 1 << "0,128,255" << 8 << 0;
+    QTest::newRow("png binary rgb, 4-bit indexed") << "o.png" << 3 << "0,255" << 4 << 3;
+    QTest::newRow("png rgb of 2 values, 8 colours") << "o.png" << 3 << "40,200" << 4 << 3;
+    QTest::newRow("png rgb of 3 levels, 8-bit indexed") << "o.png" << 3 << "0,128,255" << 8 << 3;
+    QTest::newRow("png rgb of 7 levels, 8-bit rgb") << "o.png" << 3 << "0,42,85,128,170,212,255" << 8 << 2;
+    QTest::newRow("tif binary gray, 1 bit") << "o.tif" << 1 << "0,255" << 1 << 1;
+    QTest::newRow("tif 4 levels, 2 bits") << "o.tif" << 1 << "0,85,170,255" << 2 << 1;
+    QTest::newRow("tif 16 levels, 4 bits")
+        << "o.tif" << 1 << "0,17,34,51,68,85,102,119,136,153,170,187,204,221,238,255" << 4 << 1;
+    QTest::newRow("tif 3 uneven levels, 8 bits") << "o.tif" << 1 << "0,128,255" << 8 << 1;
+    QTest::newRow("tif binary rgb, 4-bit palette") << "o.tif" << 3 << "0,255" << 4 << 3;
+    QTest::newRow("tif rgb of 3 levels, 8-bit palette") << "o.tif" << 3 << "0,128,255" << 8 << 3;
+}
+
+void TestImageIo::fewValuesWrite() {
+    QFETCH(QString, name);
+    QFETCH(int, channels);
+    QFETCH(QString, values);
+    QFETCH(int, bits);
+    QFETCH(int, colorType);
+    std::vector<int> v;
+    for (const QString& x : values.split(',')) v.push_back(x.toInt());
+    // Rows that end inside a byte at every depth, single rows and columns, and TIFFs of many strips.
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{1, 37}, std::pair{53, 1}, std::pair{13, 7},
+                               std::pair{301, 211}, std::pair{2003, 600}}) {
+        const Image im = fromValues(w, h, channels, v, test::freshSeed("few values write"));
+        const std::string file = path(name.toStdString());
+        const Status s = io::writeImage(file, im);
+        QVERIFY2(s.isOk(), s.message().c_str());
+        QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
+        if (size_t(w) * size_t(h) >= v.size()) {  // every value present: the form of the values
+            const auto [storedBits, storedType] = storedForm(file);
+            QCOMPARE(storedBits, bits);
+            QCOMPARE(storedType, colorType);
+        }
+        checkReadsBack(file, im);
+        QVERIFY(fs::remove(file));
+    }
+}
+
+void TestImageIo::compressionLevels() {
+    // Every level holds the same pixels; higher levels make a compressible image smaller.
+    Image im = fromValues(640, 480, 3, {0, 255}, test::freshSeed("compression levels"));
+    for (int y = 0; y < 240; ++y)  // a flat half that compresses
+        for (int c = 0; c < 3; ++c) std::fill_n(im.channels[size_t(c)].row(y), 640, uint8_t(c == 1 ? 255 : 0));
+    const Image gray = fromValues(640, 480, 1, {0, 40, 99, 255}, test::freshSeed("compression levels gray"));
+    for (const char* name : {"c.png", "c.tif"}) {
+        for (const Image* image : std::initializer_list<const Image*>{&im, &gray}) {
+            std::vector<uintmax_t> sizes;
+            for (const char* word : {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "fast", "default", "best"}) {
+                io::WriteOptions wo;
+                QVERIFY2(io::parseCompression(word, wo.compressLevel).isOk(), word);
+                const std::string file = path(name);
+                QVERIFY(io::writeImage(file, *image, wo).isOk());
+                checkReadsBack(file, *image);
+                sizes.push_back(fs::file_size(file));
+            }
+            QVERIFY2(sizes[0] > sizes[9], name);  // stored against level 9
+            QCOMPARE(sizes[10], sizes[1]);        // fast = 1
+            QCOMPARE(sizes[11], sizes[6]);        // default = 6
+            QCOMPARE(sizes[12], sizes[9]);        // best = 9
+        }
+    }
+    int level = -1;
+    for (const char* bad : {"", "10", "-1", "fastest", "Best", "1.5"}) {
+        const Status s = io::parseCompression(bad, level);
+        QVERIFY2(!s.isOk(), bad);
+        QVERIFY2(s.message().find("fast, default, best or a level 0..9") != std::string::npos, s.message().c_str());
+    }
+}
+
+void TestImageIo::tiffStripsOnPool() {
+    // Strips compressed on 1, 2, 3 and 8 workers give the same file, byte for byte, for every sample layout; the
+    // image is many strip groups long, with a last strip shorter than the rest.
+    const int w = 1537, h = 1111;
+    Image rgba = test::randomRgb(w, h, "tiff strips");
+    rgba.hasAlpha = true;
+    rgba.alpha = test::randomPlane(w, h, test::freshSeed("tiff strips alpha"));
+    Image cmyk = test::randomRgb(w, h, "tiff strips cmyk");
+    cmyk.space = ColorSpace::CMYK;
+    cmyk.channels.push_back(test::randomPlane(w, h, test::freshSeed("tiff strips k")));
+    const Image binary = fromValues(w, h, 1, {0, 255}, test::freshSeed("tiff strips binary"));
+    const Image indexed = fromValues(w, h, 3, {0, 255}, test::freshSeed("tiff strips indexed"));
+    for (const Image* im : std::initializer_list<const Image*>{&rgba, &cmyk, &binary, &indexed}) {
+        std::string first;
+        for (const int threads : {1, 2, 3, 8}) {
+            io::WriteOptions wo;
+            wo.control.threads = threads;
+            const std::string file = path("s.tif");
+            QVERIFY(io::writeImage(file, *im, wo).isOk());
+            const std::string bytes = readBytes(file);
+            if (first.empty()) {
+                first = bytes;
+                Image back;
+                QVERIFY(io::readImage(file, back).isOk());
+                QVERIFY(back.channels == im->channels);
+                QCOMPARE(back.hasAlpha, im->hasAlpha);
+                if (im->hasAlpha) QVERIFY(back.alpha == im->alpha);
+            }
+            QVERIFY2(bytes == first, qPrintable(QString("%1 workers").arg(threads)));
+        }
+    }
+}
+
+void TestImageIo::cancelledWrite_data() {
+    test::columns<QString, int, bool>("name", "channels", "midway");
+    for (const char* name : {"o.png", "o.tif"})
+        for (const int channels : {1, 3})
+            for (const bool midway : {false, true})
+                QTest::newRow(qPrintable(QString("%1 %2 %3")
+                                             .arg(name)
+                                             .arg(channels == 1 ? "binary gray" : "rgb", midway ? "midway" : "before")))
+                    << name << channels << midway;
+}
+
+void TestImageIo::cancelledWrite() {
+    // A stop before the write or during it (from the progress callback, as the studio's Cancel does) ends it with
+    // "cancelled" and leaves neither the file nor a temporary one; an older file of that name stays as it was.
+    QFETCH(QString, name);
+    QFETCH(int, channels);
+    QFETCH(bool, midway);
+    // Several strip groups of a TIFF on any number of workers.
+    const Image im = channels == 1 ? fromValues(4000, 3000, 1, {0, 255}, test::freshSeed("cancelled write"))
+                                   : test::randomRgb(1200, 900, "cancelled write");
+    const std::string file = path(name.toStdString());
+    writeBytes(file, "old");
+    io::WriteOptions wo;
+    std::vector<double> reported;
+    wo.control.onProgress = [&](const Progress& p) {
+        reported.push_back(p.fraction);
+        if (midway && p.fraction > 0.3) wo.control.stop.requestStop();
+    };
+    if (!midway) wo.control.stop.requestStop();
+    const Status s = io::writeImage(file, im, wo);
+    QVERIFY2(s.isCancelled(), s.message().c_str());
+    QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
+    QCOMPARE(readBytes(file), std::string("old"));
+    if (midway) {
+        QVERIFY(reported.size() >= 2);
+        QVERIFY(std::is_sorted(reported.begin(), reported.end()));
+    }
+    // Without a stop the same write completes, reporting progress from 0 towards 1.
+    io::WriteOptions plain;
+    std::vector<double> fractions;
+    plain.control.onProgress = [&](const Progress& p) { fractions.push_back(p.fraction); };
+    QVERIFY(io::writeImage(file, im, plain).isOk());
+    QVERIFY(!fractions.empty() && fractions.front() == 0.0 && fractions.back() < 1.0);
+    checkReadsBack(file, im);
 }
 
 void TestImageIo::exifOrientation_data() {
@@ -650,12 +858,12 @@ void TestImageIo::writeByExtension_data() {
     QTest::addColumn<int>("bitsPerSample");  // as OpenImageIO reports the written file; 0 = not checked
     QTest::newRow("png gray") << "o.png" << 1 << false << 8;
     QTest::newRow("png binary is 1-bit") << "o.png" << 1 << true << 1;
-    QTest::newRow("png rgb binary stays 8-bit") << "o.png" << 3 << true << 8;
+    QTest::newRow("png rgb binary is 4-bit indexed") << "o.png" << 3 << true << 4;
     QTest::newRow("png rgb") << "o.png" << 3 << false << 8;
     QTest::newRow("tif gray") << "o.tif" << 1 << false << 8;
     QTest::newRow("tif binary is 1-bit") << "o.tif" << 1 << true << 1;
     QTest::newRow("tiff binary is 1-bit") << "o.TIFF" << 1 << true << 1;
-    QTest::newRow("tif rgb binary stays 8-bit") << "o.tif" << 3 << true << 8;
+    QTest::newRow("tif rgb binary is 4-bit palette") << "o.tif" << 3 << true << 4;
     QTest::newRow("pgm") << "o.pgm" << 1 << false << 0;
     QTest::newRow("pbm") << "o.pbm" << 1 << true << 0;
     QTest::newRow("ppm") << "o.ppm" << 3 << false << 0;
@@ -677,10 +885,8 @@ void TestImageIo::writeByExtension() {
             for (auto& v : p.data) v = v & 1 ? 255 : 0;
         im.channels.push_back(p);
     }
-    io::WriteOptions wo;
-    wo.levels = binary ? 2 : 256;
     const std::string file = path(name.toStdString());
-    const Status s = io::writeImage(file, im, wo);
+    const Status s = io::writeImage(file, im);
     QVERIFY2(s.isOk(), s.message().c_str());
     QCOMPARE(dirEntries(dir()), std::vector<std::string>{name.toStdString()});
     if (bitsPerSample) QCOMPARE(oiioBitsPerSample(file), bitsPerSample);
@@ -741,7 +947,6 @@ void TestImageIo::writeResolution() {
     Plane8 p(40, 24);
     for (size_t i = 0; i < p.size(); ++i) p.data[i] = (i * 7) % 3 ? 255 : 0;
     io::WriteOptions wo;
-    wo.levels = 2;
     wo.dpi = 600;
     for (const char* name : {"r.tif", "r.png"}) {
         const std::string file = path(name);

@@ -1,6 +1,7 @@
-#include "io/png1bit.h"
-
+// The row-streaming PNG writer and what the PNG and TIFF writers share; gray images of 1, 2 and 4 bits.
 #include "io/pngwrite.h"
+
+#include <zlib.h>
 
 #include <cerrno>
 #include <cmath>
@@ -8,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "io/codecs.h"
 
 namespace halftone::io::detail {
 
@@ -34,8 +37,32 @@ Status closeWrittenFile(std::FILE* f) {
     return Status::ok();
 }
 
+int deflateStrategy(int level, bool indexedOrBits) { return indexedOrBits && level == 1 ? Z_RLE : Z_DEFAULT_STRATEGY; }
+
+void packRow(const uint8_t* values, int w, int depth, uint8_t* out, const uint8_t* code) {
+    if (depth == 8) {
+        if (code)
+            for (int x = 0; x < w; ++x) out[x] = code[values[x]];
+        else
+            std::memcpy(out, values, size_t(w));
+        return;
+    }
+    const int perByte = 8 / depth;
+    const int full = w / perByte;
+    for (int b = 0; b < full; ++b, values += perByte) {
+        unsigned acc = 0;
+        for (int k = 0; k < perByte; ++k) acc = (acc << depth) | (code ? code[values[k]] : values[k]);
+        out[b] = uint8_t(acc);
+    }
+    if (const int rest = w - full * perByte; rest > 0) {
+        unsigned acc = 0;
+        for (int k = 0; k < rest; ++k) acc = (acc << depth) | (code ? code[values[k]] : values[k]);
+        out[full] = uint8_t(acc << (depth * (perByte - rest)));
+    }
+}
+
 Status writePngRows(const std::string& path, const PngLayout& layout,
-                    const std::function<void(int y, png_byte* row)>& fillRow) {
+                    const std::function<void(int y, png_byte* row)>& fillRow, const RunControl& control) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return Status::error(std::strerror(errno));
     PngErrorSink sink;
@@ -58,6 +85,12 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
         return Status::error("write failed: " + sink.message);
     }
     png_init_io(png, f);
+    png_set_compression_level(png, layout.level);
+    if (layout.colorType == PNG_COLOR_TYPE_PALETTE || layout.bitDepth < 8) {
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+        png_set_compression_strategy(png, deflateStrategy(layout.level, true));
+    } else if (layout.level <= 2)
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
     png_set_IHDR(png, info, png_uint_32(layout.width), png_uint_32(layout.height), layout.bitDepth, layout.colorType,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (layout.colorType == PNG_COLOR_TYPE_PALETTE)
@@ -66,6 +99,14 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
     setPngResolution(png, info, layout.dpi);
     png_write_info(png, info);
     for (int y = 0; y < layout.height; ++y) {
+        if ((y & 63) == 0) {
+            if (control.cancelled()) {
+                png_destroy_write_struct(&png, &info);
+                std::fclose(f);
+                return Status::cancelled();
+            }
+            control.report(double(y) / layout.height, "writing");
+        }
         fillRow(y, row.data());
         png_write_row(png, row.data());
     }
@@ -74,19 +115,18 @@ Status writePngRows(const std::string& path, const PngLayout& layout,
     return closeWrittenFile(f);
 }
 
-Status writePng1Bit(const std::string& path, const Plane8& plane, double dpi) {
+Status writePngGray(const std::string& path, const Plane8& plane, int bits, const WriteOptions& options) {
     PngLayout layout;
     layout.width = plane.width;
     layout.height = plane.height;
-    layout.bitDepth = 1;
-    layout.dpi = dpi;
-    const size_t rowBytes = size_t(plane.width + 7) / 8;
-    return writePngRows(path, layout, [&](int y, png_byte* row) {
-        std::fill(row, row + rowBytes, png_byte(0));
-        const uint8_t* s = plane.row(y);
-        for (int x = 0; x < plane.width; ++x)
-            if (s[x]) row[size_t(x) >> 3] |= png_byte(0x80 >> (x & 7));
-    });
+    layout.bitDepth = bits;
+    layout.dpi = options.dpi;
+    layout.level = options.compressLevel;
+    uint8_t code[256];
+    for (int v = 0; v < 256; ++v) code[v] = uint8_t(v * ((1 << bits) - 1) / 255);
+    return writePngRows(
+        path, layout, [&](int y, png_byte* row) { packRow(plane.row(y), plane.width, bits, row, code); },
+        options.control);
 }
 
 }  // namespace halftone::io::detail
