@@ -133,7 +133,10 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const MethodInfo& m = *request.method;
     ParamValues resolved = request.params;
     (void)Registry::instance().resolveParams(m, resolved);
-    const ColorMode outputColor = job.palette.empty() ? job.color : ColorMode::RGB;
+    // The target's resolution and colour mode (its frame is in `prepare`, its colours in the request).
+    JobSettings applied;
+    if (Status s = applyTarget(job, applied); !s) return failed(s.message(), Kind::Usage);
+    const ColorMode outputColor = job.palette.empty() && !request.palette ? applied.color : ColorMode::RGB;
 
     // Everything about the output is checked before the input is read: nothing is computed for an output that
     // cannot be written.
@@ -303,7 +306,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const Clock::time_point tWrite = Clock::now();
 
     WriteOptions wo;
-    wo.dpi = job.dpi;
+    wo.dpi = applied.dpi;
     if (m.param("levels")) {
         wo.levels = int(levels);
     } else {

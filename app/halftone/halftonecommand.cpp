@@ -11,6 +11,7 @@
 #include "app/halftone/stdstreams.h"
 #include "core/ed/kernel.h"
 #include "core/palette/palette.h"
+#include "core/palette/target.h"
 #include "core/job/registry.h"
 
 namespace halftone::cli {
@@ -21,6 +22,7 @@ struct Options {
     bool list = false;
     bool listKernels = false;
     bool listPalettes = false;
+    bool listTargets = false;
     std::string showPalette;
     std::string input, output, outputOption;
     JobOptions job;
@@ -56,6 +58,21 @@ int printLists(const Options& o) {
             item("{\"name\":" + jsonString(b.name) + ",\"group\":" + jsonString(b.group) + ",\"colours\":" +
                      std::to_string(b.palette.size()) + ",\"description\":" + jsonString(b.description) + "}",
                  b.name + "\t" + b.group + "\t" + std::to_string(b.palette.size()) + "\t" + b.description);
+    if (o.listTargets)
+        for (const Target& t : builtinTargets()) {
+            const std::string size = t.width == 0    ? std::string("any")
+                                     : t.height == 0 ? std::to_string(t.width) + " wide"
+                                                     : std::to_string(t.width) + "x" + std::to_string(t.height);
+            std::string codes;
+            for (const TargetInk& k : t.inks) codes += (codes.empty() ? "" : ",") + std::to_string(k.code);
+            item("{\"name\":" + jsonString(t.name) + ",\"group\":" + jsonString(t.group) +
+                     ",\"width\":" + std::to_string(t.width) + ",\"height\":" + std::to_string(t.height) +
+                     ",\"dpi\":" + jsonNumber(t.dpi) + ",\"codes\":[" + codes + "],\"source\":" + jsonString(t.source) +
+                     ",\"description\":" + jsonString(t.description) + "}",
+                 t.name + "\t" + t.group + "\t" + size + "\t" +
+                     (t.inks.empty() ? std::string("1-bit") : std::to_string(t.inks.size()) + " colours, codes " + codes) +
+                     "\t" + t.description);
+        }
     if (json) out += "]\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
@@ -63,9 +80,9 @@ int printLists(const Options& o) {
 
 int run(Options& o) {
     setQuiet(o.file.quiet);
-    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) > 1)
-        return fail("give one of --list, --list-kernels and --list-palettes at a time", kExitUsage);
-    if (o.list || o.listKernels || o.listPalettes) return printLists(o);
+    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) + int(o.listTargets) > 1)
+        return fail("give one of --list, --list-kernels, --list-palettes and --list-targets at a time", kExitUsage);
+    if (o.list || o.listKernels || o.listPalettes || o.listTargets) return printLists(o);
     if (!o.showPalette.empty()) {
         int n = 0;
         if (Status s = parseAutoPaletteSpec(o.showPalette, n); !s) return fail(s.message(), kExitUsage);
@@ -165,6 +182,10 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
         ->group(group::kInformation);
     app.add_flag("--list-palettes", o->listPalettes,
                  "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description")
+        ->group(group::kInformation);
+    app.add_flag("--list-targets", o->listTargets,
+                 "print one line per built-in target: name<TAB>group<TAB>size<TAB>colours and driver codes<TAB>"
+                 "description")
         ->group(group::kInformation);
     app.add_option("--show-palette", o->showPalette,
                    "print the colours of a built-in palette or palette file as a .hex listing, and exit")

@@ -9,6 +9,7 @@
 #include "app/studio/startoptions.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
+#include "io/targetfile.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
 
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
     cli.process(app);  // unknown options and missing values: a message and exit status 1
 
     gpu::registerMethods(Registry::instance());
+    io::installTargetFileReader();
     gpu::startInBackground();  // context, kernels and staging memory on a thread of their own (idempotent)
     if (int rc = checkStartOptions(cli, o)) return rc;
 
