@@ -240,10 +240,10 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         dst = v.get<std::string>();
         return Status::ok();
     };
-    const std::vector<std::string> known = {
-        "halftone-preset", "method",  "variant",    "params",  "color",      "palette", "space",  "match",
-        "device",          "threads", "keep-alpha", "prepare", "print-size", "dpi",     "format", "separation",
-        "target",          "tone",    "gamut"};
+    const std::vector<std::string> known = {"halftone-preset", "method",  "variant",    "params", "color",
+                                            "palette",         "space",   "match",      "device", "threads",
+                                            "keep-alpha",      "prepare", "print-size", "dpi",    "format",
+                                            "separation",      "target",  "tone",       "gamut"};
     for (const auto& [key, v] : j.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end())
             return Status::error(ctx + ": unknown key '" + key + "' (known keys: " + keyList(known) + ")");

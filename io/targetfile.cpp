@@ -32,10 +32,12 @@ Status parseJson(const std::string& ctx, const std::string& text, Target& out) {
     if (!j.is_object() || !j.contains("halftone-target"))
         return Status::error(ctx + ": not a target (no \"halftone-target\" version key)");
     if (!j["halftone-target"].is_number_integer() || j["halftone-target"].get<int64_t>() != kTargetVersion)
-        return Status::error(ctx + ": target version " + shown(j["halftone-target"]) + " is not supported (this version " +
-                             "reads " + std::to_string(kTargetVersion) + ")");
+        return Status::error(ctx + ": target version " + shown(j["halftone-target"]) +
+                             " is not supported (this version " + "reads " + std::to_string(kTargetVersion) + ")");
     Target t;
-    auto bad = [&](const std::string& key, const std::string& why) { return Status::error(ctx + ": " + key + " " + why); };
+    auto bad = [&](const std::string& key, const std::string& why) {
+        return Status::error(ctx + ": " + key + " " + why);
+    };
     auto text_ = [&](const json& v, const std::string& key, std::string& dst) {
         if (!v.is_string()) return bad(key, "must be a string, got " + shown(v));
         dst = v.get<std::string>();
@@ -131,9 +133,14 @@ Status loadTargetFile(const std::string& path, Target& out) {
 }
 
 std::string targetJson(const Target& t) {
-    json j = {{"halftone-target", kTargetVersion}, {"name", t.name},   {"group", t.group},
-              {"description", t.description},      {"source", t.source}, {"width", t.width},
-              {"height", t.height},                {"dpi", t.dpi}};
+    json j = {{"halftone-target", kTargetVersion},
+              {"name", t.name},
+              {"group", t.group},
+              {"description", t.description},
+              {"source", t.source},
+              {"width", t.width},
+              {"height", t.height},
+              {"dpi", t.dpi}};
     json inks = json::array();
     for (const TargetInk& k : t.inks)
         inks.push_back(

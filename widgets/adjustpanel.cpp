@@ -53,9 +53,10 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
         target_->addItem(QString::fromStdString(t.name), QString::fromStdString(t.name));
     for (int i = 1; i < target_->count(); ++i)
         target_->setItemData(i, QString::fromStdString(builtinTargets()[size_t(i - 1)].description), Qt::ToolTipRole);
-    target_->setToolTip(tr("A device to halftone for: its frame (filled with cover unless the fit says otherwise, "
-                           "when width and height are auto), its resolution, the colours it shows and the indices "
-                           "its driver expects; the palette panel's choice is then not used"));
+    target_->setToolTip(
+        tr("A device to halftone for: its frame (filled with cover unless the fit says otherwise, "
+           "when width and height are auto), its resolution, the colours it shows and the indices "
+           "its driver expects; the palette panel's choice is then not used"));
     width_ = intSpin(0, 1 << 20, 0, tr("Width in pixels; 0 = from the height (aspect kept) or unchanged"));
     width_->setSpecialValueText(tr("auto"));
     height_ = intSpin(0, 1 << 20, 0, tr("Height in pixels; 0 = from the width (aspect kept) or unchanged"));
@@ -74,12 +75,13 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     fit_->addItem(tr("Stretch"), QStringLiteral("stretch"));
     fit_->addItem(tr("Cover (fill and crop)"), QStringLiteral("cover"));
     fit_->addItem(tr("Contain (letterbox)"), QStringLiteral("contain"));
-    fit_->setToolTip(tr("With width and height both set: fit inside them, stretch to exactly that size, fill the "
-                        "frame and crop the rest (cover), or fit inside and fill the rest with the background "
-                        "(contain)"));
+    fit_->setToolTip(
+        tr("With width and height both set: fit inside them, stretch to exactly that size, fill the "
+           "frame and crop the rest (cover), or fit inside and fill the rest with the background "
+           "(contain)"));
     gravity_ = new QComboBox;
-    for (Gravity g : {Gravity::Center, Gravity::North, Gravity::South, Gravity::East, Gravity::West,
-                      Gravity::NorthEast, Gravity::NorthWest, Gravity::SouthEast, Gravity::SouthWest})
+    for (Gravity g : {Gravity::Center, Gravity::North, Gravity::South, Gravity::East, Gravity::West, Gravity::NorthEast,
+                      Gravity::NorthWest, Gravity::SouthEast, Gravity::SouthWest})
         gravity_->addItem(QString::fromLatin1(toString(g)), QString::fromLatin1(toString(g)));
     gravity_->setToolTip(tr("The part a cover crop keeps, the side a contained image sits on"));
     rotate_ = new QComboBox;
@@ -88,8 +90,9 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     rotate_->setToolTip(tr("A turn after the file's EXIF orientation, which is always applied"));
     background_ = new QLineEdit;
     background_->setPlaceholderText(tr("none (keep transparency; white letterbox)"));
-    background_->setToolTip(tr("Flatten transparency onto this colour and fill the contain letterbox with it: "
-                               "#RRGGBB or a name (white, black, gray, ...)"));
+    background_->setToolTip(
+        tr("Flatten transparency onto this colour and fill the contain letterbox with it: "
+           "#RRGGBB or a name (white, black, gray, ...)"));
     filter_ = new QComboBox;
     for (ResizeFilter f : {ResizeFilter::Lanczos3, ResizeFilter::Bicubic, ResizeFilter::Box, ResizeFilter::Nearest})
         filter_->addItem(QString::fromLatin1(toString(f)), int(f));
@@ -154,7 +157,8 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
         connect(s, &QSpinBox::valueChanged, this, &AdjustPanel::edited);
     for (QDoubleSpinBox* s : {scale_, dpi_, brightness_, contrast_, gamma_, saturation_, sharpen_, radius_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &AdjustPanel::edited);
-    for (QComboBox* c : {target_, fit_, gravity_, rotate_, filter_}) connect(c, &QComboBox::currentIndexChanged, this, &AdjustPanel::edited);
+    for (QComboBox* c : {target_, fit_, gravity_, rotate_, filter_})
+        connect(c, &QComboBox::currentIndexChanged, this, &AdjustPanel::edited);
     connect(linear_, &QCheckBox::toggled, this, &AdjustPanel::edited);
     connect(printSize_, &QLineEdit::textChanged, this, &AdjustPanel::edited);
     connect(background_, &QLineEdit::textChanged, this, &AdjustPanel::edited);
@@ -318,7 +322,9 @@ void AdjustPanel::restoreSettings(QSettings& q) {
     s.sharpenAmount = q.value(QStringLiteral("sharpenAmount"), s.sharpenAmount).toDouble();
     s.sharpenRadius = q.value(QStringLiteral("sharpenRadius"), s.sharpenRadius).toDouble();
     const QString print = q.value(QStringLiteral("printSize")).toString();
+    setting_ = true;  // one changed() for the whole restore, from setSettings
     (void)setTarget(q.value(QStringLiteral("target")).toString().toStdString());
+    setting_ = false;
     const double dpi = q.value(QStringLiteral("dpi"), 0.0).toDouble();
     q.endGroup();
     if (!s.validate()) s = PrepareSettings{};

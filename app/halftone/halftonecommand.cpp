@@ -70,7 +70,8 @@ int printLists(const Options& o) {
                      ",\"dpi\":" + jsonNumber(t.dpi) + ",\"codes\":[" + codes + "],\"source\":" + jsonString(t.source) +
                      ",\"description\":" + jsonString(t.description) + "}",
                  t.name + "\t" + t.group + "\t" + size + "\t" +
-                     (t.inks.empty() ? std::string("1-bit") : std::to_string(t.inks.size()) + " colours, codes " + codes) +
+                     (t.inks.empty() ? std::string("1-bit")
+                                     : std::to_string(t.inks.size()) + " colours, codes " + codes) +
                      "\t" + t.description);
         }
     if (json) out += "]\n";

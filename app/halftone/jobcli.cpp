@@ -472,10 +472,9 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         parseResizeFit(word, p.fit);
     }
     if (o.given("gravity")) {
-        if (!chooseWord("gravity", o.gravity,
-                        {"center", "north", "south", "east", "west", "northeast", "northwest", "southeast",
-                         "southwest"},
-                        word))
+        if (!chooseWord(
+                "gravity", o.gravity,
+                {"center", "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"}, word))
             return kExitUsage;
         parseGravity(word, p.gravity);
     }

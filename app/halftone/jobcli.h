@@ -81,7 +81,7 @@ int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
 namespace group {
 inline constexpr const char* kInput = "Input";
 inline constexpr const char* kPrepare =
-    "Prepare (before halftoning: rotate, frame, resize, levels, brightness, contrast, gamma, saturation, sharpen)";
+    "Prepare (before halftoning: rotate, frame, resize, levels, tone, saturation, sharpen)";
 inline constexpr const char* kMethod = "Method";
 inline constexpr const char* kColour = "Colour and palette";
 inline constexpr const char* kPrint = "Print";

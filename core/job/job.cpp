@@ -19,12 +19,11 @@ std::string joined(const std::vector<std::string>& v) {
 
 bool operator==(const JobSettings& a, const JobSettings& b) {
     return a.method == b.method && a.variant == b.variant && a.params.canonical() == b.params.canonical() &&
-           a.color == b.color && a.palette == b.palette && a.target == b.target &&
-           a.tone == b.tone && a.gamut == b.gamut && a.paletteSpace == b.paletteSpace &&
-           a.paletteMatch == b.paletteMatch && a.device == b.device && a.threads == b.threads &&
-           a.keepAlpha == b.keepAlpha && a.prepare == b.prepare && a.printSize == b.printSize &&
-           a.dpi == b.dpi && a.format == b.format && a.separation.gcr == b.separation.gcr &&
-           a.separation.inkLimit == b.separation.inkLimit;
+           a.color == b.color && a.palette == b.palette && a.target == b.target && a.tone == b.tone &&
+           a.gamut == b.gamut && a.paletteSpace == b.paletteSpace && a.paletteMatch == b.paletteMatch &&
+           a.device == b.device && a.threads == b.threads && a.keepAlpha == b.keepAlpha && a.prepare == b.prepare &&
+           a.printSize == b.printSize && a.dpi == b.dpi && a.format == b.format &&
+           a.separation.gcr == b.separation.gcr && a.separation.inkLimit == b.separation.inkLimit;
 }
 
 Status applyTarget(const JobSettings& job, JobSettings& out, Target* target) {
@@ -115,8 +114,9 @@ Status validateJob(const JobSettings& job) {
         return Status::error("dpi must be between 1 and 100000");
     }
     if ((job.tone != ToneMap::None || job.gamut != GamutMap::None) && job.palette.empty() && !m->fixedPalette)
-        return Status::error("tone and gamut mapping map the image into a palette's colours: give a palette or a "
-                             "target");
+        return Status::error(
+            "tone and gamut mapping map the image into a palette's colours: give a palette or a "
+            "target");
     if (!job.palette.empty() && !m->hasPaletteForm())
         return Status::error("method " + m->id() + " cannot halftone to a palette");
     if (!job.palette.empty() && job.palette.rfind("auto:", 0) != 0) {

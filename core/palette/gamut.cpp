@@ -11,7 +11,8 @@ namespace halftone {
 
 namespace {
 
-constexpr EnumName<ToneMap> kToneMaps[] = {{ToneMap::None, "none"}, {ToneMap::Auto, "auto"}, {ToneMap::SCurve, "s-curve"}};
+constexpr EnumName<ToneMap> kToneMaps[] = {
+    {ToneMap::None, "none"}, {ToneMap::Auto, "auto"}, {ToneMap::SCurve, "s-curve"}};
 constexpr EnumName<GamutMap> kGamutMaps[] = {
     {GamutMap::None, "none"}, {GamutMap::Clip, "clip"}, {GamutMap::Compress, "compress"}};
 
@@ -41,8 +42,8 @@ Rgb8 encode(const V3& v) {
 
 Lab labOf(const V3& v) { return linearSrgbToLab(v[0], v[1], v[2]); }
 
-constexpr double kEps = 1e-9;   ///< points and planes closer than this are the same
-constexpr double kSlack = 1e-6;  ///< a colour this far outside still counts as inside
+constexpr double kEps = 1e-9;          ///< points and planes closer than this are the same
+constexpr double kSlack = 1e-6;        ///< a colour this far outside still counts as inside
 constexpr size_t kMaxHullColors = 64;  ///< above this the hull is not computed: every colour counts as inside
 
 }  // namespace
@@ -190,7 +191,8 @@ Status mapToPalette(Image& rgb, const Palette& palette, ToneMap tone, GamutMap m
     for (int r = 0; r < kNodes; ++r)
         for (int g = 0; g < kNodes; ++g)
             for (int b = 0; b < kNodes; ++b)
-                table[size_t((r * kNodes + g) * kNodes + b)] = mapColor({node(r), node(g), node(b)}, gamut, tone, mapping);
+                table[size_t((r * kNodes + g) * kNodes + b)] =
+                    mapColor({node(r), node(g), node(b)}, gamut, tone, mapping);
     // Where each 8-bit value falls between two nodes.
     std::array<int, 256> cell{};
     std::array<float, 256> frac{};

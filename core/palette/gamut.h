@@ -61,7 +61,6 @@ Rgb8 mapColor(const Rgb8& rgb, const PaletteGamut& gamut, ToneMap tone, GamutMap
 /// \brief Maps every pixel of an RGB image (three planes; alpha untouched) into the palette's range and gamut through
 /// a 33 x 33 x 33 table of mapColor with trilinear interpolation; cancel between rows. Nothing changes when both
 /// mappings are None.
-Status mapToPalette(Image& rgb, const Palette& palette, ToneMap tone, GamutMap mapping,
-                    const RunControl& control = {});
+Status mapToPalette(Image& rgb, const Palette& palette, ToneMap tone, GamutMap mapping, const RunControl& control = {});
 
 }  // namespace halftone

@@ -28,9 +28,9 @@ Status checkPalette(const Palette& p) {
 
 bool parseColorText(const std::string& text, Rgb8& out) {
     static const std::pair<const char*, Rgb8> kNames[] = {
-        {"black", {0, 0, 0}},       {"white", {255, 255, 255}}, {"gray", {128, 128, 128}},  {"grey", {128, 128, 128}},
-        {"red", {255, 0, 0}},       {"green", {0, 255, 0}},     {"blue", {0, 0, 255}},      {"yellow", {255, 255, 0}},
-        {"cyan", {0, 255, 255}},    {"magenta", {255, 0, 255}}, {"orange", {255, 128, 0}},
+        {"black", {0, 0, 0}},    {"white", {255, 255, 255}}, {"gray", {128, 128, 128}}, {"grey", {128, 128, 128}},
+        {"red", {255, 0, 0}},    {"green", {0, 255, 0}},     {"blue", {0, 0, 255}},     {"yellow", {255, 255, 0}},
+        {"cyan", {0, 255, 255}}, {"magenta", {255, 0, 255}}, {"orange", {255, 128, 0}},
     };
     std::string t;
     for (char c : text) t += char(std::tolower(static_cast<unsigned char>(c)));

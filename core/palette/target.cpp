@@ -70,10 +70,9 @@ std::vector<TargetInk> nominal(std::initializer_list<std::pair<const char*, uint
     return v;
 }
 
-Target row(std::string name, std::string group, std::string description, std::string source, int w, int h,
-           double dpi, std::vector<TargetInk> inks) {
-    return {std::move(name), std::move(group), std::move(description), std::move(source), w, h, dpi,
-            std::move(inks)};
+Target row(std::string name, std::string group, std::string description, std::string source, int w, int h, double dpi,
+           std::vector<TargetInk> inks) {
+    return {std::move(name), std::move(group), std::move(description), std::move(source), w, h, dpi, std::move(inks)};
 }
 
 /// 7-colour ACeP in the UC8159 and AC073TC1A drivers' order: codes 0..6.
@@ -112,16 +111,16 @@ std::vector<TargetInk> grays(int n) {
 std::vector<Target> makeTargets() {
     const char* inky = "Pimoroni inky library";
     const char* ws = "Waveshare e-Paper library (nominal colours)";
-    const std::vector<TargetInk> acep57 = acep({0x393039, 0xFFFFFF, 0x3A5B46, 0x3D3B5E, 0x9C484B, 0xD0BE47, 0xB16A49},
-                                               0xFF8C00);
+    const std::vector<TargetInk> acep57 =
+        acep({0x393039, 0xFFFFFF, 0x3A5B46, 0x3D3B5E, 0x9C484B, 0xD0BE47, 0xB16A49}, 0xFF8C00);
     const std::vector<TargetInk> spectraInky = spectra6({0x000000, 0xA1A4A5, 0xD0BE47, 0x9C484B, 0x3D3B5E, 0x3A5B46});
     std::vector<Target> v;
     v.push_back(row("inky-impression-5.7", "e-paper", "Pimoroni Inky Impression 5.7 in, 7-colour ACeP, 600 x 448",
                     std::string(inky) + ", inky_uc8159.py SATURATED_PALETTE", 600, 448, 0, acep57));
     v.push_back(row("inky-impression-4", "e-paper",
                     "Pimoroni Inky Impression 4 in, 7-colour ACeP, 640 x 400 (the 5.7 in driver's colours)",
-                    std::string(inky) + ", inky_uc8159.py SATURATED_PALETTE (one table for 4 and 5.7 in)", 640, 400,
-                    0, acep57));
+                    std::string(inky) + ", inky_uc8159.py SATURATED_PALETTE (one table for 4 and 5.7 in)", 640, 400, 0,
+                    acep57));
     v.push_back(row("inky-impression-7.3", "e-paper", "Pimoroni Inky Impression 7.3 in, 7-colour ACeP, 800 x 480",
                     std::string(inky) + ", inky_ac073tc1a.py SATURATED_PALETTE", 800, 480, 0,
                     acep({0x000000, 0xD9F2FF, 0x037C4C, 0x1B2EC6, 0xF55022, 0xFFFF44, 0xEF792C}, 0xFF8C00)));
@@ -150,12 +149,13 @@ std::vector<Target> makeTargets() {
     };
     v.push_back(row("inky-what-4colour", "e-paper", "Pimoroni Inky wHAT, black, white, yellow and red, 400 x 300",
                     std::string(inky) + ", inky_jd79668.py (nominal colours)", 400, 300, 0, bwry()));
-    v.push_back(row("waveshare-7.3g", "e-paper", "Waveshare 7.3 in e-Paper (G), black, white, yellow and red, 800 x 480",
-                    ws, 800, 480, 0, bwry()));
-    v.push_back(row("waveshare-4.2-gray4", "gray", "Waveshare 4.2 in e-Paper in 4-gray mode, 400 x 300",
-                    std::string(ws) + ", epd4in2.py GRAY1..GRAY4", 400, 300, 0,
-                    nominal({{"black", 0x000000}, {"dark gray", 0x808080}, {"light gray", 0xC0C0C0}, {"white", 0xFFFFFF}},
-                            {0, 1, 2, 3})));
+    v.push_back(row("waveshare-7.3g", "e-paper",
+                    "Waveshare 7.3 in e-Paper (G), black, white, yellow and red, 800 x 480", ws, 800, 480, 0, bwry()));
+    v.push_back(
+        row("waveshare-4.2-gray4", "gray", "Waveshare 4.2 in e-Paper in 4-gray mode, 400 x 300",
+            std::string(ws) + ", epd4in2.py GRAY1..GRAY4", 400, 300, 0,
+            nominal({{"black", 0x000000}, {"dark gray", 0x808080}, {"light gray", 0xC0C0C0}, {"white", 0xFFFFFF}},
+                    {0, 1, 2, 3})));
     v.push_back(row("it8951-10.3-gray16", "gray",
                     "16-gray e-paper on an IT8951 controller (Waveshare 10.3 in HAT), 1872 x 1404, 4 bits a pixel",
                     "IT8951 4 bpp: 0 = black, 15 = white (nominal levels)", 1872, 1404, 0, grays(16)));

@@ -21,9 +21,9 @@ struct TargetInk {
 /// \brief A device to halftone for: a row of builtinTargets() or a target file.
 struct Target {
     std::string name;
-    std::string group;        ///< "e-paper", "gray", "printer", "engraver"
-    std::string description;  ///< one line for --list-targets
-    std::string source;       ///< where the shown colours come from, in a few words (docs/targets.md in full)
+    std::string group;          ///< "e-paper", "gray", "printer", "engraver"
+    std::string description;    ///< one line for --list-targets
+    std::string source;         ///< where the shown colours come from, in a few words (docs/targets.md in full)
     int width = 0, height = 0;  ///< the driver's frame in pixels; a height of 0: the length follows the image
     double dpi = 0;             ///< the device's resolution (written into the file, and the unit of --print-size)
     /// The colours, in the order the nearest-colour search takes them; empty: a 1-bit device (black and white

@@ -27,16 +27,17 @@ const char* toString(ResizeFilter f) { return enumName(kResizeFilters, f); }
 bool parseResizeFilter(const std::string& s, ResizeFilter& out) { return parseEnumName(kResizeFilters, s, out); }
 
 namespace {
-constexpr EnumName<ResizeFit> kResizeFits[] = {{ResizeFit::Inside, "inside"},   {ResizeFit::Stretch, "stretch"},
-                                               {ResizeFit::Cover, "cover"},     {ResizeFit::Contain, "contain"},
-                                               {ResizeFit::Cover, "fill"},      {ResizeFit::Contain, "letterbox"},
+constexpr EnumName<ResizeFit> kResizeFits[] = {{ResizeFit::Inside, "inside"}, {ResizeFit::Stretch, "stretch"},
+                                               {ResizeFit::Cover, "cover"},   {ResizeFit::Contain, "contain"},
+                                               {ResizeFit::Cover, "fill"},    {ResizeFit::Contain, "letterbox"},
                                                {ResizeFit::Inside, "fit"}};
-constexpr EnumName<Gravity> kGravities[] = {
-    {Gravity::Center, "center"},       {Gravity::North, "north"},         {Gravity::South, "south"},
-    {Gravity::East, "east"},           {Gravity::West, "west"},           {Gravity::NorthEast, "northeast"},
-    {Gravity::NorthWest, "northwest"}, {Gravity::SouthEast, "southeast"}, {Gravity::SouthWest, "southwest"},
-    {Gravity::Center, "centre"},       {Gravity::North, "top"},           {Gravity::South, "bottom"},
-    {Gravity::East, "right"},          {Gravity::West, "left"}};
+constexpr EnumName<Gravity> kGravities[] = {{Gravity::Center, "center"},       {Gravity::North, "north"},
+                                            {Gravity::South, "south"},         {Gravity::East, "east"},
+                                            {Gravity::West, "west"},           {Gravity::NorthEast, "northeast"},
+                                            {Gravity::NorthWest, "northwest"}, {Gravity::SouthEast, "southeast"},
+                                            {Gravity::SouthWest, "southwest"}, {Gravity::Center, "centre"},
+                                            {Gravity::North, "top"},           {Gravity::South, "bottom"},
+                                            {Gravity::East, "right"},          {Gravity::West, "left"}};
 }  // namespace
 
 const char* toString(ResizeFit f) { return enumName(kResizeFits, f); }

@@ -394,7 +394,8 @@ private slots:
         const size_t plte = bytes.find("PLTE");
         QVERIFY(plte != std::string::npos);
         const std::string entries = bytes.substr(plte + 4, 21);
-        const std::string want("\x00\x00\x00\xff\xff\xff\xff\xff\x00\xff\x00\x00\x00\x00\x00\x00\x00\xff\x00\xff\x00", 21);
+        const std::string want("\x00\x00\x00\xff\xff\xff\xff\xff\x00\xff\x00\x00\x00\x00\x00\x00\x00\xff\x00\xff\x00",
+                               21);
         QCOMPARE(int(uint8_t(bytes[plte - 1])), 21);  // seven entries
         QVERIFY(entries == want);
         Image back;

@@ -58,7 +58,8 @@ void TestGamut::rampsLandOnThePaletteRange() {
     for (int v = 0; v < 256; ++v) {
         const Rgb8 out = mapColor({uint8_t(v), uint8_t(v), uint8_t(v)}, g, ToneMap(tone), GamutMap::None);
         const double L = lab(out).L;
-        QVERIFY2(L >= previous - 0.3, qPrintable(QStringLiteral("level %1: L* %2 after %3").arg(v).arg(L).arg(previous)));
+        QVERIFY2(L >= previous - 0.3,
+                 qPrintable(QStringLiteral("level %1: L* %2 after %3").arg(v).arg(L).arg(previous)));
         previous = std::max(previous, L);
         if (v == 0) QVERIFY2(std::abs(L - g.blackL()) < 0.5, qPrintable(QString::number(L)));
         if (v == 255) QVERIFY2(std::abs(L - g.whiteL()) < 0.5, qPrintable(QString::number(L)));
@@ -68,7 +69,9 @@ void TestGamut::rampsLandOnThePaletteRange() {
 
 void TestGamut::sCurveSteepensMidTones() {
     const PaletteGamut g(measured());
-    auto L = [&](int v, ToneMap t) { return lab(mapColor({uint8_t(v), uint8_t(v), uint8_t(v)}, g, t, GamutMap::None)).L; };
+    auto L = [&](int v, ToneMap t) {
+        return lab(mapColor({uint8_t(v), uint8_t(v), uint8_t(v)}, g, t, GamutMap::None)).L;
+    };
     // L* 25 and 75 of the input: the s-curve puts the quarter-tones further apart than the linear map.
     const int quarter = 59, threeQuarters = 190;  // sRGB grays of L* about 25 and 75
     QVERIFY(L(quarter, ToneMap::SCurve) < L(quarter, ToneMap::Auto) - 1);
@@ -90,9 +93,10 @@ void TestGamut::clipMovesOntoTheGamutAtConstantLightnessAndHue() {
         QVERIFY(!g.contains(linear(c)));
         const Rgb8 out = mapColor(c, g, ToneMap::None, GamutMap::Clip);
         const Lab a = lab(c), b = lab(out);
-        const QString what = QStringLiteral("%1,%2,%3 -> %4,%5,%6").arg(c[0]).arg(c[1]).arg(c[2]).arg(out[0]).arg(out[1]).arg(out[2]);
-        QVERIFY2(std::abs(a.L - b.L) < 1.5, qPrintable(what));                            // constant L*
-        QVERIFY2(std::hypot(b.a, b.b) < std::hypot(a.a, a.b), qPrintable(what));          // less chroma
+        const QString what =
+            QStringLiteral("%1,%2,%3 -> %4,%5,%6").arg(c[0]).arg(c[1]).arg(c[2]).arg(out[0]).arg(out[1]).arg(out[2]);
+        QVERIFY2(std::abs(a.L - b.L) < 1.5, qPrintable(what));                    // constant L*
+        QVERIFY2(std::hypot(b.a, b.b) < std::hypot(a.a, a.b), qPrintable(what));  // less chroma
         double dh = std::abs(hueDegrees(a) - hueDegrees(b));
         dh = std::min(dh, 360 - dh);
         // The ray starts on the palette's gray axis, which is a little purple here (#393039): the hue moves a few
@@ -123,11 +127,13 @@ void TestGamut::compressKeepsOrderAndInGamutColours() {
         if (*std::min_element(v.begin(), v.end()) < 0 || *std::max_element(v.begin(), v.end()) > 1) break;
         Rgb8 c{};
         for (size_t k = 0; k < 3; ++k)
-            c[k] = uint8_t(std::lround(255 * (v[k] <= 0.0031308 ? 12.92 * v[k] : 1.055 * std::pow(v[k], 1 / 2.4) - 0.055)));
+            c[k] = uint8_t(
+                std::lround(255 * (v[k] <= 0.0031308 ? 12.92 * v[k] : 1.055 * std::pow(v[k], 1 / 2.4) - 0.055)));
         const Rgb8 out = mapColor(c, g, ToneMap::None, GamutMap::Compress);
         const double mapped = std::hypot(lab(out).a, lab(out).b);
-        QVERIFY2(mapped > lastCompressed - 0.5,
-                 qPrintable(QStringLiteral("chroma %1: mapped %2 after %3").arg(chroma).arg(mapped).arg(lastCompressed)));
+        QVERIFY2(
+            mapped > lastCompressed - 0.5,
+            qPrintable(QStringLiteral("chroma %1: mapped %2 after %3").arg(chroma).arg(mapped).arg(lastCompressed)));
         lastCompressed = std::max(lastCompressed, mapped);
         const Rgb8 again = mapColor(out, g, ToneMap::None, GamutMap::Clip);
         for (size_t k = 0; k < 3; ++k) QVERIFY(std::abs(int(again[k]) - int(out[k])) <= 2);  // inside the gamut

@@ -181,19 +181,27 @@ void TestTarget::targetFilesRoundTrip() {
 void TestTarget::badTargetFilesAreRefused_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("word");
-    QTest::newRow("not json") << "{" << "not valid JSON";
-    QTest::newRow("no version") << R"({"name": "x"})" << "halftone-target";
-    QTest::newRow("unknown key") << R"({"halftone-target": 1, "name": "x", "colour": 1})" << "colour";
-    QTest::newRow("bad colour") << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#12"}, {"shown": "#fff"}]})"
-                                << "inks[0].shown";
+    QTest::newRow("not json") << "{"
+                              << "not valid JSON";
+    QTest::newRow("no version") << R"({"name": "x"})"
+                                << "halftone-target";
+    QTest::newRow("unknown key") << R"({"halftone-target": 1, "name": "x", "colour": 1})"
+                                 << "colour";
+    QTest::newRow("bad colour")
+        << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#12"}, {"shown": "#fff"}]})"
+        << "inks[0].shown";
     QTest::newRow("same code") << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#000", "code": 1},
-        {"shown": "#fff", "code": 1}]})" << "code 1";
+        {"shown": "#fff", "code": 1}]})"
+                               << "code 1";
     QTest::newRow("code range") << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#000", "code": 300},
-        {"shown": "#fff"}]})" << "inks[0].code";
-    QTest::newRow("one ink") << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#000"}]})" << "2 to 256";
+        {"shown": "#fff"}]})"
+                                << "inks[0].code";
+    QTest::newRow("one ink") << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#000"}]})"
+                             << "2 to 256";
     QTest::newRow("no colour") << R"({"halftone-target": 1, "name": "x", "inks": [{"name": "a"}, {"shown": "#fff"}]})"
                                << "needs a colour";
-    QTest::newRow("width") << R"({"halftone-target": 1, "name": "x", "width": -3})" << "width";
+    QTest::newRow("width") << R"({"halftone-target": 1, "name": "x", "width": -3})"
+                           << "width";
 }
 
 void TestTarget::badTargetFilesAreRefused() {
