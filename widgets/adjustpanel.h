@@ -1,9 +1,8 @@
 #pragma once
 // \brief The Adjust panel: the prepare steps of a job (core/prepare/prepare.h) as the studio sets them: the target
-// device (core/palette/target.h), size (pixels,
-// scale or print size at a resolution), fit (inside, stretch, cover, contain) and gravity, rotation, background,
-// filter, linear-light resize, pixel size, levels, brightness, contrast, gamma, saturation and sharpening, with the
-// ranges of PrepareSettings::validate.
+// device (core/palette/target.h), size (pixels, scale or print size at a resolution), fit (inside, stretch, cover,
+// contain) and gravity, rotation, background, filter, linear-light resize, pixel size, levels, brightness, contrast,
+// gamma, saturation and sharpening, with the ranges of PrepareSettings::validate.
 #include <QWidget>
 
 #include "core/prepare/prepare.h"
