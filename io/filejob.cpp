@@ -140,8 +140,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
 
     // Everything about the output is checked before the input is read: nothing is computed for an output that
     // cannot be written.
-    if (Status s = checkOutputsAgainstInputs({{"OUTPUT", output}, {"--save-palette", savePalette}},
-                                             {{"INPUT", input}, {"--palette", paletteFile(job.palette)}});
+    if (Status s = checkOutputsAgainstInputs(
+            {{"OUTPUT", output}, {"--save-palette", savePalette}},
+            {{"INPUT", input}, {"--palette", paletteFile(job.palette)}, {"--target", targetFile(job.target)}});
         !s)
         return failed(s.message());
     if (!savePalette.empty()) {

@@ -79,7 +79,7 @@ bool startDeviceFor(const JobSettings& job) {
     const MethodInfo* m = nullptr;
     if (!jobMethod(job, m) || !m) return false;
     const bool gpuForm =
-        job.palette.empty() ? bool(m->gpu) || bool(m->fixedPalette && m->paletteGpu) : bool(m->paletteGpu);
+        jobToPalette(job) ? bool(m->paletteGpu) : bool(m->gpu) || bool(m->fixedPalette && m->paletteGpu);
     if (!gpuForm) return false;
     const EdParams likely = edParamsFrom(job.params);  // its kernel and levels pick the wavefront form to load
     gpu::startInBackground(&likely);
@@ -522,6 +522,7 @@ int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::J
     if (o.savePreset.empty()) return kExitOk;
     // The preset being read may be saved over: it was read whole, and the new file holds its settings and the options.
     inputs.push_back({"--palette", paletteFile(job.palette)});
+    inputs.push_back({"--target", targetFile(job.target)});
     outputs.insert(outputs.begin(), {"--save-preset", o.savePreset});
     if (Status s = io::checkOutputsAgainstInputs(outputs, inputs); !s) return fail(s.message());
     if (Status s = io::savePreset(o.savePreset, job); !s) return fail(s.message());

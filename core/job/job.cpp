@@ -50,10 +50,16 @@ void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params) {
     if (dpi > 0 && method.param("dpi")) params.set("dpi", dpi);
 }
 
+bool jobToPalette(const JobSettings& job) {
+    if (!job.palette.empty()) return true;
+    Target t;
+    return !job.target.empty() && resolveTarget(job.target, t) && !t.inks.empty();
+}
+
 bool jobUsesGpu(const JobSettings& job) {
     const MethodInfo* m = nullptr;
     if (!jobMethod(job, m)) return false;
-    const bool gpuForm = job.palette.empty() ? bool(m->gpu) : bool(m->paletteGpu);
+    const bool gpuForm = jobToPalette(job) ? bool(m->paletteGpu) : bool(m->gpu);
     return gpuForm && Registry::instance().gpuAvailability().usable && job.device != "cpu";
 }
 

@@ -51,6 +51,9 @@ Status applyTarget(const JobSettings& job, JobSettings& out, Target* target = nu
 /// parameter, the AM screen): set when `dpi` is over 0, as the CLI's --dpi and the studio's Adjust DPI do.
 void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params);
 
+/// \brief True when the job halftones to a palette: a named one, auto:N or a target with colours.
+bool jobToPalette(const JobSettings& job);
+
 /// \brief True when the job will run on the GPU: device gpu, or auto with a usable GPU, and a GPU form of the method
 /// (its palette form when the job names a palette). Batches size their worker count by it.
 bool jobUsesGpu(const JobSettings& job);

@@ -190,6 +190,10 @@ const std::vector<Target>& builtinTargets() {
 
 const Target* findBuiltinTarget(const std::string& name) { return findNamed("target", name, builtinTargets()); }
 
+std::string targetFile(const std::string& spec) {
+    return spec.empty() || findBuiltinTarget(spec) ? std::string() : spec;
+}
+
 void setTargetFileReader(TargetFileReader r) {
     const std::lock_guard<std::mutex> lock(readerMutex());
     reader() = std::move(r);

@@ -48,6 +48,9 @@ const std::vector<Target>& builtinTargets();
 /// \brief The built-in target `name` means (any case and spelling), or nullptr.
 const Target* findBuiltinTarget(const std::string& name);
 
+/// \brief The file a target spec reads: the spec itself unless it names a built-in target (then empty).
+std::string targetFile(const std::string& spec);
+
 /// \brief Reads a target file (JSON, docs/targets.md); io/ sets it, since core reads no JSON.
 using TargetFileReader = std::function<Status(const std::string& path, Target& out)>;
 void setTargetFileReader(TargetFileReader reader);
