@@ -167,12 +167,16 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const MethodInfo& m = *request.method;
     ParamValues resolved = request.params;
     (void)Registry::instance().resolveParams(m, resolved);
-    const ColorMode outputColor = job.palette.empty() ? job.color : ColorMode::RGB;
+    // The target's resolution and colour mode (its frame is in `prepare`, its colours in the request).
+    JobSettings applied;
+    if (Status s = applyTarget(job, applied); !s) return failed(s.message(), Kind::Usage);
+    const ColorMode outputColor = job.palette.empty() && !request.palette ? applied.color : ColorMode::RGB;
 
     // Everything about the output is checked before the input is read: nothing is computed for an output that
     // cannot be written.
-    if (Status s = checkOutputsAgainstInputs({{"OUTPUT", output}, {"--save-palette", savePalette}},
-                                             {{"INPUT", input}, {"--palette", paletteFile(job.palette)}});
+    if (Status s = checkOutputsAgainstInputs(
+            {{"OUTPUT", output}, {"--save-palette", savePalette}},
+            {{"INPUT", input}, {"--palette", paletteFile(job.palette)}, {"--target", targetFile(job.target)}});
         !s)
         return failed(s.message());
     if (!savePalette.empty()) {
@@ -189,7 +193,6 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         return failed("cannot write '" + output + "': " + formatName(output) +
                       " is a lossy format and would blur the halftone's dots into gray; write .png, .tif or .pbm, "
                       "or add --force to write it anyway");
-    const int64_t levels = m.param("levels") ? resolved.getInt("levels", 256) : 2;
     OutputLayout layout;
     layout.space = spaceOf(outputColor);
     if (Status s = checkOutputPath(output, layout); !s) return failed(s.message());
@@ -326,7 +329,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const Clock::time_point tWrite = Clock::now();
 
     WriteOptions wo;
-    wo.dpi = job.dpi;
+    wo.dpi = applied.dpi;
     wo.compressLevel = fo.compressLevel;
     wo.control.stop = control.stop;  // an interrupt ends the write and leaves no file
     wo.control.threads = control.threads;

@@ -22,8 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* fitName(ResizeFit f) { return f == ResizeFit::Stretch ? "stretch" : "inside"; }
-
 /// A JSON value as a message shows it: at most 60 characters (a preset may hold a megabyte in one value).
 std::string shown(const json& v) {
     std::string t = v.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -69,11 +67,32 @@ const std::vector<PrepareKey>& prepareKeys() {
         number("height", &PrepareSettings::height),
         number("scale", &PrepareSettings::scale),
         {"fit", [](const PrepareSettings& s) { return s.fit != ResizeFit::Inside; },
-         [](const PrepareSettings& s) { return json(fitName(s.fit)); },
+         [](const PrepareSettings& s) { return json(toString(s.fit)); },
          [](const json& v, PrepareSettings& s) {
-             return choice(v, "\"inside\" or \"stretch\"", [&](const std::string& t) {
-                 if (t != "inside" && t != "stretch") return false;
-                 s.fit = t == "stretch" ? ResizeFit::Stretch : ResizeFit::Inside;
+             return choice(v, "inside, stretch, cover or contain",
+                           [&](const std::string& t) { return parseResizeFit(t, s.fit); });
+         }},
+        {"gravity", [](const PrepareSettings& s) { return s.gravity != Gravity::Center; },
+         [](const PrepareSettings& s) { return json(toString(s.gravity)); },
+         [](const json& v, PrepareSettings& s) {
+             return choice(v, "center, north, south, east, west, northeast, northwest, southeast or southwest",
+                           [&](const std::string& t) { return parseGravity(t, s.gravity); });
+         }},
+        {"rotate", [](const PrepareSettings& s) { return s.rotate != 0; },
+         [](const PrepareSettings& s) { return json(s.rotate); },
+         [](const json& v, PrepareSettings& s) {
+             if (!v.is_number_integer() || (v != 0 && v != 90 && v != 180 && v != 270))
+                 return Status::error("must be 0, 90, 180 or 270, got " + shown(v));
+             s.rotate = v.get<int>();
+             return Status::ok();
+         }},
+        {"background", [](const PrepareSettings& s) { return s.background.has_value(); },
+         [](const PrepareSettings& s) { return json(colorText(*s.background)); },
+         [](const json& v, PrepareSettings& s) {
+             return choice(v, "a colour such as \"#ffffff\" or \"white\"", [&](const std::string& t) {
+                 Rgb8 c{};
+                 if (!parseColorText(t, c)) return false;
+                 s.background = c;
                  return true;
              });
          }},
@@ -139,9 +158,13 @@ std::string presetJson(const JobSettings& job) {
     if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit)
         j["separation"] = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
     if (!job.palette.empty()) j["palette"] = job.palette;
+    if (!job.target.empty()) j["target"] = job.target;
+    if (job.tone != ToneMap::None) j["tone"] = toString(job.tone);
+    if (job.gamut != GamutMap::None) j["gamut"] = toString(job.gamut);
     const JobSettings plain;
-    if (!job.palette.empty() || job.paletteSpace != plain.paletteSpace) j["space"] = toString(job.paletteSpace);
-    if (!job.palette.empty() || job.paletteMatch != plain.paletteMatch) j["match"] = toString(job.paletteMatch);
+    const bool colours = !job.palette.empty() || !job.target.empty();
+    if (colours || job.paletteSpace != plain.paletteSpace) j["space"] = toString(job.paletteSpace);
+    if (colours || job.paletteMatch != plain.paletteMatch) j["match"] = toString(job.paletteMatch);
     if (job.device != "auto") j["device"] = job.device;
     if (job.threads != 0) j["threads"] = job.threads;
     if (job.keepAlpha) j["keep-alpha"] = true;
@@ -217,9 +240,10 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         dst = v.get<std::string>();
         return Status::ok();
     };
-    const std::vector<std::string> known = {
-        "halftone-preset", "method",  "variant",    "params",  "color",      "palette", "space",  "match",
-        "device",          "threads", "keep-alpha", "prepare", "print-size", "dpi",     "format", "separation"};
+    const std::vector<std::string> known = {"halftone-preset", "method",  "variant",    "params", "color",
+                                            "palette",         "space",   "match",      "device", "threads",
+                                            "keep-alpha",      "prepare", "print-size", "dpi",    "format",
+                                            "separation",      "target",  "tone",       "gamut"};
     for (const auto& [key, v] : j.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end())
             return Status::error(ctx + ": unknown key '" + key + "' (known keys: " + keyList(known) + ")");
@@ -227,6 +251,17 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         if (key == "method") s = text_(v, key, out.method);
         if (key == "variant") s = text_(v, key, out.variant);
         if (key == "palette") s = text_(v, key, out.palette);
+        if (key == "target") s = text_(v, key, out.target);
+        if (key == "tone") {
+            std::string c;
+            s = text_(v, key, c);
+            if (s && !parseToneMap(c, out.tone)) s = bad(key, "must be none, auto or s-curve, got \"" + c + "\"");
+        }
+        if (key == "gamut") {
+            std::string c;
+            s = text_(v, key, c);
+            if (s && !parseGamutMap(c, out.gamut)) s = bad(key, "must be none, clip or compress, got \"" + c + "\"");
+        }
         if (key == "device") s = text_(v, key, out.device);
         if (key == "print-size") s = text_(v, key, out.printSize);
         if (key == "format") s = text_(v, key, out.format);

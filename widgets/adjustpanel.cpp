@@ -12,6 +12,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "core/palette/target.h"
 #include "widgets/formrows.h"
 
 namespace halftone {
@@ -45,6 +46,17 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
 
     auto* sizeBox = new QGroupBox(tr("Size"));
     auto* sf = new QFormLayout(sizeBox);
+    target_ = new QComboBox;
+    target_->setObjectName(QStringLiteral("adjustTarget"));
+    target_->addItem(tr("None"), QString());
+    for (const Target& t : builtinTargets())
+        target_->addItem(QString::fromStdString(t.name), QString::fromStdString(t.name));
+    for (int i = 1; i < target_->count(); ++i)
+        target_->setItemData(i, QString::fromStdString(builtinTargets()[size_t(i - 1)].description), Qt::ToolTipRole);
+    target_->setToolTip(
+        tr("A device to halftone for: its frame (filled with cover unless the fit says otherwise, "
+           "when width and height are auto), its resolution, the colours it shows and the indices "
+           "its driver expects; the palette panel's choice is then not used"));
     width_ = intSpin(0, 1 << 20, 0, tr("Width in pixels; 0 = from the height (aspect kept) or unchanged"));
     width_->setSpecialValueText(tr("auto"));
     height_ = intSpin(0, 1 << 20, 0, tr("Height in pixels; 0 = from the width (aspect kept) or unchanged"));
@@ -61,7 +73,26 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     fit_ = new QComboBox;
     fit_->addItem(tr("Inside (keep aspect)"), QStringLiteral("inside"));
     fit_->addItem(tr("Stretch"), QStringLiteral("stretch"));
-    fit_->setToolTip(tr("With width and height both set: fit inside them or stretch to exactly that size"));
+    fit_->addItem(tr("Cover (fill and crop)"), QStringLiteral("cover"));
+    fit_->addItem(tr("Contain (letterbox)"), QStringLiteral("contain"));
+    fit_->setToolTip(
+        tr("With width and height both set: fit inside them, stretch to exactly that size, fill the "
+           "frame and crop the rest (cover), or fit inside and fill the rest with the background "
+           "(contain)"));
+    gravity_ = new QComboBox;
+    for (Gravity g : {Gravity::Center, Gravity::North, Gravity::South, Gravity::East, Gravity::West, Gravity::NorthEast,
+                      Gravity::NorthWest, Gravity::SouthEast, Gravity::SouthWest})
+        gravity_->addItem(QString::fromLatin1(toString(g)), QString::fromLatin1(toString(g)));
+    gravity_->setToolTip(tr("The part a cover crop keeps, the side a contained image sits on"));
+    rotate_ = new QComboBox;
+    rotate_->addItem(tr("As the file says (EXIF)"), 0);
+    for (int deg : {90, 180, 270}) rotate_->addItem(tr("%1\u00b0 clockwise").arg(deg), deg);
+    rotate_->setToolTip(tr("A turn after the file's EXIF orientation, which is always applied"));
+    background_ = new QLineEdit;
+    background_->setPlaceholderText(tr("none (keep transparency; white letterbox)"));
+    background_->setToolTip(
+        tr("Flatten transparency onto this colour and fill the contain letterbox with it: "
+           "#RRGGBB or a name (white, black, gray, ...)"));
     filter_ = new QComboBox;
     for (ResizeFilter f : {ResizeFilter::Lanczos3, ResizeFilter::Bicubic, ResizeFilter::Box, ResizeFilter::Nearest})
         filter_->addItem(QString::fromLatin1(toString(f)), int(f));
@@ -70,12 +101,16 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     linear_->setChecked(d.linearResize);
     linear_->setToolTip(tr("Resample decoded sRGB (correct averages of light); off: resample the 8-bit values"));
     pixelSize_ = intSpin(1, 1024, 1, tr("Halftone at 1/N of the size and enlarge each dot to N x N (pixel-art look)"));
-    addFormRows(sf, {{tr("Width"), width_},
+    addFormRows(sf, {{tr("Target"), target_},
+                     {tr("Width"), width_},
                      {tr("Height"), height_},
                      {tr("Scale"), scale_},
                      {tr("Print size"), printSize_},
                      {tr("DPI"), dpi_},
                      {tr("Fit"), fit_},
+                     {tr("Gravity"), gravity_},
+                     {tr("Rotate"), rotate_},
+                     {tr("Background"), background_},
                      {tr("Filter"), filter_},
                      {QString(), linear_},
                      {tr("Pixel size"), pixelSize_}});
@@ -111,7 +146,8 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
     problem_->setStyleSheet(QStringLiteral("color: #b00020"));
     layout->addWidget(problem_);
     auto* note =
-        new QLabel(tr("Applied in this order before the method: resize, levels, brightness, contrast, gamma, "
+        new QLabel(tr("Applied in this order before the method: rotate, flatten onto the background, crop, resize, "
+                      "letterbox, levels, brightness, contrast, gamma, "
                       "saturation, sharpen. The original pane shows the prepared image."));
     note->setWordWrap(true);
     layout->addWidget(note);
@@ -121,9 +157,11 @@ AdjustPanel::AdjustPanel(QWidget* parent) : QWidget(parent) {
         connect(s, &QSpinBox::valueChanged, this, &AdjustPanel::edited);
     for (QDoubleSpinBox* s : {scale_, dpi_, brightness_, contrast_, gamma_, saturation_, sharpen_, radius_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &AdjustPanel::edited);
-    for (QComboBox* c : {fit_, filter_}) connect(c, &QComboBox::currentIndexChanged, this, &AdjustPanel::edited);
+    for (QComboBox* c : {target_, fit_, gravity_, rotate_, filter_})
+        connect(c, &QComboBox::currentIndexChanged, this, &AdjustPanel::edited);
     connect(linear_, &QCheckBox::toggled, this, &AdjustPanel::edited);
     connect(printSize_, &QLineEdit::textChanged, this, &AdjustPanel::edited);
+    connect(background_, &QLineEdit::textChanged, this, &AdjustPanel::edited);
     connect(reset_, &QPushButton::clicked, this, &AdjustPanel::reset);
     updateProblem();
 }
@@ -133,7 +171,11 @@ PrepareSettings AdjustPanel::settings() const {
     s.width = width_->value();
     s.height = height_->value();
     s.scale = scale_->value();
-    s.fit = fit_->currentData().toString() == QLatin1String("stretch") ? ResizeFit::Stretch : ResizeFit::Inside;
+    parseResizeFit(fit_->currentData().toString().toStdString(), s.fit);
+    parseGravity(gravity_->currentData().toString().toStdString(), s.gravity);
+    s.rotate = rotate_->currentData().toInt();
+    Rgb8 c{};
+    if (parseColorText(background_->text().trimmed().toStdString(), c)) s.background = c;
     s.filter = ResizeFilter(filter_->currentData().toInt());
     s.linearResize = linear_->isChecked();
     s.pixelSize = pixelSize_->value();
@@ -148,6 +190,16 @@ PrepareSettings AdjustPanel::settings() const {
     return s;
 }
 
+std::string AdjustPanel::target() const { return target_->currentData().toString().toStdString(); }
+
+Status AdjustPanel::setTarget(const std::string& name) {
+    const Target* t = name.empty() ? nullptr : findBuiltinTarget(name);
+    if (!name.empty() && !t)
+        return Status::error("target '" + name + "' is not built in; the studio chooses among the built-in targets");
+    target_->setCurrentIndex(std::max(0, target_->findData(t ? QString::fromStdString(t->name) : QString())));
+    return Status::ok();
+}
+
 QString AdjustPanel::printSize() const { return printSize_->text().trimmed(); }
 double AdjustPanel::dpi() const { return dpi_->value(); }
 
@@ -156,7 +208,10 @@ void AdjustPanel::setSettings(const PrepareSettings& s, const QString& printSize
     width_->setValue(s.width);
     height_->setValue(s.height);
     scale_->setValue(s.scale);
-    fit_->setCurrentIndex(s.fit == ResizeFit::Stretch ? 1 : 0);
+    fit_->setCurrentIndex(std::max(0, fit_->findData(QString::fromLatin1(toString(s.fit)))));
+    gravity_->setCurrentIndex(std::max(0, gravity_->findData(QString::fromLatin1(toString(s.gravity)))));
+    rotate_->setCurrentIndex(std::max(0, rotate_->findData(s.rotate)));
+    background_->setText(s.background ? QString::fromStdString(colorText(*s.background)) : QString());
     filter_->setCurrentIndex(std::max(0, filter_->findData(int(s.filter))));
     linear_->setChecked(s.linearResize);
     pixelSize_->setValue(s.pixelSize);
@@ -176,6 +231,9 @@ void AdjustPanel::setSettings(const PrepareSettings& s, const QString& printSize
 
 Status AdjustPanel::effective(PrepareSettings& out) const {
     out = settings();
+    const QString bg = background_->text().trimmed();
+    if (!bg.isEmpty() && !out.background)
+        return Status::error("background '" + bg.toStdString() + "' is not a colour: give #RRGGBB or a name");
     if (!printSize().isEmpty()) {
         if (out.width || out.height || out.scale)
             return Status::error("the print size sets the size: set width, height and scale to auto");
@@ -189,7 +247,12 @@ bool AdjustPanel::isIdentity() const {
     return effective(s) && s.isIdentity();
 }
 
-void AdjustPanel::reset() { setSettings(PrepareSettings{}); }
+void AdjustPanel::reset() {
+    setting_ = true;
+    target_->setCurrentIndex(0);
+    setting_ = false;
+    setSettings(PrepareSettings{});
+}
 
 QString AdjustPanel::problemText() const { return problem_->text(); }
 
@@ -212,7 +275,11 @@ void AdjustPanel::saveSettings(QSettings& q) const {
     q.setValue(QStringLiteral("width"), s.width);
     q.setValue(QStringLiteral("height"), s.height);
     q.setValue(QStringLiteral("scale"), s.scale);
+    q.setValue(QStringLiteral("target"), target_->currentData());
     q.setValue(QStringLiteral("fit"), fit_->currentData());
+    q.setValue(QStringLiteral("gravity"), gravity_->currentData());
+    q.setValue(QStringLiteral("rotate"), s.rotate);
+    q.setValue(QStringLiteral("background"), background_->text().trimmed());
     q.setValue(QStringLiteral("filter"), filter_->currentText());
     q.setValue(QStringLiteral("linearResize"), s.linearResize);
     q.setValue(QStringLiteral("pixelSize"), s.pixelSize);
@@ -235,8 +302,12 @@ void AdjustPanel::restoreSettings(QSettings& q) {
     s.width = q.value(QStringLiteral("width"), s.width).toInt();
     s.height = q.value(QStringLiteral("height"), s.height).toInt();
     s.scale = q.value(QStringLiteral("scale"), s.scale).toDouble();
-    s.fit =
-        q.value(QStringLiteral("fit")).toString() == QLatin1String("stretch") ? ResizeFit::Stretch : ResizeFit::Inside;
+    if (!parseResizeFit(q.value(QStringLiteral("fit")).toString().toStdString(), s.fit)) s.fit = ResizeFit::Inside;
+    if (!parseGravity(q.value(QStringLiteral("gravity")).toString().toStdString(), s.gravity))
+        s.gravity = Gravity::Center;
+    s.rotate = q.value(QStringLiteral("rotate"), 0).toInt();
+    Rgb8 c{};
+    if (parseColorText(q.value(QStringLiteral("background")).toString().toStdString(), c)) s.background = c;
     if (!parseResizeFilter(q.value(QStringLiteral("filter"), QStringLiteral("lanczos")).toString().toStdString(),
                            s.filter))
         s.filter = ResizeFilter::Lanczos3;
@@ -251,6 +322,9 @@ void AdjustPanel::restoreSettings(QSettings& q) {
     s.sharpenAmount = q.value(QStringLiteral("sharpenAmount"), s.sharpenAmount).toDouble();
     s.sharpenRadius = q.value(QStringLiteral("sharpenRadius"), s.sharpenRadius).toDouble();
     const QString print = q.value(QStringLiteral("printSize")).toString();
+    setting_ = true;  // one changed() for the whole restore, from setSettings
+    (void)setTarget(q.value(QStringLiteral("target")).toString().toStdString());
+    setting_ = false;
     const double dpi = q.value(QStringLiteral("dpi"), 0.0).toDouble();
     q.endGroup();
     if (!s.validate()) s = PrepareSettings{};

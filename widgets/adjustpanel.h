@@ -1,6 +1,7 @@
 #pragma once
-// \brief The Adjust panel: the prepare steps of a job (core/prepare/prepare.h) as the studio sets them: size (pixels,
-// scale or print size at a resolution), fit, filter, linear-light resize, pixel size, levels, brightness, contrast,
+// \brief The Adjust panel: the prepare steps of a job (core/prepare/prepare.h) as the studio sets them: the target
+// device (core/palette/target.h), size (pixels, scale or print size at a resolution), fit (inside, stretch, cover,
+// contain) and gravity, rotation, background, filter, linear-light resize, pixel size, levels, brightness, contrast,
 // gamma, saturation and sharpening, with the ranges of PrepareSettings::validate.
 #include <QWidget>
 
@@ -24,6 +25,12 @@ class AdjustPanel : public QWidget {
 public:
     explicit AdjustPanel(QWidget* parent = nullptr);
 
+    /// \brief The chosen target (a builtinTargets() name), empty for none: the job brings its frame, resolution and
+    /// colours (core/job/job.h applyTarget).
+    std::string target() const;
+    /// \brief Chooses a built-in target (empty: none); an error for a name that is none (target files: the CLI).
+    Status setTarget(const std::string& name);
+    QComboBox* targetCombo() const { return target_; }
     /// \brief The settings as entered (a print size is not applied: see effective()).
     PrepareSettings settings() const;
     QString printSize() const;
@@ -48,6 +55,9 @@ public:
     QLineEdit* printSizeEdit() const { return printSize_; }
     QDoubleSpinBox* dpiSpin() const { return dpi_; }
     QComboBox* fitCombo() const { return fit_; }
+    QComboBox* gravityCombo() const { return gravity_; }
+    QComboBox* rotateCombo() const { return rotate_; }
+    QLineEdit* backgroundEdit() const { return background_; }
     QComboBox* filterCombo() const { return filter_; }
     QCheckBox* linearCheck() const { return linear_; }
     QSpinBox* pixelSizeSpin() const { return pixelSize_; }
@@ -70,12 +80,16 @@ private:
     void edited();
     void updateProblem();
 
+    QComboBox* target_;
     QSpinBox* width_;
     QSpinBox* height_;
     QDoubleSpinBox* scale_;
     QLineEdit* printSize_;
     QDoubleSpinBox* dpi_;
     QComboBox* fit_;
+    QComboBox* gravity_;
+    QComboBox* rotate_;
+    QLineEdit* background_;
     QComboBox* filter_;
     QCheckBox* linear_;
     QSpinBox* pixelSize_;

@@ -307,6 +307,11 @@ QString JobRunner::cacheKey(const JobRequest& r) {
         QByteArray bytes;
         for (const Rgb8& c : r.palette->colors) bytes.append(reinterpret_cast<const char*>(c.data()), 3);
         colour = QStringLiteral("palette:") + QString::fromLatin1(bytes.toHex());
+        if (!r.paletteCodes.empty())  // a target's driver codes: the same colours written as other indices
+            colour += QStringLiteral(" codes:") +
+                      QString::fromLatin1(QByteArray(reinterpret_cast<const char*>(r.paletteCodes.data()),
+                                                     qsizetype(r.paletteCodes.size()))
+                                              .toHex());
     }
     if (r.palette || (r.method && r.method->fixedPalette))
         colour += QLatin1Char(' ') + QString::fromLatin1(toString(r.paletteSpace)) + QLatin1Char(' ') +

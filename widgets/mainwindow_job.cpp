@@ -61,6 +61,7 @@ Status MainWindow::panelJob(JobSettings& job) const {
     job.device = deviceWord(panel_->device());
     job.threads = panel_->threads();
     job.prepare = adjust_->settings();
+    job.target = adjust_->target();
     job.printSize = adjust_->printSize().toStdString();
     job.dpi = adjust_->dpi();
     applyJobDpi(*m, job.dpi, job.params);
@@ -70,7 +71,7 @@ Status MainWindow::panelJob(JobSettings& job) const {
 
 Status MainWindow::currentJob(JobSettings& job) const {
     if (Status s = panelJob(job); !s) return s;
-    if (panel_->palettePanel()->wantsPalette()) {
+    if (job.target.empty() && panel_->palettePanel()->wantsPalette()) {
         job.palette = panel_->palettePanel()->spec().toStdString();
         if (job.palette.empty())
             return Status::error(
@@ -87,7 +88,7 @@ Status MainWindow::currentRequest(JobRequest& r) const {
     if (Status s = panelJob(job); !s) return s;
     // The palette is the panel's own (made from the image in the background, or edited): resolveJob gets none.
     if (Status s = resolveJob(job, image_.get(), r, r.prepare); !s) return s;
-    r.palette = panel_->palette();
+    if (job.target.empty()) r.palette = panel_->palette();  // a target brings its own colours and codes
     r.keepAlpha = true;  // the studio shows and saves the input's alpha with the result
     r.image = image_;
     r.imageId = imageId_;
@@ -178,6 +179,7 @@ Status MainWindow::setPanels(const MethodInfo& m, const JobSettings& job) {
     panel_->setDevice(deviceOf(job.device));
     panel_->setThreads(job.threads);
     adjust_->setSettings(job.prepare, QString::fromStdString(job.printSize), job.dpi);
+    if (Status s = adjust_->setTarget(job.target); !s) return s;
     panel_->setSeparation(job.separation);
     return Status::ok();
 }

@@ -11,7 +11,10 @@ QString prepareSettingsKey(const PrepareSettings& s) {
                .arg(s.width)
                .arg(s.height)
                .arg(s.scale, 0, 'g', 17)
-               .arg(s.fit == ResizeFit::Stretch ? 1 : 0)
+               .arg(QString::fromLatin1(toString(s.fit)) + QLatin1Char('/') + QString::fromLatin1(toString(s.gravity)) +
+                    QStringLiteral("/r%1/bg%2")
+                        .arg(s.rotate)
+                        .arg(s.background ? QString::fromStdString(colorText(*s.background)) : QStringLiteral("-")))
                .arg(QString::fromLatin1(toString(s.filter)))
                .arg(s.linearResize ? 1 : 0)
                .arg(s.pixelSize)
@@ -34,8 +37,14 @@ QString describePrepare(const PrepareSettings& s, int w, int h) {
     if (s.isIdentity()) return {};
     const PrepareSettings none;
     QStringList parts;
+    if (s.rotate != 0) parts << QStringLiteral("turned %1\u00b0").arg(s.rotate);
+    if (s.background) parts << QStringLiteral("on %1").arg(QString::fromStdString(colorText(*s.background)));
     if (s.width || s.height || s.scale)
-        parts << QStringLiteral("resized to %1 x %2").arg(w * s.pixelSize).arg(h * s.pixelSize);
+        parts << QStringLiteral("resized to %1 x %2").arg(w * s.pixelSize).arg(h * s.pixelSize) +
+                     (s.width && s.height && (s.fit == ResizeFit::Cover || s.fit == ResizeFit::Contain)
+                          ? QStringLiteral(" (%1, %2)")
+                                .arg(QString::fromLatin1(toString(s.fit)), QString::fromLatin1(toString(s.gravity)))
+                          : QString());
     if (s.pixelSize > 1) parts << QStringLiteral("pixel size %1 (%2 x %3 halftoned)").arg(s.pixelSize).arg(w).arg(h);
     if (s.blackPoint != none.blackPoint || s.whitePoint != none.whitePoint)
         parts << QStringLiteral("levels %1..%2").arg(s.blackPoint).arg(s.whitePoint);

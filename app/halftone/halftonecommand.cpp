@@ -12,6 +12,7 @@
 #include "app/halftone/stdstreams.h"
 #include "core/ed/kernel.h"
 #include "core/palette/palette.h"
+#include "core/palette/target.h"
 #include "core/job/registry.h"
 
 namespace halftone::cli {
@@ -24,6 +25,7 @@ struct Options {
     bool listPalettes = false;
     bool listOptions = false;
     const CLI::App* app = nullptr;  ///< the option table, for --list-options
+    bool listTargets = false;
     std::string showPalette;
     std::string input, output, outputOption;
     JobOptions job;
@@ -59,6 +61,22 @@ int printLists(const Options& o) {
             item("{\"name\":" + jsonString(b.name) + ",\"group\":" + jsonString(b.group) + ",\"colours\":" +
                      std::to_string(b.palette.size()) + ",\"description\":" + jsonString(b.description) + "}",
                  b.name + "\t" + b.group + "\t" + std::to_string(b.palette.size()) + "\t" + b.description);
+    if (o.listTargets)
+        for (const Target& t : builtinTargets()) {
+            const std::string size = t.width == 0    ? std::string("any")
+                                     : t.height == 0 ? std::to_string(t.width) + " wide"
+                                                     : std::to_string(t.width) + "x" + std::to_string(t.height);
+            std::string codes;
+            for (const TargetInk& k : t.inks) codes += (codes.empty() ? "" : ",") + std::to_string(k.code);
+            item("{\"name\":" + jsonString(t.name) + ",\"group\":" + jsonString(t.group) +
+                     ",\"width\":" + std::to_string(t.width) + ",\"height\":" + std::to_string(t.height) +
+                     ",\"dpi\":" + jsonNumber(t.dpi) + ",\"codes\":[" + codes + "],\"source\":" + jsonString(t.source) +
+                     ",\"description\":" + jsonString(t.description) + "}",
+                 t.name + "\t" + t.group + "\t" + size + "\t" +
+                     (t.inks.empty() ? std::string("1-bit")
+                                     : std::to_string(t.inks.size()) + " colours, codes " + codes) +
+                     "\t" + t.description);
+        }
     if (json) out += "]\n";
     if (o.listOptions)
         out = optionList(
@@ -69,9 +87,10 @@ int printLists(const Options& o) {
 
 int run(Options& o) {
     setQuiet(o.file.quiet);
-    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) + int(o.listOptions) > 1)
-        return fail("give one of --list, --list-kernels, --list-palettes and --list-options at a time", kExitUsage);
-    if (o.list || o.listKernels || o.listPalettes || o.listOptions) return printLists(o);
+    if (int(o.list) + int(o.listKernels) + int(o.listPalettes) + int(o.listTargets) + int(o.listOptions) > 1)
+        return fail("give one of --list, --list-kernels, --list-palettes, --list-targets and --list-options at a time",
+                    kExitUsage);
+    if (o.list || o.listKernels || o.listPalettes || o.listTargets || o.listOptions) return printLists(o);
     if (!o.showPalette.empty()) {
         int n = 0;
         if (Status s = parseAutoPaletteSpec(o.showPalette, n); !s) return fail(s.message(), kExitUsage);
@@ -171,6 +190,10 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
         ->group(group::kInformation);
     app.add_flag("--list-palettes", o->listPalettes,
                  "print one line per built-in palette: name<TAB>group<TAB>colours<TAB>description")
+        ->group(group::kInformation);
+    app.add_flag("--list-targets", o->listTargets,
+                 "print one line per built-in target: name<TAB>group<TAB>size<TAB>colours and driver codes<TAB>"
+                 "description")
         ->group(group::kInformation);
     app.add_flag("--list-options", o->listOptions,
                  "print one line per option of the program and its commands: "

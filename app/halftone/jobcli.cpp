@@ -78,7 +78,7 @@ bool startDeviceFor(const JobSettings& job) {
     const MethodInfo* m = nullptr;
     if (!jobMethod(job, m) || !m) return false;
     const bool gpuForm =
-        job.palette.empty() ? bool(m->gpu) || bool(m->fixedPalette && m->paletteGpu) : bool(m->paletteGpu);
+        jobToPalette(job) ? bool(m->paletteGpu) : bool(m->gpu) || bool(m->fixedPalette && m->paletteGpu);
     if (!gpuForm) return false;
     const EdParams likely = edParamsFrom(job.params);  // its kernel and levels pick the wavefront form to load
     gpu::startInBackground(&likely);
@@ -120,7 +120,7 @@ bool chooseWord(const std::string& option, const std::string& value, const std::
 /// --space and --match, and --linear as --space linear: with a palette (named, or the method's own) they set the job's
 /// palette space and match; otherwise --space sets the method's "linear" parameter, as --linear does.
 int takeSpaceAndMatch(const JobOptions& o, const MethodInfo& m, JobSettings& job) {
-    const bool toPalette = !job.palette.empty() || m.fixedPalette.has_value();
+    const bool toPalette = !job.palette.empty() || !job.target.empty() || m.fixedPalette.has_value();
     bool linearFlag = false;
     for (const MethodOption& mo : o.methodOptions)
         if (mo.key == "linear" && mo.option->count() > 0)
@@ -184,7 +184,22 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         "PX");
     add("height", o.height, "resize to this height in pixels (the width follows unless given)", prep, "PX");
     add("scale", o.scale, "resize by this factor (e.g. 0.5), when no width or height is given", prep, "F");
-    add("fit", o.fit, "with width and height: inside (keep the aspect ratio, the default) or stretch", prep, "MODE");
+    add("fit", o.fit,
+        "with width and height: inside (keep the aspect ratio, the default), stretch, cover (fill the frame, crop the "
+        "rest by --gravity) or contain (fit inside, letterbox in --background)",
+        prep, "MODE");
+    add("gravity", o.gravity,
+        "the part --fit cover keeps, the side --fit contain places the image on: center (default), north, south, east, "
+        "west, northeast, northwest, southeast or southwest",
+        prep, "NAME");
+    add("rotate", o.rotate,
+        "turn 90, 180 or 270 degrees clockwise after the file's EXIF orientation, which is always applied (auto, the "
+        "default)",
+        prep, "DEG");
+    add("background", o.background,
+        "flatten transparency onto this colour (#RRGGBB or a name: white, black, ...) and fill the --fit contain "
+        "letterbox with it (default white)",
+        prep, "COLOUR");
     add("resize-filter", o.resizeFilter, "lanczos (default), bicubic, box or nearest", prep, "NAME");
     add("resize-space", o.resizeSpace, "resample in linear light (linear, the default) or on the values (gamma)", prep,
         "SPACE");
@@ -220,6 +235,18 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, .txt, .act, "
         ".pal) or auto:N (N colours from the image); the output is indexed where the format allows (PNG, TIFF)",
         colour, "NAME|FILE|auto:N");
+    add("target", o.target,
+        "halftone for a device (--list-targets) or a target file (.json with measured colours): its frame (with --fit "
+        "cover), its resolution, the colours it shows and the indices its driver expects",
+        colour, "NAME|FILE");
+    add("tone", o.tone,
+        "with --palette or --target: map the image's lightness onto the palette's darkest..lightest: none (default), "
+        "auto (linear in L*, shadows and highlights kept) or s-curve (more mid-tone contrast)",
+        colour, "MODE");
+    add("gamut", o.gamut,
+        "with --palette or --target: colours the palette cannot mix, in CIELAB at constant L* and hue: none "
+        "(default), clip (onto the gamut's surface) or compress (the outer 30 % of the gamut takes the rest)",
+        colour, "MODE");
     add("save-palette", o.savePalette,
         "also write the palette used (e.g. of auto:N) to this file: .hex, .gpl, .txt, .act or .pal", colour, "FILE");
     add("space", o.space,
@@ -418,6 +445,25 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (o.given("color") && job.color != ColorMode::RGB)
             note("--color is not used with --palette: the palette's colours make the output");
     }
+    if (o.given("target")) {
+        job.target = o.target;
+        if (const Target* t = findBuiltinTarget(job.target)) job.target = t->name;  // "Inky-Impression-5.7"
+    }
+    if (!job.target.empty()) {
+        Target t;
+        if (Status s = resolveTarget(job.target, t); !s) return fail(s.message(), kExitUsage);
+        if (!job.palette.empty())
+            return fail("--target " + t.name + " brings its colours: leave out --palette", kExitUsage);
+    }
+    std::string word;
+    if (o.given("tone")) {
+        if (!chooseWord("tone", o.tone, {"none", "auto", "s-curve"}, word)) return kExitUsage;
+        parseToneMap(word, job.tone);
+    }
+    if (o.given("gamut")) {
+        if (!chooseWord("gamut", o.gamut, {"none", "clip", "compress"}, word)) return kExitUsage;
+        parseGamutMap(word, job.gamut);
+    }
     if (int rc = takeSpaceAndMatch(o, *m, job); rc != kExitOk) return rc;
 
     PrepareSettings& p = job.prepare;
@@ -431,10 +477,29 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         !take("sharpen", "sharpen-amount", o.sharpen, p.sharpenAmount) ||
         !take("sharpen-radius", "sharpen-radius", o.sharpenRadius, p.sharpenRadius))
         return kExitUsage;
-    std::string word;
     if (o.given("fit")) {
-        if (!chooseWord("fit", o.fit, {"inside", "stretch"}, word)) return kExitUsage;
-        p.fit = word == "stretch" ? ResizeFit::Stretch : ResizeFit::Inside;
+        if (!chooseWord("fit", o.fit, {"inside", "stretch", "cover", "contain"}, word)) return kExitUsage;
+        parseResizeFit(word, p.fit);
+    }
+    if (o.given("gravity")) {
+        if (!chooseWord(
+                "gravity", o.gravity,
+                {"center", "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"}, word))
+            return kExitUsage;
+        parseGravity(word, p.gravity);
+    }
+    if (o.given("rotate")) {
+        if (!chooseWord("rotate", o.rotate, {"auto", "0", "90", "180", "270"}, word)) return kExitUsage;
+        p.rotate = word == "auto" ? 0 : std::stoi(word);
+    }
+    if (o.given("background")) {
+        Rgb8 c{};
+        if (!parseColorText(o.background, c))
+            return fail("--background '" + o.background +
+                            "' is not a colour; give #RRGGBB, #RGB or a name (white, black, gray, red, green, blue, "
+                            "yellow, cyan, magenta, orange)",
+                        kExitUsage);
+        p.background = c;
     }
     if (o.given("resize-filter")) {
         if (!chooseWord("resize-filter", o.resizeFilter, {"lanczos", "bicubic", "box", "nearest"}, word))
@@ -467,6 +532,7 @@ int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::J
     if (o.savePreset.empty()) return kExitOk;
     // The preset being read may be saved over: it was read whole, and the new file holds its settings and the options.
     inputs.push_back({"--palette", paletteFile(job.palette)});
+    inputs.push_back({"--target", targetFile(job.target)});
     outputs.insert(outputs.begin(), {"--save-preset", o.savePreset});
     if (Status s = io::checkOutputsAgainstInputs(outputs, inputs); !s) return fail(s.message());
     if (Status s = io::savePreset(o.savePreset, job); !s) return fail(s.message());

@@ -27,13 +27,15 @@ struct MethodOption {
 /// \brief Every option that describes the job; values stay at their defaults unless the command line gives them.
 struct JobOptions {
     std::string preset, savePreset;
-    std::string method, variant, color = "gray", palette, savePalette, device = "auto";
+    std::string method, variant, color = "gray", palette, savePalette, device = "auto", target;
     std::string space, match;  ///< --space linear|gamma, --match euclidean|weighted
     int64_t gcr = 100, inkLimit = 400, threads = 0;
     bool keepAlpha = false;
     int64_t width = 0, height = 0, pixelSize = 1, blackPoint = 0, whitePoint = 255;
     double scale = 0, brightness = 0, contrast = 0, gamma = 1, saturation = 100, sharpen = 0, sharpenRadius = 1;
     std::string fit = "inside", resizeFilter = "lanczos", resizeSpace = "linear", printSize;
+    std::string gravity = "center", rotate = "auto", background;
+    std::string tone = "none", gamut = "none";
     std::string format;  ///< output format by extension (batch outputs, standard output); kept in presets
     double dpi = 0;
     std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set
@@ -90,7 +92,7 @@ int checkFileOptions(const FileOptions& o, uint64_t& maxMemory);
 namespace group {
 inline constexpr const char* kInput = "Input";
 inline constexpr const char* kPrepare =
-    "Prepare (before halftoning: resize, levels, brightness, contrast, gamma, saturation, sharpen)";
+    "Prepare (before halftoning: rotate, frame, resize, levels, tone, saturation, sharpen)";
 inline constexpr const char* kMethod = "Method";
 inline constexpr const char* kColour = "Colour and palette";
 inline constexpr const char* kPrint = "Print";

@@ -13,11 +13,13 @@
 #include "app/halftone/optiontable.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
+#include "io/targetfile.h"
 
 int main(int argc, char** argv) {
     using namespace halftone;
     cli::installSignalHandlers();
     gpu::registerMethods(Registry::instance());
+    io::installTargetFileReader();
 
     CLI::App app{
         "Halftone Studio command line: exact error diffusion and every other registered method.\n"

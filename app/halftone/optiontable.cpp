@@ -11,6 +11,7 @@
 #include "core/ed/kernel.h"
 #include "core/job/names.h"
 #include "core/palette/palette.h"
+#include "core/palette/target.h"
 #include "core/job/registry.h"
 
 namespace halftone::cli {
@@ -414,9 +415,20 @@ std::vector<std::string> optionValues(const CLI::Option& option) {
         for (const BuiltinPalette& b : builtinPalettes()) v.push_back(b.name);
         return v;
     }
+    if (name == "target") {
+        std::vector<std::string> v;
+        for (const Target& t : builtinTargets()) v.push_back(t.name);
+        return v;
+    }
+    if (name == "tone") return {"none", "auto", "s-curve"};
+    if (name == "gamut") return {"none", "clip", "compress"};
     if (name == "color") return {"gray", "rgb", "cmyk"};
     if (name == "device") return {"cpu", "gpu", "auto"};
-    if (name == "fit") return {"inside", "stretch"};
+    if (name == "fit") return {"inside", "stretch", "cover", "contain"};
+    if (name == "gravity")
+        return {"center", "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"};
+    if (name == "rotate") return {"auto", "90", "180", "270"};
+    if (name == "background") return {"white", "black"};
     if (name == "resize-filter") return {"lanczos", "bicubic", "box", "nearest"};
     if (name == "resize-space" || name == "space") return {"linear", "gamma"};
     if (name == "match") return {"euclidean", "weighted"};

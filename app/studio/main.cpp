@@ -10,6 +10,7 @@
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/screenfile.h"
+#include "io/targetfile.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
 
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
 
     gpu::registerMethods(Registry::instance());
     io::installScreenFileLoader();  // "From file..." screens in any image format, not only PGM
+    io::installTargetFileReader();
     gpu::startInBackground();       // context, kernels and staging memory on a thread of their own (idempotent)
     if (int rc = checkStartOptions(cli, o)) return rc;
 

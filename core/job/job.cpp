@@ -15,33 +15,51 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
-bool samePrepare(const PrepareSettings& a, const PrepareSettings& b) {
-    return a.width == b.width && a.height == b.height && a.scale == b.scale && a.fit == b.fit && a.filter == b.filter &&
-           a.linearResize == b.linearResize && a.pixelSize == b.pixelSize && a.blackPoint == b.blackPoint &&
-           a.whitePoint == b.whitePoint && a.brightness == b.brightness && a.contrast == b.contrast &&
-           a.gamma == b.gamma && a.saturation == b.saturation && a.sharpenAmount == b.sharpenAmount &&
-           a.sharpenRadius == b.sharpenRadius;
-}
-
 }  // namespace
 
 bool operator==(const JobSettings& a, const JobSettings& b) {
     return a.method == b.method && a.variant == b.variant && a.params.canonical() == b.params.canonical() &&
-           a.color == b.color && a.palette == b.palette && a.paletteSpace == b.paletteSpace &&
-           a.paletteMatch == b.paletteMatch && a.device == b.device && a.threads == b.threads &&
-           a.keepAlpha == b.keepAlpha && samePrepare(a.prepare, b.prepare) && a.printSize == b.printSize &&
-           a.dpi == b.dpi && a.format == b.format && a.separation.gcr == b.separation.gcr &&
-           a.separation.inkLimit == b.separation.inkLimit;
+           a.color == b.color && a.palette == b.palette && a.target == b.target && a.tone == b.tone &&
+           a.gamut == b.gamut && a.paletteSpace == b.paletteSpace && a.paletteMatch == b.paletteMatch &&
+           a.device == b.device && a.threads == b.threads && a.keepAlpha == b.keepAlpha && a.prepare == b.prepare &&
+           a.printSize == b.printSize && a.dpi == b.dpi && a.format == b.format &&
+           a.separation.gcr == b.separation.gcr && a.separation.inkLimit == b.separation.inkLimit;
+}
+
+Status applyTarget(const JobSettings& job, JobSettings& out, Target* target) {
+    out = job;
+    if (job.target.empty()) return Status::ok();
+    Target t;
+    if (Status s = resolveTarget(job.target, t); !s) return s;
+    if (!job.palette.empty())
+        return Status::error("target " + t.name + " brings its colours: leave out the palette '" + job.palette + "'");
+    out.target.clear();
+    PrepareSettings& p = out.prepare;
+    if (p.width == 0 && p.height == 0 && p.scale == 0 && job.printSize.empty()) {
+        p.width = t.width;
+        p.height = t.height;
+        if (t.height > 0 && p.fit == ResizeFit::Inside) p.fit = ResizeFit::Cover;
+    }
+    if (out.dpi == 0) out.dpi = t.dpi;
+    if (t.inks.empty()) out.color = ColorMode::Gray;
+    if (target) *target = std::move(t);
+    return Status::ok();
 }
 
 void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params) {
     if (dpi > 0 && method.param("dpi")) params.set("dpi", dpi);
 }
 
+bool jobToPalette(const JobSettings& job) {
+    if (!job.palette.empty()) return true;
+    Target t;
+    return !job.target.empty() && resolveTarget(job.target, t) && !t.inks.empty();
+}
+
 bool jobUsesGpu(const JobSettings& job) {
     const MethodInfo* m = nullptr;
     if (!jobMethod(job, m)) return false;
-    const bool gpuForm = job.palette.empty() ? bool(m->gpu) : bool(m->paletteGpu);
+    const bool gpuForm = jobToPalette(job) ? bool(m->paletteGpu) : bool(m->gpu);
     return gpuForm && Registry::instance().gpuAvailability().usable && job.device != "cpu";
 }
 
@@ -76,6 +94,18 @@ Status jobMethod(const JobSettings& job, const MethodInfo*& method) {
 Status validateJob(const JobSettings& job) {
     const MethodInfo* m = nullptr;
     if (Status s = jobMethod(job, m); !s) return s;
+    if (!job.target.empty()) {
+        JobSettings applied;
+        Target t;
+        if (Status s = applyTarget(job, applied, &t); !s) return s;
+        if (!t.inks.empty() && !m->hasPaletteForm())
+            return Status::error("method " + m->id() + " cannot halftone to target " + t.name + "'s colours");
+        if (t.inks.empty() && (job.tone != ToneMap::None || job.gamut != GamutMap::None))
+            return Status::error("target " + t.name + " is a 1-bit device: tone and gamut mapping need its colours");
+        applied.tone = ToneMap::None;
+        applied.gamut = GamutMap::None;
+        return validateJob(applied);
+    }
     ParamValues resolved = job.params;
     if (Status s = Registry::instance().resolveParams(*m, resolved); !s) return s;
     if (job.device != "auto" && job.device != "cpu" && job.device != "gpu")
@@ -89,6 +119,10 @@ Status validateJob(const JobSettings& job) {
     } else if (job.dpi < 0 || job.dpi > 100000) {
         return Status::error("dpi must be between 1 and 100000");
     }
+    if ((job.tone != ToneMap::None || job.gamut != GamutMap::None) && job.palette.empty() && !m->fixedPalette)
+        return Status::error(
+            "tone and gamut mapping map the image into a palette's colours: give a palette or a "
+            "target");
     if (!job.palette.empty() && !m->hasPaletteForm())
         return Status::error("method " + m->id() + " cannot halftone to a palette");
     if (!job.palette.empty() && job.palette.rfind("auto:", 0) != 0) {
@@ -99,6 +133,23 @@ Status validateJob(const JobSettings& job) {
 }
 
 Status resolveJob(const JobSettings& job, const Image* image, RunRequest& request, PrepareSettings& prepare) {
+    if (!job.target.empty()) {
+        JobSettings applied;
+        Target t;
+        if (Status s = validateJob(job); !s) return s;
+        if (Status s = applyTarget(job, applied, &t); !s) return s;
+        applied.tone = ToneMap::None;
+        applied.gamut = GamutMap::None;
+        if (Status s = resolveJob(applied, image, request, prepare); !s) return s;
+        request.tone = job.tone;
+        request.gamut = job.gamut;
+        if (!t.inks.empty()) {
+            request.palette = t.shownPalette();
+            request.paletteCodes = t.codes();
+            request.writtenPalette = t.writtenPalette();
+        }
+        return Status::ok();
+    }
     if (Status s = validateJob(job); !s) return s;
     const MethodInfo* m = nullptr;
     if (Status s = jobMethod(job, m); !s) return s;
@@ -111,6 +162,8 @@ Status resolveJob(const JobSettings& job, const Image* image, RunRequest& reques
     request.keepAlpha = job.keepAlpha;
     request.paletteSpace = job.paletteSpace;
     request.paletteMatch = job.paletteMatch;
+    request.tone = job.tone;
+    request.gamut = job.gamut;
     if (job.device == "cpu") request.device = Device::Cpu;
     if (job.device == "gpu") request.device = Device::Gpu;
     if (!job.palette.empty() && (image || job.palette.rfind("auto:", 0) != 0)) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/image.h"
+#include "core/palette/target.h"
 #include "core/prepare/prepare.h"
 #include "core/job/registry.h"
 #include "core/print/separation.h"
@@ -20,6 +21,12 @@ struct JobSettings {
     ColorMode color = ColorMode::Gray;
     SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
     std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
+    /// A device (builtinTargets() name or a target file): its frame, resolution, shown colours and driver codes
+    /// (applyTarget); empty: none. A target brings its own palette, so `palette` stays empty.
+    std::string target;
+    /// With a palette or a target: the image's lightness and colours mapped into the palette's before the method.
+    ToneMap tone = ToneMap::None;
+    GamutMap gamut = GamutMap::None;
     /// With a palette: the working space and the nearest-colour match (docs/spec.md section 4).
     PaletteSpace paletteSpace = PaletteSpace::Linear;
     PaletteMatch paletteMatch = PaletteMatch::Euclidean;
@@ -34,9 +41,18 @@ struct JobSettings {
     friend bool operator==(const JobSettings& a, const JobSettings& b);
 };
 
+/// \brief The job with its target applied where the job leaves a setting unset: the target's frame as the size (with
+/// --fit cover unless the job asks for stretch or contain) when the job gives no width, height, scale or print size;
+/// its resolution when the job gives none; gray for a 1-bit device. `out` has no target; `target` (when given) gets
+/// it, whose palette and codes the run uses. Without a target `out` is the job itself.
+Status applyTarget(const JobSettings& job, JobSettings& out, Target* target = nullptr);
+
 /// \brief The job's device resolution as the `dpi` parameter of a method that models a printer (one with a `dpi`
 /// parameter, the AM screen): set when `dpi` is over 0, as the CLI's --dpi and the studio's Adjust DPI do.
 void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params);
+
+/// \brief True when the job halftones to a palette: a named one, auto:N or a target with colours.
+bool jobToPalette(const JobSettings& job);
 
 /// \brief True when the job will run on the GPU: device gpu, or auto with a usable GPU, and a GPU form of the method
 /// (its palette form when the job names a palette). Batches size their worker count by it.

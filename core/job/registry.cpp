@@ -433,7 +433,12 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
         Image converted;
         const bool same = isColorIdentity(input, ColorMode::RGB, SeparationParams{});
         if (!same) converted = convertColor(input, ColorMode::RGB);
-        const Image& rgb = same ? input : converted;
+        if (request.tone != ToneMap::None || request.gamut != GamutMap::None) {
+            if (same) converted = input;
+            if (Status s = mapToPalette(converted, *palette, request.tone, request.gamut, control); !s) return s;
+        }
+        const bool mapped = request.tone != ToneMap::None || request.gamut != GamutMap::None;
+        const Image& rgb = same && !mapped ? input : converted;
         const auto t0 = std::chrono::steady_clock::now();
         Plane8 indices;
         Status s = (device == Device::Gpu ? m.paletteGpu : m.paletteCpu)(rgb, *palette, indices, params, control);
@@ -444,7 +449,16 @@ Status runImageImpl(const Image& input, Image* consumable, const RunRequest& req
         }
         if (!s) return s;
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        Image out = expandIndexed(indices, *palette);
+        if (!request.paletteCodes.empty()) {
+            // The device's codes: colour k of the palette is written as index paletteCodes[k] of writtenPalette.
+            if (request.paletteCodes.size() != size_t(palette->size()) ||
+                *std::max_element(request.paletteCodes.begin(), request.paletteCodes.end()) >=
+                    request.writtenPalette.size())
+                return Status::error("the palette's codes do not match its " + std::to_string(palette->size()) +
+                                     " colours");
+            for (uint8_t& v : indices.data) v = request.paletteCodes[v];
+        }
+        Image out = expandIndexed(indices, request.paletteCodes.empty() ? *palette : request.writtenPalette);
         if (request.keepAlpha && rgb.hasAlpha) {
             out.hasAlpha = true;
             out.alpha = rgb.alpha;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "core/palette/gamut.h"
 #include "core/palette/palette.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
@@ -279,6 +280,13 @@ struct RunRequest {
     /// in place of the method's own "linear", which keeps its meaning for gray and per-channel runs.
     PaletteSpace paletteSpace = PaletteSpace::Linear;
     PaletteMatch paletteMatch = PaletteMatch::Euclidean;
+    /// With a palette: the index written for each of its colours (a device driver's codes, docs/targets.md) and the
+    /// palette the result carries at those indices; empty: colour k is written as index k of `palette`.
+    std::vector<uint8_t> paletteCodes;
+    Palette writtenPalette;
+    /// With a palette: the image's tone and gamut mapped into the palette's colours before the method (mapToPalette).
+    ToneMap tone = ToneMap::None;
+    GamutMap gamut = GamutMap::None;
     bool keepAlpha = true;
     uint64_t maxMemory = 0;  ///< bytes the run may allocate (planes + working memory), checked first; 0 = no limit
     /// Runs that share the device at once (a batch's files): the automatic device choice counts a GPU run that many

@@ -26,6 +26,34 @@ Status checkPalette(const Palette& p) {
     return Status::ok();
 }
 
+bool parseColorText(const std::string& text, Rgb8& out) {
+    static const std::pair<const char*, Rgb8> kNames[] = {
+        {"black", {0, 0, 0}},    {"white", {255, 255, 255}}, {"gray", {128, 128, 128}}, {"grey", {128, 128, 128}},
+        {"red", {255, 0, 0}},    {"green", {0, 255, 0}},     {"blue", {0, 0, 255}},     {"yellow", {255, 255, 0}},
+        {"cyan", {0, 255, 255}}, {"magenta", {255, 0, 255}}, {"orange", {255, 128, 0}},
+    };
+    std::string t;
+    for (char c : text) t += char(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& [name, rgb] : kNames)
+        if (t == name) {
+            out = rgb;
+            return true;
+        }
+    if (!t.empty() && t[0] == '#') t.erase(0, 1);
+    if (t.size() == 3) t = {t[0], t[0], t[1], t[1], t[2], t[2]};
+    if (t.size() != 6 || !std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit((unsigned char)c); }))
+        return false;
+    const unsigned long v = std::stoul(t, nullptr, 16);
+    out = {uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+    return true;
+}
+
+std::string colorText(const Rgb8& c) {
+    char text[8];
+    std::snprintf(text, sizeof text, "#%02x%02x%02x", c[0], c[1], c[2]);
+    return text;
+}
+
 std::array<int32_t, 3> matchWeights(PaletteMatch m) {
     return m == PaletteMatch::Weighted ? std::array<int32_t, 3>{299, 587, 114} : std::array<int32_t, 3>{1, 1, 1};
 }
@@ -91,7 +119,7 @@ Palette webSafe() {
 std::vector<BuiltinPalette> makeBuiltins() {
     std::vector<BuiltinPalette> v;
     // e-paper panels. Nominal colours are the targets the vendors' own dithering code uses; the "-measured" forms
-    // are Pimoroni's photographed ink colours (their SATURATED_PALETTE), closer to what the panel shows.
+    // are Pimoroni's SATURATED_PALETTE values, closer to what the panel shows (docs/targets.md says where from).
     v.push_back(builtin("bw", "e-paper", "black and white", {0x000000, 0xFFFFFF}));
     v.push_back(
         builtin("bwr", "e-paper", "black, white and red (three-colour e-paper)", {0x000000, 0xFFFFFF, 0xFF0000}));
@@ -104,14 +132,16 @@ std::vector<BuiltinPalette> makeBuiltins() {
                         "panel's order: black, white, green, blue, red, yellow, orange",
                         {0x000000, 0xFFFFFF, 0x00FF00, 0x0000FF, 0xFF0000, 0xFFFF00, 0xFF8C00}));
     v.push_back(builtin("acep7-measured", "e-paper",
-                        "7-colour ACeP as the inks look (Pimoroni's measured colours), same order as acep7",
+                        "7-colour ACeP of the 5.7 in panel as the inks look (Pimoroni's measured colours), same "
+                        "order as acep7",
                         {0x393039, 0xFFFFFF, 0x3A5B46, 0x3D3B5E, 0x9C484B, 0xD0BE47, 0xB16A49}));
     v.push_back(builtin("spectra6", "e-paper",
                         "6-colour E Ink Spectra 6 (Inky Impression 7.3 in 2025, Waveshare 7.3 in E), nominal colours "
                         "in the panel's order: black, white, yellow, red, blue, green",
                         {0x000000, 0xFFFFFF, 0xFFFF00, 0xFF0000, 0x0000FF, 0x00FF00}));
     v.push_back(builtin("spectra6-measured", "e-paper",
-                        "Spectra 6 as the inks look (Pimoroni's measured colours), same order as spectra6",
+                        "Spectra 6 as Pimoroni publishes it (inky_e673), same order as spectra6; index k is not the "
+                        "driver's code k for blue and green: --target writes the codes",
                         {0x000000, 0xA1A4A5, 0xD0BE47, 0x9C484B, 0x3D3B5E, 0x3A5B46}));
     // Retro computers and consoles.
     v.push_back(builtin("cga", "retro", "IBM CGA 320x200 mode, palette 1, high intensity: black, cyan, magenta, white",

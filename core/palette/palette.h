@@ -23,6 +23,12 @@ struct Palette {
     friend bool operator==(const Palette& a, const Palette& b) { return a.colors == b.colors; }
 };
 
+/// \brief Reads a colour as people write it: "#RRGGBB", "RRGGBB", "#RGB" or a name (black, white, gray/grey, red,
+/// green, blue, yellow, cyan, magenta, orange), any case; false for anything else.
+bool parseColorText(const std::string& text, Rgb8& out);
+/// \brief A colour as "#rrggbb".
+std::string colorText(const Rgb8& c);
+
 /// \brief The distance the nearest-colour search to a palette minimises (docs/spec.md sections 4 and 5).
 enum class PaletteMatch {
     Euclidean,  ///< dR^2 + dG^2 + dB^2 (the default)

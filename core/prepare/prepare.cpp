@@ -26,13 +26,35 @@ const char* toString(ResizeFilter f) { return enumName(kResizeFilters, f); }
 
 bool parseResizeFilter(const std::string& s, ResizeFilter& out) { return parseEnumName(kResizeFilters, s, out); }
 
+namespace {
+constexpr EnumName<ResizeFit> kResizeFits[] = {{ResizeFit::Inside, "inside"}, {ResizeFit::Stretch, "stretch"},
+                                               {ResizeFit::Cover, "cover"},   {ResizeFit::Contain, "contain"},
+                                               {ResizeFit::Cover, "fill"},    {ResizeFit::Contain, "letterbox"},
+                                               {ResizeFit::Inside, "fit"}};
+constexpr EnumName<Gravity> kGravities[] = {{Gravity::Center, "center"},       {Gravity::North, "north"},
+                                            {Gravity::South, "south"},         {Gravity::East, "east"},
+                                            {Gravity::West, "west"},           {Gravity::NorthEast, "northeast"},
+                                            {Gravity::NorthWest, "northwest"}, {Gravity::SouthEast, "southeast"},
+                                            {Gravity::SouthWest, "southwest"}, {Gravity::Center, "centre"},
+                                            {Gravity::North, "top"},           {Gravity::South, "bottom"},
+                                            {Gravity::East, "right"},          {Gravity::West, "left"}};
+}  // namespace
+
+const char* toString(ResizeFit f) { return enumName(kResizeFits, f); }
+
+bool parseResizeFit(const std::string& s, ResizeFit& out) { return parseEnumName(kResizeFits, s, out); }
+
+const char* toString(Gravity g) { return enumName(kGravities, g); }
+
+bool parseGravity(const std::string& s, Gravity& out) { return parseEnumName(kGravities, s, out); }
+
 bool PrepareSettings::changesTone() const {
     return blackPoint != 0 || whitePoint != 255 || brightness != 0 || contrast != 0 || gamma != 1.0 ||
            saturation != 100 || sharpenAmount != 0;
 }
 
 bool PrepareSettings::isIdentity() const {
-    return width == 0 && height == 0 && scale == 0 && pixelSize == 1 && !changesTone();
+    return width == 0 && height == 0 && scale == 0 && pixelSize == 1 && rotate == 0 && !background && !changesTone();
 }
 
 namespace {
@@ -71,6 +93,8 @@ Status PrepareSettings::validate() const {
                              std::to_string(whitePoint) + ")");
     for (const Setting& s : tones)
         if (Status st = range(s.name, s.key, s.value); !st) return st;
+    if (rotate != 0 && rotate != 90 && rotate != 180 && rotate != 270)
+        return Status::error("rotate must be 0, 90, 180 or 270 (degrees clockwise), got " + std::to_string(rotate));
     return Status::ok();
 }
 
@@ -141,17 +165,81 @@ Status applyPrintSize(PrepareSettings& s, const std::string& printSize, double d
     return Status::ok();
 }
 
-Status preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight) {
+namespace {
+
+/// Where the geometry steps put the image: the cover crop (in the rotated input), the size after the resize, and the
+/// canvas with the place of the resized image on it (the contain letterbox).
+struct Frame {
+    int cropX = 0, cropY = 0, cropW = 0, cropH = 0;
+    int sizeW = 0, sizeH = 0;
+    int canvasW = 0, canvasH = 0;
+    int padX = 0, padY = 0;
+};
+
+/// The share (0, 1 or 2 halves) of the free space that lies before the image along x and along y.
+std::pair<int, int> gravityHalves(Gravity g) {
+    switch (g) {
+        case Gravity::North:
+            return {1, 0};
+        case Gravity::South:
+            return {1, 2};
+        case Gravity::East:
+            return {2, 1};
+        case Gravity::West:
+            return {0, 1};
+        case Gravity::NorthEast:
+            return {2, 0};
+        case Gravity::NorthWest:
+            return {0, 0};
+        case Gravity::SouthEast:
+            return {2, 2};
+        case Gravity::SouthWest:
+            return {0, 2};
+        case Gravity::Center:
+            break;
+    }
+    return {1, 1};
+}
+
+/// The frame of an input of inWidth x inHeight (before the rotation) at 1/pixelSize of the target size.
+Status planFrame(const PrepareSettings& s, int inWidth, int inHeight, int pixelSize, Frame& f) {
+    const bool turned = s.rotate == 90 || s.rotate == 270;
+    const int iw = turned ? inHeight : inWidth, ih = turned ? inWidth : inHeight;
+    f = Frame{0, 0, iw, ih, iw, ih, iw, ih, 0, 0};
+    const bool framed = s.width > 0 && s.height > 0 && (s.fit == ResizeFit::Cover || s.fit == ResizeFit::Contain);
+    if (framed) {
+        const int fw = std::max(1, int(std::lround(double(s.width) / pixelSize)));
+        const int fh = std::max(1, int(std::lround(double(s.height) / pixelSize)));
+        const auto [hx, hy] = gravityHalves(s.gravity);
+        f.canvasW = f.sizeW = fw;
+        f.canvasH = f.sizeH = fh;
+        if (s.fit == ResizeFit::Cover) {
+            // The largest part of the input with the frame's aspect ratio, placed by the gravity.
+            if (double(iw) * fh > double(ih) * fw)
+                f.cropW = std::clamp(int(std::lround(double(ih) * fw / fh)), 1, iw);
+            else
+                f.cropH = std::clamp(int(std::lround(double(iw) * fh / fw)), 1, ih);
+            f.cropX = (iw - f.cropW) * hx / 2;
+            f.cropY = (ih - f.cropH) * hy / 2;
+        } else {
+            const double k = std::min(double(fw) / iw, double(fh) / ih);
+            f.sizeW = std::clamp(int(std::lround(iw * k)), 1, fw);
+            f.sizeH = std::clamp(int(std::lround(ih * k)), 1, fh);
+            f.padX = (fw - f.sizeW) * hx / 2;
+            f.padY = (fh - f.sizeH) * hy / 2;
+        }
+        return Status::ok();
+    }
     // In double: a wide strip made tall (4096 x 1 to a height of 600000) asks for a side beyond int.
-    const double w = inWidth, h = inHeight;
+    const double w = iw, h = ih;
     double ow = w, oh = h;
     if (s.width > 0 && s.height > 0) {
         if (s.fit == ResizeFit::Stretch) {
             ow = s.width, oh = s.height;
         } else {
-            const double f = std::min(double(s.width) / w, double(s.height) / h);
-            ow = std::clamp(std::round(w * f), 1.0, double(s.width));
-            oh = std::clamp(std::round(h * f), 1.0, double(s.height));
+            const double k = std::min(double(s.width) / w, double(s.height) / h);
+            ow = std::clamp(std::round(w * k), 1.0, double(s.width));
+            oh = std::clamp(std::round(h * k), 1.0, double(s.height));
         }
     } else if (s.width > 0) {
         ow = s.width, oh = std::max(1.0, std::round(h * s.width / w));
@@ -162,11 +250,25 @@ Status preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& ou
     }
     const double maxSide = jobNumberRule("width")->hi;
     if (ow > maxSide || oh > maxSide)
-        return Status::error("resizing " + std::to_string(inWidth) + " x " + std::to_string(inHeight) + " to " +
-                             numberText(ow) + " x " + numberText(oh) + " pixels (aspect ratio kept) is over " +
-                             numberText(maxSide) + " pixels a side; give both --width and --height, or a smaller size");
-    outWidth = int(ow);
-    outHeight = int(oh);
+        return Status::error("resizing " + std::to_string(iw) + " x " + std::to_string(ih) + " to " + numberText(ow) +
+                             " x " + numberText(oh) + " pixels (aspect ratio kept) is over " + numberText(maxSide) +
+                             " pixels a side; give both --width and --height, or a smaller size");
+    if (pixelSize > 1) {
+        ow = std::max(1.0, std::round(ow / pixelSize));
+        oh = std::max(1.0, std::round(oh / pixelSize));
+    }
+    f.canvasW = f.sizeW = int(ow);
+    f.canvasH = f.sizeH = int(oh);
+    return Status::ok();
+}
+
+}  // namespace
+
+Status preparedSize(const PrepareSettings& s, int inWidth, int inHeight, int& outWidth, int& outHeight) {
+    Frame f;
+    if (Status st = planFrame(s, inWidth, inHeight, 1, f); !st) return st;
+    outWidth = f.canvasW;
+    outHeight = f.canvasH;
     return Status::ok();
 }
 
@@ -451,6 +553,54 @@ Status sharpenPlane(Plane8& p, const PrepareSettings& s, const RunControl& contr
     return Status::ok();
 }
 
+// ---- frame
+
+/// The values of `c` in an image of `space`: luma for gray (the formula of convertColor), the separation for CMYK.
+std::vector<uint8_t> backgroundValues(ColorSpace space, const Rgb8& c) {
+    Image one;
+    one.space = ColorSpace::RGB;
+    for (uint8_t v : c) one.channels.emplace_back(1, 1, v);
+    if (space == ColorSpace::Gray) one = convertColor(one, ColorMode::Gray);
+    if (space == ColorSpace::CMYK) one = convertColor(one, ColorMode::CMYK);
+    std::vector<uint8_t> values;
+    for (const Plane8& p : one.channels) values.push_back(p.data[0]);
+    return values;
+}
+
+/// Composites every channel over the background values by its alpha (on the 8-bit values, as browsers and image
+/// editors composite) and drops the alpha plane.
+void flattenAlpha(Image& im, const std::vector<uint8_t>& fill) {
+    for (size_t c = 0; c < im.channels.size(); ++c) {
+        Plane8& p = im.channels[c];
+        const int bg = fill[c];
+        for (size_t i = 0; i < p.size(); ++i) {
+            const int a = im.alpha.data[i];
+            p.data[i] = uint8_t((a * p.data[i] + (255 - a) * bg + 127) / 255);
+        }
+    }
+    im.hasAlpha = false;
+    im.alpha = {};
+}
+
+std::vector<Plane8*> planesOf(Image& im) {
+    std::vector<Plane8*> v;
+    for (Plane8& p : im.channels) v.push_back(&p);
+    if (im.hasAlpha) v.push_back(&im.alpha);
+    return v;
+}
+
+Plane8 cropPlane(const Plane8& p, int x0, int y0, int w, int h) {
+    Plane8 o(w, h);
+    for (int y = 0; y < h; ++y) std::copy_n(p.row(y0 + y) + x0, w, o.row(y));
+    return o;
+}
+
+Plane8 padPlane(const Plane8& p, int w, int h, int x0, int y0, uint8_t fill) {
+    Plane8 o(w, h, fill);
+    for (int y = 0; y < p.height; ++y) std::copy_n(p.row(y), p.width, o.row(y0 + y) + x0);
+    return o;
+}
+
 }  // namespace
 
 Status prepareImage(const Image& in, const PrepareSettings& s, Image& out, const RunControl& control) {
@@ -460,13 +610,21 @@ Status prepareImage(const Image& in, const PrepareSettings& s, Image& out, const
     out.palette.clear();
     out.indices = {};
 
-    // Size: the target (or the input size) reduced by the pixel size.
-    int tw = 0, th = 0;
-    if (Status st = preparedSize(s, in.width(), in.height(), tw, th); !st) return st;
-    if (s.pixelSize > 1) {
-        tw = std::max(1, int(std::lround(double(tw) / s.pixelSize)));
-        th = std::max(1, int(std::lround(double(th) / s.pixelSize)));
-    }
+    // Geometry: the frame of the target (or the input size) reduced by the pixel size.
+    Frame f;
+    if (Status st = planFrame(s, in.width(), in.height(), s.pixelSize, f); !st) return st;
+    if (s.rotate != 0) out = applyOrientation(out, s.rotate == 90 ? 6 : s.rotate == 180 ? 3 : 8);
+    const bool letterbox = f.canvasW != f.sizeW || f.canvasH != f.sizeH;
+    const Rgb8 paper = s.background.value_or(Rgb8{255, 255, 255});
+    if (((s.background && out.hasAlpha) || letterbox) && out.space == ColorSpace::Gray &&
+        !(paper[0] == paper[1] && paper[1] == paper[2]))
+        out = convertColor(out, ColorMode::RGB);  // a coloured background keeps its colour
+    const std::vector<uint8_t> fill = backgroundValues(out.space, paper);
+    if (s.background && out.hasAlpha) flattenAlpha(out, fill);
+    if (f.cropW != out.width() || f.cropH != out.height())
+        for (Plane8* p : planesOf(out)) *p = cropPlane(*p, f.cropX, f.cropY, f.cropW, f.cropH);
+
+    const int tw = f.sizeW, th = f.sizeH;
     const int planes = out.channelCount() + (out.hasAlpha ? 1 : 0);
     const bool resize = tw != out.width() || th != out.height();
     const bool sharpen = s.sharpenAmount > 0;
@@ -483,6 +641,11 @@ Status prepareImage(const Image& in, const PrepareSettings& s, Image& out, const
             if (Status st = resizePlane(p, tw, th, s.filter, linear && !isAlpha, r, control, lo, hi); !st) return st;
             p = std::move(r);
         }
+    }
+    if (letterbox) {
+        for (size_t c = 0; c < out.channels.size(); ++c)
+            out.channels[c] = padPlane(out.channels[c], f.canvasW, f.canvasH, f.padX, f.padY, fill[c]);
+        if (out.hasAlpha) out.alpha = padPlane(out.alpha, f.canvasW, f.canvasH, f.padX, f.padY, 0);
     }
 
     if (s.blackPoint != 0 || s.whitePoint != 255 || s.brightness != 0 || s.contrast != 0 || s.gamma != 1.0) {

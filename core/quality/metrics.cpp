@@ -94,6 +94,31 @@ Lab linearSrgbToLab(double r, double g, double b) {
     return {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
 }
 
+std::array<double, 3> labToLinearSrgb(const Lab& lab) {
+    constexpr double Xn = 0.4124 + 0.3576 + 0.1805, Yn = 1.0, Zn = 0.0193 + 0.1192 + 0.9505;
+    constexpr double d = 6.0 / 29.0;
+    auto finv = [](double t) { return t > d ? t * t * t : 3 * d * d * (t - 4.0 / 29.0); };
+    const double fy = (lab.L + 16) / 116, fx = fy + lab.a / 500, fz = fy - lab.b / 200;
+    const double X = Xn * finv(fx), Y = Yn * finv(fy), Z = Zn * finv(fz);
+    // The inverse of the matrix of linearSrgbToLab.
+    static const std::array<std::array<double, 3>, 3> inv = [] {
+        const double m[3][3] = {{0.4124, 0.3576, 0.1805}, {0.2126, 0.7152, 0.0722}, {0.0193, 0.1192, 0.9505}};
+        const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+        std::array<std::array<double, 3>, 3> r{};
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                const int a = (j + 1) % 3, b = (j + 2) % 3, c = (i + 1) % 3, e = (i + 2) % 3;
+                r[size_t(i)][size_t(j)] = (m[a][c] * m[b][e] - m[a][e] * m[b][c]) / det;
+            }
+        return r;
+    }();
+    std::array<double, 3> rgb{};
+    for (size_t i = 0; i < 3; ++i) rgb[i] = inv[i][0] * X + inv[i][1] * Y + inv[i][2] * Z;
+    return rgb;
+}
+
 double ciede2000(const Lab& x, const Lab& y) {
     // Sharma, Wu and Dalal (2005), equations (1) to (22), angles in degrees.
     constexpr double pi = std::numbers::pi, deg = 180.0 / pi, pow25_7 = 6103515625.0;  // 25^7

@@ -1,6 +1,7 @@
 #pragma once
 // \brief Quality measures of docs/spec.md section 3: HVS-weighted error, PSNR between the filtered halftone
 // and the filtered original, tone reproduction on a ramp, radially averaged power spectrum and anisotropy (Ulichney).
+#include <array>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct Lab {
 /// \brief CIELAB of a linear-light sRGB colour (components 0..1): the sRGB (IEC 61966-2-1) matrix to XYZ, white
 /// D65 taken as the matrix's image of (1, 1, 1) so that white has a* = b* = 0.
 Lab linearSrgbToLab(double r, double g, double b);
+
+/// \brief The linear-light sRGB colour of a CIELAB colour: the inverse of linearSrgbToLab (components may fall outside
+/// 0..1 for colours outside sRGB).
+std::array<double, 3> labToLinearSrgb(const Lab& lab);
 
 /// \brief The CIEDE2000 colour difference with kL = kC = kH = 1, as Sharma, Wu and Dalal (2005) write it out.
 double ciede2000(const Lab& x, const Lab& y);

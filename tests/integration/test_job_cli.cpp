@@ -146,7 +146,8 @@ void TestJobCli::badPrepareValuesAreUsageErrors() {
     for (const QStringList& args :
          {QStringList{"--gamma", "0"}, QStringList{"--brightness", "300"},
           QStringList{"--print-size", "6x4ft", "--dpi", "300"}, QStringList{"--print-size", "6x4in"},
-          QStringList{"--resize-filter", "magic"}, QStringList{"--fit", "cover"},
+          QStringList{"--resize-filter", "magic"}, QStringList{"--fit", "crop-ish"}, QStringList{"--rotate", "45"},
+          QStringList{"--background", "nope"}, QStringList{"--gravity", "up"},
           QStringList{"--black-point", "200", "--white-point", "100"}}) {
         const auto r = cli(QStringList(args) << data("moon.png") << out);
         QVERIFY2(r.exitCode == 2, qPrintable(args.join(' ') + ": " + r.err));

@@ -12,6 +12,7 @@
 
 #include "core/palette/palette.h"
 #include "core/palette/paletteed.h"
+#include "core/palette/target.h"
 #include "core/job/registry.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
@@ -376,6 +377,64 @@ private slots:
         QVERIFY(fs::remove(out));
         QCOMPARE(runCli({"--palette", "pico8", q(src), q(out)}).exitCode, 0);
         QVERIFY(readBytes(out).find("tRNS") == std::string::npos);
+    }
+
+    void targetsWriteTheFrameAndTheDriversPalette() {
+        const auto list = runCli({"--list-targets"});
+        QCOMPARE(list.exitCode, 0);
+        QCOMPARE(list.out.split('\n', Qt::SkipEmptyParts).size(), int(builtinTargets().size()));
+        QVERIFY(list.out.contains("inky-impression-7.3-spectra6\te-paper\t800x480\t6 colours, codes 0,1,2,3,5,6\t"));
+        // Spectra 6: 800 x 480 from a 3:2 photo, an indexed PNG whose palette holds the driver's colours at codes
+        // 0..6 (4 unused, black).
+        const std::string out = path("frame.png");
+        const auto r = runCli({"--target", "Waveshare-7.3E", q(test::dataPath("chelsea.png")), q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const std::string bytes = readBytes(out);
+        QCOMPARE(int(uint8_t(bytes[25])), 3);
+        const size_t plte = bytes.find("PLTE");
+        QVERIFY(plte != std::string::npos);
+        const std::string entries = bytes.substr(plte + 4, 21);
+        const std::string want("\x00\x00\x00\xff\xff\xff\xff\xff\x00\xff\x00\x00\x00\x00\x00\x00\x00\xff\x00\xff\x00",
+                               21);
+        QCOMPARE(int(uint8_t(bytes[plte - 1])), 21);  // seven entries
+        QVERIFY(entries == want);
+        Image back;
+        QVERIFY(io::readImage(out, back).isOk());
+        QCOMPARE(back.width(), 800);
+        QCOMPARE(back.height(), 480);
+        // Usage errors before any work: a palette beside a target, an unknown target, a bad target file.
+        QCOMPARE(runCli({"--target", "waveshare-7.3e", "--palette", "bw", "/nonexistent/in.png", q(out)}).exitCode, 2);
+        const auto unknown = runCli({"--target", "waveshare-7.3", "/nonexistent/in.png", q(out)});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("did you mean"), qPrintable(unknown.err));
+        const std::string bad = path("bad.json");
+        {
+            std::ofstream f(bad);
+            f << R"({"halftone-target": 1, "name": "x", "inks": [{"shown": "#000"}, {"shown": "#fff", "code": 0}]})";
+        }
+        const auto file = runCli({"--target", q(bad), "/nonexistent/in.png", q(out)});
+        QCOMPARE(file.exitCode, 2);
+        QVERIFY2(file.err.contains("bad.json") && file.err.contains("code 0"), qPrintable(file.err));
+        QCOMPARE(runCli({"--tone", "auto", "/nonexistent/in.png", q(out)}).exitCode, 2);
+    }
+
+    void framingOptions() {
+        const std::string out = path("framed.png");
+        for (const char* fit : {"cover", "contain", "stretch"}) {
+            const auto r = runCli({"--width", "80", "--height", "48", "--fit", fit, "--gravity", "north", "--rotate",
+                                   "90", "--background", "#336699", q(test::dataPath("chelsea.png")), q(out)});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            Image back;
+            QVERIFY(io::readImage(out, back).isOk());
+            QCOMPARE(back.width(), 80);
+            QCOMPARE(back.height(), 48);
+        }
+        QCOMPARE(runCli({"--fit", "fill-ish", "/nonexistent/in.png", q(out)}).exitCode, 2);
+        QCOMPARE(runCli({"--rotate", "45", "/nonexistent/in.png", q(out)}).exitCode, 2);
+        QCOMPARE(runCli({"--gravity", "up", "/nonexistent/in.png", q(out)}).exitCode, 2);
+        const auto colour = runCli({"--background", "#12345", "/nonexistent/in.png", q(out)});
+        QCOMPARE(colour.exitCode, 2);
+        QVERIFY2(colour.err.contains("--background '#12345'"), qPrintable(colour.err));
     }
 };
 

@@ -111,6 +111,7 @@ private slots:
     void cancelWhilePreparing();
     void dpiIsThePrinterResolution();
     void adjustSettingsSaveAndRestore();
+    void targetChooserRunsForTheDevice();
     void presetRoundTripThroughMenu();
     void badPresetShowsErrorAndKeepsJob_data();
     void badPresetShowsErrorAndKeepsJob();
@@ -326,15 +327,42 @@ void TestStudioJob::adjustSettingsSaveAndRestore() {
     s.saturation = 150;
     s.sharpenAmount = 80;
     s.sharpenRadius = 2.5;
+    s.fit = ResizeFit::Contain;
+    s.gravity = Gravity::SouthEast;
+    s.rotate = 270;
+    s.background = Rgb8{0x10, 0x20, 0x30};
     a.setSettings(s, {}, 300);
+    QVERIFY(a.setTarget("Inky-Impression-5.7"));
+    QVERIFY(!a.setTarget("no-such-panel"));
     QSettings q;
     a.saveSettings(q);
     AdjustPanel b;
     QSignalSpy changed(&b, &AdjustPanel::changed);
     b.restoreSettings(q);
     QCOMPARE(prepareSettingsKey(b.settings()), prepareSettingsKey(s));
+    QVERIFY(b.settings() == s);
+    QCOMPARE(b.target(), std::string("inky-impression-5.7"));
     QCOMPARE(b.dpi(), 300.0);
     QCOMPARE(changed.count(), 1);  // one change for the whole restore
+}
+
+void TestStudioJob::targetChooserRunsForTheDevice() {
+    // The Adjust panel's target: the run has the device's frame and writes only its driver's codes.
+    MainWindow w(Registry::instance());
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    w.methodPanel()->setDevice(Device::Cpu);
+    QVERIFY(w.adjustPanel()->setTarget("waveshare-4e"));
+    JobSettings job;
+    QVERIFY(w.currentJob(job));
+    QCOMPARE(job.target, std::string("waveshare-4e"));
+    QVERIFY(job.palette.empty());
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(smoothImage(60, 40), "small");
+    QVERIFY(shown.wait(60000));
+    const JobResultPtr r = w.currentResult();
+    QCOMPARE(r->halftone->width(), 400);
+    QCOMPARE(r->halftone->height(), 600);
+    for (uint8_t v : r->halftone->indices.data) QVERIFY(v <= 6 && v != 4);
 }
 
 void TestStudioJob::presetRoundTripThroughMenu() {

@@ -49,6 +49,14 @@ private slots:
     void sharpenKeepsFlatAndRaisesEdges();
     void pixelSizeReducesThenEnlarges();
     void cmykToneActsOnPaperLightness();
+    void coverFillsTheFrameExactly_data();
+    void coverFillsTheFrameExactly();
+    void coverKeepsThePartTheGravityNames_data();
+    void coverKeepsThePartTheGravityNames();
+    void containLetterboxesInTheBackground();
+    void rotationTurnsClockwise();
+    void backgroundFlattensAlpha();
+    void colourTexts();
     void badSettingsAreRefused();
     void cancelStops();
 };
@@ -268,6 +276,200 @@ void TestPrepare::cmykToneActsOnPaperLightness() {
     for (int c = 0; c < 4; ++c) QCOMPARE(out.channels[size_t(c)].data[0], uint8_t(49));  // 255 - (155 + 51)
 }
 
+void TestPrepare::coverFillsTheFrameExactly_data() {
+    QTest::addColumn<int>("inW");
+    QTest::addColumn<int>("inH");
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    QTest::addColumn<int>("fit");
+    QTest::addColumn<int>("pixelSize");
+    for (int fit : {int(ResizeFit::Cover), int(ResizeFit::Contain)}) {
+        const char* name = fit == int(ResizeFit::Cover) ? "cover" : "contain";
+        QTest::addRow("%s 3:2 to 800x480", name) << 1200 << 800 << 800 << 480 << fit << 1;
+        QTest::addRow("%s 2:3 to 800x480", name) << 800 << 1200 << 800 << 480 << fit << 1;
+        QTest::addRow("%s primes", name) << 37 << 101 << 17 << 13 << fit << 1;
+        QTest::addRow("%s 1x1 to 7x5", name) << 1 << 1 << 7 << 5 << fit << 1;
+        QTest::addRow("%s 1xN to 5x3", name) << 1 << 61 << 5 << 3 << fit << 1;
+        QTest::addRow("%s Nx1 to 3x5", name) << 61 << 1 << 3 << 5 << fit << 1;
+        QTest::addRow("%s pixel size 4", name) << 640 << 427 << 800 << 480 << fit << 4;
+    }
+}
+
+void TestPrepare::coverFillsTheFrameExactly() {
+    QFETCH(int, inW);
+    QFETCH(int, inH);
+    QFETCH(int, w);
+    QFETCH(int, h);
+    QFETCH(int, fit);
+    QFETCH(int, pixelSize);
+    PrepareSettings s;
+    s.width = w;
+    s.height = h;
+    s.fit = ResizeFit(fit);
+    s.pixelSize = pixelSize;
+    int pw = 0, ph = 0;
+    QVERIFY(preparedSize(s, inW, inH, pw, ph));
+    QCOMPARE(pw, w);
+    QCOMPARE(ph, h);
+    Image in;
+    in.space = ColorSpace::RGB;
+    const uint64_t seed = test::freshSeed("frame");
+    for (int c = 0; c < 3; ++c) in.channels.push_back(test::randomPlane(inW, inH, seed + uint64_t(c)));
+    const Image out = prepared(in, s);
+    QCOMPARE(out.width(), w / pixelSize);
+    QCOMPARE(out.height(), h / pixelSize);
+    QCOMPARE(enlargePixels(out, pixelSize).width(), w);
+    QCOMPARE(enlargePixels(out, pixelSize).height(), h);
+}
+
+void TestPrepare::coverKeepsThePartTheGravityNames_data() {
+    // A 10 x 20 image whose row y has the value 10 y (and a 20 x 10 one whose column x has 10 x) into a 10 x 10 frame
+    // with the nearest filter at scale 1: the first kept row (column) is the crop's offset.
+    QTest::addColumn<int>("gravity");
+    QTest::addColumn<bool>("tall");
+    QTest::addColumn<int>("first");
+    QTest::newRow("tall center") << int(Gravity::Center) << true << 50;
+    QTest::newRow("tall north") << int(Gravity::North) << true << 0;
+    QTest::newRow("tall south") << int(Gravity::South) << true << 100;
+    QTest::newRow("tall northeast") << int(Gravity::NorthEast) << true << 0;
+    QTest::newRow("tall east") << int(Gravity::East) << true << 50;
+    QTest::newRow("wide center") << int(Gravity::Center) << false << 50;
+    QTest::newRow("wide west") << int(Gravity::West) << false << 0;
+    QTest::newRow("wide east") << int(Gravity::East) << false << 100;
+    QTest::newRow("wide southeast") << int(Gravity::SouthEast) << false << 100;
+    QTest::newRow("wide north") << int(Gravity::North) << false << 50;
+}
+
+void TestPrepare::coverKeepsThePartTheGravityNames() {
+    QFETCH(int, gravity);
+    QFETCH(bool, tall);
+    QFETCH(int, first);
+    const int w = tall ? 10 : 20, h = tall ? 20 : 10;
+    Plane8 p(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) p.at(y, x) = uint8_t(10 * (tall ? y : x));
+    PrepareSettings s;
+    s.width = s.height = 10;
+    s.fit = ResizeFit::Cover;
+    s.gravity = Gravity(gravity);
+    s.filter = ResizeFilter::Nearest;
+    const Image out = prepared(Image::gray(p), s);
+    QCOMPARE(out.width(), 10);
+    QCOMPARE(out.height(), 10);
+    for (int k = 0; k < 10; ++k)
+        QCOMPARE(int(tall ? out.channels[0].at(k, 3) : out.channels[0].at(3, k)), first + 10 * k);
+}
+
+void TestPrepare::containLetterboxesInTheBackground() {
+    // 20 x 10 of gray 100 into 10 x 10: a 10 x 5 image and 5 rows of red, placed by the gravity.
+    PrepareSettings s;
+    s.width = s.height = 10;
+    s.fit = ResizeFit::Contain;
+    s.background = Rgb8{255, 0, 0};
+    const std::pair<Gravity, int> cases[] = {{Gravity::Center, 2}, {Gravity::North, 0}, {Gravity::South, 5}};
+    for (const auto& [g, top] : cases) {
+        s.gravity = g;
+        const Image out = prepared(flat(20, 10, 100), s);
+        QCOMPARE(out.space, ColorSpace::RGB);  // a red letterbox on a gray image: the image becomes RGB
+        QCOMPARE(out.width(), 10);
+        QCOMPARE(out.height(), 10);
+        for (int y = 0; y < 10; ++y) {
+            const bool image = y >= top && y < top + 5;
+            const Rgb8 want = image ? Rgb8{100, 100, 100} : Rgb8{255, 0, 0};
+            for (int c = 0; c < 3; ++c) QCOMPARE(out.channels[size_t(c)].at(y, 7), want[size_t(c)]);
+        }
+    }
+    // Without a background: white paper, and transparent where the image has alpha.
+    s.background.reset();
+    s.gravity = Gravity::West;
+    Image withAlpha = flat(10, 20, 60);
+    withAlpha.hasAlpha = true;
+    withAlpha.alpha = Plane8(10, 20, 255);
+    const Image out = prepared(withAlpha, s);
+    QCOMPARE(out.space, ColorSpace::Gray);
+    QVERIFY(out.hasAlpha);
+    QCOMPARE(out.channels[0].at(4, 2), uint8_t(60));
+    QCOMPARE(out.channels[0].at(4, 7), uint8_t(255));
+    QCOMPARE(out.alpha.at(4, 2), uint8_t(255));
+    QCOMPARE(out.alpha.at(4, 7), uint8_t(0));
+    // CMYK: the background's inks (white = no ink).
+    const Image inks = prepared(flat(20, 10, 30, 4), [] {
+        PrepareSettings c;
+        c.width = c.height = 10;
+        c.fit = ResizeFit::Contain;
+        return c;
+    }());
+    for (int c = 0; c < 4; ++c) QCOMPARE(inks.channels[size_t(c)].at(0, 0), uint8_t(0));
+}
+
+void TestPrepare::rotationTurnsClockwise() {
+    const Plane8 p = test::randomPlane(7, 3, test::freshSeed("rotate"));
+    for (int deg : {90, 180, 270}) {
+        PrepareSettings s;
+        s.rotate = deg;
+        int w = 0, h = 0;
+        QVERIFY(preparedSize(s, 7, 3, w, h));
+        QCOMPARE(w, deg == 180 ? 7 : 3);
+        QCOMPARE(h, deg == 180 ? 3 : 7);
+        const Image turned = prepared(Image::gray(p), s);
+        const Plane8& o = turned.channels[0];
+        QCOMPARE(o.width, w);
+        for (int y = 0; y < o.height; ++y)
+            for (int x = 0; x < o.width; ++x) {
+                // Clockwise: the output's top row is the input's left column read upwards.
+                const uint8_t want = deg == 90    ? p.at(p.height - 1 - x, y)
+                                     : deg == 180 ? p.at(p.height - 1 - y, p.width - 1 - x)
+                                                  : p.at(x, p.width - 1 - y);
+                QCOMPARE(o.at(y, x), want);
+            }
+    }
+    // A turn then a cover frame: the frame is filled in the turned image's orientation.
+    PrepareSettings s;
+    s.rotate = 90;
+    s.width = 80;
+    s.height = 48;
+    s.fit = ResizeFit::Cover;
+    const Image out = prepared(flat(120, 80, 9), s);
+    QCOMPARE(out.width(), 80);
+    QCOMPARE(out.height(), 48);
+}
+
+void TestPrepare::backgroundFlattensAlpha() {
+    Image in = flat(3, 1, 0, 3);
+    for (Plane8& c : in.channels) c.data = {200, 200, 200};
+    in.hasAlpha = true;
+    in.alpha.width = 3;
+    in.alpha.height = 1;
+    in.alpha.data = {0, 128, 255};
+    PrepareSettings s;
+    s.background = Rgb8{0, 0, 255};
+    QVERIFY(!s.isIdentity());
+    const Image out = prepared(in, s);
+    QVERIFY(!out.hasAlpha);
+    QCOMPARE(out.channels[0].data, (std::vector<uint8_t>{0, 100, 200}));    // (128 * 200 + 127) / 255
+    QCOMPARE(out.channels[2].data, (std::vector<uint8_t>{255, 227, 200}));  // (128 * 200 + 127 * 255 + 127) / 255
+    // Gray with a gray background stays gray; the background is its luma.
+    Image g = flat(2, 1, 0);
+    g.hasAlpha = true;
+    g.alpha = Plane8(2, 1, 0);
+    s.background = Rgb8{40, 40, 40};
+    const Image gout = prepared(g, s);
+    QCOMPARE(gout.space, ColorSpace::Gray);
+    QCOMPARE(gout.channels[0].data[0], uint8_t(40));
+}
+
+void TestPrepare::colourTexts() {
+    Rgb8 c{};
+    QVERIFY(parseColorText("#FF8000", c));
+    QCOMPARE(c, (Rgb8{255, 128, 0}));
+    QVERIFY(parseColorText("0a0", c));
+    QCOMPARE(c, (Rgb8{0, 170, 0}));
+    QVERIFY(parseColorText("White", c));
+    QCOMPARE(c, (Rgb8{255, 255, 255}));
+    QCOMPARE(colorText(Rgb8{1, 171, 255}), std::string("#01abff"));
+    for (const char* bad : {"", "#12345", "#1234567", "purple-ish", "#gg0000"}) QVERIFY2(!parseColorText(bad, c), bad);
+}
+
 void TestPrepare::badSettingsAreRefused() {
     const Image in = flat(8, 8, 10);
     Image out;
@@ -278,6 +480,7 @@ void TestPrepare::badSettingsAreRefused() {
         {[](PrepareSettings& s) { s.blackPoint = 200, s.whitePoint = 100; }, "black point"},
         {[](PrepareSettings& s) { s.pixelSize = 0; }, "pixel size"},
         {[](PrepareSettings& s) { s.sharpenAmount = 50, s.sharpenRadius = 0; }, "sharpen radius"},
+        {[](PrepareSettings& s) { s.rotate = 45; }, "rotate"},
     };
     for (const auto& [change, word] : cases) {
         PrepareSettings s;

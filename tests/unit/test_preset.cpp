@@ -30,7 +30,10 @@ JobSettings fullJob() {
     j.paletteSpace = PaletteSpace::Gamma;
     j.paletteMatch = PaletteMatch::Weighted;
     j.prepare.width = 800;
-    j.prepare.fit = ResizeFit::Stretch;
+    j.prepare.fit = ResizeFit::Cover;
+    j.prepare.gravity = Gravity::SouthEast;
+    j.prepare.rotate = 270;
+    j.prepare.background = Rgb8{0x12, 0xab, 0xff};
     j.prepare.height = 600;
     j.prepare.filter = ResizeFilter::Box;
     j.prepare.linearResize = false;
