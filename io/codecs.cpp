@@ -8,6 +8,7 @@
 
 #include "core/budget.h"
 #include "core/prepare/prepare.h"
+#include "core/print/separation.h"
 #include "io/indexed.h"
 #include "io/png1bit.h"
 
@@ -64,11 +65,27 @@ Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Im
                     const WriteOptions& options) {
     if (const std::string why = builtInLayoutProblem(ext, image.space); !why.empty()) return Status::error(why);
     const bool png = ext == ".png", tiff = isTiffExt(ext);
-    const bool bilevel = (png || tiff) && options.levels == 2 && image.space == ColorSpace::Gray && !image.hasAlpha &&
-                         std::all_of(image.channels[0].data.begin(), image.channels[0].data.end(),
-                                     [](uint8_t v) { return v == 0 || v == 255; });
+    const bool binary =
+        options.levels == 2 && !image.hasAlpha &&
+        std::all_of(image.channels.begin(), image.channels.end(), [](const Plane8& p) {
+            return std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
+        });
+    const bool bilevel = (png || tiff) && binary && image.space == ColorSpace::Gray;
+    // 1-bit separations: a binary CMYK halftone, or one ink's plate.
+    const bool plate = !options.plateInk.empty();
+    const bool separation = tiff && (plate || (binary && image.space == ColorSpace::CMYK));
     // Resolution: a printer needs it to size a 1-bit halftone (300 dpi in a TIFF when the source did not say).
-    const double dpi = options.dpi > 0 ? options.dpi : (tiff && bilevel ? 300.0 : 0.0);
+    const double dpi = options.dpi > 0 ? options.dpi : (tiff && (bilevel || separation) ? 300.0 : 0.0);
+    if (plate && (!tiff || image.channelCount() != 1 || !binary))
+        return Status::error("a plate is a 1-bit TIFF of one ink of a binary halftone");
+    if (separation) {
+        std::vector<const Plane8*> inks;
+        for (const Plane8& p : image.channels) inks.push_back(&p);
+        return writeTiffInks(tmpPath, inks,
+                             plate ? std::vector<std::string>{options.plateInk}
+                                   : std::vector<std::string>(kInkNames.begin(), kInkNames.end()),
+                             dpi);
+    }
     // Palette halftones go out indexed where the format has a palette: the indices exactly as the method chose them.
     const bool indexed = !bilevel && hasExactPalette(image, png);  // a PNG keeps alpha in its tRNS chunk
     if (png)

@@ -92,6 +92,11 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
                 ReadInfo* info);
 /// \brief `bilevel`: one bit a sample; resolution tags when `dpi` > 0.
 Status writeTiff(const std::string& path, const Image& image, bool bilevel, double dpi);
+/// \brief A 1-bit separation: photometric separated, one sample a pixel per ink (nonzero = ink), InkSet CMYK for the
+/// names Cyan, Magenta, Yellow, Black in that order and multi-ink otherwise, InkNames and NumberOfInks; resolution
+/// tags when `dpi` > 0. The planes are of one size.
+Status writeTiffInks(const std::string& path, const std::vector<const Plane8*>& inks,
+                     const std::vector<std::string>& names, double dpi);
 Status readGif(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,
                ReadInfo* info);
 

@@ -15,7 +15,10 @@
 #include "core/budget.h"
 #include "core/palette/palette.h"
 #include "core/prepare/prepare.h"
+#include "core/print/printpreview.h"
+#include "core/print/separation.h"
 #include "io/atomicwrite.h"
+#include "core/number.h"
 #include "io/imagefile.h"
 #include "io/outputformats.h"
 #ifdef HALFTONE_HAVE_OIIO
@@ -108,6 +111,13 @@ bool takesPackedRows(const std::string& output) { return formatName(output) == "
 
 }  // namespace
 
+std::string platePath(const std::string& output, const std::string& ink) {
+    const std::filesystem::path p(output);
+    std::string lower = ink;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return (p.parent_path() / (p.stem().string() + "-" + lower + p.extension().string())).string();
+}
+
 FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, const std::string& output,
                           const FileJobOptions& fo, const RunControl& control) {
     using Kind = FileJobOutcome::Kind;
@@ -137,10 +147,20 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
 
     // Everything about the output is checked before the input is read: nothing is computed for an output that
     // cannot be written.
-    if (Status s = checkOutputsAgainstInputs({{"OUTPUT", output}, {"--save-palette", savePalette}},
-                                             {{"INPUT", input}, {"--palette", paletteFile(job.palette)}});
-        !s)
+    if ((fo.plates || !fo.proof.empty()) && outputColor != ColorMode::CMYK)
+        return failed(std::string(fo.plates ? "--plates" : "--proof") + " needs --color cmyk (a separation into inks)",
+                      Kind::Usage);
+    std::vector<JobFile> outputs = {{"OUTPUT", output}, {"--save-palette", savePalette}, {"--proof", fo.proof}};
+    if (fo.plates)
+        for (const char* ink : kInkNames)
+            outputs.push_back({std::string("the ") + ink + " plate", platePath(output, ink)});
+    if (Status s = checkOutputsAgainstInputs(outputs, {{"INPUT", input}, {"--palette", paletteFile(job.palette)}}); !s)
         return failed(s.message());
+    if (!fo.proof.empty()) {
+        OutputLayout rgb;
+        rgb.space = ColorSpace::RGB;
+        if (Status s = checkOutputPath(fo.proof, rgb); !s) return failed(s.message(), Kind::Usage);
+    }
     if (!savePalette.empty()) {
         std::string probe;
         Palette two;
@@ -170,6 +190,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     OutputLayout layout;
     layout.space = spaceOf(outputColor);
     if (Status s = checkOutputPath(output, layout); !s) return failed(s.message());
+    if (fo.plates)
+        for (const char* ink : kInkNames)
+            if (Status s = checkOutputPath(platePath(output, ink)); !s) return failed(s.message());
     if (lossy)
         note("writing a halftone to " + formatName(output) + ", a lossy format: the dots of '" + output +
              "' will not be exactly black and white (--force)");
@@ -209,6 +232,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     // anything is allocated: the prepared planes, the resize's float intermediate, and (--pixel-size) the enlarged
     // output that the method's result becomes.
     const Clock::time_point tPrepare = Clock::now();
+    const int inputWidth = image.width();
     const bool preparing = !prepare.isIdentity();
     if (Status s = checkPrepareBudget(image, prepare, outputColor, job.keepAlpha, fo.maxPixels, maxMemory); !s)
         return failed(input + ": " + s.message());
@@ -238,6 +262,21 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
             note("palette " + job.palette + ": '" + input + "' has only " + std::to_string(p.size()) +
                  " colours; the palette holds those");
         request.palette = std::move(p);
+    }
+    // One resolution for the screen and the file: --dpi; else the input's, scaled by the prepare step's resize (the
+    // print keeps its size). A method that models a printer (a dpi parameter: the AM screen) takes the pixels as its
+    // device's dots: the output is tagged with the resolution it ran at (--dpi or its own setting).
+    const int ps = prepare.pixelSize;
+    double outputDpi = job.dpi > 0    ? job.dpi
+                       : info.dpi > 0 ? info.dpi * double(image.width()) * ps / double(inputWidth)
+                                      : 0.0;
+    if (m.param("dpi") && job.dpi <= 0) {
+        const double carried = outputDpi;
+        outputDpi = resolved.getReal("dpi", 0) * ps;
+        if (carried > 0 && std::abs(carried - outputDpi) > 0.01 * outputDpi)
+            note(input + " states " + numberText(carried) + " dpi; method " + m.id() +
+                 " takes its pixels as dots of a " + numberText(outputDpi) +
+                 " dpi device and the output says so (--dpi or --print-size choose)");
     }
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
     request.concurrentRuns = fo.concurrentRuns;
@@ -303,7 +342,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const Clock::time_point tWrite = Clock::now();
 
     WriteOptions wo;
-    wo.dpi = job.dpi;
+    wo.dpi = outputDpi;
     if (m.param("levels")) {
         wo.levels = int(levels);
     } else {
@@ -312,12 +351,37 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
             binary = binary && std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
         wo.levels = binary ? 2 : 256;
     }
-    // The file has no name until it is complete, so an interruption leaves nothing behind.
-    if (fo.announceWrite) note("writing '" + output + "'");
+    // Each file has no name until it is complete, so an interruption leaves nothing behind; plates written before a
+    // failing one are removed.
+    const bool asPlates = fo.plates && result.image.space == ColorSpace::CMYK;
+    if (asPlates && wo.levels != 2)
+        return failed("--plates needs a black-and-white halftone of each ink; method " + m.id() + " made gray levels");
+    if (fo.announceWrite) note("writing '" + (asPlates ? platePath(output, "*") : output) + "'");
     Status written;
     {
         const auto hush = quiet();
-        written = writeImage(output, result.image, wo);
+        if (asPlates) {
+            std::vector<std::string> done;
+            for (size_t c = 0; c < kInkNames.size() && written; ++c) {
+                const std::string plate = platePath(output, kInkNames[c]);
+                WriteOptions po = wo;
+                po.plateInk = kInkNames[c];
+                written = writeImage(plate, Image::gray(result.image.channels[c]), po);
+                if (written) done.push_back(plate);
+            }
+            if (!written)
+                for (const std::string& f : done) {
+                    std::error_code ignored;
+                    std::filesystem::remove(f, ignored);
+                }
+        } else {
+            written = writeImage(output, result.image, wo);
+        }
+        if (written && !fo.proof.empty()) {
+            WriteOptions proofOptions;
+            proofOptions.dpi = wo.dpi;
+            written = writeImage(fo.proof, simulatePrint(result.image), proofOptions);
+        }
     }
     if (fo.times)
         *fo.times = {seconds(tRead, tPrepare), seconds(tPrepare, tMethod), seconds(tMethod, tWrite),

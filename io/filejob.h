@@ -29,6 +29,9 @@ struct FileJobOptions {
     int concurrentRuns = 1;                  ///< runs sharing the device at once (RunRequest::concurrentRuns)
     bool announceWrite = false;              ///< note "writing 'OUTPUT'" before the write
     std::string savePalette;                 ///< also write the palette used to this file (.hex, .gpl, ...)
+    /// A binary CMYK result goes out as one 1-bit TIFF per ink (platePath) instead of one file of four inks.
+    bool plates = false;
+    std::string proof;  ///< also write the RGB picture of a CMYK result as printed (simulatePrint) to this file
     /// \brief Notes (fallbacks, conversions, lossy output), one line each, without the program's name.
     std::function<void(const std::string&)> onNote;
     /// \brief Called once the method has run (the CLI's --time prints its wall time).
@@ -55,6 +58,10 @@ struct FileJobOutcome {
     std::string message;
     bool written() const { return kind == Kind::Written; }
 };
+
+/// \brief The file of one ink's plate: OUTPUT's name with the ink's name before the extension, in lower case
+/// ("plates.tif", "Cyan": "plates-cyan.tif").
+std::string platePath(const std::string& output, const std::string& ink);
 
 /// \brief Runs `job` on `input` and writes `output`. Everything about the output is checked before the input is read,
 /// the input is never overwritten, and the output appears only when complete.

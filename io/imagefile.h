@@ -33,6 +33,7 @@ struct ReadInfo {
     int sourceChannels = 0;
     std::string sourceType;  ///< e.g. "uint8", "uint16", "half", "float"
     std::string notes;       ///< warnings a person should see; empty when none
+    double dpi = 0;          ///< the resolution the file states (TIFF, PNG pHYs, JPEG JFIF), in dots per inch; 0 = none
 };
 
 /// \brief Reads an image file into 8-bit planes (gray, RGB or CMYK, optional alpha).
@@ -63,6 +64,9 @@ Status readImage(const std::string& path, Image& image, const ReadOptions& optio
 struct WriteOptions {
     int levels = 256;  ///< number of distinct output values the halftone uses (2 = binary)
     double dpi = 0;    ///< resolution written to TIFF and PNG files; 0 = unknown, 300 is written to 1-bit TIFFs
+    /// One ink's plate: a one-channel image of ink amounts (255 = solid) written to TIFF as a separated image of that
+    /// one ink (InkSet multi-ink, InkNames this name); empty = not a plate.
+    std::string plateInk;
 };
 
 /// \brief Writes by extension: .png and .tif/.tiff (1 bit per sample when `levels` is 2 and the image is gray

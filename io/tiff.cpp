@@ -1,9 +1,11 @@
 // TIFF through libtiff: gray, RGB, palette and separated (ink) images of 1 to 16-bit unsigned samples, in strips or
 // tiles, contiguous or planar, read one band of rows at a time; the colour meaning from the tags as OpenImageIO's path
-// takes it (io/rgba.h separatedInks). 1-bit, 8-bit gray, RGB and CMYK (with alpha) written in Deflate strips.
+// takes it (io/rgba.h separatedInks). 1-bit, 8-bit gray, RGB and CMYK (with alpha), and 1-bit separations of named
+// inks written in Deflate strips.
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -57,6 +59,15 @@ TIFF* openTiff(const std::string& path, const char* mode, TiffErrors& errors, ui
     return t;
 }
 
+/// The XResolution tag in dots per inch (a unit of centimetres converted); 0 when absent or without a unit.
+double tiffResolution(TIFF* t) {
+    float x = 0;
+    uint16_t unit = RESUNIT_INCH;
+    if (!TIFFGetField(t, TIFFTAG_XRESOLUTION, &x) || !(x > 0) || !std::isfinite(x)) return 0;
+    TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
+    return unit == RESUNIT_INCH ? double(x) : unit == RESUNIT_CENTIMETER ? double(x) * 2.54 : 0.0;
+}
+
 Status tiffError(const TiffErrors& e, const char* what) {
     return Status::error("corrupt TIFF: " + (e.first.empty() ? std::string(what) : e.first));
 }
@@ -89,7 +100,7 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
     if (Status s = checkImageSize(int64_t(w), int64_t(h), spp, options.maxPixels); !s) return s;
     if (bps != 1 && bps != 2 && bps != 4 && bps != 8 && bps != 16)
         return Status::error("TIFF with " + std::to_string(bps) + "-bit samples is not supported");
-    if (bps < 8 && (spp != 1 || planar != PLANARCONFIG_CONTIG))
+    if (bps < 8 && spp != 1 && photometric != PHOTOMETRIC_SEPARATED)
         return Status::error("TIFF with " + std::to_string(spp) + " samples of " + std::to_string(bps) +
                              " bits is not supported");
     const int nch = photometric == PHOTOMETRIC_PALETTE ? 3 : spp;  // as OpenImageIO expands a palette
@@ -199,6 +210,7 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
     std::string type = bps == 16 ? "uint16" : bps == 8 ? "uint8" : std::to_string(bps) + "-bit";
     finishRead(out, orientation, "tiff", nch, type, more ? "multi-image file: only the first image was read" : "", info,
                image);
+    if (info) info->dpi = tiffResolution(tif.get());
     return Status::ok();
 }
 
@@ -244,6 +256,49 @@ Status writeTiff(const std::string& path, const Image& image, bool bilevel, doub
                 const uint8_t* s = c < colors ? image.channels[size_t(c)].row(int(y)) : image.alpha.row(int(y));
                 for (uint32_t x = 0; x < w; ++x) row[size_t(x) * size_t(spp) + size_t(c)] = s[x];
             }
+        }
+        if (TIFFWriteScanline(t, row.data(), y, 0) < 0) return Status::error("write failed: " + errors.first);
+    }
+    if (!TIFFFlush(t) || !errors.first.empty()) return Status::error("write failed: " + errors.first);
+    return Status::ok();
+}
+
+Status writeTiffInks(const std::string& path, const std::vector<const Plane8*>& inks,
+                     const std::vector<std::string>& names, double dpi) {
+    if (inks.empty() || inks.size() != names.size()) return Status::error("write failed: no inks to write");
+    TiffErrors errors;
+    TiffPtr tif(openTiff(path, "w", errors, 0));
+    if (!tif) return Status::error("write failed: " + errors.first);
+    const uint32_t w = uint32_t(inks[0]->width), h = uint32_t(inks[0]->height);
+    const auto spp = uint16_t(inks.size());
+    TIFF* t = tif.get();
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, spp);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, uint16_t(1));
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_SEPARATED);
+    const bool cmyk = names == std::vector<std::string>{"Cyan", "Magenta", "Yellow", "Black"};
+    TIFFSetField(t, TIFFTAG_INKSET, cmyk ? INKSET_CMYK : INKSET_MULTIINK);
+    TIFFSetField(t, TIFFTAG_NUMBEROFINKS, spp);
+    std::string joined;  // InkNames: the names, each ended by a NUL
+    for (const std::string& n : names) joined += n + '\0';
+    TIFFSetField(t, TIFFTAG_INKNAMES, int(joined.size()), joined.data());
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+    const uint64_t rowBytes = (uint64_t(w) * spp + 7) / 8;
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, uint32_t(std::clamp<uint64_t>((1u << 18) / rowBytes, 1, h)));
+    if (dpi > 0) {
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, float(dpi));
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, float(dpi));
+        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
+    }
+    std::vector<uint8_t> row(static_cast<size_t>(rowBytes));
+    for (uint32_t y = 0; y < h; ++y) {
+        std::fill(row.begin(), row.end(), uint8_t(0));
+        for (size_t c = 0; c < inks.size(); ++c) {
+            const uint8_t* s = inks[c]->row(int(y));
+            for (uint64_t x = 0, bit = c; x < w; ++x, bit += spp)
+                if (s[x]) row[size_t(bit >> 3)] |= uint8_t(0x80 >> (bit & 7));
         }
         if (TIFFWriteScanline(t, row.data(), y, 0) < 0) return Status::error("write failed: " + errors.first);
     }

@@ -315,6 +315,10 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
                  "with --time: one JSON object per file on stderr instead; with --list, --list-kernels, "
                  "--list-palettes: a JSON array on stdout")
         ->group(group::kOutput);
+    app.add_flag("--plates", o.plates,
+                 "with --color cmyk: write one 1-bit TIFF per ink, named after OUTPUT and the ink (plates-cyan.tif, "
+                 "plates-magenta.tif, ...: separated, InkNames, the resolution) instead of one file of four inks")
+        ->group(group::kPrint);
     app.add_option("--max-memory", o.maxMemory,
                    "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the memory this "
                    "process may use: physical memory or the cgroup's limit)")
@@ -486,6 +490,8 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.concurrentRuns = fo.concurrentRuns;
     options.announceWrite = fo.progress;
     options.savePalette = savePalette;
+    options.plates = fo.plates;
+    options.proof = fo.proof;
     options.onNote = onNote;
     // --time's figures, printed together once the file is written (one write: the lines of files that run at once
     // never interleave, and stderr silenced for another file's decoder does not swallow them).

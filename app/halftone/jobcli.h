@@ -51,7 +51,9 @@ struct FileOptions {
     bool time = false;
     int concurrentRuns = 1;  ///< files run at once (a batch's jobs): they share the GPU, which the device choice counts
     bool quiet = false;
-    bool json = false;  ///< --time (and the --list commands) as JSON
+    bool json = false;    ///< --time (and the --list commands) as JSON
+    bool plates = false;  ///< --plates: a CMYK result as one 1-bit TIFF per ink
+    std::string proof;    ///< --proof FILE: the RGB picture of a CMYK result as printed
 };
 
 /// \brief Registers the job options (and one option per method parameter key) on `app`.
