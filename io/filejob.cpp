@@ -15,6 +15,7 @@
 #include "core/budget.h"
 #include "core/palette/palette.h"
 #include "core/prepare/prepare.h"
+#include "core/print/dotgain.h"
 #include "core/print/printpreview.h"
 #include "core/print/separation.h"
 #include "io/atomicwrite.h"
@@ -116,6 +117,26 @@ std::string platePath(const std::string& output, const std::string& ink) {
     std::string lower = ink;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return (p.parent_path() / (p.stem().string() + "-" + lower + p.extension().string())).string();
+}
+
+Status writePlates(const std::string& output, const Image& cmyk, const WriteOptions& options) {
+    if (cmyk.space != ColorSpace::CMYK || cmyk.channelCount() != 4)
+        return Status::error("cannot write plates of '" + output + "': the result is not separated into CMYK inks");
+    std::vector<std::string> done;
+    for (size_t c = 0; c < kInkNames.size(); ++c) {
+        const std::string plate = platePath(output, kInkNames[c]);
+        WriteOptions po = options;
+        po.plateInk = kInkNames[c];
+        if (Status s = writeImage(plate, Image::gray(cmyk.channels[c]), po); !s) {
+            for (const std::string& f : done) {
+                std::error_code ignored;
+                std::filesystem::remove(f, ignored);
+            }
+            return s;
+        }
+        done.push_back(plate);
+    }
+    return Status::ok();
 }
 
 FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, const std::string& output,
@@ -278,6 +299,12 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
                  " takes its pixels as dots of a " + numberText(outputDpi) +
                  " dpi device and the output says so (--dpi or --print-size choose)");
     }
+    if (outputColor == ColorMode::CMYK && !job.dotGain.empty()) {
+        // Separated (and ink-limited) here, then compensated for each ink's dot gain: the method gets the inks to
+        // screen, which the run's separation leaves as they are.
+        image = convertColor(image, ColorMode::CMYK, job.separation);
+        compensateDotGain(image, job.dotGain);
+    }
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
     request.concurrentRuns = fo.concurrentRuns;
 
@@ -361,19 +388,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     {
         const auto hush = quiet();
         if (asPlates) {
-            std::vector<std::string> done;
-            for (size_t c = 0; c < kInkNames.size() && written; ++c) {
-                const std::string plate = platePath(output, kInkNames[c]);
-                WriteOptions po = wo;
-                po.plateInk = kInkNames[c];
-                written = writeImage(plate, Image::gray(result.image.channels[c]), po);
-                if (written) done.push_back(plate);
-            }
-            if (!written)
-                for (const std::string& f : done) {
-                    std::error_code ignored;
-                    std::filesystem::remove(f, ignored);
-                }
+            written = writePlates(output, result.image, wo);
         } else {
             written = writeImage(output, result.image, wo);
         }

@@ -12,6 +12,7 @@
 #include "core/job/registry.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
+#include "io/imagefile.h"
 
 namespace halftone::io {
 
@@ -62,6 +63,11 @@ struct FileJobOutcome {
 /// \brief The file of one ink's plate: OUTPUT's name with the ink's name before the extension, in lower case
 /// ("plates.tif", "Cyan": "plates-cyan.tif").
 std::string platePath(const std::string& output, const std::string& ink);
+
+/// \brief Writes a binary CMYK halftone as four 1-bit TIFF plates at platePath(output, ink), each a separation of one
+/// named ink with `options`' resolution; each file complete or not at all, and the plates written before a failing
+/// one removed again.
+Status writePlates(const std::string& output, const Image& cmyk, const WriteOptions& options);
 
 /// \brief Runs `job` on `input` and writes `output`. Everything about the output is checked before the input is read,
 /// the input is never overwritten, and the output appears only when complete.

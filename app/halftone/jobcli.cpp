@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <new>
 #include <optional>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
@@ -211,6 +213,11 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         colour, "0..100");
     add("ink-limit", o.inkLimit,
         "with --color cmyk: total ink limit, C + M + Y + K in percent (default 400 = no limit)", colour, "0..400");
+    add("dot-gain", o.dotGain,
+        "with --color cmyk: compensate each ink's dot gain on press before screening: the gain at 50 % in percent "
+        "for every ink (e.g. 15), four of them for C,M,Y,K, or a curve file (lines NOMINAL PRINTED, or NOMINAL C M Y "
+        "K, in percent)",
+        colour, "PERCENT|C,M,Y,K|FILE");
     add("palette", o.palette,
         "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, .txt, .act, "
         ".pal) or auto:N (N colours from the image); the output is indexed where the format allows (PNG, TIFF)",
@@ -376,7 +383,21 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (!chooseWord("color", o.color, {"gray", "grey", "rgb", "cmyk"}, color)) return kExitUsage;
         parseColorMode(color, job.color);
     }
-    for (const char* sep : {"gcr", "ink-limit"})
+    if (o.given("dot-gain")) {
+        // A number or four: percents at 50 %; otherwise the name of a curve file.
+        const bool numbers = o.dotGain.find_first_not_of("0123456789.,+- ") == std::string::npos;
+        if (numbers) {
+            if (Status s = parseDotGainPercents(o.dotGain, job.dotGain); !s) return fail(s.message(), kExitUsage);
+        } else {
+            std::ifstream in(o.dotGain, std::ios::binary);
+            std::stringstream text;
+            text << in.rdbuf();
+            if (!in) return fail("cannot read --dot-gain curve file '" + o.dotGain + "'", kExitUsage);
+            if (Status s = parseDotGainCurve(text.str(), job.dotGain); !s)
+                return fail("--dot-gain curve file '" + o.dotGain + "': " + s.message(), kExitUsage);
+        }
+    }
+    for (const char* sep : {"gcr", "ink-limit", "dot-gain"})
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
                         kExitUsage);

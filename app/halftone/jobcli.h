@@ -34,7 +34,8 @@ struct JobOptions {
     int64_t width = 0, height = 0, pixelSize = 1, blackPoint = 0, whitePoint = 255;
     double scale = 0, brightness = 0, contrast = 0, gamma = 1, saturation = 100, sharpen = 0, sharpenRadius = 1;
     std::string fit = "inside", resizeFilter = "lanczos", resizeSpace = "linear", printSize;
-    std::string format;  ///< output format by extension (batch outputs, standard output); kept in presets
+    std::string format;   ///< output format by extension (batch outputs, standard output); kept in presets
+    std::string dotGain;  ///< --dot-gain: percents at 50 % or a curve file
     double dpi = 0;
     std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set
     std::deque<MethodOption> methodOptions;

@@ -31,7 +31,7 @@ bool operator==(const JobSettings& a, const JobSettings& b) {
            a.paletteMatch == b.paletteMatch && a.device == b.device && a.threads == b.threads &&
            a.keepAlpha == b.keepAlpha && samePrepare(a.prepare, b.prepare) && a.printSize == b.printSize &&
            a.dpi == b.dpi && a.format == b.format && a.separation.gcr == b.separation.gcr &&
-           a.separation.inkLimit == b.separation.inkLimit;
+           a.separation.inkLimit == b.separation.inkLimit && a.dotGain == b.dotGain;
 }
 
 void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params) {

@@ -6,8 +6,9 @@
 #include <string>
 
 #include "core/image.h"
-#include "core/prepare/prepare.h"
 #include "core/job/registry.h"
+#include "core/prepare/prepare.h"
+#include "core/print/dotgain.h"
 #include "core/print/separation.h"
 #include "core/status.h"
 
@@ -19,6 +20,7 @@ struct JobSettings {
     ParamValues params;   ///< the method's parameters that differ from its defaults
     ColorMode color = ColorMode::Gray;
     SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
+    DotGain dotGain;              ///< with ColorMode::CMYK: each ink's dot gain, compensated before screening
     std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
     /// With a palette: the working space and the nearest-colour match (docs/spec.md section 4).
     PaletteSpace paletteSpace = PaletteSpace::Linear;

@@ -6,6 +6,7 @@
 
 #include <tiffio.h>
 
+#include "core/print/dotgain.h"
 #include "core/print/printpreview.h"
 
 #include "core/job/registry.h"
@@ -80,6 +81,7 @@ private slots:
     void platesAndProof();
     void resolutionIsTheScreens_data();
     void resolutionIsTheScreens();
+    void dotGainIsCompensated();
     void gcrMovesInkToBlack();
     void inkLimitReachesTheSeparation();
     void cmykInputKeepsItsInks();
@@ -249,6 +251,55 @@ void TestCliPrint::resolutionIsTheScreens() {
         QVERIFY2(sep.planes[c] == res.image.channels[c], qPrintable(QString("plane %1").arg(c)));
 }
 
+void TestCliPrint::dotGainIsCompensated() {
+    // --dot-gain: the separated inks are compensated before screening, so every ink is screened lighter; the same run
+    // in-process on the compensated separation makes the same plates. A curve file does the same.
+    const std::string plain = path("plain.tif"), gained = path("gained.tif"), curved = path("curved.tif");
+    const QStringList job = {"--method", "am", "--color", "cmyk", "--gcr", "50", "--ink-limit", "300", input()};
+    QCOMPARE(runCli(QStringList(job) << QString::fromStdString(plain)).exitCode, 0);
+    test::ProcessRun r = runCli(QStringList(job) << "--dot-gain"
+                                                 << "10,20,0,15" << QString::fromStdString(gained));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image a, b;
+    QVERIFY(io::readImage(plain, a).isOk());
+    QVERIFY(io::readImage(gained, b).isOk());
+    QVERIFY(inked(b.channels[0]) < inked(a.channels[0]));
+    QVERIFY(inked(b.channels[1]) < inked(a.channels[1]));
+    QCOMPARE(inked(b.channels[2]), inked(a.channels[2]));  // yellow: no gain
+    QVERIFY(inked(b.channels[3]) < inked(a.channels[3]));
+    Image src;
+    QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
+    Image cmyk = convertColor(src, ColorMode::CMYK, SeparationParams{50, 300});
+    DotGain gain;
+    QVERIFY(parseDotGainPercents("10,20,0,15", gain).isOk());
+    compensateDotGain(cmyk, gain);
+    RunRequest req;
+    req.method = Registry::instance().find("am", "clustered");
+    req.color = ColorMode::CMYK;
+    req.separation = {50, 300};
+    RunResult res;
+    QVERIFY(runImage(cmyk, req, res).isOk());
+    QVERIFY(b.channels == res.image.channels);
+    // The same gains as a curve file of one curve per ink.
+    QFile curve(dir_->filePath("gain.txt"));
+    QVERIFY(curve.open(QIODevice::WriteOnly));
+    QString text = "# nominal  C M Y K\n";
+    for (size_t i = 0; i < gain.inks[0].size(); ++i)
+        text += QString("%1 %2 %3 %4 %5\n")
+                    .arg(gain.inks[0][i].first)
+                    .arg(gain.inks[0][i].second, 0, 'g', 17)
+                    .arg(gain.inks[1][i].second, 0, 'g', 17)
+                    .arg(gain.inks[0][i].first)
+                    .arg(gain.inks[3][i].second, 0, 'g', 17);
+    curve.write(text.toUtf8());
+    curve.close();
+    r = runCli(QStringList(job) << "--dot-gain" << curve.fileName() << QString::fromStdString(curved));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image c;
+    QVERIFY(io::readImage(curved, c).isOk());
+    QVERIFY(c.channels == b.channels);
+}
+
 void TestCliPrint::gcrMovesInkToBlack() {
     int64_t previousK = -1, previousCmy = -1;
     for (int gcr : {0, 50, 100}) {
@@ -338,6 +389,12 @@ void TestCliPrint::errors_data() {
                                          << "--plates needs --color cmyk";
     QTest::newRow("proof without cmyk") << QStringList{"--method", "am", "--proof", "p.png"} << "o.tif" << 2
                                         << "--proof needs --color cmyk";
+    QTest::newRow("dot gain without cmyk") << QStringList{"--method", "am", "--dot-gain", "15"} << "o.tif" << 2
+                                           << "--dot-gain applies only to --color cmyk";
+    QTest::newRow("dot gain too large") << QStringList{"--color", "cmyk", "--dot-gain", "30"} << "o.tif" << 2
+                                        << "--dot-gain '30' must be a percent of gain at 50 %";
+    QTest::newRow("dot gain file missing") << QStringList{"--color", "cmyk", "--dot-gain", "no-such-curve.txt"}
+                                           << "o.tif" << 2 << "cannot read --dot-gain curve file 'no-such-curve.txt'";
     QTest::newRow("lpi on ed") << QStringList{"--method", "ed", "--lpi", "80"} << "o.png" << 2
                                << "option --lpi does not apply to method ed";
 }
