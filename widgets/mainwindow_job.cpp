@@ -11,6 +11,8 @@
 #include <QProgressBar>
 #include <QRegularExpression>
 
+#include "core/print/separation.h"
+#include "io/filejob.h"
 #include "io/imagefile.h"
 #include "io/outputformats.h"
 #include "io/preset.h"
@@ -197,13 +199,19 @@ QStringList MainWindow::saveFilters() const {
 QString MainWindow::suggestedSaveName() const {
     QString base = QFileInfo(imagePath_).completeBaseName();
     if (base.isEmpty()) base = QStringLiteral("halftone");
-    if (!current_) return base + QStringLiteral(".png");
+    // The extension of the result's preferred format (io::outputFormats): a CMYK result is proposed as a TIFF.
+    QString ext = QStringLiteral(".png");
+    if (current_ && current_->halftone)
+        ext =
+            QLatin1Char('.') +
+            QString::fromStdString(io::outputFormats(io::resultShape(*current_->halftone)).front().extensions.front());
+    if (!current_) return base + ext;
     // The short description without the device, as a file name: "moon-ed-plain-jarvis-gray.png".
     QString what = current_->description.shortText.isEmpty() ? current_->methodId : current_->description.shortText;
     what = what.section(QStringLiteral(" ["), 0, 0);
     what.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9.+-]+")), QStringLiteral("-"));
     what.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
-    return base + QLatin1Char('-') + what + QStringLiteral(".png");
+    return base + QLatin1Char('-') + what + ext;
 }
 
 bool MainWindow::saveResult(const QString& requested, const QString& filter) {
@@ -227,6 +235,11 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     if (Status s = io::checkOutputFormat(file, shape); !s) return refuse(QString::fromStdString(s.message()));
     const std::vector<io::OutputFormat> formats = io::outputFormats(shape);
     const io::OutputFormat* format = io::findOutputFormat(formats, file);
+    // The plates entry of the dialog shares the .tif extension with the one-file separation: the filter decides.
+    const bool plates =
+        result.space == ColorSpace::CMYK && std::any_of(formats.begin(), formats.end(), [&](const io::OutputFormat& f) {
+            return f.plates && QString::fromStdString(f.filter()) == filter;
+        });
     Image toWrite;
     const Image* image = &result;
     QString converted;
@@ -239,8 +252,12 @@ bool MainWindow::saveResult(const QString& requested, const QString& filter) {
     io::WriteOptions opt;
     // A palette result's colours are its palette (kept on the image for an indexed file), not the "levels" parameter.
     opt.levels = shape.binary ? 2 : current_->palette ? 256 : int(current_->params.getInt("levels", 256));
-    opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
-    const Status s = io::writeImage(file, *image, opt);
+    // The resolution the screen was built at (a method that models a printer), else the Adjust panel's, as the CLI.
+    opt.dpi = current_->params.has("dpi") ? current_->params.getReal("dpi", 0) : adjust_->dpi();
+    const Status s = plates && format && format->name == "TIFF" ? io::writePlates(file, *image, opt)
+                                                                : io::writeImage(file, *image, opt);
+    if (s && plates)
+        converted = tr(" as plates: %1, ...").arg(QString::fromStdString(io::platePath(file, kInkNames[0])));
     // The io message may end in format advice for the command line ("; use .png, ..."): the advice above replaces it.
     if (!s) return refuse(QString::fromStdString(s.message()).section(QStringLiteral("; use "), 0, 0));
     if (shape.paletteColors > 0 && format && format->name != "PPM")

@@ -35,9 +35,9 @@ std::array<uint8_t, 256> table(const DotGainCurve& curve, bool inverse) {
     std::array<uint8_t, 256> t{};
     const DotGainCurve c = completed(curve);
     for (int v = 0; v < 256; ++v)
-        t[size_t(v)] = curve.empty() ? uint8_t(v)
-                                     : uint8_t(std::clamp(std::lround(interpolate(c, v * 100.0 / 255, inverse) * 2.55),
-                                                          0L, 255L));
+        t[size_t(v)] =
+            curve.empty() ? uint8_t(v)
+                          : uint8_t(std::clamp(std::lround(interpolate(c, v * 100.0 / 255, inverse) * 2.55), 0L, 255L));
     return t;
 }
 
@@ -111,9 +111,17 @@ Status parseDotGainCurve(const std::string& text, DotGain& out) {
         for (size_t c = 0; c < 4; ++c) inks[c].push_back({v[0], v[columns == 2 ? 1 : c + 1]});
     }
     if (!columns) return Status::error("the curve file holds no points");
+    DotGain gain;
+    gain.inks = inks;
+    if (Status s = checkDotGain(gain); !s) return s;
+    out = gain;
+    return Status::ok();
+}
+
+Status checkDotGain(const DotGain& gain) {
+    static const char* const names[4] = {"cyan", "magenta", "yellow", "black"};
     for (size_t c = 0; c < 4; ++c)
-        if (Status s = checkCurve(inks[c], "ink " + std::to_string(c + 1)); !s) return s;
-    out.inks = inks;
+        if (Status s = checkCurve(gain.inks[c], names[c]); !s) return s;
     return Status::ok();
 }
 

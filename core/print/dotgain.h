@@ -34,6 +34,9 @@ Status parseDotGainPercents(const std::string& text, DotGain& out);
 /// ink; '#' starts a comment. The curve is completed with (0, 0) and (100, 100) and must rise in both columns.
 Status parseDotGainCurve(const std::string& text, DotGain& out);
 
+/// \brief Checks every ink's curve: percents from 0 to 100, the printed tone rising with the nominal one.
+Status checkDotGain(const DotGain& gain);
+
 /// \brief For one ink: the nominal 8-bit amount that prints as each wanted amount (255 = solid), by inverting the
 /// piecewise-linear curve; identity for an empty curve.
 std::array<uint8_t, 256> dotGainCompensation(const DotGainCurve& curve);
