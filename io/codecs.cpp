@@ -8,6 +8,7 @@
 
 #include "core/budget.h"
 #include "core/prepare/prepare.h"
+#include "core/print/separation.h"
 #include "io/indexed.h"
 
 namespace halftone::io::detail {
@@ -63,6 +64,23 @@ Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Im
                     const WriteOptions& options) {
     if (const std::string why = builtInLayoutProblem(ext, image.space); !why.empty()) return Status::error(why);
     const bool png = ext == ".png", tiff = isTiffExt(ext);
+    // 1-bit separations: a binary CMYK halftone, or one ink's plate.
+    const bool binary = !image.hasAlpha && std::all_of(image.channels.begin(), image.channels.end(), [](const Plane8& p) {
+        return std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
+    });
+    const bool plate = !options.plateInk.empty();
+    if (plate && (!tiff || image.channelCount() != 1 || !binary))
+        return Status::error("a plate is a 1-bit TIFF of one ink of a binary halftone");
+    if (tiff && (plate || (binary && image.space == ColorSpace::CMYK))) {
+        std::vector<const Plane8*> inks;
+        for (const Plane8& p : image.channels) inks.push_back(&p);
+        WriteOptions o = options;
+        if (o.dpi <= 0) o.dpi = 300.0;  // a printer needs it to size a 1-bit halftone
+        return writeTiffInks(tmpPath, inks,
+                             plate ? std::vector<std::string>{options.plateInk}
+                                   : std::vector<std::string>(kInkNames.begin(), kInkNames.end()),
+                             o);
+    }
     if (ext == ".gif") return writeGifIndexed(tmpPath, image);
     if (ext == ".webp") return writeWebp(tmpPath, image);
     if (!png && !tiff) return writeJpeg(tmpPath, image);

@@ -112,6 +112,9 @@ struct TiffLayout {
     int photometric = 1;             ///< 1 gray (min is black), 2 RGB, 3 palette, 5 separated (CMYK)
     bool alpha = false;              ///< the last sample is unassociated alpha
     std::vector<uint16_t> colorMap;  ///< photometric 3: 3 x 2^bits entries, all reds, then greens, then blues
+    /// Photometric 5 of named inks, one a sample: InkSet CMYK for Cyan, Magenta, Yellow, Black in that order and
+    /// multi-ink otherwise, InkNames and NumberOfInks; empty: InkSet CMYK without names.
+    std::vector<std::string> inkNames;
 };
 
 /// \brief Writes a TIFF in Deflate strips of about 256 KiB: `fillRow(y, row, scratch)` packs row y into `row` (its
@@ -123,6 +126,10 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
                      const std::function<void(int y, uint8_t* row, uint8_t* scratch)>& fillRow,
                      const WriteOptions& options);
 
+/// \brief A 1-bit separation: photometric separated, one sample a pixel per ink (nonzero = ink), named inks
+/// (TiffLayout::inkNames); resolution tags when options.dpi > 0. The planes are of one size.
+Status writeTiffInks(const std::string& path, const std::vector<const Plane8*>& inks,
+                     const std::vector<std::string>& names, const WriteOptions& options);
 Status readGif(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,
                ReadInfo* info);
 

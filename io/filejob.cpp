@@ -15,7 +15,11 @@
 #include "core/budget.h"
 #include "core/palette/palette.h"
 #include "core/prepare/prepare.h"
+#include "core/print/dotgain.h"
+#include "core/print/printpreview.h"
+#include "core/print/separation.h"
 #include "io/atomicwrite.h"
+#include "core/number.h"
 #include "io/imagefile.h"
 #include "io/outputformats.h"
 #ifdef HALFTONE_HAVE_OIIO
@@ -141,6 +145,33 @@ Status checkJobOutput(const JobSettings& job, const std::string& output) {
     return checkOutputLayout(output, layout);
 }
 
+std::string platePath(const std::string& output, const std::string& ink) {
+    const std::filesystem::path p(output);
+    std::string lower = ink;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return (p.parent_path() / (p.stem().string() + "-" + lower + p.extension().string())).string();
+}
+
+Status writePlates(const std::string& output, const Image& cmyk, const WriteOptions& options) {
+    if (cmyk.space != ColorSpace::CMYK || cmyk.channelCount() != 4)
+        return Status::error("cannot write plates of '" + output + "': the result is not separated into CMYK inks");
+    std::vector<std::string> done;
+    for (size_t c = 0; c < kInkNames.size(); ++c) {
+        const std::string plate = platePath(output, kInkNames[c]);
+        WriteOptions po = options;
+        po.plateInk = kInkNames[c];
+        if (Status s = writeImage(plate, Image::gray(cmyk.channels[c]), po); !s) {
+            for (const std::string& f : done) {
+                std::error_code ignored;
+                std::filesystem::remove(f, ignored);
+            }
+            return s;
+        }
+        done.push_back(plate);
+    }
+    return Status::ok();
+}
+
 FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, const std::string& output,
                           const FileJobOptions& fo, const RunControl& control) {
     using Kind = FileJobOutcome::Kind;
@@ -174,11 +205,22 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
 
     // Everything about the output is checked before the input is read: nothing is computed for an output that
     // cannot be written.
+    if ((fo.plates || !fo.proof.empty()) && outputColor != ColorMode::CMYK)
+        return failed(std::string(fo.plates ? "--plates" : "--proof") + " needs --color cmyk (a separation into inks)",
+                      Kind::Usage);
+    std::vector<JobFile> outputs = {{"OUTPUT", output}, {"--save-palette", savePalette}, {"--proof", fo.proof}};
+    if (fo.plates)
+        for (const char* ink : kInkNames)
+            outputs.push_back({std::string("the ") + ink + " plate", platePath(output, ink)});
     if (Status s = checkOutputsAgainstInputs(
-            {{"OUTPUT", output}, {"--save-palette", savePalette}},
-            {{"INPUT", input}, {"--palette", paletteFile(job.palette)}, {"--target", targetFile(job.target)}});
+            outputs, {{"INPUT", input}, {"--palette", paletteFile(job.palette)}, {"--target", targetFile(job.target)}});
         !s)
         return failed(s.message());
+    if (!fo.proof.empty()) {
+        OutputLayout rgb;
+        rgb.space = ColorSpace::RGB;
+        if (Status s = checkOutputPath(fo.proof, rgb); !s) return failed(s.message(), Kind::Usage);
+    }
     if (!savePalette.empty()) {
         std::string probe;
         Palette two;
@@ -196,6 +238,9 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     OutputLayout layout;
     layout.space = spaceOf(outputColor);
     if (Status s = checkOutputPath(output, layout); !s) return failed(s.message());
+    if (fo.plates)
+        for (const char* ink : kInkNames)
+            if (Status s = checkOutputPath(platePath(output, ink)); !s) return failed(s.message());
     if (lossy)
         note("writing a halftone to " + formatName(output) + ", a lossy format: the dots of '" + output +
              "' will not be exactly black and white (--force)");
@@ -237,6 +282,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     // anything is allocated: the prepared planes, the resize's float intermediate, and (--pixel-size) the enlarged
     // output that the method's result becomes.
     const Clock::time_point tPrepare = Clock::now();
+    const int inputWidth = image.width();
     const bool preparing = !prepare.isIdentity();
     if (Status s = checkPrepareBudget(image, prepare, outputColor, job.keepAlpha, fo.maxPixels, maxMemory); !s)
         return failed(input + ": " + s.message());
@@ -266,6 +312,27 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
             note("palette " + job.palette + ": '" + input + "' has only " + std::to_string(p.size()) +
                  " colours; the palette holds those");
         request.palette = std::move(p);
+    }
+    // One resolution for the screen and the file: --dpi; else the input's, scaled by the prepare step's resize (the
+    // print keeps its size). A method that models a printer (a dpi parameter: the AM screen) takes the pixels as its
+    // device's dots: the output is tagged with the resolution it ran at (--dpi or its own setting).
+    const int ps = prepare.pixelSize;
+    double outputDpi = applied.dpi > 0 ? applied.dpi
+                       : info.dpi > 0 ? info.dpi * double(image.width()) * ps / double(inputWidth)
+                                      : 0.0;
+    if (m.param("dpi") && applied.dpi <= 0) {
+        const double carried = outputDpi;
+        outputDpi = resolved.getReal("dpi", 0) * ps;
+        if (carried > 0 && std::abs(carried - outputDpi) > 0.01 * outputDpi)
+            note(input + " states " + numberText(carried) + " dpi; method " + m.id() +
+                 " takes its pixels as dots of a " + numberText(outputDpi) +
+                 " dpi device and the output says so (--dpi or --print-size choose)");
+    }
+    if (outputColor == ColorMode::CMYK && !job.dotGain.empty()) {
+        // Separated (and ink-limited) here, then compensated for each ink's dot gain: the method gets the inks to
+        // screen, which the run's separation leaves as they are.
+        image = convertColor(image, ColorMode::CMYK, job.separation);
+        compensateDotGain(image, job.dotGain);
     }
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
     request.concurrentRuns = fo.concurrentRuns;
@@ -329,16 +396,31 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     const Clock::time_point tWrite = Clock::now();
 
     WriteOptions wo;
-    wo.dpi = applied.dpi;
+    wo.dpi = outputDpi;
     wo.compressLevel = fo.compressLevel;
     wo.control.stop = control.stop;  // an interrupt ends the write and leaves no file
     wo.control.threads = control.threads;
-    // The file has no name until it is complete, so an interruption leaves nothing behind.
-    if (fo.announceWrite) note("writing '" + output + "'");
+    // Each file has no name until it is complete, so an interruption leaves nothing behind; plates written before a
+    // failing one are removed.
+    const bool asPlates = fo.plates && result.image.space == ColorSpace::CMYK;
+    if (asPlates && !std::all_of(result.image.channels.begin(), result.image.channels.end(), [](const Plane8& p) {
+            return std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
+        }))
+        return failed("--plates needs a black-and-white halftone of each ink; method " + m.id() + " made gray levels");
+    if (fo.announceWrite) note("writing '" + (asPlates ? platePath(output, "*") : output) + "'");
     Status written;
     {
         const auto hush = quiet();
-        written = writeImage(output, result.image, wo);
+        if (asPlates) {
+            written = writePlates(output, result.image, wo);
+        } else {
+            written = writeImage(output, result.image, wo);
+        }
+        if (written && !fo.proof.empty()) {
+            WriteOptions proofOptions;
+            proofOptions.dpi = wo.dpi;
+            written = writeImage(fo.proof, simulatePrint(result.image), proofOptions);
+        }
     }
     recordTimes(tRead, tPrepare, tMethod, tWrite);
     if (fo.afterWrite) fo.afterWrite(output, bool(written));

@@ -32,6 +32,9 @@ struct FileJobOptions {
     bool announceWrite = false;              ///< note "writing 'OUTPUT'" before the write
     std::string savePalette;                 ///< also write the palette used to this file (.hex, .gpl, ...)
     int compressLevel = kCompressFast;       ///< zlib level of PNG and TIFF outputs (io::parseCompression)
+    /// A binary CMYK result goes out as one 1-bit TIFF per ink (platePath) instead of one file of four inks.
+    bool plates = false;
+    std::string proof;  ///< also write the RGB picture of a CMYK result as printed (simulatePrint) to this file
     /// \brief Notes (fallbacks, conversions, lossy output), one line each, without the program's name.
     std::function<void(const std::string&)> onNote;
     /// \brief Called once the method has run (the CLI's --time prints its wall time).
@@ -64,6 +67,15 @@ struct FileJobOutcome {
 /// would fail the same, so these are usage errors: runFileJob returns them as Kind::Usage, and a batch checks its
 /// outputs' format once before it reads any file. Messages start with "cannot write 'OUTPUT': ".
 Status checkJobOutput(const JobSettings& job, const std::string& output);
+
+/// \brief The file of one ink's plate: OUTPUT's name with the ink's name before the extension, in lower case
+/// ("plates.tif", "Cyan": "plates-cyan.tif").
+std::string platePath(const std::string& output, const std::string& ink);
+
+/// \brief Writes a binary CMYK halftone as four 1-bit TIFF plates at platePath(output, ink), each a separation of one
+/// named ink with `options`' resolution; each file complete or not at all, and the plates written before a failing
+/// one removed again.
+Status writePlates(const std::string& output, const Image& cmyk, const WriteOptions& options);
 
 /// \brief Runs `job` on `input` and writes `output`. Everything about the output is checked before the input is read,
 /// the input is never overwritten, and the output appears only when complete.

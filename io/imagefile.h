@@ -33,6 +33,7 @@ struct ReadInfo {
     int sourceChannels = 0;
     std::string sourceType;  ///< e.g. "uint8", "uint16", "half", "float"
     std::string notes;       ///< warnings a person should see; empty when none
+    double dpi = 0;          ///< the resolution the file states (TIFF, PNG pHYs, JPEG JFIF), in dots per inch; 0 = none
 };
 
 /// \brief Reads an image file into 8-bit planes (gray, RGB or CMYK, optional alpha).
@@ -73,6 +74,9 @@ struct WriteOptions {
     /// \brief Progress of the write (fraction of rows written), its stop token (a stop makes writeImage return
     /// cancelled, leaving no file) and the threads that compress TIFF strips (0 = all).
     RunControl control;
+    /// One ink's plate: a one-channel image of ink amounts (255 = solid) written to TIFF as a separated image of that
+    /// one ink (InkSet multi-ink, InkNames this name); empty = not a plate.
+    std::string plateInk;
 };
 
 /// \brief Writes by extension: .png and .tif/.tiff in the smallest form that holds the pixels exactly (a gray image of

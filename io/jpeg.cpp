@@ -128,6 +128,9 @@ Status readJpeg(const std::string& path, const HeaderFacts& facts, Image& image,
     if (setjmp(r.errors.jump)) return Status::error(std::string("corrupt JPEG: ") + r.errors.message);
     if (!readRows(r, options.stop)) return Status::cancelled();
     if (r.errors.warning[0]) return Status::error(std::string("corrupt JPEG: ") + r.errors.warning);
+    if (info && r.cinfo.saw_JFIF_marker && r.cinfo.X_density > 0 &&
+        (r.cinfo.density_unit == 1 || r.cinfo.density_unit == 2))
+        info->dpi = r.cinfo.density_unit == 1 ? r.cinfo.X_density : r.cinfo.X_density * 2.54;  // per inch or per cm
     finishRead(r.out, r.orientation, "jpeg", r.cmyk ? 3 : comps, "uint8", {}, info, image);
     return Status::ok();
 }

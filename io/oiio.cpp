@@ -420,6 +420,10 @@ Status readOiioImpl(const std::string& path, const std::string& format, const He
         const int bits = spec.get_int_attribute("oiio:BitsPerSample", 0);
         if (bits > 0 && bits < 8) info->sourceType = std::to_string(bits) + "-bit";
         info->notes = notes;
+        const float res = spec.get_float_attribute("XResolution", 0.0f);
+        const std::string unit = spec.get_string_attribute("ResolutionUnit");
+        if (res > 0 && std::isfinite(res) && (unit == "in" || unit == "inch" || unit == "cm"))
+            info->dpi = unit == "cm" ? double(res) * 2.54 : double(res);
     }
     image = std::move(out);
     return Status::ok();

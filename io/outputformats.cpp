@@ -30,10 +30,10 @@ ResultShape resultShape(const Image& image) {
     ResultShape s;
     s.space = image.space;
     s.channels = image.channelCount();
-    if (image.space == ColorSpace::Gray && image.channels.size() == 1) {
-        const auto& d = image.channels.front().data;
-        s.binary = std::all_of(d.begin(), d.end(), [](uint8_t v) { return v == 0 || v == 255; });
-    }
+    if ((image.space == ColorSpace::Gray && image.channels.size() == 1) || image.space == ColorSpace::CMYK)
+        s.binary = std::all_of(image.channels.begin(), image.channels.end(), [](const Plane8& p) {
+            return std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
+        });
     if (!image.palette.empty() && !image.indices.empty() && !image.hasAlpha)
         s.paletteColors = int(image.palette.size());
     return s;
@@ -46,6 +46,11 @@ std::string OutputFormat::filter() const {
 }
 
 std::vector<OutputFormat> outputFormats(const ResultShape& shape) {
+    if (shape.space == ColorSpace::CMYK && shape.binary) {
+        OutputFormat plates = with(kTiff, "1-bit plates, one file per ink");
+        plates.plates = true;
+        return {with(kTiff, "CMYK, 1-bit separations"), plates, with(kPng, "converted to RGB for viewing", true)};
+    }
     if (shape.space == ColorSpace::CMYK) return {with(kTiff, "CMYK"), with(kPng, "converted to RGB for viewing", true)};
     if (shape.paletteColors > 0) {
         // A palette result is written as an indexed file: the palette and each pixel's index, as the method chose.

@@ -14,7 +14,7 @@ namespace halftone::io {
 struct ResultShape {
     ColorSpace space = ColorSpace::Gray;
     int channels = 1;
-    bool binary = false;    ///< one gray channel with only 0 and 255
+    bool binary = false;    ///< gray or CMYK with only 0 and 255 in every channel
     int paletteColors = 0;  ///< halftoned to a palette and written indexed (no alpha): its colours; 0 = not indexed
 };
 
@@ -27,13 +27,14 @@ struct OutputFormat {
     std::vector<std::string> extensions;  ///< lower case, without the dot: {"tif", "tiff"}
     std::string detail;          ///< how the result is written: "1-bit", "indexed, 16 colours", ...; may be empty
     bool convertsToRgb = false;  ///< the file gets the RGB picture of a CMYK result, not its inks
+    bool plates = false;         ///< one 1-bit TIFF per ink beside the name (io::writePlates), not one file
     /// \brief "PNG, 1-bit (*.png)": a file dialog's filter.
     std::string filter() const;
 };
 
-/// \brief The formats that hold a result of this shape, the preferred first: CMYK to TIFF (and PNG as the RGB
-/// picture), an indexed result to PNG, TIFF and GIF (and PPM as RGB), RGB to PNG, TIFF and PPM, gray to PNG, TIFF and
-/// PGM (and PBM when binary).
+/// \brief The formats that hold a result of this shape, the preferred first: CMYK to TIFF (a binary one as a 1-bit
+/// separation, or as plates, one TIFF per ink; and PNG as the RGB picture), an indexed result to PNG, TIFF and GIF (and
+/// PPM as RGB), RGB to PNG, TIFF and PPM, gray to PNG, TIFF and PGM (and PBM when binary).
 std::vector<OutputFormat> outputFormats(const ResultShape& shape);
 
 /// \brief The format among `formats` that `path`'s extension names, or null.

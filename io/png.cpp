@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -105,6 +106,10 @@ Status readPng(const std::string& path, const HeaderFacts& facts, Image& image, 
     r.pointers.resize(r.interlaced ? size_t(r.height) : 0);
     if (setjmp(png_jmpbuf(r.png))) return failed();
     if (!readRows(r, options.stop)) return Status::cancelled();
+    png_uint_32 resX = 0, resY = 0;
+    int unit = 0;
+    if (info && png_get_pHYs(r.png, r.info, &resX, &resY, &unit) && unit == PNG_RESOLUTION_METER && resX > 0)
+        info->dpi = std::round(resX * 0.0254 * 100) / 100;  // pHYs holds whole pixels per metre
     finishRead(r.out, r.orientation, "png", samples, r.bits == 16 ? "uint16" : "uint8", {}, info, image);
     return Status::ok();
 }

@@ -157,6 +157,15 @@ std::string presetJson(const JobSettings& job) {
     const SeparationParams defaults;
     if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit)
         j["separation"] = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
+    if (!job.dotGain.empty()) {  // each ink's curve as [nominal, printed] points in percent
+        json inks = json::array();
+        for (const DotGainCurve& curve : job.dotGain.inks) {
+            json points = json::array();
+            for (const auto& [nominal, printed] : curve) points.push_back({nominal, printed});
+            inks.push_back(points);
+        }
+        j["dot-gain"] = inks;
+    }
     if (!job.palette.empty()) j["palette"] = job.palette;
     if (!job.target.empty()) j["target"] = job.target;
     if (job.tone != ToneMap::None) j["tone"] = toString(job.tone);
@@ -243,7 +252,7 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
     const std::vector<std::string> known = {"halftone-preset", "method",  "variant",    "params", "color",
                                             "palette",         "space",   "match",      "device", "threads",
                                             "keep-alpha",      "prepare", "print-size", "dpi",    "format",
-                                            "separation",      "target",  "tone",       "gamut"};
+                                            "separation",      "target",  "tone",       "gamut",  "dot-gain"};
     for (const auto& [key, v] : j.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end())
             return Status::error(ctx + ": unknown key '" + key + "' (known keys: " + keyList(known) + ")");
@@ -302,6 +311,25 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
                          !n)
                     s = bad("separation." + it.key(), n.message());
             }
+        }
+        if (key == "dot-gain") {
+            // Four arrays (C, M, Y, K) of [nominal, printed] points in percent.
+            DotGain gain;
+            bool shape = v.is_array() && v.size() == 4;
+            for (size_t c = 0; shape && c < 4; ++c) {
+                shape = v[c].is_array();
+                for (size_t i = 0; shape && i < v[c].size(); ++i) {
+                    const json& pt = v[c][i];
+                    shape = pt.is_array() && pt.size() == 2 && pt[0].is_number() && pt[1].is_number();
+                    if (shape) gain.inks[c].push_back({pt[0].get<double>(), pt[1].get<double>()});
+                }
+            }
+            if (!shape)
+                s = bad(key, "must be four arrays (C, M, Y, K) of [nominal, printed] points in percent");
+            else if (Status g = checkDotGain(gain); !g)
+                s = bad(key, g.message());
+            else
+                out.dotGain = gain;
         }
         if (key == "prepare") {
             if (!v.is_object()) s = bad(key, "must be an object of prepare settings");

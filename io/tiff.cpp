@@ -1,12 +1,13 @@
 // TIFF through libtiff: gray, RGB, palette and separated (ink) images of 1 to 16-bit unsigned samples, in strips or
 // tiles, contiguous or planar, read one band of rows at a time; the colour meaning from the tags as OpenImageIO's path
-// takes it (io/rgba.h separatedInks). Gray of 1 to 8 bits, palette, RGB and CMYK (with alpha) written in Deflate
-// strips compressed on the worker pool.
+// takes it (io/rgba.h separatedInks). Gray of 1 to 8 bits, palette, RGB and CMYK (with alpha), and 1-bit
+// separations of named inks written in Deflate strips compressed on the worker pool.
 #include <tiffio.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -63,6 +64,15 @@ TIFF* openTiff(const std::string& path, const char* mode, TiffErrors& errors, ui
     return t;
 }
 
+/// The XResolution tag in dots per inch (a unit of centimetres converted); 0 when absent or without a unit.
+double tiffResolution(TIFF* t) {
+    float x = 0;
+    uint16_t unit = RESUNIT_INCH;
+    if (!TIFFGetField(t, TIFFTAG_XRESOLUTION, &x) || !(x > 0) || !std::isfinite(x)) return 0;
+    TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
+    return unit == RESUNIT_INCH ? double(x) : unit == RESUNIT_CENTIMETER ? double(x) * 2.54 : 0.0;
+}
+
 Status tiffError(const TiffErrors& e, const char* what) {
     return Status::error("corrupt TIFF: " + (e.first.empty() ? std::string(what) : e.first));
 }
@@ -95,7 +105,7 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
     if (Status s = checkImageSize(int64_t(w), int64_t(h), spp, options.maxPixels); !s) return s;
     if (bps != 1 && bps != 2 && bps != 4 && bps != 8 && bps != 16)
         return Status::error("TIFF with " + std::to_string(bps) + "-bit samples is not supported");
-    if (bps < 8 && (spp != 1 || planar != PLANARCONFIG_CONTIG))
+    if (bps < 8 && spp != 1 && photometric != PHOTOMETRIC_SEPARATED)
         return Status::error("TIFF with " + std::to_string(spp) + " samples of " + std::to_string(bps) +
                              " bits is not supported");
     const int nch = photometric == PHOTOMETRIC_PALETTE ? 3 : spp;  // as OpenImageIO expands a palette
@@ -205,6 +215,7 @@ Status readTiff(const std::string& path, const HeaderFacts& facts, Image& image,
     std::string type = bps == 16 ? "uint16" : bps == 8 ? "uint8" : std::to_string(bps) + "-bit";
     finishRead(out, orientation, "tiff", nch, type, more ? "multi-image file: only the first image was read" : "", info,
                image);
+    if (info) info->dpi = tiffResolution(tif.get());
     return Status::ok();
 }
 
@@ -241,7 +252,16 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
     TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, uint16_t(layout.bits));
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, uint16_t(layout.photometric));
-    if (layout.photometric == PHOTOMETRIC_SEPARATED) TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
+    if (layout.photometric == PHOTOMETRIC_SEPARATED && layout.inkNames.empty())
+        TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
+    if (!layout.inkNames.empty()) {  // named inks: InkSet CMYK for Cyan, Magenta, Yellow, Black in order, else multi-ink
+        const bool cmyk = layout.inkNames == std::vector<std::string>{"Cyan", "Magenta", "Yellow", "Black"};
+        TIFFSetField(t, TIFFTAG_INKSET, cmyk ? INKSET_CMYK : INKSET_MULTIINK);
+        TIFFSetField(t, TIFFTAG_NUMBEROFINKS, uint16_t(layout.inkNames.size()));
+        std::string joined;  // InkNames: the names, each ended by a NUL
+        for (const std::string& n : layout.inkNames) joined += n + '\0';
+        TIFFSetField(t, TIFFTAG_INKNAMES, int(joined.size()), joined.data());
+    }
     if (layout.photometric == PHOTOMETRIC_PALETTE) {
         const size_t n = layout.colorMap.size() / 3;
         TIFFSetField(t, TIFFTAG_COLORMAP, layout.colorMap.data(), layout.colorMap.data() + n,
@@ -319,6 +339,30 @@ Status writeTiff(const std::string& path, const Image& image, int bits, const Wr
                 packRow(image.channels[0].row(y), layout.width, bits, row, code);
             else
                 interleaveRow(image, y, row);
+        },
+        options);
+}
+
+Status writeTiffInks(const std::string& path, const std::vector<const Plane8*>& inks,
+                     const std::vector<std::string>& names, const WriteOptions& options) {
+    if (inks.empty() || inks.size() != names.size()) return Status::error("write failed: no inks to write");
+    TiffLayout layout;
+    layout.width = inks[0]->width;
+    layout.height = inks[0]->height;
+    layout.bits = 1;
+    layout.samples = int(inks.size());
+    layout.photometric = PHOTOMETRIC_SEPARATED;
+    layout.inkNames = names;
+    const size_t spp = inks.size();
+    return writeTiffRows(
+        path, layout,
+        [&](int y, uint8_t* row, uint8_t*) {
+            std::fill(row, row + (size_t(layout.width) * spp + 7) / 8, uint8_t(0));
+            for (size_t c = 0; c < spp; ++c) {
+                const uint8_t* s = inks[c]->row(y);
+                for (size_t x = 0, bit = c; x < size_t(layout.width); ++x, bit += spp)
+                    if (s[x]) row[bit >> 3] |= uint8_t(0x80 >> (bit & 7));
+            }
         },
         options);
 }

@@ -14,6 +14,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <new>
 
+#include "core/print/separation.h"
+#include "io/filejob.h"
 #include "io/imagefile.h"
 #include "io/outputformats.h"
 #include "io/preset.h"
@@ -202,13 +204,19 @@ QStringList MainWindow::saveFilters() const {
 QString MainWindow::suggestedSaveName() const {
     QString base = QFileInfo(imagePath_).completeBaseName();
     if (base.isEmpty()) base = QStringLiteral("halftone");
-    if (!current_) return base + QStringLiteral(".png");
+    // The extension of the result's preferred format (io::outputFormats): a CMYK result is proposed as a TIFF.
+    QString ext = QStringLiteral(".png");
+    if (current_ && current_->halftone)
+        ext =
+            QLatin1Char('.') +
+            QString::fromStdString(io::outputFormats(io::resultShape(*current_->halftone)).front().extensions.front());
+    if (!current_) return base + ext;
     // The short description without the device, as a file name: "moon-ed-plain-jarvis-gray.png".
     QString what = current_->description.shortText.isEmpty() ? current_->methodId : current_->description.shortText;
     what = what.section(QStringLiteral(" ["), 0, 0);
     what.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9.+-]+")), QStringLiteral("-"));
     what.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
-    return base + QLatin1Char('-') + what + QStringLiteral(".png");
+    return base + QLatin1Char('-') + what + ext;
 }
 
 bool MainWindow::saveResult(const QString& requested, const QString& filter) {
@@ -253,10 +261,17 @@ bool MainWindow::startSave(const QString& requested, const QString& filter) {
     const bool toRgb = result->space == ColorSpace::CMYK && !(format && format->name == "TIFF");
     QString converted =
         toRgb ? tr(" (CMYK converted to RGB for viewing; save as TIFF to keep the CMYK separations)") : QString();
+    // The plates entry of the dialog shares the .tif extension with the one-file separation: the filter decides.
+    const bool plates = result->space == ColorSpace::CMYK && format && format->name == "TIFF" &&
+                        std::any_of(formats.begin(), formats.end(), [&](const io::OutputFormat& f) {
+                            return f.plates && QString::fromStdString(f.filter()) == filter;
+                        });
+    if (plates) converted = tr(" as plates: %1, ...").arg(QString::fromStdString(io::platePath(file, kInkNames[0])));
     if (shape.paletteColors > 0 && format && format->name != "PPM")
         converted = tr(" (indexed: %1 palette colours)").arg(result->palette.size());
     io::WriteOptions opt;
-    opt.dpi = adjust_->dpi();  // the Adjust panel's device resolution, as the CLI writes --dpi
+    // The resolution the screen was built at (a method that models a printer), else the Adjust panel's, as the CLI.
+    opt.dpi = current_->params.has("dpi") ? current_->params.getReal("dpi", 0) : adjust_->dpi();
     saveStop_ = StopToken();
     opt.control.stop = saveStop_;
     QPointer<QProgressBar> bar = saveProgress_;
@@ -292,8 +307,9 @@ bool MainWindow::startSave(const QString& requested, const QString& filter) {
         }
         emit saveFinished(path, s.isOk(), s.isCancelled());
     });
-    saveWatcher_->setFuture(QtConcurrent::run([result, toRgb, file, opt] {
+    saveWatcher_->setFuture(QtConcurrent::run([result, toRgb, plates, file, opt] {
         try {
+            if (plates) return io::writePlates(file, *result, opt);
             if (!toRgb) return io::writeImage(file, *result, opt);
             return io::writeImage(file, convertColor(*result, ColorMode::RGB), opt);
         } catch (const std::bad_alloc&) {

@@ -133,6 +133,8 @@ int run(Options& o) {
     if (toStdout && job.format.empty())
         return fail("writing to standard output (OUTPUT -) needs --format: png, tif, pbm, pgm, ppm, gif, ...",
                     kExitUsage);
+    if (toStdout && (o.file.plates || !o.file.proof.empty()))
+        return fail("--plates and --proof write files beside OUTPUT; give an OUTPUT file, not -", kExitUsage);
     if (toStdout && ::isatty(1))
         return fail("standard output is a terminal; redirect it (> out." + job.format + ") or give an OUTPUT file",
                     kExitUsage);
@@ -182,6 +184,12 @@ std::function<int()> addHalftoneOptions(CLI::App& app) {
         ->group(group::kOutput)
         ->type_name("FILE");
     addFileOptions(app, o->file);
+    app.add_option("--proof", o->file.proof,
+                   "with --color cmyk: also write the RGB picture of the plates as printed (process inks on white "
+                   "paper) to this file, e.g. proof.png")
+        ->group(group::kPrint)
+        ->type_name("FILE")
+        ->check(nonEmpty());
     addJobOptions(app, o->job);
     app.add_flag("--list", o->list,
                  "print one line per method and variant: method<TAB>variant<TAB>devices<TAB>description")

@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <new>
 #include <optional>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
@@ -231,6 +233,11 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         colour, "0..100");
     add("ink-limit", o.inkLimit,
         "with --color cmyk: total ink limit, C + M + Y + K in percent (default 400 = no limit)", colour, "0..400");
+    add("dot-gain", o.dotGain,
+        "with --color cmyk: compensate each ink's dot gain on press before screening: the gain at 50 % in percent "
+        "for every ink (e.g. 15), four of them for C,M,Y,K, or a curve file (lines NOMINAL PRINTED, or NOMINAL C M Y "
+        "K, in percent)",
+        colour, "PERCENT|C,M,Y,K|FILE");
     add("palette", o.palette,
         "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, .txt, .act, "
         ".pal) or auto:N (N colours from the image); the output is indexed where the format allows (PNG, TIFF)",
@@ -352,6 +359,10 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
                  "with --time: one JSON object per file on stderr instead; with --list, --list-kernels, "
                  "--list-palettes, --list-options: a JSON array on stdout")
         ->group(group::kOutput);
+    app.add_flag("--plates", o.plates,
+                 "with --color cmyk: write one 1-bit TIFF per ink, named after OUTPUT and the ink (plates-cyan.tif, "
+                 "plates-magenta.tif, ...: separated, InkNames, the resolution) instead of one file of four inks")
+        ->group(group::kPrint);
     app.add_option("--max-memory", o.maxMemory,
                    "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the memory this "
                    "process may use: physical memory or the cgroup's limit)")
@@ -409,7 +420,21 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         if (!chooseWord("color", o.color, {"gray", "grey", "rgb", "cmyk"}, color)) return kExitUsage;
         parseColorMode(color, job.color);
     }
-    for (const char* sep : {"gcr", "ink-limit"})
+    if (o.given("dot-gain")) {
+        // A number or four: percents at 50 %; otherwise the name of a curve file.
+        const bool numbers = o.dotGain.find_first_not_of("0123456789.,+- ") == std::string::npos;
+        if (numbers) {
+            if (Status s = parseDotGainPercents(o.dotGain, job.dotGain); !s) return fail(s.message(), kExitUsage);
+        } else {
+            std::ifstream in(o.dotGain, std::ios::binary);
+            std::stringstream text;
+            text << in.rdbuf();
+            if (!in) return fail("cannot read --dot-gain curve file '" + o.dotGain + "'", kExitUsage);
+            if (Status s = parseDotGainCurve(text.str(), job.dotGain); !s)
+                return fail("--dot-gain curve file '" + o.dotGain + "': " + s.message(), kExitUsage);
+        }
+    }
+    for (const char* sep : {"gcr", "ink-limit", "dot-gain"})
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
                         kExitUsage);
@@ -566,6 +591,8 @@ FileOutcome runFile(const JobSettings& job, const FileOptions& fo, uint64_t maxM
     options.concurrentRuns = fo.concurrentRuns;
     options.announceWrite = fo.progress;
     options.savePalette = savePalette;
+    options.plates = fo.plates;
+    options.proof = fo.proof;
     options.onNote = onNote;
     // --time's figures, printed together once the file is written (one write: the lines of files that run at once
     // never interleave, and stderr silenced for another file's decoder does not swallow them).

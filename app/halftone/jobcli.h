@@ -37,6 +37,7 @@ struct JobOptions {
     std::string gravity = "center", rotate = "auto", background;
     std::string tone = "none", gamut = "none";
     std::string format;  ///< output format by extension (batch outputs, standard output); kept in presets
+    std::string dotGain;  ///< --dot-gain: percents at 50 % or a curve file
     double dpi = 0;
     std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set
     std::deque<MethodOption> methodOptions;
@@ -62,6 +63,8 @@ struct FileOptions {
     /// the library loading the file itself waited for); negative for a single file, whose start-up is all the time
     /// outside its stages.
     double batchStartup = -1;
+    bool plates = false;  ///< --plates: a CMYK result as one 1-bit TIFF per ink
+    std::string proof;    ///< --proof FILE: the RGB picture of a CMYK result as printed
 };
 
 /// \brief Seconds since the process started, the dynamic loader's work included.

@@ -7,8 +7,9 @@
 
 #include "core/image.h"
 #include "core/palette/target.h"
-#include "core/prepare/prepare.h"
 #include "core/job/registry.h"
+#include "core/prepare/prepare.h"
+#include "core/print/dotgain.h"
 #include "core/print/separation.h"
 #include "core/status.h"
 
@@ -20,6 +21,7 @@ struct JobSettings {
     ParamValues params;   ///< the method's parameters that differ from its defaults
     ColorMode color = ColorMode::Gray;
     SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
+    DotGain dotGain;              ///< with ColorMode::CMYK: each ink's dot gain, compensated before screening
     std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
     /// A device (builtinTargets() name or a target file): its frame, resolution, shown colours and driver codes
     /// (applyTarget); empty: none. A target brings its own palette, so `palette` stays empty.

@@ -10,6 +10,9 @@
 
 namespace halftone {
 
+/// \brief The process inks' names in plane order, as TIFF InkNames and plate file names give them.
+inline constexpr std::array<const char*, 4> kInkNames = {"Cyan", "Magenta", "Yellow", "Black"};
+
 /// \brief How `--color cmyk` separates: GCR percent and total ink limit percent.
 struct SeparationParams {
     /// Percent (0..100) of the common grey min(C, M, Y) moved to the black ink; 100 (the default) prints every

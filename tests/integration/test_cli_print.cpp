@@ -1,9 +1,13 @@
-// The `halftone` CLI for print: `--color cmyk` with --gcr and --ink-limit, the AM screen's options, and the CMYK
-// TIFF it writes (four inks, photometric "separated"), read back with OpenImageIO.
+// The `halftone` CLI for print: `--color cmyk` with --gcr and --ink-limit, the AM screen's options, the 1-bit
+// separations it writes (four inks in one TIFF, or one plate per ink with --plates) read back with libtiff, their
+// resolution, and the proof.
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <OpenImageIO/imageio.h>
+#include <tiffio.h>
+
+#include "core/print/dotgain.h"
+#include "core/print/printpreview.h"
 
 #include "core/job/registry.h"
 #include "io/imagefile.h"
@@ -16,6 +20,50 @@ using namespace halftone;
 namespace {
 
 test::ProcessRun runCli(const QStringList& args) { return test::runProcess(HALFTONE_CLI_PATH, args); }
+
+/// What libtiff reads from a separation: its tags and its 1-bit samples unpacked to 0 and 255, one plane per ink.
+struct Separation {
+    uint32_t width = 0, height = 0;
+    uint16_t bits = 0, samples = 0, photometric = 0, inkSet = 0, inks = 0;
+    std::vector<std::string> inkNames;
+    float xdpi = 0, ydpi = 0;
+    uint16_t unit = 0;
+    std::vector<Plane8> planes;
+};
+
+bool readSeparation(const std::string& path, Separation& s) {
+    TIFF* t = TIFFOpen(path.c_str(), "r");
+    if (!t) return false;
+    TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &s.width);
+    TIFFGetField(t, TIFFTAG_IMAGELENGTH, &s.height);
+    TIFFGetField(t, TIFFTAG_BITSPERSAMPLE, &s.bits);
+    TIFFGetField(t, TIFFTAG_SAMPLESPERPIXEL, &s.samples);
+    TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &s.photometric);
+    TIFFGetField(t, TIFFTAG_INKSET, &s.inkSet);
+    TIFFGetField(t, TIFFTAG_NUMBEROFINKS, &s.inks);
+    const char* names = nullptr;
+    if (TIFFGetField(t, TIFFTAG_INKNAMES, &names) && names)
+        for (int i = 0; i < s.samples; ++i) {
+            s.inkNames.emplace_back(names);
+            names += s.inkNames.back().size() + 1;
+        }
+    TIFFGetField(t, TIFFTAG_XRESOLUTION, &s.xdpi);
+    TIFFGetField(t, TIFFTAG_YRESOLUTION, &s.ydpi);
+    TIFFGetField(t, TIFFTAG_RESOLUTIONUNIT, &s.unit);
+    s.planes.assign(s.samples, Plane8(int(s.width), int(s.height)));
+    std::vector<uint8_t> row(size_t(TIFFScanlineSize64(t)));
+    bool ok = s.bits == 1;
+    for (uint32_t y = 0; ok && y < s.height; ++y) {
+        ok = TIFFReadScanline(t, row.data(), y, 0) >= 0;
+        for (uint32_t x = 0; ok && x < s.width; ++x)
+            for (uint32_t c = 0; c < s.samples; ++c) {
+                const uint32_t bit = x * s.samples + c;
+                s.planes[c].at(int(y), int(x)) = (row[bit / 8] >> (7 - bit % 8)) & 1 ? 255 : 0;
+            }
+    }
+    TIFFClose(t);
+    return ok;
+}
 
 int64_t inked(const Plane8& p) {
     int64_t n = 0;
@@ -30,6 +78,10 @@ class TestCliPrint : public QObject {
 private slots:
     void init();
     void cmykAmWritesSeparatedTiff();
+    void platesAndProof();
+    void resolutionIsTheScreens_data();
+    void resolutionIsTheScreens();
+    void dotGainIsCompensated();
     void gcrMovesInkToBlack();
     void inkLimitReachesTheSeparation();
     void cmykInputKeepsItsInks();
@@ -57,21 +109,18 @@ void TestCliPrint::cmykAmWritesSeparatedTiff() {
                 "elliptic", "--gcr", "60", "--ink-limit", "280", input(), QString::fromStdString(out)});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
 
-    // As stored (OpenImageIO's raw colour: no conversion to RGB): four 8-bit samples, photometric separated (5),
-    // InkSet CMYK (1).
-    OIIO::ImageSpec config;
-    config.attribute("oiio:RawColor", 1);
-    auto in = OIIO::ImageInput::open(out, &config);
-    QVERIFY(in);
-    const OIIO::ImageSpec spec = in->spec();
-    QCOMPARE(spec.nchannels, 4);
-    QCOMPARE(spec.format, OIIO::TypeDesc(OIIO::TypeDesc::UINT8));
-    QCOMPARE(spec.get_int_attribute("tiff:PhotometricInterpretation", -1), 5);
-    QCOMPARE(spec.get_string_attribute("tiff:ColorSpace"), std::string("CMYK"));
-    std::vector<uint8_t> raw(size_t(in->spec().width) * size_t(in->spec().height) * 4);
-    QVERIFY(in->read_image(0, 0, 0, 4, OIIO::TypeDesc::UINT8, raw.data()));
-    in->close();
-
+    // As stored: four 1-bit samples, photometric separated, InkSet CMYK, the inks named, tagged 1200 dpi.
+    Separation sep;
+    QVERIFY(readSeparation(out, sep));
+    QCOMPARE(sep.samples, uint16_t(4));
+    QCOMPARE(sep.bits, uint16_t(1));
+    QCOMPARE(sep.photometric, uint16_t(PHOTOMETRIC_SEPARATED));
+    QCOMPARE(sep.inkSet, uint16_t(INKSET_CMYK));
+    QCOMPARE(sep.inks, uint16_t(4));
+    QCOMPARE(sep.inkNames, (std::vector<std::string>{"Cyan", "Magenta", "Yellow", "Black"}));
+    QCOMPARE(sep.unit, uint16_t(RESUNIT_INCH));
+    QCOMPARE(sep.xdpi, 1200.0f);
+    QCOMPARE(sep.ydpi, 1200.0f);
     // The same run in-process: the file holds exactly its four binary planes, one per ink.
     Image src;
     QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
@@ -85,19 +134,170 @@ void TestCliPrint::cmykAmWritesSeparatedTiff() {
     req.params.set("dot", std::string("elliptic"));
     RunResult res;
     QVERIFY(runImage(src, req, res).isOk());
-    QCOMPARE(spec.width, res.image.width());
-    QCOMPARE(spec.height, res.image.height());
+    QCOMPARE(int(sep.width), res.image.width());
+    QCOMPARE(int(sep.height), res.image.height());
     for (size_t c = 0; c < 4; ++c) {
-        const Plane8& plane = res.image.channels[c];
-        QVERIFY(inked(plane) > 0);
-        for (size_t i = 0; i < plane.size(); ++i)
-            if (raw[i * 4 + c] != plane.data[i]) QFAIL(qPrintable(QString("ink %1 differs at pixel %2").arg(c).arg(i)));
+        QVERIFY(inked(res.image.channels[c]) > 0);
+        QVERIFY2(sep.planes[c] == res.image.channels[c], qPrintable(QString("ink %1 differs").arg(c)));
     }
     // The halftone reader takes it back as CMYK.
     Image back;
     QVERIFY(io::readImage(out, back).isOk());
     QCOMPARE(back.space, ColorSpace::CMYK);
     QVERIFY(back.channels == res.image.channels);
+}
+
+void TestCliPrint::platesAndProof() {
+    // --plates: one 1-bit TIFF per ink beside OUTPUT's name, each a separation of one named ink at the screen's
+    // resolution, holding that ink of the four-ink file; --proof: the RGB picture of the print.
+    const std::string all = path("all.tif"), out = path("plates.tif"), proof = path("proof.png");
+    const QStringList job = {"--method", "am",  "--color", "cmyk", "--lpi", "100",
+                             "--dpi",    "800", "--gcr",   "50",   input()};
+    test::ProcessRun r = runCli(QStringList(job) << QString::fromStdString(all));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli(QStringList(job) << "--plates"
+                                << "--proof" << QString::fromStdString(proof) << QString::fromStdString(out));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(!QFile::exists(QString::fromStdString(out)));
+    Separation four;
+    QVERIFY(readSeparation(all, four));
+    Image composite;
+    composite.space = ColorSpace::CMYK;
+    const char* names[4] = {"Cyan", "Magenta", "Yellow", "Black"};
+    const char* files[4] = {"plates-cyan.tif", "plates-magenta.tif", "plates-yellow.tif", "plates-black.tif"};
+    for (int c = 0; c < 4; ++c) {
+        Separation plate;
+        QVERIFY2(readSeparation(path(files[c]), plate), files[c]);
+        QCOMPARE(plate.samples, uint16_t(1));
+        QCOMPARE(plate.bits, uint16_t(1));
+        QCOMPARE(plate.photometric, uint16_t(PHOTOMETRIC_SEPARATED));
+        QCOMPARE(plate.inkSet, uint16_t(INKSET_MULTIINK));
+        QCOMPARE(plate.inks, uint16_t(1));
+        QCOMPARE(plate.inkNames, std::vector<std::string>{names[c]});
+        QCOMPARE(plate.xdpi, 800.0f);
+        QCOMPARE(plate.ydpi, 800.0f);
+        QCOMPARE(plate.unit, uint16_t(RESUNIT_INCH));
+        QVERIFY2(plate.planes[0] == four.planes[size_t(c)], files[c]);
+        composite.channels.push_back(plate.planes[0]);
+    }
+    Image shown;
+    QVERIFY(io::readImage(proof, shown).isOk());
+    QCOMPARE(shown.space, ColorSpace::RGB);
+    QVERIFY(shown.channels == simulatePrint(composite).channels);
+    // The halftone reader takes a plate back as that one ink.
+    Image cyan;
+    QVERIFY(io::readImage(path(files[0]), cyan).isOk());
+    QCOMPARE(cyan.space, ColorSpace::CMYK);
+    QVERIFY(cyan.channels[0] == four.planes[0]);
+}
+
+void TestCliPrint::resolutionIsTheScreens_data() {
+    // input: "72" (chelsea.png, whose pHYs says 72 dpi) or "400" (the same pixels tagged 400 dpi). An AM screen is
+    // tagged with the resolution it was built at, --dpi or its own 600; other methods carry the input's through.
+    test::columns<QString, QStringList, float, double>("input", "args", "dpi", "screenDpi");
+    const QStringList am = {"--method", "am", "--color", "cmyk"};
+    QTest::newRow("am, no --dpi: the screen's 600") << "400" << am << 600.0f << 600.0;
+    QTest::newRow("am, --dpi 800") << "400"
+                                   << (QStringList(am) << "--dpi"
+                                                       << "800")
+                                   << 800.0f << 800.0;
+    QTest::newRow("am gray, no --dpi: the screen's 600") << "72" << QStringList{"--method", "am"} << 600.0f << 600.0;
+    QTest::newRow("am gray, --dpi 1200") << "72" << QStringList{"--method", "am", "--dpi", "1200"} << 1200.0f << 1200.0;
+    QTest::newRow("ed, the input's 400") << "400" << QStringList{"--color", "cmyk"} << 400.0f << 0.0;
+    QTest::newRow("ed, --scale 2: twice the input's 400")
+        << "400" << QStringList{"--color", "cmyk", "--scale", "2"} << 800.0f << 0.0;
+    QTest::newRow("ed gray, the input's 72") << "72" << QStringList{} << 72.01f << 0.0;
+}
+
+void TestCliPrint::resolutionIsTheScreens() {
+    QFETCH(QString, input);
+    QFETCH(QStringList, args);
+    QFETCH(float, dpi);
+    QFETCH(double, screenDpi);
+    Image src;
+    QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
+    std::string in = test::dataPath("chelsea.png");
+    if (input == "400") {
+        in = path("tagged.png");
+        io::WriteOptions wo;
+        wo.dpi = 400;
+        QVERIFY(io::writeImage(in, src, wo).isOk());
+        io::ReadInfo info;
+        Image back;
+        QVERIFY(io::readImage(in, back, {}, &info).isOk());
+        QCOMPARE(info.dpi, 400.0);
+    }
+    const std::string out = path("o.tif");
+    const test::ProcessRun r = runCli(QStringList(args) << QString::fromStdString(in) << QString::fromStdString(out));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    if (screenDpi > 0 && !args.contains("--dpi"))  // the input's other resolution is named
+        QVERIFY2(r.err.contains("states " + input + " dpi") || r.err.contains("states 72.01 dpi"), qPrintable(r.err));
+    Separation sep;
+    QVERIFY(readSeparation(out, sep));
+    QCOMPARE(sep.bits, uint16_t(1));
+    QCOMPARE(sep.xdpi, dpi);
+    QCOMPARE(sep.ydpi, dpi);
+    QCOMPARE(sep.unit, uint16_t(RESUNIT_INCH));
+    if (screenDpi <= 0) return;
+    // The screen was built at that resolution: the same run in-process with the dpi parameter set makes these pixels.
+    RunRequest req;
+    req.method = Registry::instance().find("am", "clustered");
+    req.color = args.contains("cmyk") ? ColorMode::CMYK : ColorMode::Gray;
+    req.params.set("dpi", screenDpi);
+    RunResult res;
+    QVERIFY(runImage(src, req, res).isOk());
+    QCOMPARE(sep.planes.size(), res.image.channels.size());
+    for (size_t c = 0; c < sep.planes.size(); ++c)
+        QVERIFY2(sep.planes[c] == res.image.channels[c], qPrintable(QString("plane %1").arg(c)));
+}
+
+void TestCliPrint::dotGainIsCompensated() {
+    // --dot-gain: the separated inks are compensated before screening, so every ink is screened lighter; the same run
+    // in-process on the compensated separation makes the same plates. A curve file does the same.
+    const std::string plain = path("plain.tif"), gained = path("gained.tif"), curved = path("curved.tif");
+    const QStringList job = {"--method", "am", "--color", "cmyk", "--gcr", "50", "--ink-limit", "300", input()};
+    QCOMPARE(runCli(QStringList(job) << QString::fromStdString(plain)).exitCode, 0);
+    test::ProcessRun r = runCli(QStringList(job) << "--dot-gain"
+                                                 << "10,20,0,15" << QString::fromStdString(gained));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image a, b;
+    QVERIFY(io::readImage(plain, a).isOk());
+    QVERIFY(io::readImage(gained, b).isOk());
+    QVERIFY(inked(b.channels[0]) < inked(a.channels[0]));
+    QVERIFY(inked(b.channels[1]) < inked(a.channels[1]));
+    QCOMPARE(inked(b.channels[2]), inked(a.channels[2]));  // yellow: no gain
+    QVERIFY(inked(b.channels[3]) < inked(a.channels[3]));
+    Image src;
+    QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
+    Image cmyk = convertColor(src, ColorMode::CMYK, SeparationParams{50, 300});
+    DotGain gain;
+    QVERIFY(parseDotGainPercents("10,20,0,15", gain).isOk());
+    compensateDotGain(cmyk, gain);
+    RunRequest req;
+    req.method = Registry::instance().find("am", "clustered");
+    req.color = ColorMode::CMYK;
+    req.separation = {50, 300};
+    RunResult res;
+    QVERIFY(runImage(cmyk, req, res).isOk());
+    QVERIFY(b.channels == res.image.channels);
+    // The same gains as a curve file of one curve per ink.
+    QFile curve(dir_->filePath("gain.txt"));
+    QVERIFY(curve.open(QIODevice::WriteOnly));
+    QString text = "# nominal  C M Y K\n";
+    for (size_t i = 0; i < gain.inks[0].size(); ++i)
+        text += QString("%1 %2 %3 %4 %5\n")
+                    .arg(gain.inks[0][i].first)
+                    .arg(gain.inks[0][i].second, 0, 'g', 17)
+                    .arg(gain.inks[1][i].second, 0, 'g', 17)
+                    .arg(gain.inks[0][i].first)
+                    .arg(gain.inks[3][i].second, 0, 'g', 17);
+    curve.write(text.toUtf8());
+    curve.close();
+    r = runCli(QStringList(job) << "--dot-gain" << curve.fileName() << QString::fromStdString(curved));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Image c;
+    QVERIFY(io::readImage(curved, c).isOk());
+    QVERIFY(c.channels == b.channels);
 }
 
 void TestCliPrint::gcrMovesInkToBlack() {
@@ -186,6 +386,16 @@ void TestCliPrint::errors_data() {
                                      << "at least 2 pixels wide";
     QTest::newRow("unknown dot") << QStringList{"--method", "am", "--dot", "star"} << "o.png" << 2
                                  << "unknown dot 'star'; choose one of: round, elliptic, square, line";
+    QTest::newRow("plates without cmyk") << QStringList{"--method", "am", "--plates"} << "o.tif" << 2
+                                         << "--plates needs --color cmyk";
+    QTest::newRow("proof without cmyk") << QStringList{"--method", "am", "--proof", "p.png"} << "o.tif" << 2
+                                        << "--proof needs --color cmyk";
+    QTest::newRow("dot gain without cmyk") << QStringList{"--method", "am", "--dot-gain", "15"} << "o.tif" << 2
+                                           << "--dot-gain applies only to --color cmyk";
+    QTest::newRow("dot gain too large") << QStringList{"--color", "cmyk", "--dot-gain", "30"} << "o.tif" << 2
+                                        << "--dot-gain '30' must be a percent of gain at 50 %";
+    QTest::newRow("dot gain file missing") << QStringList{"--color", "cmyk", "--dot-gain", "no-such-curve.txt"}
+                                           << "o.tif" << 2 << "cannot read --dot-gain curve file 'no-such-curve.txt'";
     QTest::newRow("lpi on ed") << QStringList{"--method", "ed", "--lpi", "80"} << "o.png" << 2
                                << "option --lpi does not apply to method ed";
 }

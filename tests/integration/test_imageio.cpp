@@ -961,9 +961,27 @@ void TestImageIo::writeResolution() {
         const float xres = in->spec().get_float_attribute("XResolution", 0) * perInch;
         QVERIFY2(std::abs(xres - 600.0f) < 0.5f, qPrintable(QString("%1: %2").arg(name).arg(xres)));
         QVERIFY2(std::abs(in->spec().get_float_attribute("YResolution", 0) * perInch - 600.0f) < 0.5f, name);
+        // The reader reports the resolution the file states, through either decoder.
+        for (io::Decoder decoder : {io::Decoder::BuiltIn, io::Decoder::OpenImageIO}) {
+            Image back;
+            io::ReadOptions ro;
+            ro.decoder = decoder;
+            io::ReadInfo info;
+            QVERIFY(io::readImage(file, back, ro, &info).isOk());
+            QVERIFY(back.channels[0] == p);
+            QVERIFY2(std::abs(info.dpi - 600) < 0.5, qPrintable(QString("%1: %2").arg(name).arg(info.dpi)));
+        }
+    }
+    // No resolution where a file states none (a JPEG's JFIF density without a unit is only an aspect ratio).
+    Image rgb;
+    rgb.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) rgb.channels.push_back(Plane8(16, 8, uint8_t(60 * c)));
+    for (const char* name : {"none.jpg", "none.png"}) {
+        QVERIFY(io::writeImage(path(name), rgb).isOk());
         Image back;
-        QVERIFY(io::readImage(file, back).isOk());
-        QVERIFY(back.channels[0] == p);
+        io::ReadInfo info;
+        QVERIFY(io::readImage(path(name), back, {}, &info).isOk());
+        QCOMPARE(info.dpi, 0.0);
     }
 }
 

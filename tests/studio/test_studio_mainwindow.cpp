@@ -484,6 +484,27 @@ void TestStudioMainWindow::saveAdviceAndCmykPng() {
     QVERIFY(w.saveResult(dir.filePath("cmyk.tif")));
     QVERIFY(io::readImage(dir.filePath("cmyk.tif").toStdString(), back).isOk());
     QCOMPARE(back.space, ColorSpace::CMYK);
+    QVERIFY(back.channels == w.currentResult()->halftone->channels);
+    // The dialog proposes the separation, not a PNG: a .tif name and the 1-bit separation's filter first, then the
+    // plates; the plates' filter writes one TIFF per ink.
+    QVERIFY2(w.suggestedSaveName().endsWith(".tif"), qPrintable(w.suggestedSaveName()));
+    const QStringList filters = w.saveFilters();
+    QVERIFY2(filters.size() == 3 && filters[0].startsWith("TIFF, CMYK, 1-bit separations") &&
+                 filters[1].startsWith("TIFF, 1-bit plates") && filters[2].startsWith("PNG"),
+             qPrintable(filters.join(";")));
+    QVERIFY2(w.saveResult(dir.filePath("job"), filters[1]), qPrintable(w.lastError()));
+    QVERIFY(!QFile::exists(dir.filePath("job.tif")));
+    const char* plates[4] = {"job-cyan.tif", "job-magenta.tif", "job-yellow.tif", "job-black.tif"};
+    for (int c = 0; c < 4; ++c) {
+        Image plate;
+        QVERIFY2(io::readImage(dir.filePath(plates[c]).toStdString(), plate).isOk(), plates[c]);
+        // A plate of cyan, magenta or yellow reads back as CMYK with that ink alone; black alone reads as gray.
+        Plane8 ink = plate.channels[size_t(plate.space == ColorSpace::CMYK ? c : 0)];
+        if (plate.space == ColorSpace::Gray)
+            for (uint8_t& v : ink.data) v = uint8_t(255 - v);
+        QCOMPARE(plate.space, c == 3 ? ColorSpace::Gray : ColorSpace::CMYK);
+        QVERIFY2(ink == w.currentResult()->halftone->channels[size_t(c)], plates[c]);
+    }
 }
 
 void TestStudioMainWindow::cancelMarksPreviousResult() {

@@ -53,6 +53,17 @@ void TestOutputFormats::formatsForEachKind() {
     using V = std::vector<std::string>;
     QCOMPARE(filters({ColorSpace::CMYK, 4}),
              (V{"TIFF, CMYK (*.tif *.tiff)", "PNG, converted to RGB for viewing (*.png)"}));
+    // A binary CMYK halftone: the 1-bit separation first, then the plates (one TIFF per ink).
+    QCOMPARE(filters({ColorSpace::CMYK, 4, true}),
+             (V{"TIFF, CMYK, 1-bit separations (*.tif *.tiff)", "TIFF, 1-bit plates, one file per ink (*.tif *.tiff)",
+                "PNG, converted to RGB for viewing (*.png)"}));
+    QVERIFY(outputFormats({ColorSpace::CMYK, 4, true})[1].plates);
+    Image cmyk;
+    cmyk.space = ColorSpace::CMYK;
+    for (uint8_t v : {0, 255, 255, 0}) cmyk.channels.push_back(Plane8(3, 2, v));
+    QVERIFY(resultShape(cmyk).binary);
+    cmyk.channels[2].data[4] = 7;
+    QVERIFY(!resultShape(cmyk).binary);
     QCOMPARE(filters({ColorSpace::RGB, 3, false, 16}),
              (V{"PNG, indexed, 16 colours (*.png)", "TIFF, indexed, 16 colours (*.tif *.tiff)",
                 "GIF, indexed, 16 colours (*.gif)", "PPM, RGB (*.ppm)"}));

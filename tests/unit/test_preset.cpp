@@ -24,6 +24,8 @@ JobSettings fullJob() {
     j.color = ColorMode::CMYK;
     j.separation.gcr = 60;
     j.separation.inkLimit = 300;
+    j.dotGain.inks[0] = dotGainAtMiddle(14);
+    j.dotGain.inks[3] = {{25, 33.5}, {50, 66}, {75, 88.25}};
     j.device = "cpu";
     j.threads = 2;
     j.keepAlpha = true;
@@ -163,6 +165,10 @@ void TestPreset::badFilesAreRefused_data() {
                             << "color must be gray, rgb or cmyk";
     QTest::newRow("separation") << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"gcr\": 120}}"
                                 << "gcr";
+    QTest::newRow("dot gain shape") << "{\"halftone-preset\": 1, \"dot-gain\": [[[50, 60]]]}"
+                                    << "dot-gain must be four arrays (C, M, Y, K)";
+    QTest::newRow("dot gain falls") << "{\"halftone-preset\": 1, \"dot-gain\": [[], [], [], [[25, 40], [50, 30]]]}"
+                                    << "dot-gain black: the printed tone must rise";
     QTest::newRow("separation key") << "{\"halftone-preset\": 1, \"separation\": {\"ucr\": 1}}"
                                     << "unknown key 'separation.ucr'";
     QTest::newRow("device") << "{\"halftone-preset\": 1, \"device\": \"tpu\"}"

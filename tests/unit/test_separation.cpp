@@ -3,9 +3,11 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "core/job/registry.h"
+#include "core/print/dotgain.h"
 #include "core/print/separation.h"
 #include "io/imagefile.h"
 #include "tests/common/qtestutil.h"
@@ -44,6 +46,8 @@ private slots:
     void cmykInputGetsTheInkLimit();
     void ranges();
     void runImageUsesTheSeparation();
+    void dotGainCompensation();
+    void dotGainCurves();
 };
 
 void TestSeparation::handComputed_data() {
@@ -230,6 +234,53 @@ void TestSeparation::runImageUsesTheSeparation() {
     const Status s = runImage(im, req, res);
     QVERIFY(!s.isOk());
     QVERIFY2(s.message().find("--ink-limit") != std::string::npos, s.message().c_str());
+}
+
+void TestSeparation::dotGainCompensation() {
+    // 15 % at 50 %: the curve through (50, 65), zero gain at paper and solid.
+    const DotGainCurve curve = dotGainAtMiddle(15);
+    const std::array<uint8_t, 256> printed = dotGainPrinted(curve), asked = halftone::dotGainCompensation(curve);
+    QCOMPARE(int(printed[128]), int(std::lround((0.502 + 4 * 0.15 * 0.502 * 0.498) * 255)));
+    QCOMPARE(int(asked[0]), 0);
+    QCOMPARE(int(asked[255]), 255);
+    // Compensated, then printed: the wanted tone within one level; and less ink asked for in between.
+    for (int v = 0; v < 256; ++v) {
+        QVERIFY2(std::abs(int(printed[asked[size_t(v)]]) - v) <= 1, qPrintable(QString::number(v)));
+        QVERIFY(asked[size_t(v)] <= v);
+        if (v >= 16 && v <= 240) QVERIFY(asked[size_t(v)] < v);  // near paper and solid the gain is under a level
+        if (v > 0) QVERIFY(asked[size_t(v)] >= asked[size_t(v) - 1]);
+    }
+    // On a CMYK image: each ink by its own curve; no curve, no change.
+    DotGain gain;
+    QVERIFY(parseDotGainPercents("10,20,0,15", gain).isOk());
+    Image rgb;
+    rgb.space = ColorSpace::RGB;
+    for (int v : {140, 110, 95}) rgb.channels.push_back(Plane8(3, 2, uint8_t(v)));
+    const Image plain = convertColor(rgb, ColorMode::CMYK, SeparationParams{});
+    Image gained = plain;
+    compensateDotGain(gained, gain);
+    for (size_t c = 0; c < 4; ++c) {
+        const uint8_t want = halftone::dotGainCompensation(gain.inks[c])[plain.channels[c].data[0]];
+        QCOMPARE(gained.channels[c].data[0], want);
+    }
+    QCOMPARE(gained.channels[2].data[0], plain.channels[2].data[0]);  // yellow: no gain
+    QVERIFY(gained.channels[1].data[0] < plain.channels[1].data[0]);
+}
+
+void TestSeparation::dotGainCurves() {
+    DotGain g;
+    QVERIFY(parseDotGainCurve("# nominal printed\n25 33\n50 64\n75 86\n", g).isOk());
+    for (const DotGainCurve& c : g.inks) QCOMPARE(c.size(), size_t(3));
+    QCOMPARE(int(dotGainPrinted(g.inks[0])[255 / 2 + 1]), int(std::lround(64.2 * 2.55)) - 0);
+    QVERIFY(parseDotGainCurve("50 60 62 58 66\n", g).isOk());
+    QCOMPARE(g.inks[3], (DotGainCurve{{50, 66}}));
+    for (const char* bad :
+         {"", "# nothing\n", "50\n", "50 60 70\n", "50 40\n60 30\n", "50 120\n", "x y\n", "50 60\n50 60 62 58 66\n"})
+        QVERIFY2(!parseDotGainCurve(bad, g).isOk(), bad);
+    for (const char* bad : {"", "x", "15,", "15,16", "30", "-1", "nan"})
+        QVERIFY2(!parseDotGainPercents(bad, g).isOk(), bad);
+    QVERIFY(parseDotGainPercents("0", g).isOk());
+    QVERIFY(g.empty());
 }
 
 QTEST_APPLESS_MAIN(TestSeparation)
