@@ -40,6 +40,13 @@ Status makeRaceSchedule(const std::string& name, int width, int height, Schedule
     return Status::ok();
 }
 
+/// The RGB planes of an indexed image from its palette.
+void paintChannels(Image& im) {
+    im.channels.assign(3, Plane8(im.indices.width, im.indices.height));
+    for (size_t p = 0; p < im.indices.data.size(); ++p)
+        for (int c = 0; c < 3; ++c) im.channels[size_t(c)].data[p] = im.palette[im.indices.data[p]][size_t(c)];
+}
+
 }  // namespace
 
 std::vector<std::string> raceScheduleNames() { return {"rows", "2-delay"}; }
@@ -309,10 +316,26 @@ Image renderLessonFrame(const LessonTrace& t, int step, int cell) {
                     im.indices.at(i * cell + y, j * cell + x) = uint8_t(v);
                 }
         }
-    im.channels.assign(3, Plane8(fw, fh));
-    for (size_t p = 0; p < im.indices.data.size(); ++p)
-        for (int c = 0; c < 3; ++c) im.channels[size_t(c)].data[p] = im.palette[im.indices.data[p]][size_t(c)];
+    paintChannels(im);
     return im;
+}
+
+Image renderLessonPage(const LessonTrace& t, int first, int last, int columns, int cell) {
+    const int count = std::max(1, last - first + 1);
+    const int cols = std::clamp(columns, 1, count), rows = (count + cols - 1) / cols;
+    const Image probe = renderLessonFrame(t, first, cell);
+    const int fw = probe.width(), fh = probe.height(), gap = std::max(8, cell);
+    Image page;
+    page.space = ColorSpace::RGB;
+    page.palette = probe.palette;
+    page.indices = Plane8(cols * fw + (cols + 1) * gap, rows * fh + (rows + 1) * gap, uint8_t(t.levels - 1));
+    for (int n = 0; n < count; ++n) {
+        const Image f = n == 0 ? probe : renderLessonFrame(t, first + n, cell);
+        const int x0 = gap + (n % cols) * (fw + gap), y0 = gap + (n / cols) * (fh + gap);
+        for (int y = 0; y < fh; ++y) std::copy_n(f.indices.row(y), fw, page.indices.row(y0 + y) + x0);
+    }
+    paintChannels(page);
+    return page;
 }
 
 }  // namespace halftone

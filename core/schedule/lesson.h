@@ -118,6 +118,10 @@ enum class LessonInk : uint8_t { Grid, Step, Early, Differs, Pending };
 /// then the inks of LessonInk, then 16 pending shades.
 Image renderLessonFrame(const LessonTrace& trace, int step, int cell);
 
+/// \brief A handout page: the frames of steps first .. last (at most `columns` x `rows` of them) in a grid on white,
+/// with the palette of renderLessonFrame().
+Image renderLessonPage(const LessonTrace& trace, int first, int last, int columns, int cell);
+
 /// \brief Index of the first palette entry of `ink` in a lesson frame of `levels` levels.
 int lessonInkIndex(int levels, LessonInk ink);
 
