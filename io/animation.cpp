@@ -114,8 +114,8 @@ Status webpBytes(const std::vector<Image>& frames, int frameMs, std::string& out
         picture.use_argb = 1;
         picture.width = w;
         picture.height = h;
-        const bool added =
-            WebPPictureImportRGB(&picture, rgb.data(), w * 3) && WebPAnimEncoderAdd(enc.get(), &picture, timestamp, &config);
+        const bool added = WebPPictureImportRGB(&picture, rgb.data(), w * 3) &&
+                           WebPAnimEncoderAdd(enc.get(), &picture, timestamp, &config);
         WebPPictureFree(&picture);
         if (!added) return Status::error(std::string("the WebP encoder failed: ") + WebPAnimEncoderGetError(enc.get()));
         timestamp += frameMs;

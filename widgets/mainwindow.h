@@ -34,6 +34,7 @@ class BenchmarkPanel;
 class CompareView;
 class MethodPanel;
 class QualityPanel;
+class LessonView;
 class ScheduleView;
 
 /// \brief The studio window; every long operation runs off the UI thread.
@@ -97,6 +98,7 @@ public:
     ScheduleView* scheduleView() const { return schedule_; }
     BenchmarkPanel* benchmarkPanel() const { return bench_; }
     QualityPanel* qualityPanel() const { return quality_; }
+    LessonView* lessonView() const { return lesson_; }
     JobRunner* jobs() const { return jobs_; }
     QTabWidget* tabs() const { return tabs_; }
     JobResultPtr currentResult() const { return current_; }
@@ -207,6 +209,7 @@ private:
     ScheduleView* schedule_ = nullptr;
     BenchmarkPanel* bench_ = nullptr;
     QualityPanel* quality_ = nullptr;
+    LessonView* lesson_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* runButton_ = nullptr;

@@ -68,8 +68,9 @@ std::string findOnPath(const std::string& program) {
 Status writeMp4(const std::string& path, const std::vector<Image>& frames, int frameMs) {
     const std::string ffmpeg = findOnPath("ffmpeg");
     if (ffmpeg.empty())
-        return Status::unavailable(path + ": MP4 needs ffmpeg, which is not installed; write .png (APNG), .webp or "
-                                          ".gif, which need nothing else");
+        return Status::unavailable(path +
+                                   ": MP4 needs ffmpeg, which is not installed; write .png (APNG), .webp or "
+                                   ".gif, which need nothing else");
     namespace fs = std::filesystem;
     std::string tmpl = (fs::temp_directory_path() / "halftone-teach-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) return Status::error("cannot make a temporary folder for the MP4 frames");
@@ -87,12 +88,14 @@ Status writeMp4(const std::string& path, const std::vector<Image>& frames, int f
         if (Status s = io::writeImage((dir / name).string(), frames[f]); !s) return s;
     }
     const fs::path target(path);
-    const std::string hidden = (target.parent_path() / ("." + target.filename().string() + ".halftone-tmp.mp4")).string();
+    const std::string hidden =
+        (target.parent_path() / ("." + target.filename().string() + ".halftone-tmp.mp4")).string();
     const std::string rate = std::to_string(1000.0 / frameMs);
     const std::string pattern = (dir / "frame%05d.png").string();
-    std::vector<std::string> args = {ffmpeg, "-y",  "-loglevel", "error", "-framerate", rate,     "-i", pattern,
-                                     "-vf",  "scale=trunc(iw/2)*2:trunc(ih/2)*2:flags=neighbor", "-pix_fmt",
-                                     "yuv420p", hidden};
+    std::vector<std::string> args = {
+        ffmpeg,     "-y",      "-loglevel", "error", "-framerate",
+        rate,       "-i",      pattern,     "-vf",   "scale=trunc(iw/2)*2:trunc(ih/2)*2:flags=neighbor",
+        "-pix_fmt", "yuv420p", hidden};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -140,7 +143,8 @@ int runTeach(const TeachOptions& o) {
                         (o.handout ? std::string("handout pages are .png files")
                                    : std::string("the animation is .png (APNG), .webp, .gif or .mp4")),
                     kExitUsage);
-    if (!ramp && output == o.files.front()) return fail("teach: OUT is IN; refusing to overwrite the input", kExitUsage);
+    if (!ramp && output == o.files.front())
+        return fail("teach: OUT is IN; refusing to overwrite the input", kExitUsage);
     if (Status s = io::checkWritableTarget(output); !s) return fail("cannot write '" + output + "': " + s.message());
 
     Plane8 src;
@@ -186,8 +190,7 @@ int runTeach(const TeachOptions& o) {
 
     const LessonStats& st = t.stats;
     std::printf("schedule %s: %s\n", t.schedule.name.c_str(), t.schedule.description.c_str());
-    std::printf("arithmetic: %s, %d levels, %d x %d pixels\n", t.arithmetic.c_str(), t.levels, src.width,
-                src.height);
+    std::printf("arithmetic: %s, %d levels, %d x %d pixels\n", t.arithmetic.c_str(), t.levels, src.width, src.height);
     std::printf("steps: %d, at most %lld unit(s) at once; critical path %lld pixel times (dependency chain %lld)\n",
                 st.steps, (long long)st.maxParallelism, (long long)st.criticalPath, (long long)st.dependencyChain);
     if (t.race || t.earlyReads)
@@ -209,8 +212,9 @@ int runTeach(const TeachOptions& o) {
 
 void addTeachCommand(Commands& commands) {
     auto o = std::make_shared<TeachOptions>();
-    CLI::App* sub = commands.add("teach", "step through error diffusion under a parallel schedule: an animation with "
-                                          "one frame per step, or handout pages",
+    CLI::App* sub = commands.add("teach",
+                                 "step through error diffusion under a parallel schedule: an animation with "
+                                 "one frame per step, or handout pages",
                                  [o]() { return runTeach(*o); });
     std::string names;
     for (const std::string& n : lessonScheduleNames()) names += (names.empty() ? "" : ", ") + n;
@@ -218,7 +222,8 @@ void addTeachCommand(Commands& commands) {
         ->capture_default_str();
     sub->add_option("--size", o->size, "the lesson image, WxH, at most 32x32 (a crop of the middle of IN)")
         ->capture_default_str();
-    sub->add_option("--kernel", o->kernel, "error diffusion kernel (see halftone --list-kernels)")->capture_default_str();
+    sub->add_option("--kernel", o->kernel, "error diffusion kernel (see halftone --list-kernels)")
+        ->capture_default_str();
     sub->add_option("--levels", o->levels, "output levels")->check(CLI::Range(2, 16))->capture_default_str();
     sub->add_option("--delay", o->delay, "k of the k-delay and parallelogram schedules (0: the kernel's smallest)")
         ->check(CLI::Range(0, 64));

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 namespace halftone {
 
@@ -29,8 +30,9 @@ Status makeRaceSchedule(const std::string& name, int width, int height, Schedule
     if (name == "rows") {
         out.description = "every pixel of a row at once: each reads its left neighbour's error before it is written";
     } else {
-        out.description = "2-delay: pixel (i, j) at step 2i + j whatever the kernel reaches; a kernel reaching two "
-                          "columns left on the next row (Jarvis) reads errors of its own step";
+        out.description =
+            "2-delay: pixel (i, j) at step 2i + j whatever the kernel reaches; a kernel reaching two "
+            "columns left on the next row (Jarvis) reads errors of its own step";
     }
     for (int i = 0; i < height; ++i)
         for (int j = 0; j < width; ++j) out.pixelStep.at(i, j) = name == "rows" ? i : delay * i + j;
@@ -55,6 +57,15 @@ std::vector<std::string> lessonScheduleNames() {
     std::vector<std::string> names = scheduleNames();
     for (const std::string& n : raceScheduleNames()) names.push_back(n);
     return names;
+}
+
+std::pair<int, int> lessonBlockSize(const std::string& schedule) {
+    // Parallelogram blocks are square (32 x 32 in the methods); wavefront units are flat chunks of a band (a band of
+    // 8 or 16 rows, 256 steps long in the methods); GPU strips of 32 or 64 rows in groups of 8 or 16 steps: 4 rows in
+    // groups of 4 steps show several strips. Trapezoid blocks are sized by the model from the thread count.
+    if (schedule == "parallelogram" || schedule == "gpu-wavefront") return {4, 4};
+    if (schedule == "wavefront") return {6, 2};
+    return {0, 0};
 }
 
 Plane8 lessonRamp(int width, int height) {
@@ -87,14 +98,19 @@ Status traceLesson(const Plane8& src, const LessonOptions& o, LessonTrace& out) 
     const std::vector<std::string> races = raceScheduleNames();
     if (std::find(races.begin(), races.end(), o.schedule) != races.end()) {
         if (!o.race)
-            return Status::error("'" + o.schedule + "' is a naive parallel order, not an exact schedule: run it as a "
+            return Status::error("'" + o.schedule +
+                                 "' is a naive parallel order, not an exact schedule: run it as a "
                                  "race to see where it reads errors before they are written");
         if (Status s = makeRaceSchedule(o.schedule, w, h, out.schedule); !s) return s;
-    } else if (Status s = makeSchedule(o.schedule, w, h, *kernel, o.scheduleOptions, out.schedule); !s) {
-        return s;
+    } else {
+        ScheduleOptions so = o.scheduleOptions;
+        if (so.blockWidth == 0 && so.blockHeight == 0)
+            std::tie(so.blockWidth, so.blockHeight) = lessonBlockSize(o.schedule);
+        if (so.threads == 0) so.threads = kLessonThreads;
+        if (Status s = makeSchedule(o.schedule, w, h, *kernel, so, out.schedule); !s) return s;
     }
     const Schedule& sch = out.schedule;
-    const Arithmetic arith = sch.classMatrix          ? Arithmetic::Dot
+    const Arithmetic arith = sch.classMatrix           ? Arithmetic::Dot
                              : o.schedule == "hilbert" ? Arithmetic::Riemersma
                                                        : Arithmetic::ErrorDiffusion;
     const bool serp = o.schedule == "serpentine";
@@ -141,8 +157,7 @@ Status traceLesson(const Plane8& src, const LessonOptions& o, LessonTrace& out) 
                 const int p = curvePos.at(i, j);
                 for (int back = std::min(p, kRiemersmaListLength); back >= 1; --back) {
                     const auto [si, sj] = curve[size_t(p - back)];
-                    list.push_back({si, sj, kRiemersmaWeights[size_t(kRiemersmaListLength - back)],
-                                    kRiemersmaDivisor});
+                    list.push_back({si, sj, kRiemersmaWeights[size_t(kRiemersmaListLength - back)], kRiemersmaDivisor});
                 }
             }
         }
@@ -157,8 +172,7 @@ Status traceLesson(const Plane8& src, const LessonOptions& o, LessonTrace& out) 
         return std::tuple(sch.pixelStep.at(p.first, p.second), sch.pixelUnit.at(p.first, p.second),
                           scanKey(p.first, p.second));
     };
-    std::stable_sort(orderList.begin(), orderList.end(),
-                     [&](const auto& a, const auto& b) { return key(a) < key(b); });
+    std::stable_sort(orderList.begin(), orderList.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
     // Whether the source's error is written when the receiver reads it: an earlier step, or earlier in one block.
     auto writtenBefore = [&](int si, int sj, int i, int j) {
         const int32_t a = sch.pixelStep.at(si, sj), b = sch.pixelStep.at(i, j);
@@ -196,8 +210,8 @@ Status traceLesson(const Plane8& src, const LessonOptions& o, LessonTrace& out) 
         px.total = px.scaled + px.correction;
         if (arith == Arithmetic::ErrorDiffusion && kernel->modulated()) {
             const int u = varkerneltable::noiseU(uint32_t(i), uint32_t(j), EdParams{}.seed);
-            px.perturbation = varkerneltable::perturbation(
-                u, varkerneltable::modulationScale(kernel->strength(px.input), o.levels));
+            px.perturbation =
+                varkerneltable::perturbation(u, varkerneltable::modulationScale(kernel->strength(px.input), o.levels));
         }
         px.level = q.level(px.total - px.perturbation);
         px.output = q.values()[size_t(px.level)];
@@ -285,7 +299,8 @@ Image renderLessonFrame(const LessonTrace& t, int step, int cell) {
     Image im;
     im.space = ColorSpace::RGB;
     const Quantizer q(t.levels, false);
-    for (int k = 0; k < t.levels; ++k) im.palette.push_back({q.values()[size_t(k)], q.values()[size_t(k)], q.values()[size_t(k)]});
+    for (int k = 0; k < t.levels; ++k)
+        im.palette.push_back({q.values()[size_t(k)], q.values()[size_t(k)], q.values()[size_t(k)]});
     im.palette.push_back({118, 138, 170});  // Grid
     im.palette.push_back({30, 110, 255});   // Step
     im.palette.push_back({230, 30, 30});    // Early
@@ -301,11 +316,10 @@ Image renderLessonFrame(const LessonTrace& t, int step, int cell) {
     for (int i = 0; i < h; ++i)
         for (int j = 0; j < w; ++j) {
             const LessonPixel& p = t.at(i, j);
-            const int fill = p.step <= step ? p.level
-                                            : lessonInkIndex(t.levels, LessonInk::Pending) + p.input * kShades / 256;
+            const int fill =
+                p.step <= step ? p.level : lessonInkIndex(t.levels, LessonInk::Pending) + p.input * kShades / 256;
             int frame = -1;
-            if (p.step == step)
-                frame = lessonInkIndex(t.levels, p.earlyReads > 0 ? LessonInk::Early : LessonInk::Step);
+            if (p.step == step) frame = lessonInkIndex(t.levels, p.earlyReads > 0 ? LessonInk::Early : LessonInk::Step);
             const bool marked = last && t.output.at(i, j) != t.sequential.at(i, j);
             for (int y = 1; y < cell; ++y)
                 for (int x = 1; x < cell; ++x) {

@@ -5,6 +5,7 @@
 // error not yet written reads 0 and is flagged.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/image.h"
@@ -48,6 +49,13 @@ struct LessonPixel {
     int earlyReads = 0;  ///< collected errors read before they were written
 };
 
+/// \brief Block size (width, height) a lesson gives a block schedule so that a tiny image shows several blocks and
+/// steps (the methods' own, such as 32 x 32, fill it whole); (0, 0) for the others.
+std::pair<int, int> lessonBlockSize(const std::string& schedule);
+
+/// \brief Threads a lesson sizes trapezoid blocks for (the same on every machine).
+inline constexpr int kLessonThreads = 4;
+
 /// \brief What a lesson runs: the schedule (a name of scheduleNames() or raceScheduleNames()), the kernel and levels.
 struct LessonOptions {
     std::string schedule = "knight";
@@ -55,6 +63,7 @@ struct LessonOptions {
     int levels = 2;
     /// Allows the naive orders of raceScheduleNames(); an exact schedule run as a race shows no early read.
     bool race = false;
+    /// Block sizes of 0 take lessonBlockSize(), threads 0 kLessonThreads.
     ScheduleOptions scheduleOptions;
 };
 
@@ -77,13 +86,13 @@ struct LessonTrace {
     int levels = 2;
     bool race = false;
     Plane8 input;
-    std::vector<LessonPixel> pixels;    ///< in processing order
-    std::vector<size_t> stepBegin;      ///< pixels of step s: [stepBegin[s], stepBegin[s + 1])
-    PlaneT<int32_t> order;              ///< each pixel's index in `pixels`
-    Plane8 output;                      ///< the traced result
-    Plane8 sequential;                  ///< the sequential engine's result (the proof compares the two)
-    int64_t differing = 0;              ///< pixels where output != sequential
-    int64_t earlyReads = 0;             ///< reads of errors not yet written, over all pixels
+    std::vector<LessonPixel> pixels;  ///< in processing order
+    std::vector<size_t> stepBegin;    ///< pixels of step s: [stepBegin[s], stepBegin[s + 1])
+    PlaneT<int32_t> order;            ///< each pixel's index in `pixels`
+    Plane8 output;                    ///< the traced result
+    Plane8 sequential;                ///< the sequential engine's result (the proof compares the two)
+    int64_t differing = 0;            ///< pixels where output != sequential
+    int64_t earlyReads = 0;           ///< reads of errors not yet written, over all pixels
     LessonStats stats;
 
     int steps() const { return int(stepBegin.empty() ? 0 : stepBegin.size() - 1); }

@@ -118,7 +118,9 @@ bool readApng(const QString& path, Frames& out, uint32_t& declared) {
     return true;
 }
 
-test::ProcessRun teach(const QStringList& args) { return test::runProcess(HALFTONE_CLI_PATH, QStringList{"teach"} + args); }
+test::ProcessRun teach(const QStringList& args) {
+    return test::runProcess(HALFTONE_CLI_PATH, QStringList{"teach"} + args);
+}
 
 }  // namespace
 
@@ -140,10 +142,14 @@ void TestCliTeach::oneFramePerStep_data() {
         QTest::addRow("knight/%s/16x12", f) << "knight" << f << 16 << 12 << 16 + 2 * 11;
         QTest::addRow("raster/%s/5x4", f) << "raster" << f << 5 << 4 << 20;
     }
-    QTest::newRow("knight/gif/1x1") << "knight" << "gif" << 1 << 1 << 1;
-    QTest::newRow("knight/gif/7x1") << "knight" << "gif" << 7 << 1 << 7;
-    QTest::newRow("knight/gif/1x5") << "knight" << "gif" << 1 << 5 << 9;
-    QTest::newRow("dot-knuth/gif/9x9") << "dot-knuth" << "gif" << 9 << 9 << 64;
+    QTest::newRow("knight/gif/1x1") << "knight"
+                                    << "gif" << 1 << 1 << 1;
+    QTest::newRow("knight/gif/7x1") << "knight"
+                                    << "gif" << 7 << 1 << 7;
+    QTest::newRow("knight/gif/1x5") << "knight"
+                                    << "gif" << 1 << 5 << 9;
+    QTest::newRow("dot-knuth/gif/9x9") << "dot-knuth"
+                                       << "gif" << 9 << 9 << 64;
 }
 
 void TestCliTeach::oneFramePerStep() {

@@ -36,8 +36,6 @@ Status trace(const Plane8& src, const QString& schedule, const QString& kernel, 
     o.kernel = kernel.toStdString();
     o.levels = levels;
     o.race = race;
-    o.scheduleOptions.blockWidth = o.schedule == "parallelogram" || o.schedule == "wavefront" ? 4 : 0;
-    o.scheduleOptions.threads = 2;
     return traceLesson(src, o, out);
 }
 
@@ -164,9 +162,7 @@ void TestLesson::numbersFollowTheSpec() {
     QCOMPARE(t.at(0, 1).output, uint8_t(255));
 }
 
-void TestLesson::stepCounts_data() {
-    test::sizeRows({{1, 1}, {2, 2}, {5, 3}, {16, 9}, {32, 32}, {3, 17}});
-}
+void TestLesson::stepCounts_data() { test::sizeRows({{1, 1}, {2, 2}, {5, 3}, {16, 9}, {32, 32}, {3, 17}}); }
 
 void TestLesson::stepCounts() {
     QFETCH(int, w);
@@ -194,12 +190,18 @@ void TestLesson::stepCounts() {
 
 void TestLesson::racesDifferWhereTheyMust_data() {
     test::columns<QString, QString, bool>("schedule", "kernel", "races");
-    QTest::newRow("rows/fs") << "rows" << "floyd-steinberg" << true;
-    QTest::newRow("rows/jarvis") << "rows" << "jarvis" << true;
-    QTest::newRow("2-delay/jarvis") << "2-delay" << "jarvis" << true;
-    QTest::newRow("2-delay/stucki") << "2-delay" << "stucki" << true;
-    QTest::newRow("2-delay/fs") << "2-delay" << "floyd-steinberg" << false;  // 2 is Floyd-Steinberg's own delay
-    QTest::newRow("2-delay/sierra-lite") << "2-delay" << "sierra-lite" << false;
+    QTest::newRow("rows/fs") << "rows"
+                             << "floyd-steinberg" << true;
+    QTest::newRow("rows/jarvis") << "rows"
+                                 << "jarvis" << true;
+    QTest::newRow("2-delay/jarvis") << "2-delay"
+                                    << "jarvis" << true;
+    QTest::newRow("2-delay/stucki") << "2-delay"
+                                    << "stucki" << true;
+    QTest::newRow("2-delay/fs") << "2-delay"
+                                << "floyd-steinberg" << false;  // 2 is Floyd-Steinberg's own delay
+    QTest::newRow("2-delay/sierra-lite") << "2-delay"
+                                         << "sierra-lite" << false;
 }
 
 void TestLesson::racesDifferWhereTheyMust() {
@@ -273,7 +275,8 @@ void TestLesson::framesShowTheSteps() {
                 if (step == t.steps() - 1 && t.output.at(i, j) != t.sequential.at(i, j))
                     QCOMPARE(int(corner), lessonInkIndex(2, LessonInk::Differs));
                 else if (t.at(i, j).step == step)
-                    QCOMPARE(int(corner), lessonInkIndex(2, t.at(i, j).earlyReads ? LessonInk::Early : LessonInk::Step));
+                    QCOMPARE(int(corner),
+                             lessonInkIndex(2, t.at(i, j).earlyReads ? LessonInk::Early : LessonInk::Step));
             }
     }
 }
