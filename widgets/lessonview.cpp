@@ -195,7 +195,7 @@ void LessonGrid::mousePressEvent(QMouseEvent* e) {
 
 ParallelismStrip::ParallelismStrip(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setMinimumHeight(fontMetrics().height() * 2 + 8);
+    setMinimumHeight(fontMetrics().height() * 3 + 8);
 }
 
 void ParallelismStrip::setTrace(const LessonTrace* trace) {
@@ -216,8 +216,9 @@ void ParallelismStrip::paintEvent(QPaintEvent*) {
     const int64_t top = std::max<int64_t>(1, *std::max_element(par.begin(), par.end()));
     const double bw = double(width()) / double(par.size());
     const int s = sideStep(*trace_, step_);
+    const int textHeight = fontMetrics().height() + 2;  // the caption above the bars, never over them
     for (size_t i = 0; i < par.size(); ++i) {
-        const double bh = (height() - 4.0) * double(par[i]) / double(top);
+        const double bh = (height() - textHeight - 2.0) * double(par[i]) / double(top);
         p.fillRect(QRectF(i * bw, height() - bh, std::max(1.0, bw - (bw > 3 ? 1 : 0)), bh),
                    int(i) == s ? kStepInk : QColor(150, 160, 180));
     }
@@ -635,7 +636,11 @@ QString LessonView::pixelHtml(const LessonPixel& p) const {
                      .arg(p.collected.front().denominator)
                      .arg(signedText(p.correction));
     }
-    h += tr("S = A + %1 = %2<br/>").arg(signedText(p.correction)).arg(signedText(p.total));
+    h += tr("S = A + %1 = %2 + %3 = %4<br/>")
+             .arg(dot || p.collected.empty() ? QStringLiteral("the sum") : QStringLiteral("the rounded sum"))
+             .arg(p.scaled)
+             .arg(p.correction < 0 ? QStringLiteral("(%1)").arg(signedText(p.correction)) : signedText(p.correction))
+             .arg(signedText(p.total));
     if (p.perturbation)
         h += tr("threshold moved by P = %1: decides on %2<br/>").arg(p.perturbation).arg(p.total - p.perturbation);
     h += tr("output %1 (level %2, Q = %3); error E = %4 \u2212 %3 = %5<br/>")

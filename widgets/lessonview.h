@@ -60,7 +60,7 @@ public:
     explicit ParallelismStrip(QWidget* parent = nullptr);
     void setTrace(const LessonTrace* trace);
     void setStep(int step);
-    QSize sizeHint() const override { return {360, 56}; }
+    QSize sizeHint() const override { return {360, fontMetrics().height() * 4}; }
     QSize minimumSizeHint() const override { return {120, 40}; }
 
 protected:
