@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -34,7 +35,7 @@ struct TeachOptions {
     bool race = false;
     bool handout = false;
     bool quiet = false;
-    std::vector<std::string> files;
+    std::array<std::string, 2> files;  ///< IN OUT, or OUT alone (in the place of IN) for a ramp
 };
 
 bool parsePair(const std::string& text, char sep, int& a, int& b) {
@@ -128,10 +129,10 @@ bool endsWith(const std::string& s, const std::string& tail) {
 int runTeach(const TeachOptions& o) {
     setQuiet(o.quiet);
     // usage first: nothing is read or written before the command line is known to be whole
-    const bool ramp = o.files.size() == 1;
-    if (o.files.empty() || o.files.size() > 2)
+    const bool ramp = o.files[1].empty();
+    if (o.files[0].empty())
         return fail("teach: give IN OUT, or OUT alone for a ramp; see halftone teach --help", kExitUsage);
-    const std::string& output = o.files.back();
+    const std::string& output = ramp ? o.files[0] : o.files[1];
     int w = 0, h = 0;
     if (!parsePair(lower(o.size), 'x', w, h) || w < 1 || h < 1 || w > kLessonMaxSide || h > kLessonMaxSide)
         return fail("teach: --size '" + o.size + "' is not WxH with sides 1 to " + std::to_string(kLessonMaxSide),
@@ -143,8 +144,7 @@ int runTeach(const TeachOptions& o) {
                         (o.handout ? std::string("handout pages are .png files")
                                    : std::string("the animation is .png (APNG), .webp, .gif or .mp4")),
                     kExitUsage);
-    if (!ramp && output == o.files.front())
-        return fail("teach: OUT is IN; refusing to overwrite the input", kExitUsage);
+    if (!ramp && output == o.files[0]) return fail("teach: OUT is IN; refusing to overwrite the input", kExitUsage);
     if (Status s = io::checkWritableTarget(output); !s) return fail("cannot write '" + output + "': " + s.message());
 
     Plane8 src;
@@ -152,8 +152,8 @@ int runTeach(const TeachOptions& o) {
         src = lessonRamp(w, h);
     } else {
         Image im;
-        if (Status s = io::readImage(o.files.front(), im); !s) return fail(s.message());
-        if (im.channels.empty()) return fail(o.files.front() + ": the image has no channels");
+        if (Status s = io::readImage(o.files[0], im); !s) return fail(s.message());
+        if (im.channels.empty()) return fail(o.files[0] + ": the image has no channels");
         src = lessonCrop(convertColor(im, ColorMode::Gray).channels.front(), w, h);
     }
     LessonOptions lo;
@@ -239,10 +239,10 @@ void addTeachCommand(Commands& commands) {
         ->check(CLI::Range(1, 8))
         ->capture_default_str();
     sub->add_flag("--quiet", o->quiet, "no note on stderr");
-    sub->add_option("FILES", o->files,
-                    "IN OUT: the input image and the output (.png APNG, .webp, .gif, .mp4 with ffmpeg); OUT alone "
-                    "teaches on a ramp")
-        ->expected(1, 2);
+    sub->add_option("IN", o->files[0], "input image, whose middle is cropped; leave out for a ramp");
+    sub->add_option("OUT", o->files[1],
+                    "output: .png (APNG), .webp, .gif, or .mp4 with ffmpeg; with --handout "
+                    "the pages' name");
 }
 
 }  // namespace halftone::cli
