@@ -1,9 +1,11 @@
 #include "io/animation.h"
 
+#ifdef HALFTONE_HAVE_OIIO  // the built-in codecs' libraries come with HALFTONE_IO (io/CMakeLists.txt)
 #include <gif_lib.h>
 #include <webp/encode.h>
 #include <webp/mux.h>
 #include <zlib.h>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -24,6 +26,7 @@ std::string lowerExtension(const std::string& path) {
     return e;
 }
 
+#ifdef HALFTONE_HAVE_OIIO
 void put32(std::string& out, uint32_t v) {
     for (int s = 24; s >= 0; s -= 8) out.push_back(char(uint8_t(v >> s)));
 }
@@ -174,6 +177,8 @@ Status gifBytes(const std::vector<Image>& frames, int frameMs, std::string& out)
     return Status::ok();
 }
 
+#endif
+
 }  // namespace
 
 bool isAnimationFormat(const std::string& path) {
@@ -193,6 +198,10 @@ Status writeAnimation(const std::string& path, const std::vector<Image>& frames,
     const std::string e = lowerExtension(path);
     std::string bytes;
     Status s;
+#ifndef HALFTONE_HAVE_OIIO
+    if (isAnimationFormat(path))
+        return Status::error(path + ": this build writes no animations (built without HALFTONE_IO: PNM files only)");
+#else
     if (e == "png")
         s = apngBytes(frames, frameMs, bytes);
     else if (e == "webp")
@@ -200,6 +209,7 @@ Status writeAnimation(const std::string& path, const std::vector<Image>& frames,
     else if (e == "gif")
         s = gifBytes(frames, frameMs, bytes);
     else
+#endif
         return Status::error(path + ": an animation is written as .png (APNG), .webp or .gif");
     if (s) s = writeFileAtomically(path, bytes);
     return s.withContext(path);
