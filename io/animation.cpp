@@ -210,7 +210,7 @@ Status writeAnimation(const std::string& path, const std::vector<Image>& frames,
         s = gifBytes(frames, frameMs, bytes);
     else
 #endif
-        return Status::error(path + ": an animation is written as .png (APNG), .webp or .gif");
+    return Status::error(path + ": an animation is written as .png (APNG), .webp or .gif");
     if (s) s = writeFileAtomically(path, bytes);
     return s.withContext(path);
 }

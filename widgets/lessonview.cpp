@@ -14,11 +14,13 @@
 #include <QPainterPath>
 #include <QPdfWriter>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QTextDocument>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtMath>
 
@@ -237,6 +239,9 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
         c->setObjectName(QString::fromLatin1(name));
         for (const std::string& n : items) c->addItem(QString::fromStdString(n));
         c->setCurrentText(current);
+        // long names (dot-mese-vaidyanathan-16) must not widen the window: the list shows them whole
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(9);
         return c;
     };
     auto spin = [](const char* name, int lo, int hi, int v) {
@@ -251,13 +256,18 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
     sourceCombo_ = new QComboBox;
     sourceCombo_->setObjectName(QStringLiteral("source"));
     sourceCombo_->addItems({tr("Ramp"), tr("Loaded image (middle)")});
+    sourceCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    sourceCombo_->setMinimumContentsLength(9);
     scheduleCombo_ = combo("schedule", lessonScheduleNames(), QStringLiteral("raster"));
     compareCombo_ = combo("compareSchedule", lessonScheduleNames(), QStringLiteral("knight"));
     kernelCombo_ = combo("kernel", kernelList, QStringLiteral("floyd-steinberg"));
     widthSpin_ = spin("width", 1, kLessonMaxSide, 12);
     heightSpin_ = spin("height", 1, kLessonMaxSide, 8);
     levelsSpin_ = spin("levels", 2, 16, 2);
-    raceCheck_ = new QCheckBox(tr("Race: every pixel of a step reads the errors written before it"));
+    raceCheck_ = new QCheckBox(tr("&Race"));
+    raceCheck_->setToolTip(
+        tr("Run the steps as parallel hardware would: every pixel of a step reads the errors "
+           "written before the step"));
     raceCheck_->setObjectName(QStringLiteral("race"));
 
     auto* setup = new QHBoxLayout;
@@ -272,12 +282,11 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
     setup->addWidget(new QLabel(QStringLiteral("\u00d7")));
     setup->addWidget(heightSpin_);
     labelled(tr("&Kernel"), kernelCombo_);
-    labelled(tr("&Levels"), levelsSpin_);
-    setup->addWidget(raceCheck_);
     setup->addStretch(1);
 
     auto button = [this](const char* name, const QString& text, const QString& tip) {
-        auto* b = new QPushButton(text);
+        auto* b = new QToolButton;
+        b->setText(text);
         b->setObjectName(QString::fromLatin1(name));
         b->setToolTip(tip);
         b->setFocusPolicy(Qt::NoFocus);
@@ -305,6 +314,11 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
     transport->addWidget(slower);
     transport->addWidget(speedLabel_);
     transport->addWidget(faster);
+    auto* levelsLabel = new QLabel(tr("&Levels"));
+    levelsLabel->setBuddy(levelsSpin_);
+    transport->addWidget(levelsLabel);
+    transport->addWidget(levelsSpin_);
+    transport->addWidget(raceCheck_);
 
     auto side = [&](QComboBox* schedule, LessonGrid*& grid, ParallelismStrip*& strip, QLabel*& stats,
                     const QString& title) {
@@ -327,18 +341,20 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
         v->addWidget(stats);
         return box;
     };
-    auto* splitter = new QSplitter(Qt::Horizontal);
-    splitter->addWidget(side(scheduleCombo_, grid_, strip_, stats_, tr("&Schedule")));
-    splitter->addWidget(side(compareCombo_, compareGrid_, compareStrip_, compareStats_, tr("&Beside it")));
+    // The two schedules side by side, or one above the other when that gives the grids larger cells (layoutSides()).
+    sides_ = new QSplitter(Qt::Horizontal);
+    sides_->addWidget(side(scheduleCombo_, grid_, strip_, stats_, tr("&Schedule")));
+    sides_->addWidget(side(compareCombo_, compareGrid_, compareStrip_, compareStats_, tr("&Beside it")));
     stats_->setObjectName(QStringLiteral("stats"));
     compareStats_->setObjectName(QStringLiteral("compareStats"));
     panel_ = new QTextBrowser;
     panel_->setObjectName(QStringLiteral("arithmetic"));
     panel_->setMinimumWidth(fontMetrics().averageCharWidth() * 36);
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(sides_);
     splitter->addWidget(panel_);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 4);
+    splitter->setStretchFactor(1, 2);
 
     auto* exportRow = new QHBoxLayout;
     auto* animate = new QPushButton(tr("Export &animation\u2026"));
@@ -369,13 +385,13 @@ LessonView::LessonView(QWidget* parent) : QWidget(parent) {
         else
             setStep(step_ + 1);
     });
-    connect(first, &QPushButton::clicked, this, [this] { setStep(0); });
-    connect(back, &QPushButton::clicked, this, &LessonView::stepBack);
-    connect(playButton_, &QPushButton::clicked, this, &LessonView::togglePlay);
-    connect(forward, &QPushButton::clicked, this, &LessonView::stepForward);
-    connect(lastB, &QPushButton::clicked, this, [this] { setStep(stepCount() - 1); });
-    connect(slower, &QPushButton::clicked, this, &LessonView::slower);
-    connect(faster, &QPushButton::clicked, this, &LessonView::faster);
+    connect(first, &QToolButton::clicked, this, [this] { setStep(0); });
+    connect(back, &QToolButton::clicked, this, &LessonView::stepBack);
+    connect(playButton_, &QToolButton::clicked, this, &LessonView::togglePlay);
+    connect(forward, &QToolButton::clicked, this, &LessonView::stepForward);
+    connect(lastB, &QToolButton::clicked, this, [this] { setStep(stepCount() - 1); });
+    connect(slower, &QToolButton::clicked, this, &LessonView::slower);
+    connect(faster, &QToolButton::clicked, this, &LessonView::faster);
     connect(slider_, &QSlider::valueChanged, this, [this](int v) {
         if (!building_) setStep(v);
     });
@@ -539,6 +555,7 @@ void LessonView::rebuild() {
     selected_ = {-1, -1};
     grid_->setSelected(selected_);
     building_ = false;
+    layoutSides();
     rebuildCompare();
 }
 
@@ -578,7 +595,11 @@ void LessonView::updateStepUi() {
         panel_->setHtml(QStringLiteral("<p style='color:#c00'>%1</p>").arg(error_.toHtmlEscaped()));
         return;
     }
-    const int s = sideStep(trace_, step_);
+    panel_->setHtml(stepHtml(step_, selected_));
+}
+
+QString LessonView::stepHtml(int step, QPoint selected) const {
+    const int s = sideStep(trace_, step);
     const size_t begin = trace_.stepBegin[size_t(s)], end = trace_.stepBegin[size_t(s) + 1];
     QString html = tr("<h3>Step %1 of %2: %3 pixel(s) at once</h3><p>%4, %5 levels.</p>")
                        .arg(s)
@@ -586,7 +607,7 @@ void LessonView::updateStepUi() {
                        .arg(end - begin)
                        .arg(QString::fromStdString(trace_.arithmetic))
                        .arg(trace_.levels);
-    const int r = selected_.y(), c = selected_.x();
+    const int r = selected.y(), c = selected.x();
     if (r >= 0 && r < trace_.output.height && c >= 0 && c < trace_.output.width) {
         html += tr("<p><i>Selected pixel (step %1):</i></p>").arg(trace_.at(r, c).step) + pixelHtml(trace_.at(r, c));
         html += QStringLiteral("<hr/>");
@@ -595,7 +616,7 @@ void LessonView::updateStepUi() {
     for (size_t i = begin; i < begin + shown; ++i)
         if (!(trace_.pixels[i].row == r && trace_.pixels[i].col == c)) html += pixelHtml(trace_.pixels[i]);
     if (end - begin > shown) html += tr("<p>\u2026 and %1 more pixel(s) of this step.</p>").arg(end - begin - shown);
-    panel_->setHtml(html);
+    return html;
 }
 
 QString LessonView::pixelHtml(const LessonPixel& p) const {
@@ -698,6 +719,20 @@ void LessonView::slower() {
     updateStepUi();
 }
 
+void LessonView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    layoutSides();
+}
+
+void LessonView::layoutSides() {
+    const int w = widthSpin_->value(), h = heightSpin_->value();
+    // the grids get about two thirds of a side's height (the rest: header, bars, statistics)
+    const double across = std::min(sides_->width() / 2.0 / w, sides_->height() * 0.65 / h);
+    const double stacked = std::min(double(sides_->width()) / w, sides_->height() / 2.0 * 0.55 / h);
+    const Qt::Orientation o = stacked > across * 1.15 ? Qt::Vertical : Qt::Horizontal;
+    if (sides_->orientation() != o) sides_->setOrientation(o);
+}
+
 void LessonView::keyPressEvent(QKeyEvent* e) {
     switch (e->key()) {
         case Qt::Key_Space:
@@ -748,24 +783,20 @@ Status LessonView::exportHandout(const QString& path, int first, int last) const
     QPainter p;
     if (!p.begin(&pdf)) return Status::error(path.toStdString() + ": cannot write the PDF");
     const QRect page = p.viewport();
-    auto* self = const_cast<LessonView*>(this);
-    const int keep = step_;
     for (int s = first; s <= last; ++s) {
         if (s > first) pdf.newPage();
         const QImage frame = frameImage(trace_, s, lessonCellSize(trace_.output.width, trace_.output.height));
         const QRect target(0, 0, page.width(), page.width() * frame.height() / frame.width() / 2);
         p.drawImage(QRect(target.topLeft(), frame.size().scaled(target.size(), Qt::KeepAspectRatio)), frame);
-        self->setStep(s);
         QTextDocument doc;
         doc.setDefaultFont(QFont(font().family(), 10));
-        doc.setHtml(panel_->toHtml());
+        doc.setHtml(stepHtml(s, QPoint(-1, -1)));
         doc.setTextWidth(page.width());
         p.save();
         p.translate(0, target.height() + 20);
         doc.drawContents(&p, QRectF(0, 0, page.width(), page.height() - target.height() - 20));
         p.restore();
     }
-    self->setStep(keep);
     if (!p.end()) return Status::error(path.toStdString() + ": cannot write the PDF");
     return Status::ok();
 }

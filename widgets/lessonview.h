@@ -10,9 +10,10 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QPushButton;
+class QToolButton;
 class QSlider;
 class QSpinBox;
+class QSplitter;
 class QTextBrowser;
 
 namespace halftone {
@@ -125,14 +126,18 @@ public slots:
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
+    void layoutSides();
     void rebuild();
     void rebuildCompare();
     void updateStepUi();
     Plane8 lessonImage() const;
     LessonOptions optionsFor(const QString& schedule) const;
     QString pixelHtml(const LessonPixel& p) const;
+    /// The arithmetic panel's page for a step of the main side (the selected pixel first, when there is one).
+    QString stepHtml(int step, QPoint selected) const;
 
     QComboBox* sourceCombo_;
     QComboBox* scheduleCombo_;
@@ -142,7 +147,7 @@ private:
     QSpinBox* heightSpin_;
     QSpinBox* levelsSpin_;
     QCheckBox* raceCheck_;
-    QPushButton* playButton_;
+    QToolButton* playButton_;
     QSlider* slider_;
     QLabel* stepLabel_;
     QLabel* speedLabel_;
@@ -153,6 +158,7 @@ private:
     ParallelismStrip* strip_;
     ParallelismStrip* compareStrip_;
     QTextBrowser* panel_;
+    QSplitter* sides_;
     QTimer timer_;
     Plane8 loaded_;
     LessonTrace trace_;

@@ -5,7 +5,7 @@
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QLabel>
-#include <QPushButton>
+#include <QToolButton>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -26,6 +26,7 @@ private slots:
     void numbersShownAreTheEngines_data();
     void numbersShownAreTheEngines();
     void playPauseStepSpeedKeys();
+    void doesNotWidenTheWindow();
     void sideBySideShowsTheModel();
     void raceDiffersWhereItMust();
     void readableAtSmallSizes_data();
@@ -110,20 +111,20 @@ void TestStudioLesson::playPauseStepSpeedKeys() {
     QCOMPARE(v.step(), 0);
     QTest::keyClick(&v, Qt::Key_Left);
     QCOMPARE(v.step(), 0);
-    v.findChild<QPushButton*>("forward")->click();
+    v.findChild<QToolButton*>("forward")->click();
     QCOMPARE(v.step(), 1);
-    v.findChild<QPushButton*>("back")->click();
+    v.findChild<QToolButton*>("back")->click();
     QCOMPARE(v.step(), 0);
     const int slow = v.intervalMs();
     QTest::keyClick(&v, Qt::Key_Plus);
     QVERIFY(v.intervalMs() < slow);
-    v.findChild<QPushButton*>("slower")->click();
+    v.findChild<QToolButton*>("slower")->click();
     QCOMPARE(v.intervalMs(), slow);
     QVERIFY(v.findChild<QLabel*>("speed")->text().contains("s/step"));
     for (int i = 0; i < 6; ++i) v.faster();
     QTest::keyClick(&v, Qt::Key_Space);
     QVERIFY(v.playing());
-    QCOMPARE(v.findChild<QPushButton*>("play")->text(), QString("Pause"));
+    QCOMPARE(v.findChild<QToolButton*>("play")->text(), QString("Pause"));
     QTRY_VERIFY_WITH_TIMEOUT(v.step() >= 3, 5000);
     QTest::keyClick(&v, Qt::Key_Space);
     QVERIFY(!v.playing());
@@ -135,6 +136,14 @@ void TestStudioLesson::playPauseStepSpeedKeys() {
     QTRY_VERIFY_WITH_TIMEOUT(!v.playing(), 10000);
     QCOMPARE(v.step(), v.stepCount() - 1);
     QVERIFY(v.findChild<QLabel*>("stepLabel")->text().contains(QString::number(v.stepCount())));
+}
+
+void TestStudioLesson::doesNotWidenTheWindow() {
+    // the tab shares the window with the others: its smallest size must leave room for the side panels of a
+    // 1200 x 800 window, whatever schedule names its lists hold
+    LessonView v;
+    QVERIFY(v.minimumSizeHint().width() <= 640);
+    QVERIFY(v.minimumSizeHint().height() <= 480);
 }
 
 void TestStudioLesson::sideBySideShowsTheModel() {
