@@ -196,23 +196,18 @@ Status writeAnimation(const std::string& path, const std::vector<Image>& frames,
             return Status::error(path + ": animation frames differ in size or palette");
     frameMs = std::clamp(frameMs, 10, 65535);
     const std::string e = lowerExtension(path);
+    if (!isAnimationFormat(path))
+        return Status::error(path + ": an animation is written as .png (APNG), .webp or .gif");
+#ifdef HALFTONE_HAVE_OIIO
     std::string bytes;
-    Status s;
-#ifndef HALFTONE_HAVE_OIIO
-    if (isAnimationFormat(path))
-        return Status::error(path + ": this build writes no animations (built without HALFTONE_IO: PNM files only)");
-#else
-    if (e == "png")
-        s = apngBytes(frames, frameMs, bytes);
-    else if (e == "webp")
-        s = webpBytes(frames, frameMs, bytes);
-    else if (e == "gif")
-        s = gifBytes(frames, frameMs, bytes);
-    else
-#endif
-    return Status::error(path + ": an animation is written as .png (APNG), .webp or .gif");
+    Status s = e == "png"    ? apngBytes(frames, frameMs, bytes)
+               : e == "webp" ? webpBytes(frames, frameMs, bytes)
+                             : gifBytes(frames, frameMs, bytes);
     if (s) s = writeFileAtomically(path, bytes);
     return s.withContext(path);
+#else
+    return Status::error(path + ": this build writes no animations (built without HALFTONE_IO: PNM files only)");
+#endif
 }
 
 }  // namespace halftone::io
