@@ -47,6 +47,7 @@
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
 #include "widgets/qualitypanel.h"
+#include "widgets/lessonview.h"
 #include "widgets/scheduleview.h"
 
 namespace halftone {
@@ -254,6 +255,7 @@ void MainWindow::imageReady(const Loaded& loaded, const QString& name, const QSt
     currentStale_ = false;
     pinned_.clear();
     if (!path.isEmpty()) addRecent(path);
+    lesson_->setLoadedImage(*image_);
     panel_->setImage(image_);  // an auto palette is made again from this image (runCurrent waits for it)
     // The platform appends the application's display name unless the title already ends with it.
     setWindowTitle(tr("%1 (%2 x %3)").arg(name).arg(image_->width()).arg(image_->height()) +

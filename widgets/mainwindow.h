@@ -38,6 +38,7 @@ class BenchmarkPanel;
 class CompareView;
 class MethodPanel;
 class QualityPanel;
+class LessonView;
 class ScheduleView;
 
 /// \brief The studio window; every long operation runs off the UI thread.
@@ -114,6 +115,7 @@ public:
     ScheduleView* scheduleView() const { return schedule_; }
     BenchmarkPanel* benchmarkPanel() const { return bench_; }
     QualityPanel* qualityPanel() const { return quality_; }
+    LessonView* lessonView() const { return lesson_; }
     JobRunner* jobs() const { return jobs_; }
     QTabWidget* tabs() const { return tabs_; }
     JobResultPtr currentResult() const { return current_; }
@@ -228,6 +230,7 @@ private:
     ScheduleView* schedule_ = nullptr;
     BenchmarkPanel* bench_ = nullptr;
     QualityPanel* quality_ = nullptr;
+    LessonView* lesson_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QProgressBar* saveProgress_ = nullptr;  // in the status bar while a save runs

@@ -35,6 +35,7 @@
 #include "widgets/compareview.h"
 #include "widgets/methodpanel.h"
 #include "widgets/qualitypanel.h"
+#include "widgets/lessonview.h"
 #include "widgets/scheduleview.h"
 
 #ifndef HALFTONE_VERSION
@@ -86,6 +87,8 @@ void MainWindow::buildUi() {
     tabs_->addTab(buildCompareTab(), tr("Compare"));
     schedule_ = new ScheduleView;
     tabs_->addTab(schedule_, tr("Scheduling"));
+    lesson_ = new LessonView;
+    tabs_->addTab(lesson_, tr("Lesson"));
     bench_ = new BenchmarkPanel(registry_);
     tabs_->addTab(bench_, tr("Benchmark"));
     quality_ = new QualityPanel(registry_);

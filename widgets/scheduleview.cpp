@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ed/dotdiffusion.h"
+#include "core/schedule/lesson.h"
 #include "widgets/formrows.h"
 
 namespace halftone {
@@ -247,14 +248,8 @@ void setIntegerTicks(QCPAxis* axis) {
 }  // namespace
 
 QSize ScheduleView::blockSizeForView(const QString& schedule) {
-    // Parallelogram blocks are square (32 x 32 in the methods); wavefront units are flat chunks of a band
-    // (a band of 8 or 16 rows, 256 steps long in the methods). Trapezoid blocks are sized by the model from
-    // the thread count and the grid, so they fit any grid already.
-    if (schedule == QLatin1String("parallelogram")) return {4, 4};
-    if (schedule == QLatin1String("wavefront")) return {6, 2};
-    // GPU strips of 32 or 64 rows in groups of 8 or 16 steps: 4 rows in groups of 4 steps show several strips
-    if (schedule == QLatin1String("gpu-wavefront")) return {4, 4};
-    return {0, 0};
+    const auto [w, h] = lessonBlockSize(schedule.toStdString());
+    return {w, h};
 }
 
 ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {

@@ -92,6 +92,7 @@ void addScreenCommand(Commands& commands);   ///< cmd_screen.cpp: `halftone scre
 void addAnalyzeCommand(Commands& commands);  ///< cmd_analyze.cpp: `halftone analyze`
 void addBatchCommand(Commands& commands);    ///< cmd_batch.cpp: `halftone batch`
 void addHelpCommand(Commands& commands);     ///< cmd_help.cpp: `halftone help METHOD`
+void addTeachCommand(Commands& commands);    ///< cmd_teach.cpp: `halftone teach`
 /// \brief `halftone help [TOPIC]`: the program's help, a command's, or one method's; returns the exit code.
 int runHelp(CLI::App& app, const std::vector<std::string>& words);
 

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
     cli::addAnalyzeCommand(commands);
     cli::addBatchCommand(commands);
     cli::addHelpCommand(commands);
+    cli::addTeachCommand(commands);
 
     if (argc >= 2 && std::string(argv[1]) == "help") return cli::runHelp(app, {argv + 2, argv + argc});
     try {

@@ -10,6 +10,7 @@
 #include "core/job/registry.h"
 #include "core/palette/palette.h"
 #include "widgets/adjustpanel.h"
+#include "widgets/lessonview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
@@ -195,7 +196,7 @@ int usageError(const QString& message) {
 
 StartOptions::StartOptions()
     : screenshot(option("screenshot", "open, run the current method, save a PNG of the window to FILE, quit", "FILE")),
-      tab(option("tab", "tab to show: compare, scheduling, benchmark, quality", "NAME")),
+      tab(option("tab", "tab to show: compare, scheduling, lesson, benchmark, quality", "NAME")),
       method(option("method", "method/variant to select, e.g. ed/rc", "M/V")),
       device(option("device", "cpu, gpu or auto", "DEVICE", "auto")),
       color(option("color", "gray, rgb or cmyk", "MODE")),
@@ -212,11 +213,15 @@ StartOptions::StartOptions()
                      "SPEC")),
       printPreview(option("print-preview", "start with CMYK results shown as printed (process inks on white paper)")),
       latency(option("ui-latency",
-                     "halftone a synthetic N x N image and print the UI thread's longest block, then quit", "N")) {}
+                     "halftone a synthetic N x N image and print the UI thread's longest block, then quit", "N")),
+      lesson(option("lesson",
+                    "the Lesson tab: SCHEDULE[,COMPARE][,kernel=K][,size=WxH][,levels=L][,step=N][,race][,image], "
+                    "e.g. rows,knight,size=16x10,step=3,race",
+                    "SPEC")) {}
 
 void StartOptions::addTo(QCommandLineParser& cli) const {
-    cli.addOptions(
-        {screenshot, tab, method, device, color, size, compare, perceived, split, palette, printPreview, latency});
+    cli.addOptions({screenshot, tab, method, device, color, size, compare, perceived, split, palette, printPreview,
+                    latency, lesson});
 }
 
 int checkStartOptions(const QCommandLineParser& cli, StartOptions& o) {
@@ -264,6 +269,9 @@ int applyStartOptions(const QCommandLineParser& cli, const StartOptions& o, Main
     if (cli.isSet(o.printPreview)) w.setPrintPreview(true);
     if (cli.isSet(o.perceived)) w.setPerceivedView(true);
     if (cli.isSet(o.split)) w.setSplitView(true);
+    if (cli.isSet(o.lesson))
+        if (Status s = w.lessonView()->applySpec(cli.value(o.lesson)); !s)
+            return usageError(QString::fromStdString(s.message()));
     return 0;
 }
 

@@ -18,7 +18,7 @@ struct StartOptions {
     void addTo(QCommandLineParser& cli) const;
 
     QCommandLineOption screenshot, tab, method, device, color, size, compare, perceived, split, palette, printPreview,
-        latency;
+        latency, lesson;
 
     // Checked values (check()).
     QStringList files;

@@ -250,6 +250,12 @@ Status dotDiffuse(const Plane8& src, Plane8& dst, const DotParams& params, const
     return Status::ok();
 }
 
+int32_t dotShare(int32_t w, int32_t e, int32_t W) { return share(w, e, W); }
+
+int32_t dotWeightSum(const ClassMatrix& m, int width, int height, int i, int j) {
+    return weightSum(m, width, height, i, j);
+}
+
 Plane8 referenceDotDiffusion(const Plane8& src, const DotParams& params, const DotVisit& visit) {
     const ClassMatrix* mp = nullptr;
     if (!validate(src, params, mp)) return {};

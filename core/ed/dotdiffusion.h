@@ -36,6 +36,13 @@ Status validateClassMatrix(const ClassMatrix& m);
 /// is its class.
 std::string dotSchedule(const std::string& matrix);
 
+/// \brief The share of error `e` a receiver of neighbour weight `w` gets from a sender of weight sum `W` (docs/spec.md
+/// section 7): floor((w e + floor(W / 2)) / W).
+int32_t dotShare(int32_t w, int32_t e, int32_t W);
+/// \brief W(q): the summed weights (2 orthogonal, 1 diagonal) of the neighbours of (i, j) inside a width x height
+/// image whose class is higher; 0 for a baron.
+int32_t dotWeightSum(const ClassMatrix& m, int width, int height, int i, int j);
+
 /// \brief Parameters of dot diffusion.
 struct DotParams {
     std::string matrix = "knuth";

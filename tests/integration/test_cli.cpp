@@ -1237,6 +1237,7 @@ void TestCli::helpFitsAndIsGrouped_data() {
     QTest::newRow("batch") << QStringList{"batch", "--help"};
     QTest::newRow("screen") << QStringList{"screen", "--help"};
     QTest::newRow("analyze") << QStringList{"analyze", "--help"};
+    QTest::newRow("teach") << QStringList{"teach", "--help"};
     QTest::newRow("help") << QStringList{"help"};
     for (const std::string& m : Registry::instance().methodNames())
         QTest::newRow(("help " + m).c_str()) << QStringList{"help", QString::fromStdString(m)};
