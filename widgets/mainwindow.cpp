@@ -345,10 +345,6 @@ QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
     else
         head = tr("Current");
     QString text = head + QStringLiteral(": ") + r->label();
-    if (r->prepared)
-        text +=
-            tr("\nAdjust: %1")
-                .arg(describePrepare(r->prepared->settings, r->prepared->image->width(), r->prepared->image->height()));
     if (isCurrent && currentStale_) text += tr("\nPrevious result: the last run was cancelled or failed");
     return text;
 }

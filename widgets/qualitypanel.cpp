@@ -45,7 +45,8 @@ Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
     return Status::ok();
 }
 
-QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel, const std::atomic<bool>& stop) {
+QualityRow measureOne(const JobResult& r, const std::shared_ptr<const Image>& original, int patchLevel,
+                      const std::atomic<bool>& stop) {
     QualityRow row;
     row.methodId = r.methodId;
     row.label = r.description.shortText.isEmpty() ? r.methodId : r.description.shortText;
@@ -55,30 +56,39 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     row.device = QString::fromLatin1(toString(r.device));
     row.seconds = r.seconds;
     if (!r.halftone) return row;
+    // Measured against what the method ran on (the prepared image after Adjust), at its size, as the pane's label is.
+    const MeasuredPair pair = measuredPair(r, original);
     // A CMYK result is measured as it is shown, in RGB (as the pane labels' PSNR).
-    const bool cmyk = r.halftone->space == ColorSpace::CMYK;
+    const bool cmyk = pair.halftone->space == ColorSpace::CMYK;
     // A palette result is RGB whatever the colour mode: measured against the original in RGB.
-    const Image orig = convertColor(original, cmyk || r.halftone->space == ColorSpace::RGB ? ColorMode::RGB : r.color);
-    const Image shownResult = cmyk ? convertColor(*r.halftone, ColorMode::RGB) : Image();
-    const Image& result = cmyk ? shownResult : *r.halftone;
+    const Image orig =
+        convertColor(*pair.reference, cmyk || pair.halftone->space == ColorSpace::RGB ? ColorMode::RGB : r.color);
+    const Image shownResult = cmyk ? convertColor(*pair.halftone, ColorMode::RGB) : Image();
+    const Image& result = cmyk ? shownResult : *pair.halftone;
     const int w = orig.width(), h = orig.height();
     const int cw = std::min(w, kMaxMeasured), ch = std::min(h, kMaxMeasured);
     row.region =
         (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
-    double e = 0, p = 0;
-    const int n = std::min(orig.channelCount(), result.channelCount());
-    for (int c = 0; c < n && !stop; ++c) {
-        const Plane8 a = centralCrop(orig.channels[size_t(c)], cw, ch);
-        const Plane8 b = centralCrop(result.channels[size_t(c)], cw, ch);
-        e += hvsWeightedError(a, b);
-        p += filteredPsnr(a, b, 1.2, 4, row.linear);
+    if (result.width() != w || result.height() != h) {
+        row.error = QStringLiteral("the result is %1 x %2, the image it was made from %3 x %4")
+                        .arg(result.width())
+                        .arg(result.height())
+                        .arg(w)
+                        .arg(h);
+        return row;
     }
+    double e = 0;
+    const int n = std::min(orig.channelCount(), result.channelCount());
+    for (int c = 0; c < n && !stop; ++c)
+        e += hvsWeightedError(centralCrop(orig.channels[size_t(c)], cw, ch),
+                              centralCrop(result.channels[size_t(c)], cw, ch));
     row.hvsError = e / std::max(1, n);
-    row.psnrDb = p / std::max(1, n);
+    QString psnrRegion;
+    measurePsnr(result, orig, row.linear, row.psnrDb, psnrRegion);
     if (stop) return row;
     if (result.space != ColorSpace::Gray) {
         // Colour: Delta E 2000 of the filtered images, on the same region (docs/spec.md section 3).
-        Image a = convertColor(original, ColorMode::RGB), b = convertColor(result, ColorMode::RGB);
+        Image a = convertColor(orig, ColorMode::RGB), b = convertColor(result, ColorMode::RGB);
         for (Image* im : {&a, &b})
             for (Plane8& plane : im->channels) plane = centralCrop(plane, cw, ch);
         row.deltaE2000 = filteredDeltaE2000(a, b);
@@ -256,7 +266,7 @@ void QualityPanel::measure() {
         QVector<QualityRow> rows;
         for (const JobResultPtr& r : results) {
             if (stop->load()) break;
-            rows.push_back(measureOne(*r, *original, level, *stop));
+            rows.push_back(measureOne(*r, original, level, *stop));
         }
         return rows;
     }));
