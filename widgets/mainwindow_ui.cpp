@@ -15,6 +15,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -39,6 +40,26 @@
 #ifndef HALFTONE_VERSION
 #define HALFTONE_VERSION ""
 #endif
+
+namespace {
+
+/// Gives the Esc key to an open pop-up (a drop-down list, a menu) before the window's shortcuts see it: Esc then
+/// closes the list and does not also cancel the run.
+class PopupTakesEscape : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() != QEvent::ShortcutOverride || static_cast<QKeyEvent*>(e)->key() != Qt::Key_Escape ||
+            !QApplication::activePopupWidget())
+            return false;
+        e->accept();  // an accepted override: the key press goes to the pop-up, no shortcut runs
+        return true;
+    }
+};
+
+}  // namespace
 
 namespace halftone {
 
@@ -122,6 +143,7 @@ QHBoxLayout* MainWindow::buildRunButtons() {
     cancelAction_ = new QAction(tr("&Cancel run"), this);
     cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
     cancelAction_->setEnabled(false);
+    qApp->installEventFilter(new PopupTakesEscape(this));
     addAction(runAction_);
     addAction(cancelAction_);
     runButton_ = new QPushButton(tr("Run"));

@@ -1,7 +1,9 @@
 // The main window: bad files give an error dialog naming the file and the problem; the sample opens and a
 // run completes; a cancel leaves the window usable; results save; recent files; paste; the screenshot
 // path of the window and of the halftone-studio executable writes a PNG.
+#include <QAbstractItemView>
 #include <QClipboard>
+#include <QComboBox>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
@@ -44,6 +46,7 @@ private slots:
     void sampleOpensAndRuns();
     void realImageRunsExact();
     void cancelKeepsWindowUsable();
+    void escapeClosingAListKeepsTheRun();
     void cancelStopsOpening();
     void switchingBackIsCached();
     void saveResult();
@@ -162,6 +165,36 @@ void TestStudioMainWindow::cancelKeepsWindowUsable() {
     w.runCurrent();
     QVERIFY(shown.wait(20000));
     QCOMPARE(w.currentResult()->methodId, QString("ed/plain"));
+}
+
+void TestStudioMainWindow::escapeClosingAListKeepsTheRun() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QSignalSpy loaded(&w, &MainWindow::imageLoaded);
+    QSignalSpy failed(&w, &MainWindow::runFailed);
+    QVERIFY(w.methodPanel()->setMethod("zz-slow", "rows"));
+    QSignalSpy progress(w.jobs(), &JobRunner::progress);
+    w.setImage(Image::gray(test::randomPlane(16, 3000, test::freshSeed("escape in a list"))), "tall");
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(progress.wait(10000));  // the slow run is under way
+    // Esc closes an open drop-down list and does nothing else.
+    QComboBox* combo = w.methodPanel()->deviceCombo();
+    combo->showPopup();
+    QWidget* popup = combo->view()->window();
+    QTRY_VERIFY(popup->isVisible());
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : popup, Qt::Key_Escape);
+    QTRY_VERIFY(!popup->isVisible());
+    QTest::qWait(100);
+    QVERIFY(w.jobs()->busy());
+    QCOMPARE(failed.count(), 0);
+    // Esc in the window cancels the run.
+    QApplication::setActiveWindow(&w);  // the offscreen platform leaves the closed list active
+    QTRY_COMPARE(QApplication::activeWindow(), &w);
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(failed.count() > 0 || failed.wait(5000));
+    QCOMPARE(failed.at(0).at(1).toBool(), true);
 }
 
 void TestStudioMainWindow::cancelStopsOpening() {
