@@ -36,6 +36,7 @@
 
 #include "io/imagefile.h"
 #include "io/preset.h"
+#include "io/screenfile.h"
 #include "widgets/adjustpanel.h"
 #include "widgets/batchdialog.h"
 #include "widgets/benchmarkpanel.h"
@@ -74,6 +75,7 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     : QMainWindow(parent), registry_(registry), jobs_(new JobRunner(this)) {
     setWindowTitle(tr("Halftone Studio"));
     setAcceptDrops(true);
+    io::installScreenFileLoader();  // a screen from a file reads every image format, as the CLI's --screen does
     buildUi();
     buildMenus();
     debounce_.setSingleShot(true);

@@ -5,25 +5,12 @@
 #include "app/halftone/commands.h"
 #include "core/screen/screen.h"
 #include "io/imagefile.h"
+#include "io/screenfile.h"
 
 namespace halftone::cli {
 
-namespace {
-
-/// Threshold arrays from files through io/ (any format OpenImageIO reads, or PNM); colour is converted to gray.
-Status loadScreenFile(const std::string& path, ThresholdArray& out) {
-    Image im;
-    if (Status s = io::readImage(path, im); !s) return s;
-    if (im.channels.empty()) return Status::error(path + ": image has no channels");
-    const Image gray = convertColor(im, ColorMode::Gray);
-    out = gray.channels.front();
-    return Status::ok();
-}
-
-}  // namespace
-
 void addScreenCommand(Commands& commands) {
-    setScreenFileLoader(loadScreenFile);
+    io::installScreenFileLoader();
     struct Options {
         std::string method = "dbs";
         int size = 0;

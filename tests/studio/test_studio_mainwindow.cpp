@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/ed/errordiffusion.h"
+#include "core/screen/ordered.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
@@ -48,6 +49,7 @@ private slots:
     void cancelKeepsWindowUsable();
     void escapeClosingAListKeepsTheRun();
     void cancelStopsOpening();
+    void screenFromPngFile();
     void switchingBackIsCached();
     void saveResult();
     void pasteImage();
@@ -195,6 +197,38 @@ void TestStudioMainWindow::escapeClosingAListKeepsTheRun() {
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(failed.count() > 0 || failed.wait(5000));
     QCOMPARE(failed.at(0).at(1).toBool(), true);
+}
+
+void TestStudioMainWindow::screenFromPngFile() {
+    // Screen > From file... reads what the CLI's --screen reads: a PNG threshold array is used by the run.
+    QTemporaryDir dir;
+    const ThresholdArray thresholds = test::randomPlane(5, 3, test::freshSeed("screen file"));
+    const QString png = dir.filePath("thresholds.png");
+    QVERIFY(io::writeImage(QFile::encodeName(png).toStdString(), Image::gray(thresholds)).isOk());
+    MainWindow w(Registry::instance());
+    w.show();
+    QVERIFY(w.methodPanel()->setMethod("ordered", "screen"));
+    QVERIFY(w.methodPanel()->useFile("screen", png));
+    QCOMPARE(w.methodPanel()->params().getText("screen", ""), png.toStdString());
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    const Plane8 input = test::randomPlane(37, 23, test::freshSeed("screen file input"));
+    w.setImage(Image::gray(input), "random");
+    QVERIFY(shown.wait(20000));
+    QVERIFY2(!w.errorBox(), qPrintable(w.lastError()));
+    Plane8 expected;
+    QVERIFY(orderedDither(input, expected, thresholds).isOk());
+    QVERIFY(w.currentResult()->halftone->channels[0] == expected);
+
+    // A file that is no image is refused with a message naming it; the PNG stays chosen.
+    const QString bad = dir.filePath("not-thresholds.png");
+    QVERIFY(test::writeFile(bad, QByteArray("not an image")));
+    QVERIFY(!w.methodPanel()->useFile("screen", bad));
+    QVERIFY(w.methodPanel()->errorBox());
+    QVERIFY2(w.methodPanel()->errorBox()->text().contains("not-thresholds.png"),
+             qPrintable(w.methodPanel()->errorBox()->text()));
+    QCOMPARE(w.methodPanel()->params().getText("screen", ""), png.toStdString());
+    auto* combo = qobject_cast<QComboBox*>(w.methodPanel()->paramWidget("screen"));
+    QVERIFY(combo && combo->findData(bad) < 0);
 }
 
 void TestStudioMainWindow::cancelStopsOpening() {
