@@ -165,7 +165,7 @@ private:
     QHBoxLayout* buildRunButtons();
     QWidget* buildCompareTab();
     void addZoomActions(QToolBar* bar);
-    void addViewActions(QToolBar* bar);
+    void addViewActions(QToolBar* bar, QToolBar* splitBar);
     void buildMenus();
     /// \brief The job the panels are set to, without its palette (the panel's palette may have no name a
     /// JobSettings can hold).

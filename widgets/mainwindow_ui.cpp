@@ -163,13 +163,20 @@ QWidget* MainWindow::buildCompareTab() {
     auto* comparePage = new QWidget;
     auto* cl = new QVBoxLayout(comparePage);
     cl->setContentsMargins(0, 0, 0, 0);
+    // Two rows, so that every action fits the default window beside the docks: zoom and views; then the split view
+    // with the result it shows (labels can be long) and the result's actions.
     auto* bar = new QToolBar;
+    bar->setObjectName(QStringLiteral("compareToolBar"));
+    auto* splitBar = new QToolBar;
+    splitBar->setObjectName(QStringLiteral("splitToolBar"));
     compare_ = new CompareView;
     cl->addWidget(bar);
+    cl->addWidget(splitBar);
     cl->addWidget(compare_, 1);
     addZoomActions(bar);
     bar->addSeparator();
-    addViewActions(bar);
+    addViewActions(bar, splitBar);
+    bar = splitBar;
     bar->addSeparator();
     bar->addAction(tr("Pin"), QKeySequence(Qt::CTRL | Qt::Key_P), this, &MainWindow::pinCurrent)
         ->setToolTip(tr("Keep the current result on screen to compare with the next runs (Ctrl+P; up to %1, then the "
@@ -200,6 +207,7 @@ void MainWindow::addZoomActions(QToolBar* bar) {
                    [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); })
         ->setToolTip(tr("Zoom out (Ctrl+-, - in a pane, or the wheel)"));
     auto* zoomLabel = new QLabel;
+    zoomLabel->setObjectName(QStringLiteral("zoomLabel"));
     zoomLabel->setMinimumWidth(110);
     zoomLabel->setToolTip(
         tr("At 1x and above every image pixel is a block of screen pixels (nearest neighbour); "
@@ -212,7 +220,7 @@ void MainWindow::addZoomActions(QToolBar* bar) {
     });
 }
 
-void MainWindow::addViewActions(QToolBar* bar) {
+void MainWindow::addViewActions(QToolBar* bar, QToolBar* splitBar) {
     perceivedAction_ = bar->addAction(tr("Perceived"));
     perceivedAction_->setCheckable(true);
     perceivedAction_->setToolTip(
@@ -239,14 +247,18 @@ void MainWindow::addViewActions(QToolBar* bar) {
             for (const JobResultPtr& p : pinned_) jobs_->computePrintPreview(p);
         }
     });
-    splitAction_ = bar->addAction(tr("Split"));
+    splitAction_ = splitBar->addAction(tr("Split"));
     splitAction_->setCheckable(true);
     splitAction_->setToolTip(tr("One pane: original left of the divider, a result right of it (drag the divider)"));
     connect(splitAction_, &QAction::toggled, compare_, &CompareView::setSplit);
     splitChoice_ = new QComboBox;
+    splitChoice_->setObjectName(QStringLiteral("splitChoice"));
     splitChoice_->setToolTip(tr("Result shown right of the split divider"));
-    splitChoice_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    bar->addWidget(splitChoice_);
+    // As wide as the row; long labels are elided, never widening the window.
+    splitChoice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    splitChoice_->setMinimumContentsLength(20);
+    splitChoice_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    splitBar->addWidget(splitChoice_);
     connect(splitChoice_, &QComboBox::currentIndexChanged, compare_, &CompareView::setSplitResult);
 }
 

@@ -24,6 +24,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolBar>
 #include <QTableWidget>
 #include "tests/studio/studioutil.h"
 #include "tests/common/testutil.h"
@@ -63,6 +64,7 @@ private slots:
     void saveAdviceAndCmykPng();
     void cancelMarksPreviousResult();
     void titleNamesAppOnce();
+    void toolbarFitsDefaultWindow();
     void helpListsEveryShortcut();
     void screenshotFromWindow();
     void screenshotOption();
@@ -584,6 +586,39 @@ void TestStudioMainWindow::cancelMarksPreviousResult() {
     w.cancelRun();
     QCOMPARE(stage->text(), done);
     QVERIFY(!w.currentIsStale());
+}
+
+void TestStudioMainWindow::toolbarFitsDefaultWindow() {
+    // At the default 1400 x 900 every action of the Compare toolbar is on the bar (none behind the overflow button),
+    // and the Split result selector stays on it, with results whose labels are long (pins, Adjust settings).
+    MainWindow w(Registry::instance());
+    QCOMPARE(w.size(), QSize(1400, 900));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(Image::gray(test::randomPlane(64, 48, test::freshSeed("toolbar"))), "a-rather-long-image-name");
+    QVERIFY(shown.wait(20000));
+    w.pinCurrent();
+    QVERIFY(w.methodPanel()->setParam("levels", 3));
+    QVERIFY(shown.wait(20000));
+    w.setSplitView(true);
+    QApplication::processEvents();
+    for (const char* name : {"compareToolBar", "splitToolBar"}) {
+        auto* bar = w.findChild<QToolBar*>(name);
+        QVERIFY2(bar && bar->isVisible(), name);
+        for (QAction* a : bar->actions()) {
+            if (a->isSeparator()) continue;
+            QWidget* on = bar->widgetForAction(a);
+            const QString what = a->text().isEmpty() && on ? on->objectName() : a->text();
+            QVERIFY2(on && on->isVisible(), qPrintable(what + " is hidden in the toolbar's overflow"));
+            QVERIFY2(bar->rect().contains(on->geometry()), qPrintable(what + " is cut off"));
+        }
+        auto* more = bar->findChild<QWidget*>("qt_toolbar_ext_button");
+        QVERIFY2(!more || !more->isVisible(), name);
+    }
+    auto* split = w.findChild<QComboBox*>("splitChoice");
+    QVERIFY(split && split->isVisible() && split->count() == 2);
 }
 
 void TestStudioMainWindow::titleNamesAppOnce() {
