@@ -1,6 +1,8 @@
 #include "widgets/mainwindow.h"
 
 #include <QAction>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -104,10 +106,71 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     connect(adjust_, &AdjustPanel::changed, this, [this] {
         if (autoRun_->isChecked() && image_) debounce_.start();
     });
+    connect(panel_, &MethodPanel::changed, this, &MainWindow::recordSettingsChange);
+    connect(adjust_, &AdjustPanel::changed, this, &MainWindow::recordSettingsChange);
+    resetUndo();
     resize(1400, 900);
 }
 
 MainWindow::~MainWindow() { jobs_->cancel(); }
+
+/// One change of the studio's settings: undo applies the settings before it, redo those after it.
+class SettingsChange : public QUndoCommand {
+public:
+    SettingsChange(MainWindow* w, JobSettings before, JobSettings after)
+        : QUndoCommand(MainWindow::tr("settings change")),
+          w_(w),
+          before_(std::move(before)),
+          after_(std::move(after)) {}
+    void undo() override { apply(before_); }
+    void redo() override {
+        if (done_) apply(after_);
+        done_ = true;  // pushed after the change was made
+    }
+
+private:
+    void apply(const JobSettings& job) {
+        w_->undoApplying_ = true;
+        (void)w_->applyJob(job);
+        w_->undoApplying_ = false;
+        w_->undoLast_ = job;
+    }
+    MainWindow* w_;
+    JobSettings before_, after_;
+    bool done_ = false;
+};
+
+void MainWindow::recordSettingsChange() {
+    JobSettings now;
+    if (undoApplying_ || !currentJob(now) || now == undoLast_) return;
+    undo_->push(new SettingsChange(this, undoLast_, now));
+    undoLast_ = now;
+}
+
+void MainWindow::resetUndo() {
+    undo_->clear();
+    JobSettings now;
+    if (currentJob(now)) undoLast_ = now;
+}
+
+void MainWindow::saveWindowState(QSettings& settings) const {
+    settings.beginGroup(QStringLiteral("window"));
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState());
+    settings.endGroup();
+}
+
+bool MainWindow::restoreWindowState(QSettings& settings) {
+    settings.beginGroup(QStringLiteral("window"));
+    const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
+    const QByteArray state = settings.value(QStringLiteral("state")).toByteArray();
+    settings.endGroup();
+    if (geometry.isEmpty()) return false;
+    // The docks first: hidden ones no longer count in the window's minimum size.
+    if (!state.isEmpty()) restoreState(state);
+    restoreGeometry(geometry);
+    return true;
+}
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
 

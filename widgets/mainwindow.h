@@ -19,6 +19,8 @@ class QHBoxLayout;
 class QLabel;
 class QMenu;
 class QToolBar;
+class QUndoStack;
+class QSettings;
 
 class QProgressBar;
 class QPushButton;
@@ -76,6 +78,14 @@ public:
     /// \brief Sets the method panel and the Adjust panel to `job`; changes nothing and returns the problem when the
     /// studio cannot apply it (a method that cannot run here, a palette).
     Status applyJob(const JobSettings& job);
+    /// \brief Undo and redo of every change of the settings (method panel and Adjust), one step per change.
+    QUndoStack* undoStack() const { return undo_; }
+    /// \brief Forgets the undo history and takes the current settings as its start (after settings are restored).
+    void resetUndo();
+    /// \brief Stores the window's size and position and which docks are shown where (group "window").
+    void saveWindowState(QSettings& settings) const;
+    /// \brief Restores what saveWindowState stored; false (and nothing changed) when it stored nothing.
+    bool restoreWindowState(QSettings& settings);
     /// \brief Saves the current job as a preset file (File > Save preset); errors go to an error dialog.
     bool savePreset(const QString& path);
     /// \brief Loads a preset file into the panels (File > Load preset); a bad preset gives an error dialog naming the
@@ -199,6 +209,8 @@ private:
     void takeScreenshot();
     void saveResultDialog();
     void paste();
+    void recordSettingsChange();
+    friend class SettingsChange;
 
     Registry& registry_;
     JobRunner* jobs_;
@@ -234,6 +246,9 @@ private:
     QTimer debounce_;
     QPointer<QMessageBox> errorBox_;
     QString lastError_;
+    QUndoStack* undo_ = nullptr;
+    JobSettings undoLast_;  // the settings the last undo step ends with
+    bool undoApplying_ = false;
 
     std::shared_ptr<const Image> image_;
     quint64 imageId_ = 0;

@@ -27,6 +27,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -77,6 +78,7 @@ QScrollArea* scrolled(QWidget* content) {
 }  // namespace
 
 void MainWindow::buildUi() {
+    undo_ = new QUndoStack(this);
     addPanelDock(buildMethodSide(), tr("Method"), QStringLiteral("methodDock"), 300, Qt::LeftDockWidgetArea);
     // Right: the Adjust steps (prepare) that run before the method.
     adjust_ = new AdjustPanel;
@@ -107,7 +109,8 @@ void MainWindow::addPanelDock(QWidget* content, const QString& title, const QStr
                               Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(name);
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
     dock->setWidget(content);
     dock->setMinimumWidth(minWidth);
     addDockWidget(area, dock);
@@ -299,6 +302,18 @@ void MainWindow::buildMenus() {
     batchAction_->setToolTip(tr("Halftone many files and folders with the current job"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setObjectName(QStringLiteral("undo"));
+    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setObjectName(QStringLiteral("redo"));
+    edit->addAction(undo);
+    edit->addAction(redo);
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(runAction_);
     run->addAction(cancelAction_);

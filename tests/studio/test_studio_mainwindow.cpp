@@ -3,6 +3,11 @@
 // path of the window and of the halftone-studio executable writes a PNG.
 #include <QAbstractItemView>
 #include <QClipboard>
+#include <QDoubleSpinBox>
+#include <QSettings>
+#include <QMenu>
+#include <QDockWidget>
+#include <QUndoStack>
 #include <QComboBox>
 #include <QMessageBox>
 #include <QMimeData>
@@ -28,6 +33,9 @@
 #include <QTableWidget>
 #include "tests/studio/studioutil.h"
 #include "tests/common/testutil.h"
+#include "widgets/batchdialog.h"
+#include "widgets/adjustpanel.h"
+#include "core/job/job.h"
 #include "widgets/compareview.h"
 #include "widgets/imageconvert.h"
 #include "widgets/imageload.h"
@@ -56,6 +64,9 @@ private slots:
     void pasteImage();
     void dropOpensFile();
     void perceivedToggle();
+    void dropAddsToBatchList();
+    void undoRedoSettings();
+    void windowAndDocksRemembered();
     void fourPinsHaveDistinctLabels();
     void statusColourHintFollowsMode();
     void statusRunNoteClearedByLaterRun();
@@ -336,6 +347,94 @@ void TestStudioMainWindow::dropOpensFile() {
     QCOMPARE(w.imageName(), QString("page.png"));
     QCOMPARE(w.image()->width(), 384);
     QCOMPARE(w.image()->height(), 191);
+}
+
+void TestStudioMainWindow::dropAddsToBatchList() {
+    MainWindow w(Registry::instance());
+    BatchDialog* batch = w.showBatch();
+    QVERIFY(batch);
+    batch->setInputs({});
+    QTemporaryDir dir;
+    const QString page = QString::fromStdString(test::dataPath("page.png"));
+    QMimeData md;
+    md.setUrls({QUrl::fromLocalFile(page), QUrl::fromLocalFile(dir.path()), QUrl("https://example.org/x.png")});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &md, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(batch, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &md, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(batch, &drop);
+    QCOMPARE(batch->inputs(), QStringList({page, dir.path()}));  // local files and folders; no remote URL
+    QVERIFY(!w.image());                                         // the drop went to the batch, not to the window
+}
+
+void TestStudioMainWindow::undoRedoSettings() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    w.resetUndo();
+    JobSettings start;
+    QVERIFY(w.currentJob(start).isOk());
+    QVERIFY(w.methodPanel()->setParam("levels", 3));
+    w.adjustPanel()->gammaSpin()->setValue(1.4);
+    QVERIFY(w.methodPanel()->setMethod("ordered", "screen"));
+    JobSettings end;
+    QVERIFY(w.currentJob(end).isOk());
+    QUndoStack* undo = w.undoStack();
+    QCOMPARE(undo->count(), 3);
+    undo->undo();  // back to ed/plain with 3 levels and gamma 1.4
+    JobSettings job;
+    QVERIFY(w.currentJob(job).isOk());
+    QCOMPARE(QString::fromStdString(job.method), QString("ed"));
+    QCOMPARE(job.prepare.gamma, 1.4);
+    undo->undo();
+    undo->undo();
+    QVERIFY(w.currentJob(job).isOk());
+    QVERIFY(job == start);
+    QVERIFY(!undo->canUndo());
+    // The menu's Undo and Redo work the stack; undoing made no new steps.
+    auto* redo = w.findChild<QAction*>("redo");
+    QVERIFY(redo && redo->isEnabled());
+    for (int i = 0; i < 3; ++i) redo->trigger();
+    QVERIFY(w.currentJob(job).isOk());
+    QVERIFY(job == end);
+    QCOMPARE(undo->count(), 3);
+    // A new change after an undo drops the steps that could be redone.
+    undo->undo();
+    w.adjustPanel()->gammaSpin()->setValue(0.8);
+    QVERIFY(!undo->canRedo());
+}
+
+void TestStudioMainWindow::windowAndDocksRemembered() {
+    QSettings settings;  // the test's own settings (startStudioTest)
+    QSize size;
+    {
+        MainWindow w(Registry::instance());
+        QVERIFY(!w.restoreWindowState(settings));  // nothing stored yet
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Docks can be hidden from the View menu.
+        auto* view = w.findChild<QMenu*>("viewMenu");
+        QVERIFY(view);
+        auto* adjust = w.findChild<QDockWidget*>("adjustDock");
+        QVERIFY(adjust && adjust->isVisible());
+        QAction* toggle = adjust->toggleViewAction();
+        QVERIFY(view->actions().contains(toggle));
+        toggle->trigger();
+        QVERIFY(!adjust->isVisible());
+        w.resize(1250, 760);
+        QApplication::processEvents();
+        size = w.size();
+        QVERIFY(size != QSize(1400, 900));
+        w.saveWindowState(settings);
+    }
+    MainWindow again(Registry::instance());
+    QVERIFY(again.restoreWindowState(settings));
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), size);
+    QVERIFY(!again.findChild<QDockWidget*>("adjustDock")->isVisible());
+    QVERIFY(again.findChild<QDockWidget*>("methodDock")->isVisible());
+    settings.remove("window");
 }
 
 void TestStudioMainWindow::perceivedToggle() {
