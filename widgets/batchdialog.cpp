@@ -1,5 +1,10 @@
 #include "widgets/batchdialog.h"
 
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUrl>
+
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -37,6 +42,7 @@ QString fromStd(const std::string& s) { return QString::fromStdString(s); }
 BatchDialog::BatchDialog(QWidget* parent) : QDialog(parent) {
     setObjectName(QStringLiteral("batchDialog"));
     setWindowTitle(tr("Batch"));
+    setAcceptDrops(true);
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(
         tr("Halftone many files with the current job (method, parameters, colour mode and Adjust settings). Folders "
@@ -211,6 +217,28 @@ void BatchDialog::addInputs(const QStringList& paths) {
     const QStringList have = inputs();
     for (const QString& p : paths)
         if (!p.isEmpty() && !have.contains(p)) inputs_->addItem(p);
+}
+
+namespace {
+/// The local files and folders among a drag's URLs.
+QStringList droppedPaths(const QMimeData* md) {
+    QStringList paths;
+    if (md && md->hasUrls())
+        for (const QUrl& u : md->urls())
+            if (u.isLocalFile()) paths << u.toLocalFile();
+    return paths;
+}
+}  // namespace
+
+void BatchDialog::dragEnterEvent(QDragEnterEvent* e) {
+    if (!running_ && !droppedPaths(e->mimeData()).isEmpty()) e->acceptProposedAction();
+}
+
+void BatchDialog::dropEvent(QDropEvent* e) {
+    const QStringList paths = droppedPaths(e->mimeData());
+    if (running_ || paths.isEmpty()) return;
+    addInputs(paths);
+    e->acceptProposedAction();
 }
 
 QString BatchDialog::outputFolder() const { return outDir_->text().trimmed(); }

@@ -83,6 +83,9 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    /// Files and folders dropped on the dialog join the inputs.
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
     void reject() override;
 
 private:

@@ -79,7 +79,7 @@ QString csvField(QString s) {
     return QLatin1Char('"') + s + QLatin1Char('"');
 }
 
-bool gpuOnly(const MethodInfo& m) { return !m.cpu && m.gpu; }
+bool gpuOnly(const MethodInfo& m) { return !m.runsOnCpu() && m.gpu; }
 
 void setupLogAxis(QCPAxis* axis) {
     axis->setScaleType(QCPAxis::stLogarithmic);
@@ -308,7 +308,7 @@ void BenchmarkPanel::start() {
     // Say what the sweep leaves out and why, instead of dropping it silently.
     const GpuAvailability& gpu = registry_.gpuAvailability();
     const QString gpuWhy = tr("no usable GPU: %1").arg(QString::fromStdString(gpu.reason));
-    QStringList noGpu = unavailableRequested_, noCpuChosen, noGpuImpl;
+    QStringList noGpu = unavailableRequested_, noCpuChosen, noGpuChosen, noPlainRun;
     std::vector<const MethodInfo*> chosen;
     for (int i = 0; i < methods_->count(); ++i) {
         if (methods_->item(i)->checkState() != Qt::Checked) continue;
@@ -316,30 +316,35 @@ void BenchmarkPanel::start() {
         const MethodInfo* m = registry_.find(id.section(QLatin1Char('/'), 0, 0).toStdString(),
                                              id.section(QLatin1Char('/'), 1).toStdString());
         if (!m) continue;
-        const bool onCpu = cpu_->isChecked() && m->cpu, onGpu = gpu_->isChecked() && m->gpu && gpu.usable;
+        const bool onCpu = cpu_->isChecked() && m->runsOnCpu(), onGpu = gpu_->isChecked() && m->gpu && gpu.usable;
         if (!onCpu && !onGpu) {
-            if (m->gpu && !m->cpu && !gpu.usable)
+            if (!m->runsOnCpu() && !m->gpu)
+                noPlainRun << id;
+            else if (!m->runsOnCpu() && !gpu.usable)
                 noGpu << id;
-            else if (m->cpu && !cpu_->isChecked())
+            else if (!m->runsOnCpu())
+                noGpuChosen << id;
+            else if (!m->gpu || !gpu.usable)
                 noCpuChosen << id;
-            else
-                noGpuImpl << id;
         }
         chosen.push_back(m);
     }
     QStringList skipped;
     if (!noGpu.isEmpty()) skipped << tr("%1 (GPU only; %2)").arg(noGpu.join(QStringLiteral(", ")), gpuWhy);
     if (!noCpuChosen.isEmpty())
-        skipped << tr("%1 (CPU only, and the CPU is not ticked)").arg(noCpuChosen.join(QStringLiteral(", ")));
-    if (!noGpuImpl.isEmpty())
+        skipped << tr("%1 (runs here only on the CPU, and the CPU is not ticked)")
+                       .arg(noCpuChosen.join(QStringLiteral(", ")));
+    if (!noGpuChosen.isEmpty())
+        skipped << tr("%1 (GPU only, and the GPU is not ticked)").arg(noGpuChosen.join(QStringLiteral(", ")));
+    if (!noPlainRun.isEmpty())
         skipped
-            << tr("%1 (no GPU implementation, and only the GPU is ticked)").arg(noGpuImpl.join(QStringLiteral(", ")));
+            << tr("%1 (runs only to a palette chosen on the Method panel)").arg(noPlainRun.join(QStringLiteral(", ")));
     skipped_->setText(skipped.isEmpty() ? greyedNote_
                                         : tr("Not measured: %1.").arg(skipped.join(QStringLiteral("; "))));
     std::vector<Job> jobs;
     for (int size : sizes)
         for (const MethodInfo* m : chosen) {
-            if (cpu_->isChecked() && m->cpu) jobs.push_back({m, Device::Cpu, size});
+            if (cpu_->isChecked() && m->runsOnCpu()) jobs.push_back({m, Device::Cpu, size});
             if (gpu_->isChecked() && m->gpu && gpu.usable) jobs.push_back({m, Device::Gpu, size});
         }
     if (jobs.empty()) {

@@ -202,6 +202,16 @@ void measurePsnr(const Image& result, const Image& input, bool linear, double& p
     psnrDb = sum / n;
 }
 
+MeasuredPair measuredPair(const JobResult& result, std::shared_ptr<const Image> original) {
+    MeasuredPair pair;
+    pair.reference = result.prepared ? result.prepared->image : std::move(original);
+    const int pixelSize = result.prepared ? result.prepared->settings.pixelSize : 1;
+    pair.halftone = pixelSize > 1 && result.halftone
+                        ? std::make_shared<const Image>(samplePixels(*result.halftone, pixelSize))
+                        : result.halftone;
+    return pair;
+}
+
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out) {
     if (!request.image || request.image->channels.empty()) return Status::error("no image loaded");
     if (!request.method) return Status::error("no method chosen");
@@ -249,6 +259,13 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.params = rr.params;
     out.description = describeResult(*request.method, rr.params, request.color, result.device,
                                      request.palette ? &*request.palette : nullptr);
+    if (prepared) {
+        // Results that differ only in Adjust are told apart by their labels.
+        const QString adjust =
+            QStringLiteral("Adjust: ") + describePrepare(prepared->settings, input.width(), input.height());
+        out.description.shortText += QStringLiteral(", ") + adjust;
+        out.description.longText += QLatin1Char('\n') + adjust;
+    }
     out.display = toDisplayImage(halftone);
     out.displayLevels = reductions(out.display);
     const bool print = request.printPreview && halftone->space == ColorSpace::CMYK;
@@ -518,8 +535,9 @@ void JobRunner::computePerceived(const JobResultPtr& result, std::shared_ptr<con
         Status s;
         try {
             s = perceive(*result->halftone, usesLinearLight(result->params), !result->printPreview.isNull(), {}, *copy);
-            if (s && std::isnan(copy->psnrDb) && original)
-                measurePsnr(*result->halftone, *original, usesLinearLight(result->params), copy->psnrDb,
+            const MeasuredPair pair = measuredPair(*result, original);
+            if (s && std::isnan(copy->psnrDb) && pair.reference)
+                measurePsnr(*pair.halftone, *pair.reference, usesLinearLight(result->params), copy->psnrDb,
                             copy->psnrRegion);
         } catch (const std::exception&) {
             return {};  // out of memory for the perceived view: the result stays without it

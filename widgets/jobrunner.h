@@ -42,8 +42,9 @@ struct JobRequest : RunRequest {
 /// \brief What tells one result apart from another: a one-line short form (method, colour mode, every
 /// parameter that differs from the method's default, device) and a long form listing every parameter.
 struct ResultDescription {
-    QString shortText;  ///< e.g. "ed/plain jarvis, RGB, linear [cpu]"
-    QString longText;   ///< several lines: method, colour mode, device, then "Label: value" per parameter
+    QString
+        shortText;  ///< e.g. "ed/plain jarvis, RGB, linear [cpu]", then ", Adjust: gamma 1.2" when Adjust did something
+    QString longText;  ///< several lines: method, colour mode, device, "Label: value" per parameter, then Adjust
 };
 
 /// \brief "gray", "RGB" or "CMYK", as labels write a colour mode.
@@ -154,6 +155,17 @@ private:
 /// as it is shown (both in RGB). Images wider or taller than 2048 pixels are measured on a central crop of at
 /// most 2048 x 2048 and `region` says so (empty = whole image).
 void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region);
+
+/// \brief What a result's quality is measured on, both at the size the method ran at: the image it was made from (the
+/// prepared image when Adjust did something, else the image as opened) and the halftone (a pixel size's enlargement
+/// undone).
+struct MeasuredPair {
+    std::shared_ptr<const Image> reference;
+    std::shared_ptr<const Image> halftone;
+};
+
+/// \brief The measured pair of `result`, made from `original` (the image as opened) when Adjust did nothing.
+MeasuredPair measuredPair(const JobResult& result, std::shared_ptr<const Image> original);
 
 /// \brief Runs a request synchronously (the worker body; also used by the benchmark and tests).
 Status runJob(const JobRequest& request, const RunControl& control, JobResult& out);

@@ -1,6 +1,8 @@
 #include "widgets/mainwindow.h"
 
 #include <QAction>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -36,6 +38,7 @@
 
 #include "io/imagefile.h"
 #include "io/preset.h"
+#include "io/screenfile.h"
 #include "widgets/adjustpanel.h"
 #include "widgets/batchdialog.h"
 #include "widgets/benchmarkpanel.h"
@@ -75,6 +78,7 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     : QMainWindow(parent), registry_(registry), jobs_(new JobRunner(this)) {
     setWindowTitle(tr("Halftone Studio"));
     setAcceptDrops(true);
+    io::installScreenFileLoader();  // a screen from a file reads every image format, as the CLI's --screen does
     buildUi();
     buildMenus();
     debounce_.setSingleShot(true);
@@ -103,6 +107,9 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
     connect(adjust_, &AdjustPanel::changed, this, [this] {
         if (autoRun_->isChecked() && image_) debounce_.start();
     });
+    connect(panel_, &MethodPanel::changed, this, &MainWindow::recordSettingsChange);
+    connect(adjust_, &AdjustPanel::changed, this, &MainWindow::recordSettingsChange);
+    resetUndo();
     resize(1400, 900);
 }
 
@@ -112,6 +119,64 @@ MainWindow::~MainWindow() {
         saveStop_.requestStop();
         saveWatcher_->waitForFinished();
     }
+}
+
+/// One change of the studio's settings: undo applies the settings before it, redo those after it.
+class SettingsChange : public QUndoCommand {
+public:
+    SettingsChange(MainWindow* w, JobSettings before, JobSettings after)
+        : QUndoCommand(MainWindow::tr("settings change")),
+          w_(w),
+          before_(std::move(before)),
+          after_(std::move(after)) {}
+    void undo() override { apply(before_); }
+    void redo() override {
+        if (done_) apply(after_);
+        done_ = true;  // pushed after the change was made
+    }
+
+private:
+    void apply(const JobSettings& job) {
+        w_->undoApplying_ = true;
+        (void)w_->applyJob(job);
+        w_->undoApplying_ = false;
+        w_->undoLast_ = job;
+    }
+    MainWindow* w_;
+    JobSettings before_, after_;
+    bool done_ = false;
+};
+
+void MainWindow::recordSettingsChange() {
+    JobSettings now;
+    if (undoApplying_ || !currentJob(now) || now == undoLast_) return;
+    undo_->push(new SettingsChange(this, undoLast_, now));
+    undoLast_ = now;
+}
+
+void MainWindow::resetUndo() {
+    undo_->clear();
+    JobSettings now;
+    if (currentJob(now)) undoLast_ = now;
+}
+
+void MainWindow::saveWindowState(QSettings& settings) const {
+    settings.beginGroup(QStringLiteral("window"));
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState());
+    settings.endGroup();
+}
+
+bool MainWindow::restoreWindowState(QSettings& settings) {
+    settings.beginGroup(QStringLiteral("window"));
+    const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
+    const QByteArray state = settings.value(QStringLiteral("state")).toByteArray();
+    settings.endGroup();
+    if (geometry.isEmpty()) return false;
+    // The docks first: hidden ones no longer count in the window's minimum size.
+    if (!state.isEmpty()) restoreState(state);
+    restoreGeometry(geometry);
+    return true;
 }
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
@@ -353,10 +418,6 @@ QString MainWindow::paneLabel(const JobResultPtr& r, int pinIndex) const {
     else
         head = tr("Current");
     QString text = head + QStringLiteral(": ") + r->label();
-    if (r->prepared)
-        text +=
-            tr("\nAdjust: %1")
-                .arg(describePrepare(r->prepared->settings, r->prepared->image->width(), r->prepared->image->height()));
     if (isCurrent && currentStale_) text += tr("\nPrevious result: the last run was cancelled or failed");
     return text;
 }

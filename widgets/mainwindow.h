@@ -23,6 +23,8 @@ class QHBoxLayout;
 class QLabel;
 class QMenu;
 class QToolBar;
+class QUndoStack;
+class QSettings;
 
 class QProgressBar;
 class QPushButton;
@@ -94,6 +96,14 @@ public:
     /// \brief Sets the method panel and the Adjust panel to `job`; changes nothing and returns the problem when the
     /// studio cannot apply it (a method that cannot run here, a palette).
     Status applyJob(const JobSettings& job);
+    /// \brief Undo and redo of every change of the settings (method panel and Adjust), one step per change.
+    QUndoStack* undoStack() const { return undo_; }
+    /// \brief Forgets the undo history and takes the current settings as its start (after settings are restored).
+    void resetUndo();
+    /// \brief Stores the window's size and position and which docks are shown where (group "window").
+    void saveWindowState(QSettings& settings) const;
+    /// \brief Restores what saveWindowState stored; false (and nothing changed) when it stored nothing.
+    bool restoreWindowState(QSettings& settings);
     /// \brief Saves the current job as a preset file (File > Save preset); errors go to an error dialog.
     bool savePreset(const QString& path);
     /// \brief Loads a preset file into the panels (File > Load preset); a bad preset gives an error dialog naming the
@@ -188,7 +198,7 @@ private:
     QHBoxLayout* buildRunButtons();
     QWidget* buildCompareTab();
     void addZoomActions(QToolBar* bar);
-    void addViewActions(QToolBar* bar);
+    void addViewActions(QToolBar* bar, QToolBar* splitBar);
     void buildMenus();
     /// \brief The job the panels are set to, without its palette (the panel's palette may have no name a
     /// JobSettings can hold).
@@ -222,6 +232,8 @@ private:
     void takeScreenshot();
     void saveResultDialog();
     void paste();
+    void recordSettingsChange();
+    friend class SettingsChange;
 
     Registry& registry_;
     JobRunner* jobs_;
@@ -262,6 +274,9 @@ private:
     QTimer debounce_;
     QPointer<QMessageBox> errorBox_;
     QString lastError_;
+    QUndoStack* undo_ = nullptr;
+    JobSettings undoLast_;  // the settings the last undo step ends with
+    bool undoApplying_ = false;
 
     std::shared_ptr<const Image> image_;
     quint64 imageId_ = 0;

@@ -15,6 +15,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -27,6 +28,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -41,6 +43,26 @@
 #ifndef HALFTONE_VERSION
 #define HALFTONE_VERSION ""
 #endif
+
+namespace {
+
+/// Gives the Esc key to an open pop-up (a drop-down list, a menu) before the window's shortcuts see it: Esc then
+/// closes the list and does not also cancel the run.
+class PopupTakesEscape : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() != QEvent::ShortcutOverride || static_cast<QKeyEvent*>(e)->key() != Qt::Key_Escape ||
+            !QApplication::activePopupWidget())
+            return false;
+        e->accept();  // an accepted override: the key press goes to the pop-up, no shortcut runs
+        return true;
+    }
+};
+
+}  // namespace
 
 namespace halftone {
 
@@ -58,6 +80,7 @@ QScrollArea* scrolled(QWidget* content) {
 }  // namespace
 
 void MainWindow::buildUi() {
+    undo_ = new QUndoStack(this);
     addPanelDock(buildMethodSide(), tr("Method"), QStringLiteral("methodDock"), 300, Qt::LeftDockWidgetArea);
     // Right: the Adjust steps (prepare) that run before the method.
     adjust_ = new AdjustPanel;
@@ -104,7 +127,8 @@ void MainWindow::addPanelDock(QWidget* content, const QString& title, const QStr
                               Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(name);
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
     dock->setWidget(content);
     dock->setMinimumWidth(minWidth);
     addDockWidget(area, dock);
@@ -140,6 +164,7 @@ QHBoxLayout* MainWindow::buildRunButtons() {
     cancelAction_ = new QAction(tr("&Cancel run"), this);
     cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
     cancelAction_->setEnabled(false);
+    qApp->installEventFilter(new PopupTakesEscape(this));
     addAction(runAction_);
     addAction(cancelAction_);
     runButton_ = new QPushButton(tr("Run"));
@@ -159,13 +184,20 @@ QWidget* MainWindow::buildCompareTab() {
     auto* comparePage = new QWidget;
     auto* cl = new QVBoxLayout(comparePage);
     cl->setContentsMargins(0, 0, 0, 0);
+    // Two rows, so that every action fits the default window beside the docks: zoom and views; then the split view
+    // with the result it shows (labels can be long) and the result's actions.
     auto* bar = new QToolBar;
+    bar->setObjectName(QStringLiteral("compareToolBar"));
+    auto* splitBar = new QToolBar;
+    splitBar->setObjectName(QStringLiteral("splitToolBar"));
     compare_ = new CompareView;
     cl->addWidget(bar);
+    cl->addWidget(splitBar);
     cl->addWidget(compare_, 1);
     addZoomActions(bar);
     bar->addSeparator();
-    addViewActions(bar);
+    addViewActions(bar, splitBar);
+    bar = splitBar;
     bar->addSeparator();
     bar->addAction(tr("Pin"), QKeySequence(Qt::CTRL | Qt::Key_P), this, &MainWindow::pinCurrent)
         ->setToolTip(tr("Keep the current result on screen to compare with the next runs (Ctrl+P; up to %1, then the "
@@ -196,6 +228,7 @@ void MainWindow::addZoomActions(QToolBar* bar) {
                    [this] { compare_->viewState()->setZoom(ViewState::stepZoom(compare_->viewState()->zoom(), -1)); })
         ->setToolTip(tr("Zoom out (Ctrl+-, - in a pane, or the wheel)"));
     auto* zoomLabel = new QLabel;
+    zoomLabel->setObjectName(QStringLiteral("zoomLabel"));
     zoomLabel->setMinimumWidth(110);
     zoomLabel->setToolTip(
         tr("At 1x and above every image pixel is a block of screen pixels (nearest neighbour); "
@@ -208,7 +241,7 @@ void MainWindow::addZoomActions(QToolBar* bar) {
     });
 }
 
-void MainWindow::addViewActions(QToolBar* bar) {
+void MainWindow::addViewActions(QToolBar* bar, QToolBar* splitBar) {
     perceivedAction_ = bar->addAction(tr("Perceived"));
     perceivedAction_->setCheckable(true);
     perceivedAction_->setToolTip(
@@ -235,14 +268,18 @@ void MainWindow::addViewActions(QToolBar* bar) {
             for (const JobResultPtr& p : pinned_) jobs_->computePrintPreview(p);
         }
     });
-    splitAction_ = bar->addAction(tr("Split"));
+    splitAction_ = splitBar->addAction(tr("Split"));
     splitAction_->setCheckable(true);
     splitAction_->setToolTip(tr("One pane: original left of the divider, a result right of it (drag the divider)"));
     connect(splitAction_, &QAction::toggled, compare_, &CompareView::setSplit);
     splitChoice_ = new QComboBox;
+    splitChoice_->setObjectName(QStringLiteral("splitChoice"));
     splitChoice_->setToolTip(tr("Result shown right of the split divider"));
-    splitChoice_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    bar->addWidget(splitChoice_);
+    // As wide as the row; long labels are elided, never widening the window.
+    splitChoice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    splitChoice_->setMinimumContentsLength(20);
+    splitChoice_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    splitBar->addWidget(splitChoice_);
     connect(splitChoice_, &QComboBox::currentIndexChanged, compare_, &CompareView::setSplitResult);
 }
 
@@ -283,6 +320,18 @@ void MainWindow::buildMenus() {
     batchAction_->setToolTip(tr("Halftone many files and folders with the current job"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setObjectName(QStringLiteral("undo"));
+    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setObjectName(QStringLiteral("redo"));
+    edit->addAction(undo);
+    edit->addAction(redo);
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(runAction_);
     run->addAction(cancelAction_);

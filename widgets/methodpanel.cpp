@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "io/screenfile.h"
 #include "widgets/formrows.h"
 #include "widgets/palettepanel.h"
 #include "widgets/paramvariant.h"
@@ -396,14 +397,11 @@ void MethodPanel::rebuildParams() {
             browse->setText(tr("From file..."));
             browse->setToolTip(tr("use a threshold array from an image file"));
             row->addWidget(browse);
-            auto* combo = static_cast<QComboBox*>(w);
-            connect(browse, &QToolButton::clicked, this, [this, combo] {
+            connect(browse, &QToolButton::clicked, this, [this, key] {
                 const QString path = QFileDialog::getOpenFileName(
                     this, tr("Threshold array"), QString(),
-                    tr("Images (*.png *.pgm *.pbm *.tif *.tiff *.bmp *.jpg *.jpeg);;All files (*)"));
-                if (path.isEmpty()) return;
-                if (combo->findData(path) < 0) combo->addItem(customLabel(path), path);
-                combo->setCurrentIndex(combo->findData(path));
+                    tr("Images (*.png *.pgm *.pbm *.tif *.tiff *.webp *.bmp *.jpg *.jpeg);;All files (*)"));
+                if (!path.isEmpty()) useFile(key, path);
             });
         }
         paramForm_->addRow(q(p.label.empty() ? p.key : p.label), field);
@@ -412,6 +410,22 @@ void MethodPanel::rebuildParams() {
     }
     building_ = false;
     updateVisibility();
+}
+
+bool MethodPanel::useFile(const QString& key, const QString& path) {
+    const MethodInfo* m = method();
+    const ParamSpec* spec = m ? m->param(key.toStdString()) : nullptr;
+    auto* combo = qobject_cast<QComboBox*>(paramWidgets_.value(key));
+    if (!spec || !spec->acceptsFile || !combo) return false;
+    ThresholdArray screen;
+    if (Status s = io::readScreenFile(QFile::encodeName(path).toStdString(), screen); !s) {
+        errorBox_ = openErrorBox(this, tr("Cannot use this file as a screen"), q(s.message()),
+                                 QStringLiteral("screenFileError"), errorBox_);
+        return false;
+    }
+    if (combo->findData(path) < 0) combo->addItem(customLabel(path), path);
+    combo->setCurrentIndex(combo->findData(path));
+    return true;
 }
 
 void MethodPanel::updateVisibility() {

@@ -2,6 +2,8 @@
 // \brief The method panel, built entirely from the registry: method, variant, device, threads, colour
 // mode and one input per ParamSpec (with its range), so new methods appear with no GUI change.
 #include <QMap>
+#include <QMessageBox>
+#include <QPointer>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -42,6 +44,11 @@ public:
     /// \brief Sets one parameter's widget as the user would; false when the method has no such key or the value
     /// is out of range.
     bool setParam(const QString& key, const QVariant& value);
+    /// \brief Chooses the image file `path` for a parameter that accepts files (Screen > From file...), as the CLI
+    /// reads it; a file that cannot be read is refused with an error box and the previous choice stays.
+    bool useFile(const QString& key, const QString& path);
+    /// \brief The error box of the last refused file (null when none is open).
+    QMessageBox* errorBox() const { return errorBox_; }
     std::optional<Device> device() const;  ///< unset = auto
     void setDevice(std::optional<Device> d);
     ColorMode colorMode() const;
@@ -111,6 +118,7 @@ private:
     QSpinBox* inkLimit_;
     QWidget* separationBox_;
     PalettePanel* palette_;
+    QPointer<QMessageBox> errorBox_;
     QGroupBox* paramBox_;
     QFormLayout* paramForm_;
     QMap<QString, QWidget*> paramWidgets_;

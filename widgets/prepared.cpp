@@ -57,6 +57,22 @@ QString describePrepare(const PrepareSettings& s, int w, int h) {
     return parts.join(QStringLiteral(", "));
 }
 
+Image samplePixels(const Image& in, int n) {
+    if (n <= 1) return in;
+    Image out;
+    out.space = in.space;
+    for (const Plane8& p : in.channels) {
+        Plane8 o(p.width / n, p.height / n);
+        for (int y = 0; y < o.height; ++y) {
+            const uint8_t* src = p.row(y * n);
+            uint8_t* dst = o.row(y);
+            for (int x = 0; x < o.width; ++x) dst[x] = src[x * n];
+        }
+        out.channels.push_back(std::move(o));
+    }
+    return out;
+}
+
 Status makePrepared(const Image& in, quint64 imageId, const PrepareSettings& s, const RunControl& control,
                     PreparedPtr& out) {
     auto p = std::make_shared<PreparedImage>();

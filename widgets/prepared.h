@@ -31,6 +31,9 @@ QString preparedKey(quint64 imageId, const PrepareSettings& s);
 /// \brief What the settings do, for labels: "resized to 800 x 533, pixel size 4, gamma 1.2"; empty for none.
 QString describePrepare(const PrepareSettings& s, int preparedWidth, int preparedHeight);
 
+/// \brief The inverse of enlargePixels for measuring: the top-left pixel of each n x n block of every colour plane.
+Image samplePixels(const Image& in, int n);
+
 /// \brief Runs prepareImage on `in` and makes the display copies (progress over the steps, cancel between rows).
 Status makePrepared(const Image& in, quint64 imageId, const PrepareSettings& s, const RunControl& control,
                     PreparedPtr& out);

@@ -45,7 +45,8 @@ Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
     return Status::ok();
 }
 
-QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel, const std::atomic<bool>& stop) {
+QualityRow measureOne(const JobResult& r, const std::shared_ptr<const Image>& original, int patchLevel,
+                      const std::atomic<bool>& stop) {
     QualityRow row;
     row.methodId = r.methodId;
     row.label = r.description.shortText.isEmpty() ? r.methodId : r.description.shortText;
@@ -55,34 +56,41 @@ QualityRow measureOne(const JobResult& r, const Image& original, int patchLevel,
     row.device = QString::fromLatin1(toString(r.device));
     row.seconds = r.seconds;
     if (!r.halftone) return row;
+    // Measured against what the method ran on (the prepared image after Adjust), at its size, as the pane's label is.
+    const MeasuredPair pair = measuredPair(r, original);
     // A CMYK result is measured as it is shown, in RGB (as the pane labels' PSNR).
-    const bool cmyk = r.halftone->space == ColorSpace::CMYK;
+    const bool cmyk = pair.halftone->space == ColorSpace::CMYK;
     // A palette result is RGB whatever the colour mode: measured against the original in RGB.
-    const Image orig = convertColor(original, cmyk || r.halftone->space == ColorSpace::RGB ? ColorMode::RGB : r.color);
-    const Image shownResult = cmyk ? convertColor(*r.halftone, ColorMode::RGB) : Image();
-    const Image& result = cmyk ? shownResult : *r.halftone;
+    const Image orig =
+        convertColor(*pair.reference, cmyk || pair.halftone->space == ColorSpace::RGB ? ColorMode::RGB : r.color);
+    const Image shownResult = cmyk ? convertColor(*pair.halftone, ColorMode::RGB) : Image();
+    const Image& result = cmyk ? shownResult : *pair.halftone;
     const int w = orig.width(), h = orig.height();
     const int cw = std::min(w, kMaxMeasured), ch = std::min(h, kMaxMeasured);
     row.region =
         (cw == w && ch == h) ? QStringLiteral("whole image") : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
-    double e = 0, p = 0;
+    if (result.width() != w || result.height() != h) {
+        row.error = QStringLiteral("the result is %1 x %2, the image it was made from %3 x %4")
+                        .arg(result.width())
+                        .arg(result.height())
+                        .arg(w)
+                        .arg(h);
+        return row;
+    }
+    double e = 0;
     const int n = std::min(orig.channelCount(), result.channelCount());
-    for (int c = 0; c < n && !stop; ++c) {
-        const Plane8 a = centralCrop(orig.channels[size_t(c)], cw, ch);
-        const Plane8 b = centralCrop(result.channels[size_t(c)], cw, ch);
-        e += hvsWeightedError(a, b);
-        p += filteredPsnr(a, b, 1.2, 4, row.linear);
-    }
+    for (int c = 0; c < n && !stop; ++c)
+        e += hvsWeightedError(centralCrop(orig.channels[size_t(c)], cw, ch),
+                              centralCrop(result.channels[size_t(c)], cw, ch));
     row.hvsError = e / std::max(1, n);
-    row.psnrDb = p / std::max(1, n);
+    QString psnrRegion;
+    measurePsnr(result, orig, row.linear, row.psnrDb, psnrRegion);
     if (stop) return row;
-    if (result.space != ColorSpace::Gray) {
-        // Colour: Delta E 2000 of the filtered images, on the same region (docs/spec.md section 3).
-        Image a = convertColor(original, ColorMode::RGB), b = convertColor(result, ColorMode::RGB);
-        for (Image* im : {&a, &b})
-            for (Plane8& plane : im->channels) plane = centralCrop(plane, cw, ch);
-        row.deltaE2000 = filteredDeltaE2000(a, b);
-    }
+    // The colour difference as seen, on the same region (docs/quality.md).
+    Image a = convertColor(orig, ColorMode::RGB), b = convertColor(result, ColorMode::RGB);
+    for (Image* im : {&a, &b})
+        for (Plane8& plane : im->channels) plane = centralCrop(plane, cw, ch);
+    row.seenDeltaE = seenDeltaE2000(a, b, row.linear);
     if (stop) return row;
 
     // Tone reproduction on a ramp (docs/spec.md section 3).
@@ -135,7 +143,7 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     table_ = new QTableWidget(0, 8);
     table_->setObjectName(QStringLiteral("qualityTable"));
     table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"),
-                                       tr("PSNR (HVS) dB"), tr("Delta E 2000"), tr("Tone max dev."), tr("Region")});
+                                       tr("Delta E seen"), tr("PSNR (HVS) dB"), tr("Tone max dev."), tr("Region")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setMaximumHeight(170);
@@ -256,7 +264,7 @@ void QualityPanel::measure() {
         QVector<QualityRow> rows;
         for (const JobResultPtr& r : results) {
             if (stop->load()) break;
-            rows.push_back(measureOne(*r, *original, level, *stop));
+            rows.push_back(measureOne(*r, original, level, *stop));
         }
         return rows;
     }));
@@ -272,8 +280,8 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
                                    r.device,
                                    QString::number(r.seconds * 1000, 'f', 1),
                                    QString::number(r.hvsError, 'g', 5),
+                                   QString::number(r.seenDeltaE, 'f', 2),
                                    QString::number(r.psnrDb, 'f', 2),
-                                   std::isnan(r.deltaE2000) ? tr("(gray)") : QString::number(r.deltaE2000, 'f', 2),
                                    QString::number(r.toneMaxDeviation, 'f', 2),
                                    r.region};
         for (int c = 0; c < cells.size(); ++c) {
@@ -285,12 +293,16 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
         if (r.linear) how << tr("in linear light, the space this method diffused in");
         if (r.colorMode == QLatin1String("CMYK")) how << tr("CMYK measured as shown, in RGB");
         table_->item(i, 3)->setToolTip(how.join(QStringLiteral("; ")));
-        table_->item(i, 4)->setToolTip(how.join(QStringLiteral("; ")));
-        table_->item(i, 5)->setToolTip(
-            std::isnan(r.deltaE2000)
-                ? tr("Colour difference: measured for colour results only")
-                : tr("Mean CIEDE2000 between the original and the result, both through the same Gaussian (sigma "
-                     "1.2 px) in linear light, then to CIELAB (D65); below about 1 is invisible side by side"));
+        table_->item(i, 5)->setToolTip(how.join(QStringLiteral("; ")));
+        const ViewingConditions seen;
+        table_->item(i, 4)->setToolTip(
+            tr("Colour difference as seen from %1 inches at %2 dpi (a screen at 1:1 from arm's length): mean CIEDE2000 "
+               "between the original and the result, both as light in the space the method diffused in, through the "
+               "eye's Gaussian (%3 px), then to CIELAB (D65). 0 for a copy; lower is better; below about 1 is "
+               "invisible side by side")
+                .arg(seen.distanceInches)
+                .arg(seen.dpi)
+                .arg(eyeSigmaPixels(seen), 0, 'f', 2));
         if (!r.error.isEmpty()) errors << r.label + QStringLiteral(": ") + r.error;
     }
     tonePlot_->clearGraphs();
@@ -348,6 +360,13 @@ QStringList QualityPanel::provenance() const {
     lines << QStringLiteral("spectrum patch: constant gray %1/255, 256 x 256").arg(patchLevel_->value());
     lines << QStringLiteral(
         "PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space");
+    const ViewingConditions seen;
+    lines << QStringLiteral(
+                 "Delta E seen: %1 dpi seen from %2 inches (Gaussian sigma %3 px), in the method's working "
+                 "space, CIEDE2000")
+                 .arg(seen.dpi)
+                 .arg(seen.distanceInches)
+                 .arg(eyeSigmaPixels(seen), 0, 'f', 2);
     lines << QStringLiteral("machine: %1, %2, %3 threads")
                  .arg(QSysInfo::machineHostName(), QSysInfo::prettyProductName())
                  .arg(hardwareThreads());
@@ -374,10 +393,10 @@ bool QualityPanel::exportCsv(const QString& path, QString* error) const {
     }
     QTextStream out(&f);
     for (const QString& l : provenance()) out << "# " << l << '\n';
-    out << "section,result,device,time_ms,hvs_error,psnr_hvs_db,delta_e2000,tone_max_dev,region\n";
+    out << "section,result,device,time_ms,hvs_error,delta_e_seen,psnr_hvs_db,tone_max_dev,region\n";
     for (const QualityRow& r : rows_)
         out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ','
-            << r.psnrDb << ',' << r.deltaE2000 << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
+            << r.seenDeltaE << ',' << r.psnrDb << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
     out << "section,result,input_gray,mean_output\n";
     for (const QualityRow& r : rows_)
         for (int i = 0; i < r.toneIn.size(); ++i)

@@ -1,7 +1,7 @@
 #pragma once
-// \brief Quality panel: HVS-weighted error, filtered PSNR and (colour) Delta E 2000 of the shown results, their tone
-// curve on a ramp and the radially averaged power spectrum of a constant patch (core/quality/metrics.h), charted with
-// QCustomPlot.
+// \brief Quality panel: HVS-weighted error, the colour difference as seen and filtered PSNR of the shown results, their
+// tone curve on a ramp and the radially averaged power spectrum of a constant patch (core/quality/metrics.h), charted
+// with QCustomPlot.
 #include <QFutureWatcher>
 #include <QVector>
 #include <QWidget>
@@ -30,9 +30,9 @@ struct QualityRow {
     double seconds = 0;
     double hvsError = qQNaN();  ///< E / N (docs/spec.md section 3), lower is better
     double psnrDb = qQNaN();  ///< PSNR of the filtered halftone against the filtered original (docs/spec.md section 3)
-    /// Mean CIEDE2000 of the HVS-filtered result against the HVS-filtered original in linear light (docs/spec.md
-    /// section 3), for colour results (RGB, CMYK, palette); NaN for gray ones.
-    double deltaE2000 = qQNaN();
+    /// seenDeltaE2000 (core/quality/metrics.h) of the result against the original, under the default viewing
+    /// conditions, in the space the method diffused in; gray and colour results alike.
+    double seenDeltaE = qQNaN();
     QString region;  ///< "whole image" or the crop measured
     QVector<double> toneIn, toneOut;
     double toneMaxDeviation = qQNaN();

@@ -175,16 +175,20 @@ int selectPalette(const QCommandLineParser& cli, const StartOptions& o, MainWind
     return 0;
 }
 
-/// The last method, variant and settings come back, and are kept at the end.
-void rememberSettings(MainWindow& w) {
+/// The last method, variant and settings, the window's size and its docks come back, and are kept at the end.
+bool rememberSettings(MainWindow& w) {
     QSettings settings;
     w.methodPanel()->restoreSettings(settings);
     w.adjustPanel()->restoreSettings(settings);
+    const bool window = w.restoreWindowState(settings);
+    w.resetUndo();
     QObject::connect(qApp, &QCoreApplication::aboutToQuit, &w, [&w] {
         QSettings s;
         w.methodPanel()->saveSettings(s);
         w.adjustPanel()->saveSettings(s);
+        w.saveWindowState(s);
     });
+    return window;
 }
 
 }  // namespace
@@ -252,10 +256,12 @@ int checkStartOptions(const QCommandLineParser& cli, StartOptions& o) {
 int applyStartOptions(const QCommandLineParser& cli, const StartOptions& o, MainWindow& w) {
     // The last method, variant and settings come back, except in scripted starts (screenshots, probes, --compare),
     // which must not depend on what a user chose before.
-    if (!cli.isSet(o.screenshot) && !cli.isSet(o.latency) && !cli.isSet(o.compare)) rememberSettings(w);
+    bool restoredWindow = false;
+    if (!cli.isSet(o.screenshot) && !cli.isSet(o.latency) && !cli.isSet(o.compare))
+        restoredWindow = rememberSettings(w);
     if (cli.isSet(o.tab))
         if (int rc = selectTab(cli, o, w)) return rc;
-    w.resize(o.winW, o.winH);
+    if (cli.isSet(o.size) || !restoredWindow) w.resize(o.winW, o.winH);
     if (cli.isSet(o.method))
         w.methodPanel()->setMethod(cli.value(o.method).section(QLatin1Char('/'), 0, 0),
                                    cli.value(o.method).section(QLatin1Char('/'), 1));

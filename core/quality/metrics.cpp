@@ -164,14 +164,17 @@ double ciede2000(const Lab& x, const Lab& y) {
     return std::sqrt(std::max(0.0, tl * tl + tc * tc + th * th + Rt * tc * th));
 }
 
-double filteredDeltaE2000(const Image& original, const Image& halftone, double sigma, int radius) {
+namespace {
+
+/// filteredDeltaE2000 with the values taken as sRGB (decoded to linear light) or, without `srgb`, as linear light.
+double deltaE2000OfFiltered(const Image& original, const Image& halftone, double sigma, int radius, bool srgb) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (original.channels.empty() || halftone.channels.empty()) return nan;
     const Image a = convertColor(original, ColorMode::RGB), b = convertColor(halftone, ColorMode::RGB);
     const int W = a.width(), H = a.height();
     if (W != b.width() || H != b.height() || W == 0 || H == 0) return nan;
     std::array<double, 256> lin{};
-    for (int v = 0; v < 256; ++v) lin[size_t(v)] = srgbToLinear(v / 255.0);
+    for (int v = 0; v < 256; ++v) lin[size_t(v)] = srgb ? srgbToLinear(v / 255.0) : v / 255.0;
     auto filtered = [&](const Image& im) {
         std::array<std::vector<double>, 3> ch;
         for (size_t c = 0; c < 3; ++c) {
@@ -186,6 +189,21 @@ double filteredDeltaE2000(const Image& original, const Image& halftone, double s
     for (size_t i = 0; i < fa[0].size(); ++i)
         sum += ciede2000(linearSrgbToLab(fa[0][i], fa[1][i], fa[2][i]), linearSrgbToLab(fb[0][i], fb[1][i], fb[2][i]));
     return sum / double(fa[0].size());
+}
+
+}  // namespace
+
+double filteredDeltaE2000(const Image& original, const Image& halftone, double sigma, int radius) {
+    return deltaE2000OfFiltered(original, halftone, sigma, radius, true);
+}
+
+double eyeSigmaPixels(const ViewingConditions& v) {
+    return v.dpi * v.distanceInches * std::tan(kEyeSigmaDegrees * 3.14159265358979323846 / 180.0);
+}
+
+double seenDeltaE2000(const Image& original, const Image& halftone, bool linear, const ViewingConditions& v) {
+    const double sigma = eyeSigmaPixels(v);
+    return deltaE2000OfFiltered(original, halftone, sigma, int(std::ceil(3 * sigma)), linear);
 }
 
 Plane8 centralCrop(const Plane8& p, int maxWidth, int maxHeight) {

@@ -43,6 +43,24 @@ double ciede2000(const Lab& x, const Lab& y);
 /// differ or an image is empty.
 double filteredDeltaE2000(const Image& original, const Image& halftone, double sigma = 1.2, int radius = 4);
 
+/// \brief How a halftone is seen: its resolution and the distance it is viewed from (docs/quality.md, "Colour
+/// difference as seen").
+struct ViewingConditions {
+    double dpi = 96;             ///< pixels per inch, on paper or on screen (the default: a desktop screen at 1:1)
+    double distanceInches = 18;  ///< viewing distance (the default: 46 cm, arm's length from a screen)
+};
+
+/// \brief The deviation in pixels of the eye's low-pass filter under `v`: a Gaussian of kEyeSigmaDegrees of visual
+/// angle, that is dpi x distance x tan(kEyeSigmaDegrees) pixels.
+inline constexpr double kEyeSigmaDegrees = 0.05;
+double eyeSigmaPixels(const ViewingConditions& v);
+
+/// \brief The colour difference as seen (docs/quality.md): mean CIEDE2000 between the original and the halftone, both
+/// as light in the space the method diffused in (sRGB decoded with `linear`, else the values taken as light, as
+/// such a method takes them), through the Gaussian of eyeSigmaPixels(v) truncated at three deviations, then to
+/// CIELAB (D65). 0 for a copy; lower is better; NaN when the sizes differ or an image is empty.
+double seenDeltaE2000(const Image& original, const Image& halftone, bool linear, const ViewingConditions& v = {});
+
 /// \brief The central `maxWidth` x `maxHeight` part of a plane (the whole plane when it is no larger).
 Plane8 centralCrop(const Plane8& plane, int maxWidth, int maxHeight);
 

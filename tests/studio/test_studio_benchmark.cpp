@@ -20,6 +20,7 @@ class TestStudioBenchmark : public QObject {
 private slots:
     void sweepProducesChartData();
     void cancelStopsSweep();
+    void tickedByDefaultIsMeasured();
     void gpuOnlyVariantsWithoutGpu();
     void legendsOutsideAndOnlyWithData();
     void moreRepeatsAtSmallSizes();
@@ -96,6 +97,29 @@ void TestStudioBenchmark::sweepProducesChartData() {
     QString err;
     QVERIFY(!panel.exportCsv("/nonexistent-dir/x.csv", &err));
     QVERIFY(err.contains("/nonexistent-dir/x.csv"));
+}
+
+void TestStudioBenchmark::tickedByDefaultIsMeasured() {
+    // Every method ticked by default is measured on a device ticked by default (MBVQ, whose only CPU form is its
+    // fixed palette's, included), and nothing is said to be left out.
+    BenchmarkPanel panel(Registry::instance());
+    QStringList ticked;
+    for (const MethodInfo& m : Registry::instance().methods()) {
+        const QString id = QString::fromStdString(m.id());
+        QListWidgetItem* item = panel.methodItem(id);
+        QVERIFY2(item, qPrintable(id));
+        if (item->checkState() == Qt::Checked) ticked << id;
+    }
+    QVERIFY(ticked.contains("ed/mbvq"));
+    QSignalSpy finished(&panel, &BenchmarkPanel::sweepFinished);
+    panel.configure(ticked, {Device::Cpu}, {9}, 1);
+    panel.start();
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(panel.skippedText().isEmpty() || !panel.skippedText().startsWith("Not measured"),
+             qPrintable(panel.skippedText()));
+    QStringList measured;
+    for (const BenchPoint& p : panel.points()) measured << p.methodId;
+    for (const QString& id : ticked) QVERIFY2(measured.contains(id), qPrintable(id + " was not measured"));
 }
 
 void TestStudioBenchmark::cancelStopsSweep() {

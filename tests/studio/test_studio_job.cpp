@@ -18,6 +18,7 @@
 #include <QtTest>
 
 #include "core/prepare/prepare.h"
+#include "core/quality/metrics.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/filejob.h"
@@ -32,6 +33,7 @@
 #include "widgets/mainwindow.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
+#include "widgets/qualitypanel.h"
 
 using namespace halftone;
 
@@ -104,6 +106,8 @@ private slots:
         test::registerSlowMethod();
     }
     void adjustChangesPreparedImageAndResult();
+    void qualityMeasuresWhatAdjustMade_data();
+    void qualityMeasuresWhatAdjustMade();
     void unchangedAdjustDoesNotPrepareAgain();
     void adjustNeverRereadsTheFile();
     void pixelSizeKeepsTheViewSize();
@@ -159,6 +163,56 @@ void TestStudioJob::adjustChangesPreparedImageAndResult() {
     QTRY_COMPARE_WITH_TIMEOUT(w.currentResult().get(), plain.get(), 20000);
     QVERIFY(w.compareView()->originalPane()->label().startsWith("Original: smooth"));
     QCOMPARE(w.compareView()->originalPane()->image().size(), QSize(120, 80));
+}
+
+void TestStudioJob::qualityMeasuresWhatAdjustMade_data() {
+    QTest::addColumn<int>("width");
+    QTest::addColumn<double>("gamma");
+    QTest::addColumn<int>("pixelSize");
+    QTest::newRow("width 320") << 320 << 1.0 << 1;
+    QTest::newRow("gamma 1.2") << 0 << 1.2 << 1;
+    QTest::newRow("pixel size 3") << 0 << 1.0 << 3;
+}
+
+void TestStudioJob::qualityMeasuresWhatAdjustMade() {
+    QFETCH(int, width);
+    QFETCH(double, gamma);
+    QFETCH(int, pixelSize);
+    MainWindow w(Registry::instance());
+    QVERIFY(showPlainResult(w, smoothImage(481, 301)));
+    w.pinCurrent();
+    const JobResultPtr plain = w.currentResult();
+    if (width) w.adjustPanel()->widthSpin()->setValue(width);
+    w.adjustPanel()->gammaSpin()->setValue(gamma);
+    w.adjustPanel()->pixelSizeSpin()->setValue(pixelSize);
+    QTRY_VERIFY_WITH_TIMEOUT(w.currentResult() != plain && w.currentResult()->prepared, 20000);
+    const JobResultPtr adjusted = w.currentResult();
+    // The pinned result and the adjusted one differ only in Adjust: their labels differ too.
+    QVERIFY2(adjusted->description.shortText != plain->description.shortText,
+             qPrintable(adjusted->description.shortText));
+    QVERIFY(adjusted->description.shortText.contains("Adjust: "));
+    QSignalSpy measured(w.qualityPanel(), &QualityPanel::measured);
+    w.qualityPanel()->measure();
+    QVERIFY(measured.wait(60000));
+    const QVector<QualityRow>& rows = w.qualityPanel()->rows();
+    QCOMPARE(rows.size(), 2);
+    QVERIFY(rows[0].label != rows[1].label);
+    for (const QualityRow& row : rows) {
+        const JobResultPtr r = row.label == adjusted->description.shortText ? adjusted : plain;
+        QVERIFY2(std::isfinite(row.psnrDb) && std::isfinite(row.hvsError), qPrintable(row.label + ": " + row.error));
+        // The table says what the pane says: both measure the result against the image it was made from.
+        QVERIFY2(std::isfinite(r->psnrDb), qPrintable(r->label()));
+        QCOMPARE(QString::number(row.psnrDb, 'f', 2), QString::number(r->psnrDb, 'f', 2));
+    }
+    // Measured here independently: the adjusted halftone against the prepared image, at the method's size.
+    const Image& reference = *adjusted->prepared->image;
+    Plane8 halftone(reference.width(), reference.height());
+    for (int y = 0; y < halftone.height; ++y)
+        for (int x = 0; x < halftone.width; ++x)
+            halftone.at(y, x) = adjusted->halftone->channels[0].at(y * pixelSize, x * pixelSize);
+    const QualityRow& row = rows[0].label == adjusted->description.shortText ? rows[0] : rows[1];
+    QCOMPARE(row.psnrDb, filteredPsnr(reference.channels[0], halftone, 1.2, 4, false));
+    QCOMPARE(row.hvsError, hvsWeightedError(reference.channels[0], halftone));
 }
 
 void TestStudioJob::unchangedAdjustDoesNotPrepareAgain() {

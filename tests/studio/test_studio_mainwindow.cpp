@@ -1,7 +1,14 @@
 // The main window: bad files give an error dialog naming the file and the problem; the sample opens and a
 // run completes; a cancel leaves the window usable; results save; recent files; paste; the screenshot
 // path of the window and of the halftone-studio executable writes a PNG.
+#include <QAbstractItemView>
 #include <QClipboard>
+#include <QDoubleSpinBox>
+#include <QSettings>
+#include <QMenu>
+#include <QDockWidget>
+#include <QUndoStack>
+#include <QComboBox>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
@@ -12,6 +19,7 @@
 #include <thread>
 
 #include "core/ed/errordiffusion.h"
+#include "core/screen/ordered.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
 #include "io/imagefile.h"
@@ -21,9 +29,13 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolBar>
 #include <QTableWidget>
 #include "tests/studio/studioutil.h"
 #include "tests/common/testutil.h"
+#include "widgets/batchdialog.h"
+#include "widgets/adjustpanel.h"
+#include "core/job/job.h"
 #include "widgets/compareview.h"
 #include "widgets/imageconvert.h"
 #include "widgets/imageload.h"
@@ -44,12 +56,17 @@ private slots:
     void sampleOpensAndRuns();
     void realImageRunsExact();
     void cancelKeepsWindowUsable();
+    void escapeClosingAListKeepsTheRun();
     void cancelStopsOpening();
+    void screenFromPngFile();
     void switchingBackIsCached();
     void saveResult();
     void pasteImage();
     void dropOpensFile();
     void perceivedToggle();
+    void dropAddsToBatchList();
+    void undoRedoSettings();
+    void windowAndDocksRemembered();
     void fourPinsHaveDistinctLabels();
     void statusColourHintFollowsMode();
     void statusRunNoteClearedByLaterRun();
@@ -58,6 +75,7 @@ private slots:
     void saveAdviceAndCmykPng();
     void cancelMarksPreviousResult();
     void titleNamesAppOnce();
+    void toolbarFitsDefaultWindow();
     void helpListsEveryShortcut();
     void screenshotFromWindow();
     void screenshotOption();
@@ -164,6 +182,68 @@ void TestStudioMainWindow::cancelKeepsWindowUsable() {
     QCOMPARE(w.currentResult()->methodId, QString("ed/plain"));
 }
 
+void TestStudioMainWindow::escapeClosingAListKeepsTheRun() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QSignalSpy loaded(&w, &MainWindow::imageLoaded);
+    QSignalSpy failed(&w, &MainWindow::runFailed);
+    QVERIFY(w.methodPanel()->setMethod("zz-slow", "rows"));
+    QSignalSpy progress(w.jobs(), &JobRunner::progress);
+    w.setImage(Image::gray(test::randomPlane(16, 3000, test::freshSeed("escape in a list"))), "tall");
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(progress.wait(10000));  // the slow run is under way
+    // Esc closes an open drop-down list and does nothing else.
+    QComboBox* combo = w.methodPanel()->deviceCombo();
+    combo->showPopup();
+    QWidget* popup = combo->view()->window();
+    QTRY_VERIFY(popup->isVisible());
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : popup, Qt::Key_Escape);
+    QTRY_VERIFY(!popup->isVisible());
+    QTest::qWait(100);
+    QVERIFY(w.jobs()->busy());
+    QCOMPARE(failed.count(), 0);
+    // Esc in the window cancels the run.
+    QApplication::setActiveWindow(&w);  // the offscreen platform leaves the closed list active
+    QTRY_COMPARE(QApplication::activeWindow(), &w);
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(failed.count() > 0 || failed.wait(5000));
+    QCOMPARE(failed.at(0).at(1).toBool(), true);
+}
+
+void TestStudioMainWindow::screenFromPngFile() {
+    // Screen > From file... reads what the CLI's --screen reads: a PNG threshold array is used by the run.
+    QTemporaryDir dir;
+    const ThresholdArray thresholds = test::randomPlane(5, 3, test::freshSeed("screen file"));
+    const QString png = dir.filePath("thresholds.png");
+    QVERIFY(io::writeImage(QFile::encodeName(png).toStdString(), Image::gray(thresholds)).isOk());
+    MainWindow w(Registry::instance());
+    w.show();
+    QVERIFY(w.methodPanel()->setMethod("ordered", "screen"));
+    QVERIFY(w.methodPanel()->useFile("screen", png));
+    QCOMPARE(w.methodPanel()->params().getText("screen", ""), png.toStdString());
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    const Plane8 input = test::randomPlane(37, 23, test::freshSeed("screen file input"));
+    w.setImage(Image::gray(input), "random");
+    QVERIFY(shown.wait(20000));
+    QVERIFY2(!w.errorBox(), qPrintable(w.lastError()));
+    Plane8 expected;
+    QVERIFY(orderedDither(input, expected, thresholds).isOk());
+    QVERIFY(w.currentResult()->halftone->channels[0] == expected);
+
+    // A file that is no image is refused with a message naming it; the PNG stays chosen.
+    const QString bad = dir.filePath("not-thresholds.png");
+    QVERIFY(test::writeFile(bad, QByteArray("not an image")));
+    QVERIFY(!w.methodPanel()->useFile("screen", bad));
+    QVERIFY(w.methodPanel()->errorBox());
+    QVERIFY2(w.methodPanel()->errorBox()->text().contains("not-thresholds.png"),
+             qPrintable(w.methodPanel()->errorBox()->text()));
+    QCOMPARE(w.methodPanel()->params().getText("screen", ""), png.toStdString());
+    auto* combo = qobject_cast<QComboBox*>(w.methodPanel()->paramWidget("screen"));
+    QVERIFY(combo && combo->findData(bad) < 0);
+}
+
 void TestStudioMainWindow::cancelStopsOpening() {
     // A large file is being decoded when the user presses Cancel (Esc): the decoder stops between strips,
     // no error dialog opens, the image open before stays, and the next open works.
@@ -267,6 +347,94 @@ void TestStudioMainWindow::dropOpensFile() {
     QCOMPARE(w.imageName(), QString("page.png"));
     QCOMPARE(w.image()->width(), 384);
     QCOMPARE(w.image()->height(), 191);
+}
+
+void TestStudioMainWindow::dropAddsToBatchList() {
+    MainWindow w(Registry::instance());
+    BatchDialog* batch = w.showBatch();
+    QVERIFY(batch);
+    batch->setInputs({});
+    QTemporaryDir dir;
+    const QString page = QString::fromStdString(test::dataPath("page.png"));
+    QMimeData md;
+    md.setUrls({QUrl::fromLocalFile(page), QUrl::fromLocalFile(dir.path()), QUrl("https://example.org/x.png")});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &md, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(batch, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &md, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(batch, &drop);
+    QCOMPARE(batch->inputs(), QStringList({page, dir.path()}));  // local files and folders; no remote URL
+    QVERIFY(!w.image());                                         // the drop went to the batch, not to the window
+}
+
+void TestStudioMainWindow::undoRedoSettings() {
+    MainWindow w(Registry::instance());
+    w.setAutoRun(false);
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    w.resetUndo();
+    JobSettings start;
+    QVERIFY(w.currentJob(start).isOk());
+    QVERIFY(w.methodPanel()->setParam("levels", 3));
+    w.adjustPanel()->gammaSpin()->setValue(1.4);
+    QVERIFY(w.methodPanel()->setMethod("ordered", "screen"));
+    JobSettings end;
+    QVERIFY(w.currentJob(end).isOk());
+    QUndoStack* undo = w.undoStack();
+    QCOMPARE(undo->count(), 3);
+    undo->undo();  // back to ed/plain with 3 levels and gamma 1.4
+    JobSettings job;
+    QVERIFY(w.currentJob(job).isOk());
+    QCOMPARE(QString::fromStdString(job.method), QString("ed"));
+    QCOMPARE(job.prepare.gamma, 1.4);
+    undo->undo();
+    undo->undo();
+    QVERIFY(w.currentJob(job).isOk());
+    QVERIFY(job == start);
+    QVERIFY(!undo->canUndo());
+    // The menu's Undo and Redo work the stack; undoing made no new steps.
+    auto* redo = w.findChild<QAction*>("redo");
+    QVERIFY(redo && redo->isEnabled());
+    for (int i = 0; i < 3; ++i) redo->trigger();
+    QVERIFY(w.currentJob(job).isOk());
+    QVERIFY(job == end);
+    QCOMPARE(undo->count(), 3);
+    // A new change after an undo drops the steps that could be redone.
+    undo->undo();
+    w.adjustPanel()->gammaSpin()->setValue(0.8);
+    QVERIFY(!undo->canRedo());
+}
+
+void TestStudioMainWindow::windowAndDocksRemembered() {
+    QSettings settings;  // the test's own settings (startStudioTest)
+    QSize size;
+    {
+        MainWindow w(Registry::instance());
+        QVERIFY(!w.restoreWindowState(settings));  // nothing stored yet
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Docks can be hidden from the View menu.
+        auto* view = w.findChild<QMenu*>("viewMenu");
+        QVERIFY(view);
+        auto* adjust = w.findChild<QDockWidget*>("adjustDock");
+        QVERIFY(adjust && adjust->isVisible());
+        QAction* toggle = adjust->toggleViewAction();
+        QVERIFY(view->actions().contains(toggle));
+        toggle->trigger();
+        QVERIFY(!adjust->isVisible());
+        w.resize(1250, 760);
+        QApplication::processEvents();
+        size = w.size();
+        QVERIFY(size != QSize(1400, 900));
+        w.saveWindowState(settings);
+    }
+    MainWindow again(Registry::instance());
+    QVERIFY(again.restoreWindowState(settings));
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), size);
+    QVERIFY(!again.findChild<QDockWidget*>("adjustDock")->isVisible());
+    QVERIFY(again.findChild<QDockWidget*>("methodDock")->isVisible());
+    settings.remove("window");
 }
 
 void TestStudioMainWindow::perceivedToggle() {
@@ -538,6 +706,39 @@ void TestStudioMainWindow::cancelMarksPreviousResult() {
     w.cancelRun();
     QCOMPARE(stage->text(), done);
     QVERIFY(!w.currentIsStale());
+}
+
+void TestStudioMainWindow::toolbarFitsDefaultWindow() {
+    // At the default 1400 x 900 every action of the Compare toolbar is on the bar (none behind the overflow button),
+    // and the Split result selector stays on it, with results whose labels are long (pins, Adjust settings).
+    MainWindow w(Registry::instance());
+    QCOMPARE(w.size(), QSize(1400, 900));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(Image::gray(test::randomPlane(64, 48, test::freshSeed("toolbar"))), "a-rather-long-image-name");
+    QVERIFY(shown.wait(20000));
+    w.pinCurrent();
+    QVERIFY(w.methodPanel()->setParam("levels", 3));
+    QVERIFY(shown.wait(20000));
+    w.setSplitView(true);
+    QApplication::processEvents();
+    for (const char* name : {"compareToolBar", "splitToolBar"}) {
+        auto* bar = w.findChild<QToolBar*>(name);
+        QVERIFY2(bar && bar->isVisible(), name);
+        for (QAction* a : bar->actions()) {
+            if (a->isSeparator()) continue;
+            QWidget* on = bar->widgetForAction(a);
+            const QString what = a->text().isEmpty() && on ? on->objectName() : a->text();
+            QVERIFY2(on && on->isVisible(), qPrintable(what + " is hidden in the toolbar's overflow"));
+            QVERIFY2(bar->rect().contains(on->geometry()), qPrintable(what + " is cut off"));
+        }
+        auto* more = bar->findChild<QWidget*>("qt_toolbar_ext_button");
+        QVERIFY2(!more || !more->isVisible(), name);
+    }
+    auto* split = w.findChild<QComboBox*>("splitChoice");
+    QVERIFY(split && split->isVisible() && split->count() == 2);
 }
 
 void TestStudioMainWindow::titleNamesAppOnce() {

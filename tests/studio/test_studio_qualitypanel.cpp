@@ -144,7 +144,7 @@ void TestStudioQualityPanel::exportsSayWhatWasMeasured() {
 }
 
 void TestStudioQualityPanel::deltaEForColourResults() {
-    // A "Delta E 2000" column: the library's filteredDeltaE2000 for colour results, "(gray)" for gray ones.
+    // A "Delta E seen" column beside E/N: the library's seenDeltaE2000 for gray and colour results alike.
     QualityPanel panel(Registry::instance());
     std::shared_ptr<const Image> image;
     measureTwo(panel, image);
@@ -153,13 +153,14 @@ void TestStudioQualityPanel::deltaEForColourResults() {
     QVERIFY(table);
     int col = -1;
     for (int c = 0; c < table->columnCount(); ++c)
-        if (table->horizontalHeaderItem(c)->text() == "Delta E 2000") col = c;
+        if (table->horizontalHeaderItem(c)->text() == "Delta E seen") col = c;
     QVERIFY(col >= 0);
-    QVERIFY(std::isnan(panel.rows()[0].deltaE2000));
-    QCOMPARE(table->item(0, col)->text(), QString("(gray)"));
-    const double de = panel.rows()[1].deltaE2000;
-    QVERIFY(de > 0 && de < 30);
-    QCOMPARE(table->item(1, col)->text(), QString::number(de, 'f', 2));
+    QCOMPARE(table->horizontalHeaderItem(col - 1)->text(), QString("HVS error E/N"));
+    for (int i = 0; i < 2; ++i) {
+        const double de = panel.rows()[i].seenDeltaE;
+        QVERIFY2(de > 0 && de < 30, qPrintable(QString::number(de)));
+        QCOMPARE(table->item(i, col)->text(), QString::number(de, 'f', 2));
+    }
 
     // MBVQ: a colour result of the eight corners, measured against the original as it is.
     JobRequest r;
@@ -177,7 +178,7 @@ void TestStudioQualityPanel::deltaEForColourResults() {
     QVERIFY(measured.wait(60000));
     const QualityRow& row = panel.rows().front();
     QVERIFY2(row.error.isEmpty(), qPrintable(row.error));
-    QCOMPARE(row.deltaE2000, filteredDeltaE2000(*image, *result->halftone));
+    QCOMPARE(row.seenDeltaE, seenDeltaE2000(*image, *result->halftone, true));
     // PSNR over the three channels of the original, not the gray original against the red channel; the tone curve
     // (of the result's luma on the gray ramp) has every level.
     double psnr = 0;

@@ -39,6 +39,7 @@ private slots:
     void ciede2000Sharma();
     void labOfKnownColours();
     void filteredDeltaE();
+    void seenDeltaERanksAsHvsError();
 };
 
 void TestMetrics::hvsErrorMatchesDbs_data() { test::sizeRows({{1, 1}, {1, 23}, {29, 1}, {53, 41}}); }
@@ -447,6 +448,63 @@ void TestMetrics::filteredDeltaE() {
     g3.space = ColorSpace::RGB;
     g3.channels.assign(3, g);
     QCOMPARE(filteredDeltaE2000(Image::gray(g), g3), 0.0);
+}
+
+void TestMetrics::seenDeltaERanksAsHvsError() {
+    // A photograph-like gray image: smooth shading, a disc, fine texture.
+    const int W = 301, H = 233;
+    const Plane8 noise = test::randomPlane(W, H, test::freshSeed("seen delta e"));
+    Plane8 gray(W, H);
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const double dx = x - W / 2.0, dy = y - H / 2.0;
+            double v = 40 + 170.0 * x / (W - 1) + 20 * std::sin(y / 9.0);
+            if (dx * dx + dy * dy < 60 * 60) v = 230 - 150.0 * y / (H - 1);
+            v += (noise.at(y, x) - 127.5) / 16;
+            gray.at(y, x) = uint8_t(std::clamp(v, 0.0, 255.0));
+        }
+    struct Result {
+        std::string name;
+        Plane8 halftone;
+    };
+    std::vector<Result> results;
+    for (const char* k : {"floyd-steinberg", "jarvis", "stucki", "atkinson"}) {
+        EdParams p;
+        p.kernel = k;
+        results.push_back({k, referenceErrorDiffusion(gray, p)});
+    }
+    for (const char* spec : {"bayer:8", "bayer:2", "cluster:cell=8,angle=45"}) {
+        ThresholdArray t;
+        QVERIFY(screenFromSpec(spec, t).isOk());
+        Plane8 out;
+        QVERIFY(orderedDither(gray, out, t).isOk());
+        results.push_back({spec, out});
+    }
+    const Image original = Image::gray(gray);
+    QCOMPARE(seenDeltaE2000(original, original, false), 0.0);
+    QCOMPARE(seenDeltaE2000(original, original, true), 0.0);
+    // Under the default viewing conditions every pair of results is ordered as E/N orders it.
+    for (size_t i = 0; i < results.size(); ++i)
+        for (size_t j = 0; j < results.size(); ++j) {
+            const double ei = hvsWeightedError(gray, results[i].halftone),
+                         ej = hvsWeightedError(gray, results[j].halftone);
+            const double di = seenDeltaE2000(original, Image::gray(results[i].halftone), false);
+            const double dj = seenDeltaE2000(original, Image::gray(results[j].halftone), false);
+            QVERIFY2((ei < ej) == (di < dj), qPrintable(QString("%1: E/N %2, seen dE %3; %4: E/N %5, seen dE %6")
+                                                            .arg(QString::fromStdString(results[i].name))
+                                                            .arg(ei)
+                                                            .arg(di)
+                                                            .arg(QString::fromStdString(results[j].name))
+                                                            .arg(ej)
+                                                            .arg(dj)));
+        }
+    // The default: a 96 dpi screen seen from 18 inches, 1.51 pixels.
+    QVERIFY(std::abs(eyeSigmaPixels({}) - 96 * 18 * std::tan(0.05 * M_PI / 180)) < 1e-12);
+    // Farther away the eye averages more: a clustered dot scores better.
+    ViewingConditions far;
+    far.distanceInches = 72;
+    QVERIFY(seenDeltaE2000(original, Image::gray(results.back().halftone), false, far) <
+            seenDeltaE2000(original, Image::gray(results.back().halftone), false));
 }
 
 QTEST_GUILESS_MAIN(TestMetrics)
