@@ -47,6 +47,15 @@ inline constexpr VarTapList kVarTapList = [] {
 inline constexpr const CTap* kVarTaps = kVarTapList.taps;
 /// \brief Whether level-dependent kernel v modulates the threshold.
 constexpr bool varModulated(int v) { return varkerneltable::kVarKernels[v].modulated; }
+/// \brief Whether the modulation of level-dependent kernel v has the position-noise term.
+constexpr bool varNoise(int v) { return varkerneltable::kVarKernels[v].noise; }
+/// \brief Whether the modulation words of level-dependent kernel v are symmetric (word(a) = word(255 - a)), so that a
+/// table of levels 0..127 holds them all: true without threshold offsets.
+constexpr bool varSymmetricWords(int v) {
+    for (int a = 0; a < 256; ++a)
+        if (varkerneltable::kVarKernels[v].threshold[a] != 0) return false;
+    return true;
+}
 
 /// \brief Kernel `Id` of the table at compile time.
 template <int Id>
