@@ -266,12 +266,12 @@ int main(int argc, char** argv) {
         evals +=
             search(c, m, thresholdMove, 512, 32, [&](const Candidate& x) { return cost(images, x.kernel, allImages); });
     report("2: thresholds on the images", evals);
-    // Round 3: weights and threshold together on patches and images, finer steps 256 .. 32.
+    // Round 3: weights and threshold together on patches and images, finer steps 128 .. 32.
     evals = 0;
     std::vector<std::array<int, 3>> allMoves = weightMoves;
     allMoves.push_back({0, 0, 1});
     for (int m = 1; m < kRows; ++m)
-        evals += search(c, m, allMoves, 256, 32, [&](const Candidate& x) {
+        evals += search(c, m, allMoves, 128, 32, [&](const Candidate& x) {
             return cost(patches, x.kernel, {m, 255 - m}) + cost(images, x.kernel, allImages);
         });
     report("3: weights and thresholds on both", evals);
