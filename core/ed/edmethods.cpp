@@ -8,9 +8,10 @@ namespace halftone {
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     std::vector<std::string> names;
     for (const Kernel& k : kernels()) names.push_back(k.name);
-    ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
-                                   "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
-                                   "Stucki, ...; Ostromoukhov, Zhou-Fang and TDED change the weights with the input level)");
+    ParamSpec kernel =
+        choiceParam("kernel", "Kernel", names, 0,
+                    "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
+                    "Stucki, ...; Ostromoukhov, Zhou-Fang and TDED change the weights with the input level)");
     kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"},
                            {"jarvis", "Jarvis, Judice and Ninke"},
                            {"stucki", "Stucki"},
