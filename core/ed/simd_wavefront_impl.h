@@ -68,8 +68,11 @@ struct Band {
     /// The per-level tables are symmetric (level a uses row min(a, 255 - a)): looked up in registers where the
     /// instruction set can (AVX-512), else staged per chunk with plain loads.
     static constexpr bool vlut = var && V::kLookup128;
-    /// The modulation words in registers too, when they are symmetric (a threshold offset changes sign with the level).
-    static constexpr bool zlut = vlut && mod && varSymmetricWords(KID - kKernelCount);
+    /// The modulation words in registers too: symmetric ones (Zhou and Fang's) as the weights, antisymmetric ones
+    /// (TDED's threshold offsets, which change sign with the level) negated above level 127.
+    static constexpr bool zanti = vlut && mod && !varSymmetricWords(KID - kKernelCount) &&
+                                  varAntisymmetricWords(KID - kKernelCount);
+    static constexpr bool zlut = vlut && mod && (varSymmetricWords(KID - kKernelCount) || zanti);
     using T = typename V::T;
     using M = typename V::M;
 
@@ -146,9 +149,10 @@ struct Band {
                 // bits of the hash of (i, j, seed) (Zhou and Fang's noise; absent for Li and Allebach's thresholds)
                 namespace vt = varkerneltable;
                 T z;
-                if constexpr (zlut)
+                if constexpr (zlut) {
                     z = V::lookup128(job.modScale, V::minv(bytes, V::sub(V::set1(255), bytes)));
-                else
+                    if constexpr (zanti) z = V::subIf(V::gt(bytes, V::set1(127)), z, V::add(z, z));
+                } else
                     z = V::load(zRow + v * L);
                 T p = V::template sar<vt::kScaleBits>(z);
                 if constexpr (noise) {
