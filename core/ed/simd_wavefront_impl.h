@@ -70,8 +70,8 @@ struct Band {
     static constexpr bool vlut = var && V::kLookup128;
     /// The modulation words in registers too: symmetric ones (Zhou and Fang's) as the weights, antisymmetric ones
     /// (TDED's threshold offsets, which change sign with the level) negated above level 127.
-    static constexpr bool zanti = vlut && mod && !varSymmetricWords(KID - kKernelCount) &&
-                                  varAntisymmetricWords(KID - kKernelCount);
+    static constexpr bool zanti =
+        vlut && mod && !varSymmetricWords(KID - kKernelCount) && varAntisymmetricWords(KID - kKernelCount);
     static constexpr bool zlut = vlut && mod && (varSymmetricWords(KID - kKernelCount) || zanti);
     using T = typename V::T;
     using M = typename V::M;
