@@ -31,10 +31,13 @@ inline constexpr int kVarKernelCount = varkerneltable::kVarCount;
 
 /// \brief True when kernels() position `id` is a level-dependent kernel.
 constexpr bool isLevelDependent(int id) { return id >= kKernelCount; }
-/// \brief True when kernels() position `id` modulates its threshold with position noise (Zhou and Fang).
+/// \brief True when kernels() position `id` chooses its level from a perturbed value: position noise (Zhou and Fang)
+/// or a threshold per level (Li and Allebach).
 constexpr bool isModulated(int id) {
     return isLevelDependent(id) && varkerneltable::kVarKernels[id - kKernelCount].modulated;
 }
+/// \brief True when the perturbation of kernels() position `id` has the position-noise term (Zhou and Fang).
+constexpr bool isNoisy(int id) { return isLevelDependent(id) && varkerneltable::kVarKernels[id - kKernelCount].noise; }
 
 /// \brief Kernel `id` (position in core's kernels()); evaluated at compile time. A level-dependent kernel gives its
 /// taps' shape with weight 0 (the weights come from the sending pixel's level at run time) and the common divisor.

@@ -29,7 +29,7 @@ double medianOf(std::vector<double> v) {
 }
 
 /// The level-weight tables of a level-dependent kernel (WavefrontArgs::levelWeights), from core's Kernel::weight()
-/// and strength(); empty for a fixed kernel.
+/// and modulationWord(); empty for a fixed kernel.
 std::vector<int32_t> levelWeightTable(const Kernel& k, int levels) {
     if (!k.levelDependent()) return {};
     std::vector<int32_t> t(kLevelWeightsSize);
@@ -37,7 +37,7 @@ std::vector<int32_t> levelWeightTable(const Kernel& k, int levels) {
         const uint8_t b = uint8_t(a);
         t[size_t(a)] = k.weight(0, b);
         t[size_t(256 + a)] = k.weight(1, b) | (k.weight(2, b) << 16);
-        t[size_t(512 + a)] = k.modulated() ? varkerneltable::modulationScale(k.strength(b), levels) : 0;
+        t[size_t(512 + a)] = k.modulationWord(b, levels);
     }
     return t;
 }

@@ -28,7 +28,7 @@ int kernelIndexOf(const std::string& name);
 double medianOf(std::vector<double> v);
 
 /// The level-weight tables of a level-dependent kernel (WavefrontArgs::levelWeights), from core's Kernel::weight()
-/// and strength(); empty for a fixed kernel.
+/// and modulationWord(); empty for a fixed kernel.
 std::vector<int32_t> levelWeightTable(const Kernel& k, int levels);
 
 /// Device copies of the Quantizer's tables (the GPU never recomputes lin) and of a level-dependent kernel's weights.

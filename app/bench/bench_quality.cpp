@@ -93,6 +93,7 @@ struct Run {
     std::string error;
     uint64_t hash = 0;               ///< of every output: equal hashes are the same halftones
     std::vector<double> hvs, psnr;   ///< per image
+    std::vector<double> ssim;        ///< per image
     std::vector<double> seconds;     ///< per image, median of the timed runs on one thread
     ToneCurve tone;                  ///< on the ramp
     std::vector<double> anisotropy;  ///< per patch level, mean over rings (dB)
@@ -229,6 +230,7 @@ int benchQuality(const BenchContext& c) {
                 r.totalSeconds += seconds;
                 r.hvs.push_back(hvsWeightedError(in.plane, out));
                 r.psnr.push_back(filteredPsnr(in.plane, out));
+                r.ssim.push_back(ssim(in.plane, out));
             }
             Plane8 out;
             if (r.error.empty() && once(ramp, out)) {
@@ -337,7 +339,11 @@ int benchQuality(const BenchContext& c) {
                         r.setting.label.empty() ? "defaults" : r.setting.label.c_str(), r.error.c_str());
         }
 
-    std::printf("\n### Per image\n\nHVS error (x 1e-3) / filtered PSNR (dB) on each image.\n\n| method | settings |");
+    std::printf(
+        "\n### Per image\n\nHVS error (x 1e-3) / filtered PSNR (dB) / SSIM on each image. The HVS error and the "
+        "filtered PSNR use the Gaussian of sigma 1.2 px (radius 4); SSIM is Wang, Bovik, Sheikh and Simoncelli's "
+        "(2004) between the original and the halftone as they are (11 x 11 Gaussian window, sigma 1.5).\n\n| method | "
+        "settings |");
     for (const Input& in : images) std::printf(" %s |", in.name.c_str());
     std::printf("\n|---|---|");
     for (size_t i = 0; i < images.size(); ++i) std::printf("---:|");
@@ -346,7 +352,55 @@ int benchQuality(const BenchContext& c) {
         const Run& r = *row.members.front();
         std::printf("| %s | %s |", row.label.c_str(), r.setting.label.empty() ? "defaults" : r.setting.label.c_str());
         for (size_t i = 0; i < images.size(); ++i)
-            std::printf(" %s / %s |", num(r.hvs[i] * 1e3, 3).c_str(), num(r.psnr[i], 2).c_str());
+            std::printf(" %s / %s / %s |", num(r.hvs[i] * 1e3, 3).c_str(), num(r.psnr[i], 2).c_str(),
+                        num(r.ssim[i], 4).c_str());
+        std::printf("\n");
+    }
+
+    // The level-dependent kernels beside Floyd-Steinberg and DBS: where each stands on the way from one to the other.
+    auto kernelOf = [](const Run& r) {
+        const auto k = r.setting.values.find("kernel");
+        return k == r.setting.values.end() ? std::string() : k->second;
+    };
+    auto scanOf = [](const Run& r) {
+        const auto k = r.setting.values.find("serpentine");
+        return k != r.setting.values.end() && k->second == "true";
+    };
+    const Run* dbs = nullptr;
+    for (const Row& row : rows)
+        if (row.members.front()->method->id() == "dbs/sequential") dbs = row.members.front();
+    if (dbs) {
+        std::printf(
+            "\n### Level-dependent error diffusion beside Floyd-Steinberg and DBS\n\nPer image: HVS error (x 1e-3) / "
+            "filtered PSNR (dB) / SSIM as above, and the share of the gap from Floyd-Steinberg (same scan order) to "
+            "dbs/sequential that the row closes in HVS error (100 %% = DBS's error, 0 = Floyd-Steinberg's, < 0 "
+            "worse than Floyd-Steinberg).\n\n| kernel | scan |");
+        for (const Input& in : images) std::printf(" %s | gap closed |", in.name.c_str());
+        std::printf("\n|---|---|");
+        for (size_t i = 0; i < images.size(); ++i) std::printf("---:|---:|");
+        std::printf("\n");
+        for (bool serpentine : {false, true}) {
+            const Run* fs = nullptr;
+            for (const Row& row : rows)
+                if (kernelOf(*row.members.front()) == "floyd-steinberg" && scanOf(*row.members.front()) == serpentine)
+                    fs = row.members.front();
+            for (const char* k : {"floyd-steinberg", "ostromoukhov", "zhou-fang", "tded"})
+                for (const Row& row : rows) {
+                    const Run& r = *row.members.front();
+                    if (kernelOf(r) != k || scanOf(r) != serpentine || !fs) continue;
+                    std::printf("| %s | %s |", r.setting.values.at("kernel").c_str(),
+                                serpentine ? "serpentine" : "raster");
+                    for (size_t i = 0; i < images.size(); ++i)
+                        std::printf(" %s / %s / %s | %s %% |", num(r.hvs[i] * 1e3, 3).c_str(),
+                                    num(r.psnr[i], 2).c_str(), num(r.ssim[i], 4).c_str(),
+                                    num(100 * (fs->hvs[i] - r.hvs[i]) / (fs->hvs[i] - dbs->hvs[i]), 0).c_str());
+                    std::printf("\n");
+                }
+        }
+        std::printf("| dbs/sequential | - |");
+        for (size_t i = 0; i < images.size(); ++i)
+            std::printf(" %s / %s / %s | 100 %% |", num(dbs->hvs[i] * 1e3, 3).c_str(), num(dbs->psnr[i], 2).c_str(),
+                        num(dbs->ssim[i], 4).c_str());
         std::printf("\n");
     }
 

@@ -8,9 +8,10 @@ namespace halftone {
 std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
     std::vector<std::string> names;
     for (const Kernel& k : kernels()) names.push_back(k.name);
-    ParamSpec kernel = choiceParam("kernel", "Kernel", names, 0,
-                                   "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
-                                   "Stucki, ...; Ostromoukhov and Zhou-Fang change the weights with the input level)");
+    ParamSpec kernel =
+        choiceParam("kernel", "Kernel", names, 0,
+                    "how the quantisation error is shared among neighbours (Floyd-Steinberg, Jarvis, "
+                    "Stucki, ...; Ostromoukhov, Zhou-Fang and TDED change the weights with the input level)");
     kernel.choiceLabels = {{"floyd-steinberg", "Floyd-Steinberg"},
                            {"jarvis", "Jarvis, Judice and Ninke"},
                            {"stucki", "Stucki"},
@@ -25,7 +26,8 @@ std::vector<ParamSpec> edParamSpecs(bool withSerpentine) {
                            {"stevenson-arce", "Stevenson-Arce"},
                            {"hocevar-niger", "Hocevar-Niger"},
                            {"ostromoukhov", "Ostromoukhov (variable coefficients)"},
-                           {"zhou-fang", "Zhou-Fang (variable coefficients, threshold modulation)"}};
+                           {"zhou-fang", "Zhou-Fang (variable coefficients, threshold modulation)"},
+                           {"tded", "TDED (Li-Allebach, tone-dependent weights and threshold)"}};
     std::vector<ParamSpec> specs = {
         kernel,
         intParam("levels", "Output levels", 2, 256, 2, "number of output levels L (2 = binary)"),

@@ -18,7 +18,11 @@ Status validateEdParams(const EdParams& params, const Kernel*& kernel) {
 }
 
 Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params) {
-    const Kernel* kernel = findKernel(params.kernel);
+    return referenceErrorDiffusion(src, params, *findKernel(params.kernel));
+}
+
+Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params, const Kernel& k) {
+    const Kernel* kernel = &k;
     const Quantizer q(params.levels, params.linear);
     const int h = src.height, w = src.width;
     Plane8 out(w, h);
@@ -40,8 +44,7 @@ Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params) {
             int32_t decide = s;
             if (kernel->modulated()) {
                 const int u = varkerneltable::noiseU(uint32_t(i), uint32_t(j), params.seed);
-                const int z = varkerneltable::modulationScale(kernel->strength(src.at(i, j)), params.levels);
-                decide = s - varkerneltable::perturbation(u, z);
+                decide = s - varkerneltable::perturbation(u, kernel->modulationWord(src.at(i, j), params.levels));
             }
             const int k = q.level(decide);
             out.at(i, j) = q.values()[size_t(k)];
@@ -56,12 +59,14 @@ namespace {
 /// Calls f(K{}) with the compile-time kernel matching `k` (docs/spec.md section 1, core/ed/sequentialforms.h).
 template <class F>
 Status withKernel(const Kernel& k, F&& f) {
-    if (k.levelDependent()) {
-        static_assert(varkerneltable::kVarCount == 2, "one compiled form per level-dependent kernel");
-        if (k.levelTable == &varkerneltable::kVarKernels[0]) return f(edforms::VarKernel<0>{});
-        if (k.levelTable == &varkerneltable::kVarKernels[1]) return f(edforms::VarKernel<1>{});
-        return Status::error("kernel '" + k.name + "' has no compiled form");
-    }
+    if (k.levelDependent()) return [&]<int... I>(std::integer_sequence<int, I...>) {
+            Status st = Status::error("kernel '" + k.name + "' has no compiled form");
+            (void)((k.levelTable == &varkerneltable::kVarKernels[I] ? (st = f(edforms::VarKernel<I>{}), true)
+                                                                    : false) ||
+                   ...);
+            return st;
+        }
+    (std::make_integer_sequence<int, varkerneltable::kVarCount>());
     for (int id = 0; id < kerneltable::kCount; ++id)
         if (k.name == kerneltable::kKernels[id].name) return edforms::withTableKernel(id, f);
     return Status::error("kernel '" + k.name + "' has no compiled form");
@@ -92,7 +97,7 @@ private:
 };
 
 /// The gray per-pixel step of the sequential forms (core/ed/sequentialforms.h): S = A + the error sum, the level
-/// chosen from S (less Zhou and Fang's perturbation P(i, j) for a modulated kernel), the error S - Q_k.
+/// chosen from S (less the perturbation P(i, j) of a modulated kernel), the error S - Q_k.
 template <class K>
 struct GrayStep {
     static constexpr int kChannels = 1;
@@ -101,7 +106,7 @@ struct GrayStep {
     const Quantizer& q;
     const FastLevels& lv;
     uint32_t seed;
-    const int32_t* modScale;     ///< Z(a) of the threshold modulation (docs/spec.md section 1), 256 entries
+    const int32_t* modScale;     ///< the modulation word of each input level (docs/spec.md section 1), 256 entries
     const uint8_t* ins[4] = {};  ///< input rows i, i - 1, i - 2, i - 3 (row 0 outside: its errors are zero)
     uint8_t* out = nullptr;
 
@@ -119,8 +124,8 @@ struct GrayStep {
         const int32_t s = q.input(ins[0][j]) + sum[0];
         int32_t decide = s;
         if constexpr (K::modulated)
-            decide -= varkerneltable::perturbation(varkerneltable::noiseU(uint32_t(i), uint32_t(j), seed),
-                                                   modScale[ins[0][j]]);
+            decide -= varkerneltable::perturbation(
+                K::noise ? varkerneltable::noiseU(uint32_t(i), uint32_t(j), seed) : 0, modScale[ins[0][j]]);
         else
             (void)i;
         const int k = lv.level(decide);
@@ -140,8 +145,7 @@ Status errorDiffuse(const Plane8& src, Plane8& dst, const EdParams& params, EdVa
     if (!dst.sameSize(src)) dst = Plane8(src.width, src.height);
     const FastLevels levels(q);
     std::array<int32_t, 256> modScale{};
-    for (int a = 0; a < 256; ++a)
-        modScale[size_t(a)] = varkerneltable::modulationScale(kernel->strength(uint8_t(a)), params.levels);
+    for (int a = 0; a < 256; ++a) modScale[size_t(a)] = kernel->modulationWord(uint8_t(a), params.levels);
     const Status st = withKernel(*kernel, [&](auto k) {
         using K = decltype(k);
         GrayStep<K> step{src, dst, q, levels, params.seed, modScale.data()};

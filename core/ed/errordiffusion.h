@@ -43,6 +43,9 @@ Status errorDiffuse(const Plane8& src, Plane8& dst, const EdParams& params, EdVa
 /// \brief The simplest transcription of the SPEC recurrence (gather, full error plane, any kernel,
 /// serpentine): the reference every other path is compared with bit for bit.
 Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params);
+/// \brief The same with the kernel given, not looked up by params.kernel: a table that is not compiled in (the TDED
+/// training's candidates, core/ed/varkerneltable.h's format) runs through the same recurrence.
+Plane8 referenceErrorDiffusion(const Plane8& src, const EdParams& params, const Kernel& kernel);
 
 }  // namespace halftone
 

@@ -46,6 +46,12 @@ int Kernel::weight(size_t t, uint8_t a) const {
 
 int Kernel::strength(uint8_t a) const { return levelTable ? levelTable->strength[a] : 0; }
 
+int Kernel::threshold(uint8_t a) const { return levelTable ? levelTable->threshold[a] : 0; }
+
+int32_t Kernel::modulationWord(uint8_t a, int levels) const {
+    return modulated() ? varkerneltable::modulationWord(*levelTable, a, levels) : 0;
+}
+
 std::span<const Kernel> kernels() {
     static const std::vector<Kernel> all = [] {
         std::vector<Kernel> v;

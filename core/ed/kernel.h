@@ -20,8 +20,8 @@ struct Tap {
 };
 
 /// \brief A diffusion kernel: integer taps and the integer divisor D. A level-dependent kernel (Ostromoukhov; Zhou and
-/// Fang) takes the weight of each tap from the 8-bit input level of the pixel that sends the error (weight()); its
-/// taps' `w` are 0 and its divisor is the common D of core/ed/varkerneltable.h.
+/// Fang; Li and Allebach) takes the weight of each tap from the 8-bit input level of the pixel that sends the error
+/// (weight()); its taps' `w` are 0 and its divisor is the common D of core/ed/varkerneltable.h.
 struct Kernel {
     std::string name;
     std::vector<Tap> taps;
@@ -31,12 +31,19 @@ struct Kernel {
 
     /// \brief True when the weights depend on the source pixel's input level.
     bool levelDependent() const { return levelTable != nullptr; }
-    /// \brief True when the kernel modulates the threshold with position noise (Zhou and Fang).
+    /// \brief True when the level is chosen from a perturbed value: position noise (Zhou and Fang) or a threshold per
+    /// level (Li and Allebach).
     bool modulated() const;
     /// \brief Weight of tap `t` for a source pixel of 8-bit input `a` (taps[t].w for a fixed kernel).
     int weight(size_t t, uint8_t a) const;
     /// \brief Threshold modulation strength M(a) in percent (0 for a kernel without modulation).
     int strength(uint8_t a) const;
+    /// \brief Threshold offset T(a) at scale 16 for two levels (Li and Allebach's tone-dependent threshold; 0 for a
+    /// kernel without one).
+    int threshold(uint8_t a) const;
+    /// \brief The modulation word of input a for L output levels (docs/spec.md section 1), which
+    /// varkerneltable::perturbation() turns into P; 0 for a kernel without modulation.
+    int32_t modulationWord(uint8_t a, int levels) const;
 
     int maxDi() const;       ///< rows below reached by the kernel
     int maxDjLeft() const;   ///< largest -dj over the taps (>= 0)

@@ -41,10 +41,10 @@ int varKernelId(const Kernel& k) {
     return -1;
 }
 
-/// Z(a) of Zhou and Fang's threshold modulation for L levels (docs/spec.md section 1); zeros without modulation.
-std::array<int32_t, 256> modulationScales(const Kernel& k, int levels) {
+/// The modulation words of the threshold modulation for L levels (docs/spec.md section 1); zeros without modulation.
+std::array<int32_t, 256> modulationWords(const Kernel& k, int levels) {
     std::array<int32_t, 256> z{};
-    for (int a = 0; a < 256; ++a) z[size_t(a)] = varkerneltable::modulationScale(k.strength(uint8_t(a)), levels);
+    for (int a = 0; a < 256; ++a) z[size_t(a)] = k.modulationWord(uint8_t(a), levels);
     return z;
 }
 
@@ -65,7 +65,7 @@ Status prepare(const Plane8& src, Plane8& dst, const EdParams& params, const Ker
 // |E| <= 4072 with a level-dependent one (docs/spec.md section 1).
 
 /// The L-level quantiser of docs/spec.md section 1 with its constants at hand: the level is chosen by `decide` (S, or
-/// S less Zhou and Fang's perturbation), the error is S - Q_k.
+/// S less the perturbation of a modulated kernel), the error is S - Q_k.
 struct GrayLevels {
     const int32_t* input;  ///< A for an 8-bit value
     const int32_t* lut;    ///< levelLut()
@@ -105,10 +105,10 @@ struct GrayStep {
 };
 
 /// The same for a level-dependent kernel (docs/spec.md section 1): each tap's weight is the sending pixel's, looked up
-/// by its input byte; Zhou and Fang's perturbation P moves the level choice, not the error.
+/// by its input byte; the perturbation P of a modulated kernel moves the level choice, not the error.
 struct VarSegment {
     const varkerneltable::VarKernelDef* def;
-    const int32_t* modScale;  ///< Z(a)
+    const int32_t* modScale;  ///< the modulation word of each input level
     uint32_t seed;
 };
 
@@ -132,8 +132,8 @@ void collectSegmentVar(const Plane8& src, Plane8& dst, band::ErrorPlane& err, in
         const int32_t s = levels.input[in[x]] + ((acc + (1 << (sh - 1))) >> sh);
         int32_t decide = s;
         if constexpr (Modulated)
-            decide -= varkerneltable::perturbation(varkerneltable::noiseU(uint32_t(y), uint32_t(x), vs.seed),
-                                                   vs.modScale[in[x]]);
+            decide -= varkerneltable::perturbation(
+                vs.def->noise ? varkerneltable::noiseU(uint32_t(y), uint32_t(x), vs.seed) : 0, vs.modScale[in[x]]);
         const int32_t e = levels.quantize(s, decide, out[x]);
         cur[x] = int16_t(e);
     }
@@ -164,7 +164,7 @@ Status trapezoidErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
         const GrayLevels levels(q, lut.data());
         band::ErrorPlane err(src.width, src.height, kernel->maxDi(),
                              std::max(kernel->maxDjLeft(), kernel->maxDjRight()), 1);
-        const std::array<int32_t, 256> modScale = modulationScales(*kernel, params.levels);
+        const std::array<int32_t, 256> modScale = modulationWords(*kernel, params.levels);
         const VarSegment vs{kernel->levelTable, modScale.data(), params.seed};
         if (kid >= par::kKernelCount)
             return run.run([&](band::TrapezoidRun& r) {
@@ -323,7 +323,7 @@ Status wavefrontErrorDiffusion(const Plane8& src, Plane8& dst, const EdParams& p
         base.levelLut = lut.data();
         // level-dependent kernels: the packed weights of each input level and the modulation scales
         std::array<int32_t, 256> varWeights{};
-        const std::array<int32_t, 256> modScale = modulationScales(*kernel, params.levels);
+        const std::array<int32_t, 256> modScale = modulationWords(*kernel, params.levels);
         if (kernel->levelDependent())
             for (int a = 0; a < 256; ++a) {
                 const varkerneltable::LevelWeights& lw = kernel->levelTable->w[a];

@@ -30,6 +30,7 @@ struct TableKernel {
     static constexpr int divisor = def.divisor;
     static constexpr bool var = false;
     static constexpr bool modulated = false;
+    static constexpr bool noise = false;
     static constexpr std::array<Tap, size_t(def.count)> taps = [] {
         std::array<Tap, size_t(def.count)> t{};
         for (int i = 0; i < def.count; ++i) t[size_t(i)] = Tap{def.taps[i].di, def.taps[i].dj, def.taps[i].w};
@@ -50,6 +51,7 @@ struct VarKernel {
     }();
     static constexpr bool var = true;
     static constexpr bool modulated = varkerneltable::kVarKernels[Id].modulated;
+    static constexpr bool noise = varkerneltable::kVarKernels[Id].noise;
     static constexpr const varkerneltable::VarKernelDef& def = varkerneltable::kVarKernels[Id];
 };
 

@@ -33,7 +33,7 @@ struct BandJob {
     const int32_t* levelLut = nullptr;  ///< multi-level: lut[clamp(S,0,4080)] = Q_k | (v_k << 16)
     // level-dependent kernels (docs/spec.md section 1)
     const int32_t* varWeights = nullptr;  ///< 256 entries: W_right(a) | (W_downLeft(a) << 16); W_down = D - both
-    const int32_t* modScale = nullptr;    ///< 256 entries: Z(a) of the threshold modulation
+    const int32_t* modScale = nullptr;    ///< 256 entries: the modulation word of each input level
     uint32_t seed = 1;                    ///< the modulation noise's seed
     int firstRow = 0;                     ///< image row of the band's first row (the noise hashes image coordinates)
     // synchronisation with the band above (driver callbacks)

@@ -63,10 +63,16 @@ struct Band {
     /// from its own input byte, so the receiver only adds (the taps' w is 1).
     static constexpr bool var = KID >= kKernelCount;
     static constexpr bool mod = var && varModulated(var ? KID - kKernelCount : 0);
+    static constexpr bool noise = mod && varNoise(KID - kKernelCount);
     static constexpr int NT = var ? K.count : 1;  ///< history rings: errors, or one per tap
     /// The per-level tables are symmetric (level a uses row min(a, 255 - a)): looked up in registers where the
     /// instruction set can (AVX-512), else staged per chunk with plain loads.
     static constexpr bool vlut = var && V::kLookup128;
+    /// The modulation words in registers too: symmetric ones (Zhou and Fang's) as the weights, antisymmetric ones
+    /// (TDED's threshold offsets, which change sign with the level) negated above level 127.
+    static constexpr bool zanti =
+        vlut && mod && !varSymmetricWords(KID - kKernelCount) && varAntisymmetricWords(KID - kKernelCount);
+    static constexpr bool zlut = vlut && mod && (varSymmetricWords(KID - kKernelCount) || zanti);
     using T = typename V::T;
     using M = typename V::M;
 
@@ -139,18 +145,25 @@ struct Band {
             const T s = V::add(a, q);
             T dec = s;  // the value the level is chosen from
             if constexpr (mod) {
-                // Zhou and Fang's perturbation P = (u Z(a)) >> 14, u the top 7 bits of the hash of (i, j, seed)
+                // the perturbation P = ((u Z(a)) >> 14) + T_L(a) from the modulation word Z | T_L << 19, u the top 7
+                // bits of the hash of (i, j, seed) (Zhou and Fang's noise; absent for Li and Allebach's thresholds)
                 namespace vt = varkerneltable;
-                T h = V::add(hb[v], V::set1(int32_t(uint32_t(t) * vt::kHashCol)));
-                h = V::mullo(V::xorv(h, V::template srl<16>(h)), V::set1(int32_t(vt::kMix1)));
-                h = V::mullo(V::xorv(h, V::template srl<15>(h)), V::set1(int32_t(vt::kMix2)));
-                h = V::xorv(h, V::template srl<16>(h));
                 T z;
-                if constexpr (vlut)
+                if constexpr (zlut) {
                     z = V::lookup128(job.modScale, V::minv(bytes, V::sub(V::set1(255), bytes)));
-                else
+                    if constexpr (zanti) z = V::subIf(V::gt(bytes, V::set1(127)), z, V::add(z, z));
+                } else
                     z = V::load(zRow + v * L);
-                dec = V::sub(s, V::template srl<14>(V::mullo(V::template srl<25>(h), z)));
+                T p = V::template sar<vt::kScaleBits>(z);
+                if constexpr (noise) {
+                    T h = V::add(hb[v], V::set1(int32_t(uint32_t(t) * vt::kHashCol)));
+                    h = V::mullo(V::xorv(h, V::template srl<16>(h)), V::set1(int32_t(vt::kMix1)));
+                    h = V::mullo(V::xorv(h, V::template srl<15>(h)), V::set1(int32_t(vt::kMix2)));
+                    h = V::xorv(h, V::template srl<16>(h));
+                    const T zs = V::andv(z, V::set1((1 << vt::kScaleBits) - 1));
+                    p = V::add(p, V::template srl<14>(V::mullo(V::template srl<25>(h), zs)));
+                }
+                dec = V::sub(s, p);
             }
             T e, o;
             if (job.binary) {
@@ -190,7 +203,7 @@ struct Band {
     /// from the staged bytes once per chunk with plain loads (cheaper than a gather per step).
     struct Staged {
         alignas(64) int32_t w[var && !vlut ? 16 : 1][var && !vlut ? G : 1];
-        alignas(64) int32_t z[mod && !vlut ? 16 : 1][mod && !vlut ? G : 1];
+        alignas(64) int32_t z[mod && !zlut ? 16 : 1][mod && !zlut ? G : 1];
     };
 
     template <int U0, int... Us>
@@ -199,13 +212,16 @@ struct Band {
                                                       uint8_t (*out)[G], int32_t (*lastE)[L], const int32_t* b1,
                                                       const int32_t* b2, const int32_t* b3, const BandJob& job) {
         // U0 + Us... = 0..15; history phase = step index mod HS (sb is a multiple of 16, hence of HS)
-        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], st.w[var && !vlut ? U0 : 0], st.z[mod && !vlut ? U0 : 0],
+        step<U0 % HS>(hist, kr, hb, wv, sb + U0, U0, in[U0], st.w[var && !vlut ? U0 : 0], st.z[mod && !zlut ? U0 : 0],
                       out[U0], lastE[U0], b1 + U0, b2 + 2 * U0, b3 + 3 * U0, job);
         if constexpr (sizeof...(Us) > 0) steps16<Us...>(hist, kr, hb, wv, sb, in, st, out, lastE, b1, b2, b3, job);
     }
 
     HALFTONE_SCALAR_LOOPS static void stage(const uint8_t (*in)[G], Staged& st, const BandJob& job) {
         if constexpr (vlut) {
+            if constexpr (mod && !zlut)
+                for (int s = 0; s < 16; ++s)
+                    for (int r = 0; r < G; ++r) st.z[s][r] = job.modScale[in[s][r]];
         } else if constexpr (mod) {
             for (int s = 0; s < 16; ++s)
                 for (int r = 0; r < G; ++r) {

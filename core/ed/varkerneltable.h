@@ -5,6 +5,8 @@
 // modulation. core's kernels() (core/ed/kernel.cpp) lists these after the fixed kernels of core/ed/kerneltable.h.
 #include <cstdint>
 
+#include "core/ed/tdedtable.h"
+
 #if defined(__CUDACC__)
 #define HALFTONE_VK_HD __host__ __device__
 #else
@@ -202,13 +204,19 @@ struct LevelWeights {
     int right, downLeft, down;
 };
 
-/// \brief A level-dependent kernel: name, weights and modulation strength (percent) per 8-bit input level.
+/// \brief A level-dependent kernel: name, weights, modulation strength (percent) and threshold offset per 8-bit input
+/// level.
 struct VarKernelDef {
     const char* name;
     LevelWeights w[256];
-    int strength[256];  ///< M(a), 0..100; all zero for a kernel without threshold modulation
-    bool modulated;
+    int strength[256];   ///< M(a), 0..100; all zero for a kernel without position noise
+    int threshold[256];  ///< T(a): the two-level threshold's offset at scale 16, -kMaxThreshold..kMaxThreshold
+    bool modulated;      ///< the level is chosen from S - P (noise, threshold offsets or both)
+    bool noise;          ///< P has the position-noise term (M(a) > 0 somewhere)
 };
+
+/// \brief The largest |P| a table may reach for two levels: |T(a)| + 127 M(a) 16 / 100 <= 2032 keeps |E| <= 4072.
+inline constexpr int kMaxPerturbation = 2032;
 
 /// \brief floor((2 num + den) / (2 den)) for num >= 0, den > 0: num / den rounded half up.
 constexpr int64_t roundDiv(int64_t num, int64_t den) { return (2 * num + den) / (2 * den); }
@@ -224,10 +232,12 @@ constexpr VarKernelDef makeOstromoukhov() {
     VarKernelDef d{};
     d.name = "ostromoukhov";
     d.modulated = false;
+    d.noise = false;
     for (int a = 0; a < 256; ++a) {
         const CoefRow& c = kOstromoukhov[a < 128 ? a : 255 - a];
         d.w[a] = weightsOf(c.right, c.downLeft, c.sum);
         d.strength[a] = 0;
+        d.threshold[a] = 0;
     }
     return d;
 }
@@ -236,6 +246,7 @@ constexpr VarKernelDef makeZhouFang() {
     VarKernelDef d{};
     d.name = "zhou-fang";
     d.modulated = true;
+    d.noise = true;
     for (int a = 0; a < 256; ++a) {
         const int m = a < 128 ? a : 255 - a;
         int k = 0;  // key interval [k, k + 1] holding m
@@ -252,22 +263,45 @@ constexpr VarKernelDef makeZhouFang() {
         const StrengthKey& m0 = kZhouFangStrengthKeys[j];
         const StrengthKey& m1 = kZhouFangStrengthKeys[j + 1];
         d.strength[a] = (m0.percent * (m1.level - m) + m1.percent * (m - m0.level)) / (m1.level - m0.level);
+        d.threshold[a] = 0;
+    }
+    return d;
+}
+
+/// \brief Li and Allebach (2004), tone-dependent error diffusion, from a table of levels 0..127 (the shipped one is
+/// core/ed/tdedtable.h, trained by halftone-train-tded). Level a > 127 uses row 255 - a with the threshold offset
+/// negated, so that a dark level and its light mirror place their minority dots alike.
+constexpr VarKernelDef makeTded(const TdedRow (&rows)[128]) {
+    VarKernelDef d{};
+    d.name = "tded";
+    d.modulated = true;
+    d.noise = false;
+    for (int a = 0; a < 256; ++a) {
+        const TdedRow& r = rows[a < 128 ? a : 255 - a];
+        d.w[a] = LevelWeights{r.right, r.downLeft, r.down};
+        d.strength[a] = 0;
+        d.threshold[a] = a < 128 ? r.threshold : -r.threshold;
     }
     return d;
 }
 
 /// \brief The level-dependent kernels, in the order kernels() lists them after the fixed ones.
-inline constexpr VarKernelDef kVarKernels[] = {makeOstromoukhov(), makeZhouFang()};
+inline constexpr VarKernelDef kVarKernels[] = {makeOstromoukhov(), makeZhouFang(), makeTded(kTded)};
 inline constexpr int kVarCount = int(sizeof(kVarKernels) / sizeof(kVarKernels[0]));
 
 constexpr bool allWeightsValid() {
     for (const VarKernelDef& k : kVarKernels)
         for (int a = 0; a < 256; ++a)
-            if (k.w[a].right < 0 || k.w[a].downLeft < 0 || k.w[a].down < 0 || k.strength[a] < 0 || k.strength[a] > 100)
+            if (k.w[a].right < 0 || k.w[a].downLeft < 0 || k.w[a].down < 0 ||
+                k.w[a].right + k.w[a].downLeft + k.w[a].down != kDivisor || k.strength[a] < 0 || k.strength[a] > 100 ||
+                (k.strength[a] > 0 && !k.noise) || (k.threshold[a] != 0 && !k.modulated) ||
+                k.threshold[a] + 127 * 16 * k.strength[a] / 100 > kMaxPerturbation ||
+                k.threshold[a] < -kMaxPerturbation)
                 return false;
     return true;
 }
-static_assert(allWeightsValid(), "every weight is >= 0 and every strength in 0..100");
+static_assert(allWeightsValid(),
+              "every weight is >= 0, the weights of a level sum to D, every strength is in 0..100 and |P| <= 2032");
 
 /// \brief The constants of the position hash: multipliers of row, column and seed, and the finaliser's two.
 inline constexpr uint32_t kHashRow = 0x8DA6B343u, kHashCol = 0xD8163841u, kHashSeed = 0xCB1AB31Fu;
@@ -291,8 +325,23 @@ HALFTONE_VK_HD constexpr int noiseU(uint32_t i, uint32_t j, uint32_t seed) { ret
 constexpr int modulationScale(int strengthPercent, int levels) {
     return int((int64_t(strengthPercent) << 18) / (100 * int64_t(levels - 1)));
 }
-/// \brief The threshold perturbation P = (u Z(a)) >> 14 at scale 16 (0..2032 for two levels).
-HALFTONE_VK_HD constexpr int32_t perturbation(int u, int z) { return (u * z) >> 14; }
+/// \brief T_L(a) = floor(T(a) / (L - 1)): the threshold offset scaled to one level gap of L output levels.
+constexpr int thresholdOffset(int threshold, int levels) {
+    const int q = threshold / (levels - 1);
+    return (threshold % (levels - 1) != 0 && threshold < 0) ? q - 1 : q;
+}
+/// \brief Bits of Z(a) in a modulation word; T_L(a) takes the bits above.
+inline constexpr int kScaleBits = 19;
+/// \brief The modulation word of input level a for L levels: Z(a) in the low 19 bits, T_L(a) (signed) above them.
+constexpr int32_t modulationWord(const VarKernelDef& k, int a, int levels) {
+    return int32_t(uint32_t(thresholdOffset(k.threshold[a], levels)) << kScaleBits) |
+           modulationScale(k.strength[a], levels);
+}
+/// \brief The threshold perturbation P = ((u Z(a)) >> 14) + T_L(a) at scale 16 from u and the modulation word
+/// (-2032..2032 for two levels).
+HALFTONE_VK_HD constexpr int32_t perturbation(int u, int32_t word) {
+    return ((u * (word & ((1 << kScaleBits) - 1))) >> 14) + (word >> kScaleBits);
+}
 
 }  // namespace halftone::varkerneltable
 

@@ -82,6 +82,34 @@ double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma
     return 10.0 * std::log10(255.0 * 255.0 / mse);
 }
 
+double ssim(const Plane8& original, const Plane8& halftone) {
+    if (!original.sameSize(halftone) || original.empty()) return std::numeric_limits<double>::quiet_NaN();
+    // Wang, Bovik, Sheikh and Simoncelli (2004), equation (13), with their 11 x 11 Gaussian window (sigma 1.5),
+    // K1 = 0.01, K2 = 0.03 and L = 255; the local means, variances and covariance come from the filter of section 3.
+    constexpr double sigma = 1.5, c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    constexpr int radius = 5;
+    const int W = original.width, H = original.height;
+    std::vector<double> x(original.size()), y(original.size()), xx(x.size()), yy(x.size()), xy(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = original.data[i];
+        y[i] = halftone.data[i];
+        xx[i] = x[i] * x[i];
+        yy[i] = y[i] * y[i];
+        xy[i] = x[i] * y[i];
+    }
+    const std::vector<double> mx = gaussianFiltered(x, W, H, sigma, radius),
+                              my = gaussianFiltered(y, W, H, sigma, radius);
+    const std::vector<double> sxx = gaussianFiltered(xx, W, H, sigma, radius),
+                              syy = gaussianFiltered(yy, W, H, sigma, radius),
+                              sxy = gaussianFiltered(xy, W, H, sigma, radius);
+    double sum = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double vx = sxx[i] - mx[i] * mx[i], vy = syy[i] - my[i] * my[i], cxy = sxy[i] - mx[i] * my[i];
+        sum += (2 * mx[i] * my[i] + c1) * (2 * cxy + c2) / ((mx[i] * mx[i] + my[i] * my[i] + c1) * (vx + vy + c2));
+    }
+    return sum / double(x.size());
+}
+
 Lab linearSrgbToLab(double r, double g, double b) {
     // IEC 61966-2-1 (sRGB) primaries and D65 white; the white point is the image of (1, 1, 1).
     const double X = 0.4124 * r + 0.3576 * g + 0.1805 * b;

@@ -21,6 +21,11 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
 double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma = 1.2, int radius = 4,
                     bool linear = false);
 
+/// \brief Mean SSIM (Wang, Bovik, Sheikh and Simoncelli 2004) between the original and the halftone, both as stored:
+/// the 11 x 11 Gaussian window of sigma 1.5 (taps outside the image dropped, the rest renormalised), K1 = 0.01,
+/// K2 = 0.03, L = 255. 1 for a copy; NaN when the sizes differ or a plane is empty.
+double ssim(const Plane8& original, const Plane8& halftone);
+
 /// \brief A CIELAB colour (L* 0..100, a*, b*), white point D65.
 struct Lab {
     double L = 0, a = 0, b = 0;

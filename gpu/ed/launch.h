@@ -36,10 +36,10 @@ struct WavefrontArgs {
     int bandRows = 0;
     volatile int* stripDone = nullptr;
     QuantTables q;
-    /// Level-dependent kernels (Ostromoukhov; Zhou and Fang), general form only: kLevelWeightsSize entries made on the
-    /// host from core's Kernel::weight() and strength(), for each 8-bit input level a of the sending pixel: W_right(a)
-    /// at [a], W_downLeft(a) | W_down(a) << 16 at [256 + a], and the modulation scale Z(a) at [512 + a] (0 when the
-    /// kernel does not modulate its threshold). Null for a fixed kernel.
+    /// Level-dependent kernels (Ostromoukhov; Zhou and Fang; Li and Allebach), general form only: kLevelWeightsSize
+    /// entries made on the host from core's Kernel::weight() and modulationWord(), for each 8-bit input level a of the
+    /// sending pixel: W_right(a) at [a], W_downLeft(a) | W_down(a) << 16 at [256 + a], and the modulation word
+    /// Z(a) | T_L(a) << 19 at [512 + a] (0 when the kernel does not modulate its threshold). Null for a fixed kernel.
     const int32_t* levelWeights = nullptr;
     uint32_t seed = 1;     ///< seed of Zhou and Fang's position noise (EdParams::seed)
     int threshold = 2040;  ///< L = 2 fast path: level 1 iff S > threshold

@@ -49,13 +49,13 @@ __device__ __forceinline__ int floorDivChunk(int x) { return x >= 0 ? x / kChunk
 /// (level 1 iff S > threshold), else the level table. Input and output go through per-row rings in shared memory,
 /// refilled and flushed once per chunk.
 ///
-/// A level-dependent kernel (VAR: Ostromoukhov; Zhou and Fang) takes each tap's weight from the sending pixel's input
-/// level. The weights depend on the input only, so they stay off the error chain: every lane looks up the weights of
-/// its own pixels when it reads a group's inputs, keeps its right weight for its next pixel, and passes its down-left
-/// and down weights to the row below with one shuffle per step, beside its error, into a history that mirrors the
-/// errors' (lane 0 of the strip gets the row above's input bytes with the boundary words and looks them up). With
-/// threshold modulation (MOD: Zhou and Fang) each lane computes its pixels' position noise and threshold shift with
-/// the group's inputs too.
+/// A level-dependent kernel (VAR: Ostromoukhov; Zhou and Fang; Li and Allebach) takes each tap's weight from the
+/// sending pixel's input level. The weights depend on the input only, so they stay off the error chain: every lane
+/// looks up the weights of its own pixels when it reads a group's inputs, keeps its right weight for its next pixel,
+/// and passes its down-left and down weights to the row below with one shuffle per step, beside its error, into a
+/// history that mirrors the errors' (lane 0 of the strip gets the row above's input bytes with the boundary words and
+/// looks them up). With threshold modulation (MOD: Zhou and Fang's noise, NOISE, and Li and Allebach's threshold per
+/// level) each lane computes its pixels' threshold shift with the group's inputs too.
 template <int ID_, bool BIN>
 struct GrayStep {
     using Word = uint32_t;
@@ -69,6 +69,7 @@ struct GrayStep {
     static constexpr bool kUnrollGroups = true;
     static constexpr bool VAR = isLevelDependent(ID);
     static constexpr bool MOD = isModulated(ID);
+    static constexpr bool NOISE = isNoisy(ID);
     static constexpr bool kRowAboveInput = VAR;
     static constexpr KernelC KD = kernelDef(ID);
     using Shape = strip::WindowShape<ID, K>;
@@ -186,7 +187,8 @@ struct GrayStep {
                     Wb[q][u] = uint32_t(sWeights[256 + b]);
                 }
                 if (MOD) {
-                    const int noise = varkerneltable::noiseU(uint32_t(base + 32 * q + lane), uint32_t(j), a.seed);
+                    const int noise =
+                        NOISE ? varkerneltable::noiseU(uint32_t(base + 32 * q + lane), uint32_t(j), a.seed) : 0;
                     const int shift = varkerneltable::perturbation(noise, sWeights[512 + b]);
                     Thr[q][u] = BIN ? a.threshold + shift : shift;
                 }
@@ -273,8 +275,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) wavefrontKernel(Wavefront
 }
 
 using KernelFn = void (*)(WavefrontArgs);
-
-static_assert(kVarKernelCount == 2, "one general-form instance per kernel of core/ed/varkerneltable.h");
 
 /// \brief The general-form instance of kernel `id` (core/ed/kerneltable.h, then core/ed/varkerneltable.h), or null for
 /// a kernel the strips do not handle (wavefrontFits).

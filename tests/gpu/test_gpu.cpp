@@ -12,6 +12,7 @@
 
 #include "core/ed/errordiffusion.h"
 #include "core/ed/kernel.h"
+#include "core/ed/varkerneltable.h"
 #include "core/pnm.h"
 #include "core/job/registry.h"
 #include "gpu/gpu.h"
@@ -165,16 +166,17 @@ int main(int argc, char** argv) {
                     exact("wavefront", flat, p, referenceErrorDiffusion(flat, p), form);
                 }
             }
-        // the level-dependent kernels (Ostromoukhov; Zhou and Fang): each tap's weight is the sending pixel's, Zhou and
-        // Fang's threshold noise comes from the pixel's image position and the seed. Sizes around the general form's
-        // 64-row strips (the row above a strip's first row is read from the previous strip) and 32-column chunks,
-        // several seeds; the seed must reach the device (different seeds give different references here)
+        // the level-dependent kernels (Ostromoukhov; Zhou and Fang; TDED): each tap's weight is the sending pixel's,
+        // TDED's threshold offset the sending level's, Zhou and Fang's threshold noise comes from the pixel's image
+        // position and the seed. Sizes around the general form's 64-row strips (the row above a strip's first row is
+        // read from the previous strip) and 32-column chunks, several seeds; the seed must reach the device (different
+        // seeds give different references here)
         for (const Kernel& k : kernels()) {
             if (!k.levelDependent()) continue;
             for (int levels : {2, 3, 256})
                 for (bool linear : {false, true})
                     for (uint32_t seed : {1u, 2u, 0x9E3779B9u}) {
-                        if (!k.modulated() && seed != 1) continue;
+                        if (!k.levelTable->noise && seed != 1) continue;
                         if (sanitize && (levels == 3 || linear || seed == 2)) continue;
                         EdParams p;
                         p.kernel = k.name;
@@ -203,7 +205,7 @@ int main(int argc, char** argv) {
                             exact("wavefront", flat, p, referenceErrorDiffusion(flat, p));
                         }
                     }
-            if (k.modulated()) {
+            if (k.levelTable->noise) {
                 EdParams p1, p2;
                 p1.kernel = p2.kernel = k.name;
                 p2.seed = 2;

@@ -1,8 +1,8 @@
-// The kernels whose weights depend on the input level (Ostromoukhov; Zhou and Fang; docs/spec.md section 1): their
-// tables against the published numbers, the noise hash against the SPEC's values, and every CPU variant against
-// referenceErrorDiffusion bit for bit (sequential ED and EC with and without register caching, trapezoid blocks,
-// the wavefront on every SIMD path) on awkward sizes and the real images, raster and serpentine, 2, 3 and 256
-// levels, gamma and linear light.
+// The kernels whose weights depend on the input level (Ostromoukhov; Zhou and Fang; Li and Allebach's TDED;
+// docs/spec.md section 1): their tables against the published numbers (TDED's against its bounds), the noise hash
+// against the SPEC's values, and every CPU variant against referenceErrorDiffusion bit for bit (sequential ED and EC
+// with and without register caching, trapezoid blocks, the wavefront on every SIMD path) on awkward sizes and the real
+// images, raster and serpentine, 2, 3 and 256 levels, gamma and linear light.
 #include <QtTest>
 
 #include <cmath>
@@ -72,6 +72,8 @@ private slots:
     void ostromoukhovTable();
     void zhouFangTable();
     void zhouFangStrength();
+    void tdedTable();
+    void tdedThresholdMovesDots();
     void noiseHashValues();
     void variantsMatchReference_data();
     void variantsMatchReference();
@@ -83,7 +85,7 @@ private slots:
 };
 
 void TestVarKernel::listedAsKernels() {
-    for (const char* name : {"ostromoukhov", "zhou-fang"}) {
+    for (const char* name : {"ostromoukhov", "zhou-fang", "tded"}) {
         const Kernel* k = findKernel(name);
         QVERIFY2(k, name);
         QVERIFY(k->levelDependent());
@@ -94,12 +96,15 @@ void TestVarKernel::listedAsKernels() {
     }
     QVERIFY(!findKernel("ostromoukhov")->modulated());
     QVERIFY(findKernel("zhou-fang")->modulated());
+    QVERIFY(findKernel("tded")->modulated());  // by its thresholds, without noise
+    QVERIFY(!findKernel("tded")->levelTable->noise);
     QVERIFY(!findKernel("floyd-steinberg")->levelDependent());
     QCOMPARE(findKernel("floyd-steinberg")->weight(0, 77), 7);
     // the fixed kernels keep their places (the GPU indexes kernels() by position)
     QCOMPARE(kernels().front().name, std::string("floyd-steinberg"));
-    QCOMPARE(kernels()[kernels().size() - 2].name, std::string("ostromoukhov"));
-    QCOMPARE(kernels().back().name, std::string("zhou-fang"));
+    QCOMPARE(kernels()[kernels().size() - 3].name, std::string("ostromoukhov"));
+    QCOMPARE(kernels()[kernels().size() - 2].name, std::string("zhou-fang"));
+    QCOMPARE(kernels().back().name, std::string("tded"));
 }
 
 void TestVarKernel::ostromoukhovTable() {
@@ -195,6 +200,57 @@ void TestVarKernel::zhouFangStrength() {
     QCOMPARE(vt::modulationScale(0, 2), 0);
 }
 
+void TestVarKernel::tdedTable() {
+    const Kernel& k = *findKernel("tded");
+    for (int a = 0; a < 256; ++a) {
+        const uint8_t b = uint8_t(a), mirror = uint8_t(255 - a);
+        const vt::TdedRow& row = vt::kTded[a < 128 ? a : 255 - a];
+        QCOMPARE(k.weight(0, b), row.right);
+        QCOMPARE(k.weight(1, b), row.downLeft);
+        QCOMPARE(k.weight(2, b), row.down);
+        QCOMPARE(k.weight(0, b) + k.weight(1, b) + k.weight(2, b), 16384);
+        QVERIFY(k.weight(0, b) >= 0 && k.weight(1, b) >= 0 && k.weight(2, b) >= 0);
+        QCOMPARE(k.weight(0, b), k.weight(0, mirror));  // the weights mirror, the threshold offset changes sign
+        QCOMPARE(k.threshold(b), -k.threshold(mirror));
+        QCOMPARE(k.strength(b), 0);
+        QVERIFY(std::abs(k.threshold(b)) <= 2032);  // |P| <= 2032 keeps |E| <= 4072 (docs/spec.md section 1)
+        // the modulation word carries T_L(a) = floor(T(a) / (L - 1)) and no noise scale; P is T_L(a) for any u
+        for (int levels : {2, 3, 256}) {
+            const int32_t word = k.modulationWord(b, levels);
+            const int t = k.threshold(b);
+            const int expected = int(std::floor(double(t) / double(levels - 1)));
+            QCOMPARE(vt::perturbation(0, word), expected);
+            QCOMPARE(vt::perturbation(127, word), expected);
+        }
+    }
+    // the word packs a noise scale and a negative offset without either disturbing the other
+    vt::VarKernelDef d = *k.levelTable;
+    d.strength[7] = 100;
+    d.threshold[7] = -30;
+    QCOMPARE(vt::perturbation(127, vt::modulationWord(d, 7, 2)), 2032 - 30);
+    QCOMPARE(vt::perturbation(0, vt::modulationWord(d, 7, 3)), -15);
+    QCOMPARE(vt::perturbation(1, vt::modulationWord(d, 7, 2)), 16 - 30);
+}
+
+void TestVarKernel::tdedThresholdMovesDots() {
+    // The trained thresholds are part of the kernel: without them the same weights place other dots on a ramp.
+    const Kernel& k = *findKernel("tded");
+    int nonzero = 0;
+    for (int a = 0; a < 256; ++a) nonzero += k.threshold(uint8_t(a)) != 0;
+    QVERIFY2(nonzero > 0, "the shipped table has threshold offsets");
+    vt::VarKernelDef flat = *k.levelTable;
+    for (int& t : flat.threshold) t = 0;
+    Kernel unthresholded = k;
+    unthresholded.levelTable = &flat;
+    Plane8 ramp(256, 32);
+    for (int i = 0; i < ramp.height; ++i)
+        for (int j = 0; j < ramp.width; ++j) ramp.at(i, j) = uint8_t(j);
+    EdParams p;
+    p.kernel = "tded";
+    QVERIFY(referenceErrorDiffusion(ramp, p).data != referenceErrorDiffusion(ramp, p, unthresholded).data);
+    QCOMPARE(referenceErrorDiffusion(ramp, p, k).data, referenceErrorDiffusion(ramp, p).data);
+}
+
 void TestVarKernel::noiseHashValues() {
     // the values docs/spec.md prints, so another implementation (the GPU) can check itself
     QCOMPARE(vt::noiseU(0, 0, 1), 54);
@@ -207,7 +263,9 @@ void TestVarKernel::noiseHashValues() {
     for (int c : count) QVERIFY2(c > 350 && c < 680, qPrintable(QString::number(c)));  // 512 expected
 }
 
-void TestVarKernel::variantsMatchReference_data() { test::edModeRows({"ostromoukhov", "zhou-fang"}, {2, 3, 256}); }
+void TestVarKernel::variantsMatchReference_data() {
+    test::edModeRows({"ostromoukhov", "zhou-fang", "tded"}, {2, 3, 256});
+}
 
 void TestVarKernel::variantsMatchReference() {
     EdParams p = test::edParamsFromRow();
@@ -229,7 +287,7 @@ void TestVarKernel::variantsMatchReference() {
     }
 }
 
-void TestVarKernel::realImages_data() { test::realImageRows({"ostromoukhov", "zhou-fang"}, {2, 3}); }
+void TestVarKernel::realImages_data() { test::realImageRows({"ostromoukhov", "zhou-fang", "tded"}, {2, 3}); }
 
 void TestVarKernel::realImages() {
     const test::RealImageRow row = test::realImageRow();
@@ -266,17 +324,19 @@ void TestVarKernel::seedChangesOnlyZhouFang() {
     Plane8 out;
     QVERIFY(errorDiffuse(src, out, p, EdVariant::CollectionRegisters).isOk());
     QCOMPARE(out.data, b.data);
-    // Ostromoukhov has no noise: the seed changes nothing
-    p.kernel = "ostromoukhov";
-    p.seed = 1;
-    const Plane8 c = referenceErrorDiffusion(src, p);
-    p.seed = 2;
-    QCOMPARE(referenceErrorDiffusion(src, p).data, c.data);
+    // Ostromoukhov and TDED have no noise: the seed changes nothing
+    for (const char* k : {"ostromoukhov", "tded"}) {
+        p.kernel = k;
+        p.seed = 1;
+        const Plane8 c = referenceErrorDiffusion(src, p);
+        p.seed = 2;
+        QCOMPARE(referenceErrorDiffusion(src, p).data, c.data);
+    }
 }
 
 void TestVarKernel::flatGrayKeepsItsTone() {
     // The error of the unperturbed S is diffused, so the modulation moves dots but keeps the mean tone.
-    for (const char* k : {"ostromoukhov", "zhou-fang"})
+    for (const char* k : {"ostromoukhov", "zhou-fang", "tded"})
         for (int gray : {20, 64, 85, 128, 170, 230}) {
             Plane8 src(128, 128);
             std::fill(src.data.begin(), src.data.end(), uint8_t(gray));
@@ -295,7 +355,7 @@ void TestVarKernel::paletteMethodsRefuse() {
     const Image rgb = Image::gray(test::randomPlane(9, 7, test::freshSeed("palette refuse")));
     Palette bw;
     QVERIFY(resolvePalette("bw", nullptr, bw).isOk());
-    for (const char* k : {"ostromoukhov", "zhou-fang"}) {
+    for (const char* k : {"ostromoukhov", "zhou-fang", "tded"}) {
         EdParams p;
         p.kernel = k;
         Plane8 idx;
