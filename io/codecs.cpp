@@ -65,9 +65,10 @@ Status writeBuiltIn(const std::string& ext, const std::string& tmpPath, const Im
     if (const std::string why = builtInLayoutProblem(ext, image.space); !why.empty()) return Status::error(why);
     const bool png = ext == ".png", tiff = isTiffExt(ext);
     // 1-bit separations: a binary CMYK halftone, or one ink's plate.
-    const bool binary = !image.hasAlpha && std::all_of(image.channels.begin(), image.channels.end(), [](const Plane8& p) {
-        return std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
-    });
+    const bool binary =
+        !image.hasAlpha && std::all_of(image.channels.begin(), image.channels.end(), [](const Plane8& p) {
+            return std::all_of(p.data.begin(), p.data.end(), [](uint8_t v) { return v == 0 || v == 255; });
+        });
     const bool plate = !options.plateInk.empty();
     if (plate && (!tiff || image.channelCount() != 1 || !binary))
         return Status::error("a plate is a 1-bit TIFF of one ink of a binary halftone");

@@ -318,8 +318,8 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     // device's dots: the output is tagged with the resolution it ran at (--dpi or its own setting).
     const int ps = prepare.pixelSize;
     double outputDpi = applied.dpi > 0 ? applied.dpi
-                       : info.dpi > 0 ? info.dpi * double(image.width()) * ps / double(inputWidth)
-                                      : 0.0;
+                       : info.dpi > 0  ? info.dpi * double(image.width()) * ps / double(inputWidth)
+                                       : 0.0;
     if (m.param("dpi") && applied.dpi <= 0) {
         const double carried = outputDpi;
         outputDpi = resolved.getReal("dpi", 0) * ps;

@@ -254,7 +254,8 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, uint16_t(layout.photometric));
     if (layout.photometric == PHOTOMETRIC_SEPARATED && layout.inkNames.empty())
         TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
-    if (!layout.inkNames.empty()) {  // named inks: InkSet CMYK for Cyan, Magenta, Yellow, Black in order, else multi-ink
+    if (!layout.inkNames
+             .empty()) {  // named inks: InkSet CMYK for Cyan, Magenta, Yellow, Black in order, else multi-ink
         const bool cmyk = layout.inkNames == std::vector<std::string>{"Cyan", "Magenta", "Yellow", "Black"};
         TIFFSetField(t, TIFFTAG_INKSET, cmyk ? INKSET_CMYK : INKSET_MULTIINK);
         TIFFSetField(t, TIFFTAG_NUMBEROFINKS, uint16_t(layout.inkNames.size()));

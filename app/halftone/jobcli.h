@@ -36,7 +36,7 @@ struct JobOptions {
     std::string fit = "inside", resizeFilter = "lanczos", resizeSpace = "linear", printSize;
     std::string gravity = "center", rotate = "auto", background;
     std::string tone = "none", gamut = "none";
-    std::string format;  ///< output format by extension (batch outputs, standard output); kept in presets
+    std::string format;   ///< output format by extension (batch outputs, standard output); kept in presets
     std::string dotGain;  ///< --dot-gain: percents at 50 % or a curve file
     double dpi = 0;
     std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set

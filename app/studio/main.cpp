@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     gpu::registerMethods(Registry::instance());
     io::installScreenFileLoader();  // "From file..." screens in any image format, not only PGM
     io::installTargetFileReader();
-    gpu::startInBackground();       // context, kernels and staging memory on a thread of their own (idempotent)
+    gpu::startInBackground();  // context, kernels and staging memory on a thread of their own (idempotent)
     if (int rc = checkStartOptions(cli, o)) return rc;
 
     MainWindow w(Registry::instance());

@@ -23,7 +23,8 @@ bool operator==(const JobSettings& a, const JobSettings& b) {
            a.gamut == b.gamut && a.paletteSpace == b.paletteSpace && a.paletteMatch == b.paletteMatch &&
            a.device == b.device && a.threads == b.threads && a.keepAlpha == b.keepAlpha && a.prepare == b.prepare &&
            a.printSize == b.printSize && a.dpi == b.dpi && a.format == b.format &&
-           a.separation.gcr == b.separation.gcr && a.separation.inkLimit == b.separation.inkLimit && a.dotGain == b.dotGain;
+           a.separation.gcr == b.separation.gcr && a.separation.inkLimit == b.separation.inkLimit &&
+           a.dotGain == b.dotGain;
 }
 
 Status applyTarget(const JobSettings& job, JobSettings& out, Target* target) {

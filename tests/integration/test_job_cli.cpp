@@ -260,6 +260,14 @@ const std::vector<PresetJob>& presetJobs() {
          {"--method", "dbs", "--hvs", "nasanen", "--distance", "12", "--luminance", "20", "--width", "48"},
          "png"},
         {"ec simd", {"--method", "ec", "--variant", "wavefront", "--simd", "scalar", "--width", "70"}, "png"},
+        {"framing",
+         {"--width", "80", "--height", "60", "--fit", "cover", "--gravity", "north", "--rotate", "90", "--background",
+          "#336699", "--color", "rgb"},
+         "png"},
+        {"target, tone and gamut", {"--target", "inky-impression-5.7", "--tone", "s-curve", "--gamut", "clip"}, "png"},
+        {"am cmyk dot gain",
+         {"--method", "am", "--color", "cmyk", "--dot-gain", "15", "--lpi", "40", "--scale", "0.4"},
+         "tif"},
     };
     return jobs;
 }
