@@ -56,14 +56,6 @@ constexpr bool varSymmetricWords(int v) {
         if (varkerneltable::kVarKernels[v].threshold[a] != 0) return false;
     return true;
 }
-/// \brief Whether they are antisymmetric (word(a) = -word(255 - a) above 127): threshold offsets that change sign with
-/// the level and no noise, so that a table of levels 0..127 holds them too, negated above 127.
-constexpr bool varAntisymmetricWords(int v) {
-    const varkerneltable::VarKernelDef& k = varkerneltable::kVarKernels[v];
-    for (int a = 0; a < 256; ++a)
-        if (k.strength[a] != 0 || k.threshold[a] != -k.threshold[255 - a]) return false;
-    return true;
-}
 
 /// \brief Kernel `Id` of the table at compile time.
 template <int Id>

@@ -68,11 +68,10 @@ struct Band {
     /// The per-level tables are symmetric (level a uses row min(a, 255 - a)): looked up in registers where the
     /// instruction set can (AVX-512), else staged per chunk with plain loads.
     static constexpr bool vlut = var && V::kLookup128;
-    /// The modulation words in registers too: symmetric ones (Zhou and Fang's) as the weights, antisymmetric ones
-    /// (TDED's threshold offsets, which change sign with the level) negated above level 127.
-    static constexpr bool zanti =
-        vlut && mod && !varSymmetricWords(KID - kKernelCount) && varAntisymmetricWords(KID - kKernelCount);
-    static constexpr bool zlut = vlut && mod && (varSymmetricWords(KID - kKernelCount) || zanti);
+    /// The modulation words in registers too where they are symmetric for every level count (Zhou and Fang's, as the
+    /// weights); TDED's threshold offsets depend on the level count (kernel->modulationWord(a, L)) and are mirrored
+    /// only for L = 2, so they are staged per chunk like the weights of other instruction sets.
+    static constexpr bool zlut = vlut && mod && varSymmetricWords(KID - kKernelCount);
     using T = typename V::T;
     using M = typename V::M;
 
@@ -151,7 +150,6 @@ struct Band {
                 T z;
                 if constexpr (zlut) {
                     z = V::lookup128(job.modScale, V::minv(bytes, V::sub(V::set1(255), bytes)));
-                    if constexpr (zanti) z = V::subIf(V::gt(bytes, V::set1(127)), z, V::add(z, z));
                 } else
                     z = V::load(zRow + v * L);
                 T p = V::template sar<vt::kScaleBits>(z);
