@@ -203,6 +203,10 @@ Status AdjustPanel::setTarget(const std::string& name) {
 QString AdjustPanel::printSize() const { return printSize_->text().trimmed(); }
 double AdjustPanel::dpi() const { return dpi_->value(); }
 
+void AdjustPanel::setUnsetDpi(double dpi) {
+    dpi_->setSpecialValueText(dpi > 0 ? tr("unset: %1 (the method's)").arg(dpi) : tr("unset"));
+}
+
 void AdjustPanel::setSettings(const PrepareSettings& s, const QString& printSize, double dpi) {
     setting_ = true;
     width_->setValue(s.width);

@@ -35,6 +35,9 @@ public:
     PrepareSettings settings() const;
     QString printSize() const;
     double dpi() const;
+    /// \brief The resolution a run uses while the DPI is unset (the method's own printer resolution, jobDpi), shown as
+    /// the field's "unset" text; 0: none (the field then says "unset").
+    void setUnsetDpi(double dpi);
     /// \brief Sets every control at once and emits changed() once.
     void setSettings(const PrepareSettings& s, const QString& printSize = {}, double dpi = 0);
     /// \brief The settings the run uses: the print size turned into pixels at the resolution, every range checked.

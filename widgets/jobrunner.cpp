@@ -180,7 +180,8 @@ void makePrintPreview(const Image& halftone, JobResult& out) {
 
 }  // namespace
 
-void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region) {
+void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region, double sigma,
+                 int radius) {
     // A CMYK halftone is measured as it is shown, in RGB: its near-empty ink planes would flatter it.
     const ColorMode mode = result.space == ColorSpace::CMYK  ? ColorMode::RGB
                            : result.space == ColorSpace::RGB ? ColorMode::RGB
@@ -198,7 +199,7 @@ void measurePsnr(const Image& result, const Image& input, bool linear, double& p
     double sum = 0;
     for (int c = 0; c < n; ++c)
         sum += filteredPsnr(centralCrop(original.channels[size_t(c)], cw, ch),
-                            centralCrop(halftone.channels[size_t(c)], cw, ch), 1.2, 4, linear);
+                            centralCrop(halftone.channels[size_t(c)], cw, ch), sigma, radius, linear);
     psnrDb = sum / n;
 }
 

@@ -153,8 +153,10 @@ private:
 /// \brief The SPEC's filtered PSNR (core/quality/metrics.h) of a halftone against the input image, mean over channels,
 /// in linear light when `linear`: a gray result against the input's luma, an RGB one against its RGB, a CMYK one
 /// as it is shown (both in RGB). Images wider or taller than 2048 pixels are measured on a central crop of at
-/// most 2048 x 2048 and `region` says so (empty = whole image).
-void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region);
+/// most 2048 x 2048 and `region` says so (empty = whole image). The Gaussian is the SPEC's (sigma 1.2 px, w = 4) unless
+/// another is given (the eye's at a printed size: the quality panel).
+void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region,
+                 double sigma = 1.2, int radius = 4);
 
 /// \brief What a result's quality is measured on, both at the size the method ran at: the image it was made from (the
 /// prepared image when Adjust did something, else the image as opened) and the halftone (a pixel size's enlargement

@@ -49,6 +49,7 @@
 #include "widgets/imageload.h"
 #include "widgets/methodpanel.h"
 #include "widgets/palettepanel.h"
+#include "widgets/printview.h"
 #include "widgets/qualitypanel.h"
 #include "widgets/lessonview.h"
 #include "widgets/scheduleview.h"
@@ -108,6 +109,8 @@ MainWindow::MainWindow(Registry& registry, QWidget* parent)
         if (autoRun_->isChecked() && image_) debounce_.start();
     });
     connect(panel_, &MethodPanel::changed, this, &MainWindow::recordSettingsChange);
+    connect(panel_, &MethodPanel::changed, this, &MainWindow::updateDpiField);
+    updateDpiField();
     connect(adjust_, &AdjustPanel::changed, this, &MainWindow::recordSettingsChange);
     resetUndo();
     resize(1400, 900);
@@ -367,6 +370,7 @@ void MainWindow::onFinished(quint64 gen, JobResultPtr result, bool fromCache) {
     clearStatus(StatusTopic::Save);
     if (perceivedAction_->isChecked() && result->perceived.isNull()) jobs_->computePerceived(result, image_);
     if (printPreviewAction_->isChecked()) jobs_->computePrintPreview(result);
+    print_->setResult(result, resultDpi(*result));
     showResults();
     const bool shoot = screenshotPending_;  // decided before listeners of resultShown may queue more runs
     emit resultShown(result);

@@ -40,6 +40,7 @@ class BenchmarkPanel;
 class CompareView;
 class MethodPanel;
 class QualityPanel;
+class PrintView;
 class LessonView;
 class ScheduleView;
 
@@ -125,6 +126,10 @@ public:
     ScheduleView* scheduleView() const { return schedule_; }
     BenchmarkPanel* benchmarkPanel() const { return bench_; }
     QualityPanel* qualityPanel() const { return quality_; }
+    PrintView* printView() const { return print_; }
+    /// \brief The resolution a result prints at: its method's printer resolution, else the Adjust panel's DPI (0:
+    /// unset). Saved files carry it; the Print tab shows the result at that size.
+    double resultDpi(const JobResult& result) const;
     LessonView* lessonView() const { return lesson_; }
     JobRunner* jobs() const { return jobs_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -222,6 +227,8 @@ private:
     void clearStatus(StatusTopic topic) { setStatus(topic, {}); }
     void showError(const QString& title, const QString& text, StatusTopic topic);
     void updateColourHint();
+    /// \brief The Adjust panel's DPI field names the resolution a run uses while it is unset (the method's own).
+    void updateDpiField();
     QString paneLabel(const JobResultPtr& r, int pinIndex) const;
     void showResults();
     void addRecent(const QString& path);
@@ -242,6 +249,7 @@ private:
     ScheduleView* schedule_ = nullptr;
     BenchmarkPanel* bench_ = nullptr;
     QualityPanel* quality_ = nullptr;
+    PrintView* print_ = nullptr;
     LessonView* lesson_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -159,6 +159,7 @@ Status MainWindow::applyJob(const JobSettings& job) {
     extras_.keepAlpha = job.keepAlpha;
     extras_.format = job.format;
     updateColourHint();
+    updateDpiField();
     if (autoRun_->isChecked() && image_) debounce_.start();
     return Status::ok();
 }
@@ -167,7 +168,7 @@ Status MainWindow::setPanels(const MethodInfo& m, const JobSettings& job) {
     if (!panel_->setMethod(QString::fromStdString(m.method), QString::fromStdString(m.variant)))
         return Status::error("method " + m.id() + " cannot run here");
     for (const ParamSpec& p : m.params) {
-        if (p.key == "threads") continue;
+        if (p.key == "threads" || p.key == kDpiParam) continue;
         const ParamValue v = job.params.has(p.key) ? job.params.all().at(p.key) : p.defaultValue();
         if (!panel_->setParam(QString::fromStdString(p.key), toVariant(v)))
             return Status::error("parameter " + p.key + " of " + m.id() + " cannot be set to that value here");
@@ -180,10 +181,24 @@ Status MainWindow::setPanels(const MethodInfo& m, const JobSettings& job) {
     panel_->palettePanel()->setSpaceAndMatch(job.paletteSpace, job.paletteMatch);
     panel_->setDevice(deviceOf(job.device));
     panel_->setThreads(job.threads);
-    adjust_->setSettings(job.prepare, QString::fromStdString(job.printSize), job.dpi);
+    // One DPI field: a resolution the job gives only to the method (a preset written by hand) shows there too.
+    const double dpi = job.dpi > 0 || !job.params.has(kDpiParam) ? job.dpi : jobDpi(job, m);
+    adjust_->setSettings(job.prepare, QString::fromStdString(job.printSize), dpi);
     if (Status s = adjust_->setTarget(job.target); !s) return s;
     panel_->setSeparation(job.separation);
     return Status::ok();
+}
+
+double MainWindow::resultDpi(const JobResult& result) const {
+    // The resolution the screen was built at (a method that models a printer), else the Adjust panel's, as the CLI.
+    return result.params.has(kDpiParam) ? result.params.getReal(kDpiParam, 0) : adjust_->dpi();
+}
+
+void MainWindow::updateDpiField() {
+    // While the DPI is unset, a method that models a printer runs at its own resolution: the field says which.
+    const MethodInfo* m = panel_->method();
+    const ParamSpec* p = m ? m->param(kDpiParam) : nullptr;
+    adjust_->setUnsetDpi(p && m->paramApplies(*p, panel_->params()) ? p->def : 0.0);
 }
 
 QString MainWindow::pathWithExtension(const QString& path, const QString& filter) {
@@ -270,8 +285,7 @@ bool MainWindow::startSave(const QString& requested, const QString& filter) {
     if (shape.paletteColors > 0 && format && format->name != "PPM")
         converted = tr(" (indexed: %1 palette colours)").arg(result->palette.size());
     io::WriteOptions opt;
-    // The resolution the screen was built at (a method that models a printer), else the Adjust panel's, as the CLI.
-    opt.dpi = current_->params.has("dpi") ? current_->params.getReal("dpi", 0) : adjust_->dpi();
+    opt.dpi = resultDpi(*current_);
     saveStop_ = StopToken();
     opt.control.stop = saveStop_;
     QPointer<QProgressBar> bar = saveProgress_;

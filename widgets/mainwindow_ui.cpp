@@ -36,6 +36,7 @@
 #include "widgets/benchmarkpanel.h"
 #include "widgets/compareview.h"
 #include "widgets/methodpanel.h"
+#include "widgets/printview.h"
 #include "widgets/qualitypanel.h"
 #include "widgets/lessonview.h"
 #include "widgets/scheduleview.h"
@@ -116,6 +117,8 @@ void MainWindow::buildUi() {
     tabs_->addTab(bench_, tr("Benchmark"));
     quality_ = new QualityPanel(registry_);
     tabs_->addTab(quality_, tr("Quality"));
+    print_ = new PrintView;
+    tabs_->addTab(print_, tr("Print"));
     setCentralWidget(tabs_);
     // A save message is about the result on the tab where it was made.
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { clearStatus(StatusTopic::Save); });

@@ -19,8 +19,10 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "core/job/job.h"
 #include "io/screenfile.h"
 #include "widgets/formrows.h"
+#include "widgets/numberlistedit.h"
 #include "widgets/palettepanel.h"
 #include "widgets/paramvariant.h"
 
@@ -345,6 +347,11 @@ QWidget* MethodPanel::makeParamWidget(const ParamSpec& p, const QVariant& value)
             return b;
         }
         case ParamSpec::Kind::Text: {
+            if (!p.parts.empty()) {  // a list of numbers: one field per part
+                auto* e = new NumberListEdit(p, value.toString());
+                connect(e, &NumberListEdit::edited, this, edited);
+                return e;
+            }
             if (p.presets.empty()) {
                 auto* e = new QLineEdit(value.toString());
                 connect(e, &QLineEdit::editingFinished, this, edited);
@@ -374,7 +381,8 @@ void MethodPanel::rebuildParams() {
     building_ = true;
     for (const ParamSpec& p : m->params) {
         const QString key = q(p.key);
-        if (key == kThreadsKey) continue;
+        // The panel's Threads control fills the method's threads, the job's one DPI (the Adjust panel's) its dpi.
+        if (key == kThreadsKey || p.key == kDpiParam) continue;
         // The method's default, unless the user set a value for a parameter of the same meaning.
         QVariant value = toVariant(p.defaultValue());
         if (auto it = userValues_.constFind(key);
@@ -463,6 +471,7 @@ QVariant MethodPanel::widgetValue(const ParamSpec& p) const {
             return static_cast<QComboBox*>(w)->currentData().toString();
         case ParamSpec::Kind::Text:
             if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentData().toString();
+            if (auto* list = qobject_cast<NumberListEdit*>(w)) return list->text();
             return static_cast<QLineEdit*>(w)->text();
     }
     return {};
@@ -521,6 +530,11 @@ bool MethodPanel::setParam(const QString& key, const QVariant& value) {
             if (i < 0) return false;
             b->setCurrentIndex(i);
         }
+    } else if (auto* list = qobject_cast<NumberListEdit*>(w)) {
+        if (!list->setText(value.toString())) return false;
+        if (const ParamSpec* p = method()->param(key.toStdString())) userEdited(*p);
+        updateVisibility();
+        emit changed();
     } else if (auto* e = qobject_cast<QLineEdit*>(w)) {
         e->setText(value.toString());
         if (const ParamSpec* p = method()->param(key.toStdString())) userEdited(*p);

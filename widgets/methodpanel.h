@@ -28,7 +28,9 @@ class PalettePanel;
 /// Switching methods: every parameter starts from the new method's default, except where the user set a
 /// value (different from the default) for a parameter of the same meaning (ParamSpec::sameMeaning: same key,
 /// label, kind, range, choices and presets); that value is kept. Parameters whose ParamSpec::visibleWhen does not hold
-/// are hidden. The method's own "threads" parameter is not shown: the panel's one thread control fills it.
+/// are hidden. The method's own "threads" parameter is not shown: the panel's one thread control fills it; nor is its
+/// "dpi" (kDpiParam): the job's one DPI, the Adjust panel's, fills it. A list of numbers (ParamSpec::parts, the ink
+/// angles) is one number field per part.
 class MethodPanel : public QWidget {
     Q_OBJECT
 public:

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "core/job/job.h"
 #include "core/quality/metrics.h"
 #include "core/threads.h"
 
@@ -45,8 +47,17 @@ Status runOn(const JobResult& r, const Plane8& src, Plane8& out) {
     return Status::ok();
 }
 
+/// The printer resolution a result was made for: the dpi of a method that models a printer, where it applies (DBS
+/// with Nasanen's model, not with the Gaussian); 0 for every other result.
+double printerDpi(const JobResult& r) {
+    const MethodInfo* m = Registry::instance().find(r.methodId.section(QLatin1Char('/'), 0, 0).toStdString(),
+                                                    r.methodId.section(QLatin1Char('/'), 1).toStdString());
+    const ParamSpec* p = m ? m->param(kDpiParam) : nullptr;
+    return p && m->paramApplies(*p, r.params) ? r.params.getReal(kDpiParam, p->def) : 0.0;
+}
+
 QualityRow measureOne(const JobResult& r, const std::shared_ptr<const Image>& original, int patchLevel,
-                      const std::atomic<bool>& stop) {
+                      double distanceCm, const std::atomic<bool>& stop) {
     QualityRow row;
     row.methodId = r.methodId;
     row.label = r.description.shortText.isEmpty() ? r.methodId : r.description.shortText;
@@ -55,6 +66,15 @@ QualityRow measureOne(const JobResult& r, const std::shared_ptr<const Image>& or
     row.linear = r.params.getBool("linear", false);
     row.device = QString::fromLatin1(toString(r.device));
     row.seconds = r.seconds;
+    // A method that models a printer made device dots: seen at the printed size from the viewing distance.
+    ViewingConditions seen;
+    row.seenAs = QStringLiteral("screen pixels");
+    if (const double dpi = printerDpi(r); dpi > 0) {
+        row.printDpi = dpi;
+        seen = ViewingConditions{row.printDpi, distanceCm / 2.54};
+        row.sigmaPixels = eyeSigmaPixels(seen);
+        row.seenAs = QStringLiteral("%1 dpi from %2 cm").arg(row.printDpi).arg(distanceCm);
+    }
     if (!r.halftone) return row;
     // Measured against what the method ran on (the prepared image after Adjust), at its size, as the pane's label is.
     const MeasuredPair pair = measuredPair(r, original);
@@ -84,13 +104,17 @@ QualityRow measureOne(const JobResult& r, const std::shared_ptr<const Image>& or
                               centralCrop(result.channels[size_t(c)], cw, ch));
     row.hvsError = e / std::max(1, n);
     QString psnrRegion;
-    measurePsnr(result, orig, row.linear, row.psnrDb, psnrRegion);
+    if (row.printDpi > 0)
+        measurePsnr(result, orig, row.linear, row.psnrDb, psnrRegion, row.sigmaPixels,
+                    int(std::ceil(3 * row.sigmaPixels)));
+    else
+        measurePsnr(result, orig, row.linear, row.psnrDb, psnrRegion);
     if (stop) return row;
     // The colour difference as seen, on the same region (docs/quality.md).
     Image a = convertColor(orig, ColorMode::RGB), b = convertColor(result, ColorMode::RGB);
     for (Image* im : {&a, &b})
         for (Plane8& plane : im->channels) plane = centralCrop(plane, cw, ch);
-    row.seenDeltaE = seenDeltaE2000(a, b, row.linear);
+    row.seenDeltaE = seenDeltaE2000(a, b, row.linear, seen);
     if (stop) return row;
 
     // Tone reproduction on a ramp (docs/spec.md section 3).
@@ -140,10 +164,11 @@ const QList<QColor>& colors() {
 }  // namespace
 
 QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
-    table_ = new QTableWidget(0, 8);
+    table_ = new QTableWidget(0, 9);
     table_->setObjectName(QStringLiteral("qualityTable"));
     table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"),
-                                       tr("Delta E seen"), tr("PSNR (HVS) dB"), tr("Tone max dev."), tr("Region")});
+                                       tr("Delta E seen"), tr("PSNR (HVS) dB"), tr("Tone max dev."), tr("Region"),
+                                       tr("Seen as")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setMaximumHeight(170);
@@ -151,6 +176,16 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     patchLevel_->setRange(1, 254);
     patchLevel_->setValue(64);
     patchLevel_->setToolTip(tr("gray level of the constant patch whose spectrum is shown"));
+    distance_ = new QDoubleSpinBox;
+    distance_->setObjectName(QStringLiteral("viewingDistance"));
+    distance_->setRange(5, 1000);
+    distance_->setDecimals(0);
+    distance_->setValue(30);
+    distance_->setSuffix(QStringLiteral(" cm"));
+    distance_->setKeyboardTracking(false);
+    distance_->setToolTip(
+        tr("Results of methods that model a printer (AM screens) are measured as printed: at their dpi, seen from "
+           "this distance (the eye's Gaussian of 0.05 degree; docs/quality.md)"));
     measureButton_ = new QPushButton(tr("Measure"));
     exportPngButton_ = new QPushButton(tr("Export PNG..."));
     exportPngButton_->setToolTip(
@@ -165,6 +200,8 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Spectrum patch level")));
     top->addWidget(patchLevel_);
+    top->addWidget(new QLabel(tr("Print seen from")));
+    top->addWidget(distance_);
     top->addWidget(measureButton_);
     top->addWidget(exportPngButton_);
     top->addWidget(exportCsvButton_);
@@ -213,6 +250,10 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
                  &QualityPanel::exportCsv);
     });
     connect(patchLevel_, &QSpinBox::valueChanged, this, [this] { dirty_ = true; });
+    connect(distance_, &QDoubleSpinBox::valueChanged, this, [this] {
+        dirty_ = true;
+        if (isVisible()) measure();
+    });
     status_->setText(tr("Measures the results on the Compare tab when this tab is shown."));
 }
 
@@ -222,6 +263,8 @@ QualityPanel::~QualityPanel() {
 }
 
 bool QualityPanel::running() const { return watcher_ && watcher_->isRunning(); }
+double QualityPanel::viewingDistanceCm() const { return distance_->value(); }
+void QualityPanel::setViewingDistanceCm(double cm) { distance_->setValue(cm); }
 
 void QualityPanel::setResults(std::shared_ptr<const Image> original, const QVector<JobResultPtr>& results,
                               const QString& imageName) {
@@ -250,6 +293,7 @@ void QualityPanel::measure() {
     auto original = original_;
     const QVector<JobResultPtr> results = results_;
     const int level = patchLevel_->value();
+    const double distance = distance_->value();
     status_->setText(tr("Measuring %1 result(s)...").arg(results.size()));
     auto* watcher = new QFutureWatcher<QVector<QualityRow>>(this);
     watcher_ = watcher;
@@ -260,11 +304,11 @@ void QualityPanel::measure() {
         showRows(watcher->result());
         emit measured();
     });
-    watcher->setFuture(QtConcurrent::run([results, original, level, stop] {
+    watcher->setFuture(QtConcurrent::run([results, original, level, distance, stop] {
         QVector<QualityRow> rows;
         for (const JobResultPtr& r : results) {
             if (stop->load()) break;
-            rows.push_back(measureOne(*r, original, level, *stop));
+            rows.push_back(measureOne(*r, original, level, distance, *stop));
         }
         return rows;
     }));
@@ -283,20 +327,25 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
                                    QString::number(r.seenDeltaE, 'f', 2),
                                    QString::number(r.psnrDb, 'f', 2),
                                    QString::number(r.toneMaxDeviation, 'f', 2),
-                                   r.region};
+                                   r.region,
+                                   r.seenAs};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(r.details);
             table_->setItem(i, c, item);
         }
-        QStringList how{tr("Both images through the same Gaussian (sigma 1.2 px), then PSNR")};
+        QStringList how{
+            tr("Both images through the same Gaussian (sigma %1 px), then PSNR").arg(r.sigmaPixels, 0, 'f', 2)};
+        if (r.printDpi > 0) how << tr("the eye's at %1").arg(r.seenAs);
         if (r.linear) how << tr("in linear light, the space this method diffused in");
         if (r.colorMode == QLatin1String("CMYK")) how << tr("CMYK measured as shown, in RGB");
         table_->item(i, 3)->setToolTip(how.join(QStringLiteral("; ")));
         table_->item(i, 5)->setToolTip(how.join(QStringLiteral("; ")));
-        const ViewingConditions seen;
+        const ViewingConditions seen =
+            r.printDpi > 0 ? ViewingConditions{r.printDpi, viewingDistanceCm() / 2.54} : ViewingConditions{};
         table_->item(i, 4)->setToolTip(
-            tr("Colour difference as seen from %1 inches at %2 dpi (a screen at 1:1 from arm's length): mean CIEDE2000 "
+            tr("Colour difference as seen from %1 inches at %2 dpi (a print at its size, or a screen at 1:1 from arm's "
+               "length): mean CIEDE2000 "
                "between the original and the result, both as light in the space the method diffused in, through the "
                "eye's Gaussian (%3 px), then to CIELAB (D65). 0 for a copy; lower is better; below about 1 is "
                "invisible side by side")
@@ -359,7 +408,11 @@ QStringList QualityPanel::provenance() const {
     }
     lines << QStringLiteral("spectrum patch: constant gray %1/255, 256 x 256").arg(patchLevel_->value());
     lines << QStringLiteral(
-        "PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space");
+                 "PSNR (HVS): both images through the Gaussian sigma 1.2 px, w = 4, in the method's working space; "
+                 "results "
+                 "with a printer resolution as printed: the eye's Gaussian (0.05 degree) at that dpi from %1 cm, w = 3 "
+                 "sigma")
+                 .arg(distance_->value());
     const ViewingConditions seen;
     lines << QStringLiteral(
                  "Delta E seen: %1 dpi seen from %2 inches (Gaussian sigma %3 px), in the method's working "
@@ -393,10 +446,11 @@ bool QualityPanel::exportCsv(const QString& path, QString* error) const {
     }
     QTextStream out(&f);
     for (const QString& l : provenance()) out << "# " << l << '\n';
-    out << "section,result,device,time_ms,hvs_error,delta_e_seen,psnr_hvs_db,tone_max_dev,region\n";
+    out << "section,result,device,time_ms,hvs_error,delta_e_seen,psnr_hvs_db,tone_max_dev,region,seen_as\n";
     for (const QualityRow& r : rows_)
         out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ','
-            << r.seenDeltaE << ',' << r.psnrDb << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << '\n';
+            << r.seenDeltaE << ',' << r.psnrDb << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << ','
+            << csvField(r.seenAs) << '\n';
     out << "section,result,input_gray,mean_output\n";
     for (const QualityRow& r : rows_)
         for (int i = 0; i < r.toneIn.size(); ++i)

@@ -13,6 +13,7 @@
 
 class QTableWidget;
 class QSpinBox;
+class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QCustomPlot;
@@ -34,6 +35,12 @@ struct QualityRow {
     /// conditions, in the space the method diffused in; gray and colour results alike.
     double seenDeltaE = qQNaN();
     QString region;  ///< "whole image" or the crop measured
+    /// The viewing the PSNR and the Delta E seen are measured under: a result of a method that models a printer (one
+    /// with a dpi) as printed at that resolution and seen from the panel's viewing distance (docs/quality.md, "Measured
+    /// as printed"); others at screen pixels (the SPEC's sigma 1.2 px, Delta E at ViewingConditions' defaults).
+    double printDpi = 0;       ///< 0: at screen pixels
+    double sigmaPixels = 1.2;  ///< the PSNR's Gaussian deviation in pixels
+    QString seenAs;            ///< "1200 dpi from 30 cm" or "screen pixels"
     QVector<double> toneIn, toneOut;
     double toneMaxDeviation = qQNaN();
     QVector<double> freq, power;  ///< power / variance
@@ -61,6 +68,9 @@ public:
     const QVector<QualityRow>& rows() const { return rows_; }
     QCustomPlot* tonePlot() const { return tonePlot_; }
     QCustomPlot* spectrumPlot() const { return spectrumPlot_; }
+    /// \brief The distance, in centimetres, results printed at their dpi are seen from (30 by default).
+    double viewingDistanceCm() const;
+    void setViewingDistanceCm(double cm);
 
 signals:
     void measured();
@@ -77,6 +87,7 @@ private:
     QVector<QualityRow> rows_;
     QTableWidget* table_;
     QSpinBox* patchLevel_;
+    QDoubleSpinBox* distance_;
     QLabel* status_;
     QPushButton* measureButton_;
     QString imageName_;

@@ -18,6 +18,8 @@ void addAnalyzeCommand(Commands& commands) {
         std::vector<int> patch;  // x y w h
         std::string hvs = "gaussian";
         double sigma = 1.2;
+        double dpi = 0;        // with --dpi: also the PSNR as printed at this resolution
+        double distance = 30;  // seen from this many centimetres
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -78,6 +80,16 @@ void addAnalyzeCommand(Commands& commands) {
             field("sigma", jsonNumber(o->sigma));
             field("hvs_error", jsonNumber(hvsError));
             field("psnr_db", jsonNumber(psnr));
+            if (o->dpi > 0) {
+                // As printed (docs/quality.md, "Measured as printed"): the eye's Gaussian at this size and distance.
+                const ViewingConditions seen{o->dpi, o->distance / 2.54};
+                const double printed = seenPsnr(f, g, seen);
+                line("PSNR, as printed         %.3f dB (%g dpi seen from %g cm, Gaussian sigma %.2f)\n", printed,
+                     o->dpi, o->distance, eyeSigmaPixels(seen));
+                field("dpi", jsonNumber(o->dpi));
+                field("distance_cm", jsonNumber(o->distance));
+                field("psnr_printed_db", jsonNumber(printed));
+            }
             // Colour: the mean CIEDE2000 of the two HVS-filtered images (linear light per channel, then CIELAB).
             if (a.space != ColorSpace::Gray || b.space != ColorSpace::Gray) {
                 const double de = filteredDeltaE2000(a, b, o->sigma);
@@ -167,6 +179,13 @@ void addAnalyzeCommand(Commands& commands) {
     sub->add_option("--sigma", o->sigma, "Gaussian deviation for the error and the PSNR filter")
         ->check(CLI::Range(0.3, 10.0))
         ->capture_default_str();
+    CLI::Option* dpi =
+        sub->add_option("--dpi", o->dpi, "also the PSNR as printed: the halftone's pixels per inch on paper")
+            ->check(CLI::Range(1.0, 100000.0));
+    sub->add_option("--distance", o->distance, "viewing distance in centimetres of the PSNR as printed")
+        ->check(CLI::Range(1.0, 10000.0))
+        ->capture_default_str()
+        ->needs(dpi);
 }
 
 }  // namespace halftone::cli

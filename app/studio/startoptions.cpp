@@ -200,7 +200,7 @@ int usageError(const QString& message) {
 
 StartOptions::StartOptions()
     : screenshot(option("screenshot", "open, run the current method, save a PNG of the window to FILE, quit", "FILE")),
-      tab(option("tab", "tab to show: compare, scheduling, lesson, benchmark, quality", "NAME")),
+      tab(option("tab", "tab to show: compare, scheduling, lesson, benchmark, quality, print", "NAME")),
       method(option("method", "method/variant to select, e.g. ed/rc", "M/V")),
       device(option("device", "cpu, gpu or auto", "DEVICE", "auto")),
       color(option("color", "gray, rgb or cmyk", "MODE")),

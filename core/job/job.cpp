@@ -48,7 +48,13 @@ Status applyTarget(const JobSettings& job, JobSettings& out, Target* target) {
 }
 
 void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params) {
-    if (dpi > 0 && method.param("dpi")) params.set("dpi", dpi);
+    if (dpi > 0 && method.param(kDpiParam)) params.set(kDpiParam, dpi);
+}
+
+double jobDpi(const JobSettings& job, const MethodInfo& method) {
+    if (job.dpi > 0) return job.dpi;
+    const ParamSpec* p = method.param(kDpiParam);
+    return p ? job.params.getReal(kDpiParam, p->def) : 0.0;
 }
 
 bool jobToPalette(const JobSettings& job) {

@@ -49,9 +49,18 @@ struct JobSettings {
 /// it, whose palette and codes the run uses. Without a target `out` is the job itself.
 Status applyTarget(const JobSettings& job, JobSettings& out, Target* target = nullptr);
 
+/// \brief The key of the parameter of a method that models a printer (the AM screen, DBS with Nasanen's model): its
+/// device resolution, which the job's one DPI fills (applyJobDpi), so front ends show no field of its own.
+inline constexpr const char* kDpiParam = "dpi";
+
 /// \brief The job's device resolution as the `dpi` parameter of a method that models a printer (one with a `dpi`
 /// parameter, the AM screen): set when `dpi` is over 0, as the CLI's --dpi and the studio's Adjust DPI do.
 void applyJobDpi(const MethodInfo& method, double dpi, ParamValues& params);
+
+/// \brief The job's one device resolution for `method`: the job's dpi when set; else, for a method that models a
+/// printer, the `dpi` parameter the job gives it or its default; else 0 (unset). A job whose dpi is unset and whose
+/// parameters name one (a preset written by hand) thus has that one, as its run has.
+double jobDpi(const JobSettings& job, const MethodInfo& method);
 
 /// \brief True when the job halftones to a palette: a named one, auto:N or a target with colours.
 bool jobToPalette(const JobSettings& job);

@@ -131,7 +131,7 @@ std::string ParamSpec::choiceLabel(const std::string& value) const {
 
 bool ParamSpec::sameMeaning(const ParamSpec& o) const {
     return key == o.key && label == o.label && kind == o.kind && min == o.min && max == o.max && choices == o.choices &&
-           presets == o.presets && acceptsFile == o.acceptsFile;
+           presets == o.presets && acceptsFile == o.acceptsFile && parts == o.parts;
 }
 
 bool MethodInfo::paramApplies(const ParamSpec& p, const ParamValues& values) const {

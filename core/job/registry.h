@@ -40,6 +40,10 @@ struct ParamSpec {
     std::vector<std::pair<std::string, std::string>> presets;
     /// Text: the value may be a file path (the studio offers "From file...").
     bool acceptsFile = false;
+    /// Text: a comma-separated list of numbers, one per part named here (the AM screen's ink angles: "C", "M", "Y",
+    /// "K"), or one number for every part; the studio shows one number field per part, each holding [min, max] with
+    /// two decimals. The method's `check` still decides what the text may be.
+    std::vector<std::string> parts;
     /// Choice: what a person reads for a value (value, label), e.g. ("nasanen", "Nasanen"); values without one show as
     /// is.
     std::vector<std::pair<std::string, std::string>> choiceLabels;

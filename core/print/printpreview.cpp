@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "core/ed/quantizer.h"
+#include "core/prepare/prepare.h"
+#include "core/workerpool.h"
 
 namespace halftone {
 
@@ -65,6 +67,112 @@ Image simulatePrint(const Image& cmyk, const PrintInks& inks) {
         }
     }
     return out;
+}
+
+double dotGainRim(double gainPercent, double periodPixels) {
+    if (!(gainPercent > 0) || !(periodPixels > 0)) return 0.0;
+    return gainPercent / 100.0 * periodPixels / (2.0 * std::sqrt(2.0));
+}
+
+namespace {
+
+/// One plane's dots spread by `rim`: the distance to the nearest inked pixel within reach (R = ceil(rim + 1)) from the
+/// distances along each row (two sweeps), then the rows within R above and below.
+bool spreadPlane(const Plane8& in, Plane8& out, double rim, const RunControl& control) {
+    const int w = in.width, h = in.height, reach = int(std::ceil(rim + 1.0));
+    out = in;
+    if (rim <= 0 || w == 0 || h == 0) return !control.cancelled();
+    const int none = reach + 1;  // no ink within reach along the row
+    std::vector<int> along(size_t(w) * size_t(h));
+    const bool rows = parallelChunks(h, 64, control.threads, {}, {}, [&](int64_t y0, int64_t y1, int) {
+        for (int64_t y = y0; y < y1; ++y) {
+            const uint8_t* r = in.row(int(y));
+            int* d = &along[size_t(y) * size_t(w)];
+            int last = -none - 1;
+            for (int x = 0; x < w; ++x) {
+                if (r[x] >= 128) last = x;
+                d[x] = std::min(none, x - last);
+            }
+            last = w + none + 1;
+            for (int x = w - 1; x >= 0; --x) {
+                if (r[x] >= 128) last = x;
+                d[x] = std::min(d[x], std::min(none, last - x));
+            }
+        }
+    });
+    if (!rows || control.cancelled()) return false;
+    return parallelChunks(h, 16, control.threads, control, "spreading the dots", [&](int64_t y0, int64_t y1, int) {
+        for (int64_t y = y0; y < y1; ++y) {
+            uint8_t* o = out.row(int(y));
+            for (int x = 0; x < w; ++x) {
+                if (o[x] >= 128) continue;
+                int best = none * none;
+                for (int dy = -reach; dy <= reach; ++dy) {
+                    const int64_t yy = y + dy;
+                    if (yy < 0 || yy >= h) continue;
+                    const int dx = along[size_t(yy) * size_t(w) + size_t(x)];
+                    if (dx < none) best = std::min(best, dx * dx + dy * dy);
+                }
+                if (best >= none * none) continue;
+                const double cover = std::clamp(rim + 1.0 - std::sqrt(double(best)), 0.0, 1.0);
+                o[x] = std::max(o[x], uint8_t(std::lround(cover * 255.0)));
+            }
+        }
+    });
+}
+
+}  // namespace
+
+Image spreadDots(const Image& cmyk, double rim) {
+    Image out = cmyk;
+    for (size_t c = 0; c < cmyk.channels.size(); ++c) spreadPlane(cmyk.channels[c], out.channels[c], rim, {});
+    return out;
+}
+
+Status printAtSize(const Image& halftone, const PrintSizeView& view, Image& out, const RunControl& control) {
+    const bool cmyk = halftone.space == ColorSpace::CMYK && halftone.channelCount() == 4;
+    const bool gray = halftone.space == ColorSpace::Gray && halftone.channelCount() == 1;
+    if (!cmyk && !gray)
+        return Status::error("the print preview shows CMYK and gray halftones; this result is " +
+                             std::string(halftone.space == ColorSpace::RGB ? "RGB" : "not separated into inks"));
+    for (double v : {view.deviceDpi, view.viewDpi})
+        if (!(v >= 1 && v <= 100000)) return Status::error("the print preview's resolutions must be 1 to 100000 dpi");
+    if (!(view.dotGain >= 0 && view.dotGain <= 50)) return Status::error("dot gain must be 0 to 50 %");
+    if (!(view.lpi > 0)) return Status::error("the screen ruling of the dot gain must be over 0 lpi");
+    const double scale = view.viewDpi / view.deviceDpi;
+    const int64_t ow = std::max<int64_t>(1, std::llround(halftone.width() * scale));
+    const int64_t oh = std::max<int64_t>(1, std::llround(halftone.height() * scale));
+    if (Status s = checkImageSize(ow, oh, 3, uint64_t(1) << 28); !s) return s.withContext("print preview");
+    // The inks: a gray halftone is black ink on paper.
+    Image inks;
+    if (cmyk) {
+        inks = halftone;
+    } else {
+        inks.space = ColorSpace::CMYK;
+        inks.channels.assign(4, Plane8(halftone.width(), halftone.height()));
+        const Plane8& g = halftone.channels[0];
+        for (size_t i = 0; i < g.size(); ++i) inks.channels[3].data[i] = uint8_t(255 - g.data[i]);
+    }
+    const double rim = dotGainRim(view.dotGain, view.deviceDpi / view.lpi);
+    for (size_t c = 0; c < 4; ++c) {
+        const RunControl part = control.scaled(0.6 * double(c) / 4, 0.6 * double(c + 1) / 4);
+        Plane8 spread;
+        if (!spreadPlane(inks.channels[c], spread, rim, part)) return Status::cancelled();
+        inks.channels[c] = std::move(spread);
+    }
+    const Image printed = simulatePrint(inks, view.inks);
+    if (control.cancelled()) return Status::cancelled();
+    if (ow == printed.width() && oh == printed.height()) {
+        out = printed;
+        return Status::ok();
+    }
+    PrepareSettings resample;
+    resample.width = int(ow);
+    resample.height = int(oh);
+    resample.fit = ResizeFit::Stretch;
+    resample.filter = scale < 1 ? ResizeFilter::Box : ResizeFilter::Nearest;
+    resample.linearResize = true;
+    return prepareImage(printed, resample, out, control.scaled(0.7, 1.0));
 }
 
 }  // namespace halftone

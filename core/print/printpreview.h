@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "core/image.h"
+#include "core/runcontrol.h"
+#include "core/status.h"
 
 namespace halftone {
 
@@ -23,5 +25,32 @@ struct PrintInks {
 /// with one solid ink is that ink, solid overprints multiply. Alpha is kept; an image that is not CMYK comes back
 /// as convertColor(image, RGB).
 Image simulatePrint(const Image& cmyk, const PrintInks& inks = {});
+
+/// \brief How a print is shown at its printed size (docs/studio-views.md, "Printed size").
+struct PrintSizeView {
+    double deviceDpi = 600;  ///< the halftone's pixels per inch: the printer's resolution
+    double viewDpi = 96;     ///< the picture's pixels per inch: the screen's logical dpi times the zoom
+    double dotGain = 0;      ///< the press's dot gain at 50 %, in percent (the one number of docs/print.md)
+    double lpi = 150;        ///< the screen ruling the gain is stated for: the AM screen's own, else 150
+    PrintInks inks;
+};
+
+/// \brief The rim, in device pixels, by which a press of `gainPercent` spreads every dot: the width w that grows
+/// the 50 % dot of a round (Euclidean) screen of period P = `periodPixels` by that share of the cell. That dot is a
+/// square of side P / sqrt 2 turned 45 degrees (a checkerboard), perimeter 2 sqrt 2 P, so w = g P / (2 sqrt 2).
+double dotGainRim(double gainPercent, double periodPixels);
+
+/// \brief Each ink plane of a CMYK image with every dot spread by `rim` device pixels: a pixel keeps its amount, and
+/// one near ink gets at least the share of it the rim covers, clamp(rim + 1 - d, 0, 1) x 255, where d is the
+/// distance between its centre and the nearest inked pixel's (value 128 or more): an edge pixel's neighbour gets
+/// `rim` of its width, so an edge of length L gains L x rim.
+Image spreadDots(const Image& cmyk, double rim);
+
+/// \brief The picture of a halftone as printed at its size: CMYK inks (a gray halftone prints in black ink, K = 255
+/// - gray) spread by the dot gain (spreadDots with dotGainRim of the period deviceDpi / lpi), composed on paper
+/// (simulatePrint), then resampled in linear light from deviceDpi to viewDpi (an area average when smaller, each
+/// device dot repeated when larger): zoom 100 % is the printed size. Errors name a result that is neither CMYK nor
+/// gray, resolutions out of range and a picture over 2^28 pixels; progress and cancel through `control`.
+Status printAtSize(const Image& halftone, const PrintSizeView& view, Image& out, const RunControl& control = {});
 
 }  // namespace halftone

@@ -234,6 +234,11 @@ double seenDeltaE2000(const Image& original, const Image& halftone, bool linear,
     return deltaE2000OfFiltered(original, halftone, sigma, int(std::ceil(3 * sigma)), linear);
 }
 
+double seenPsnr(const Plane8& original, const Plane8& halftone, const ViewingConditions& v, bool linear) {
+    const double sigma = eyeSigmaPixels(v);
+    return filteredPsnr(original, halftone, sigma, int(std::ceil(3 * sigma)), linear);
+}
+
 Plane8 centralCrop(const Plane8& p, int maxWidth, int maxHeight) {
     const int cw = std::clamp(maxWidth, 0, p.width), ch = std::clamp(maxHeight, 0, p.height);
     if (cw == p.width && ch == p.height) return p;

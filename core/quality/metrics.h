@@ -66,6 +66,10 @@ double eyeSigmaPixels(const ViewingConditions& v);
 /// CIELAB (D65). 0 for a copy; lower is better; NaN when the sizes differ or an image is empty.
 double seenDeltaE2000(const Image& original, const Image& halftone, bool linear, const ViewingConditions& v = {});
 
+/// \brief filteredPsnr through the eye's Gaussian under `v` (sigma eyeSigmaPixels(v), truncated at three deviations):
+/// the PSNR of a halftone printed at v.dpi and seen from v.distanceInches (docs/quality.md, "Measured as printed").
+double seenPsnr(const Plane8& original, const Plane8& halftone, const ViewingConditions& v, bool linear = false);
+
 /// \brief The central `maxWidth` x `maxHeight` part of a plane (the whole plane when it is no larger).
 Plane8 centralCrop(const Plane8& plane, int maxWidth, int maxHeight);
 

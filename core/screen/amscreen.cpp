@@ -292,6 +292,9 @@ void registerAmScreenMethods(Registry& r) {
     angles.help =
         "screen angles in degrees, counter-clockwise from the horizontal: C,M,Y,K (gray uses the black angle; "
         "R, G, B those of C, M, Y), or one angle for every ink";
+    angles.parts = {"C", "M", "Y", "K"};
+    angles.min = 0;  // the studio's fields: every screen has an angle in [0, 180) (a line repeats every 180 degrees)
+    angles.max = 180;
     angles.presets = {{"15,75,0,45", "C 15, M 75, Y 0, K 45 (classic)"},
                       {"105,75,90,45", "C 105, M 75, Y 90, K 45"},
                       {"45", "45 degrees for every ink"},

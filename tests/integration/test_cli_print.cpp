@@ -1,6 +1,8 @@
 // The `halftone` CLI for print: `--color cmyk` with --gcr and --ink-limit, the AM screen's options, the 1-bit
 // separations it writes (four inks in one TIFF, or one plate per ink with --plates) read back with libtiff, their
 // resolution, and the proof.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -8,6 +10,7 @@
 
 #include "core/print/dotgain.h"
 #include "core/print/printpreview.h"
+#include "core/quality/metrics.h"
 
 #include "core/job/registry.h"
 #include "io/imagefile.h"
@@ -85,6 +88,7 @@ private slots:
     void gcrMovesInkToBlack();
     void inkLimitReachesTheSeparation();
     void cmykInputKeepsItsInks();
+    void analyzeAsPrinted();
     void errors_data();
     void errors();
     void helpListsTheOptions();
@@ -364,6 +368,36 @@ void TestCliPrint::cmykInputKeepsItsInks() {
     RunResult res;
     QVERIFY(runImage(src, req, res).isOk());
     QVERIFY(got.channels == res.image.channels);
+}
+
+void TestCliPrint::analyzeAsPrinted() {
+    // An 85 lpi screen on 1200 dpi, measured as printed and seen from 30 cm (docs/quality.md, "Measured as printed"):
+    // the figure the studio's quality panel shows, far above the one at screen pixels.
+    const std::string out = path("am.png");
+    const test::ProcessRun run =
+        runCli({"--method", "am", "--lpi", "85", "--dpi", "1200", input(), QString::fromStdString(out)});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    const test::ProcessRun a =
+        runCli({"analyze", "--json", "--dpi", "1200", "--distance", "30", input(), QString::fromStdString(out)});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+    const QJsonObject o = QJsonDocument::fromJson(a.out.toUtf8()).object();
+    Image src, ht;
+    QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
+    QVERIFY(io::readImage(out, ht).isOk());
+    const double expected = seenPsnr(convertColor(src, ColorMode::Gray).channels[0],
+                                     convertColor(ht, ColorMode::Gray).channels[0], ViewingConditions{1200, 30 / 2.54});
+    QCOMPARE(o.value("psnr_printed_db").toDouble(), expected);
+    QCOMPARE(o.value("dpi").toDouble(), 1200.0);
+    QCOMPARE(o.value("distance_cm").toDouble(), 30.0);
+    QVERIFY2(expected > o.value("psnr_db").toDouble() + 10, qPrintable(a.out));
+    const test::ProcessRun text = runCli({"analyze", "--dpi", "1200", input(), QString::fromStdString(out)});
+    QVERIFY2(
+        text.out.contains(QString::asprintf("PSNR, as printed         %.3f dB (1200 dpi seen from 30 cm", expected)),
+        qPrintable(text.out));
+    // A distance without a resolution says what it needs.
+    const test::ProcessRun bad = runCli({"analyze", "--distance", "30", input(), QString::fromStdString(out)});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--dpi"), qPrintable(bad.err));
 }
 
 void TestCliPrint::errors_data() {

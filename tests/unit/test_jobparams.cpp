@@ -101,6 +101,13 @@ void TestJobParams::dpiBecomesTheParameterOfMethodsThatModelAPrinter() {
         ParamValues none;
         applyJobDpi(m, 0, none);
         QVERIFY(!none.has("dpi"));
+        // The job's one DPI: its own when set, else the method's (given or default), else unset.
+        JobSettings job;
+        QCOMPARE(jobDpi(job, m), m.param("dpi") ? m.param("dpi")->def : 0.0);
+        job.params.set("dpi", 850.0);
+        QCOMPARE(jobDpi(job, m), m.param("dpi") ? 850.0 : 0.0);
+        job.dpi = 1200;
+        QCOMPARE(jobDpi(job, m), 1200.0);
     }
 }
 
