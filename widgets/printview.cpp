@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QPixmap>
 #include <QPointer>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -52,6 +53,11 @@ PrintView::PrintView(QWidget* parent) : QWidget(parent) {
     controls->addSpacing(12);
     controls->addWidget(buddyLabel(tr("Press &dot gain at 50 %"), dotGain_));
     controls->addWidget(dotGain_);
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setObjectName(QStringLiteral("printCancel"));
+    cancel_->setToolTip(tr("Stop making the picture of the print"));
+    cancel_->hide();
+    controls->addWidget(cancel_);
     controls->addStretch(1);
     layout->addLayout(controls);
     info_ = wrappedLabel(QStringLiteral("printInfo"));
@@ -66,6 +72,7 @@ PrintView::PrintView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(scroll_, 1);
     connect(zoom_, &QComboBox::currentIndexChanged, this, &PrintView::changed);
     connect(dotGain_, &QDoubleSpinBox::valueChanged, this, &PrintView::changed);
+    connect(cancel_, &QPushButton::clicked, this, &PrintView::cancel);
     info_->setText(tr("Run a method: its CMYK or gray halftone is shown here as printed, at its size."));
 }
 
@@ -80,6 +87,8 @@ void PrintView::setResult(JobResultPtr result, double deviceDpi) {
     deviceDpi_ = deviceDpi;
     changed();
 }
+
+void PrintView::cancel() { stop_.requestStop(); }
 
 double PrintView::zoom() const { return zoom_->currentData().toDouble(); }
 
@@ -111,6 +120,7 @@ void PrintView::refresh() {
     dirty_ = false;
     stop_.requestStop();  // the picture being made is for settings no longer asked
     const quint64 gen = ++generation_;
+    cancel_->hide();
     if (!result_ || !result_->halftone) {
         image_ = QImage();
         picture_->clear();
@@ -137,6 +147,7 @@ void PrintView::refresh() {
             Qt::QueuedConnection);
     };
     info_->setText(tr("Printing at the printed size..."));
+    cancel_->show();
     const std::shared_ptr<const Image> halftone = result_->halftone;
     auto* watcher = new QFutureWatcher<Made>(this);
     watcher_ = watcher;
@@ -145,8 +156,14 @@ void PrintView::refresh() {
         watcher->deleteLater();
         if (watcher_ == watcher) watcher_ = nullptr;
         if (gen != generation_) return;  // settings changed since: a newer picture is coming
+        cancel_->hide();
         Made made = watcher->result();
-        if (made.status.isCancelled()) return;
+        if (made.status.isCancelled()) {
+            dirty_ = true;  // made again when shown again or a setting changes
+            info_->setText(tr("Cancelled: no picture of the print. Change a setting to make it again."));
+            emit updated();
+            return;
+        }
         if (!made.status) {
             image_ = QImage();
             picture_->clear();

@@ -14,6 +14,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 class QScrollArea;
 
 namespace halftone {
@@ -46,6 +47,8 @@ public:
     bool busy() const { return watcher_ != nullptr; }
     QDoubleSpinBox* dotGainSpin() const { return dotGain_; }
     QComboBox* zoomCombo() const { return zoom_; }
+    /// \brief Stops the picture being made (the button shown meanwhile); updated() follows, with no new picture.
+    void cancel();
 
 signals:
     /// \brief A new picture (or a message why there is none) is on screen.
@@ -70,6 +73,7 @@ private:
     QComboBox* zoom_;
     QDoubleSpinBox* dotGain_;
     QLabel* info_;
+    QPushButton* cancel_;
     QLabel* picture_;
     QScrollArea* scroll_;
     QFutureWatcher<Made>* watcher_ = nullptr;

@@ -20,6 +20,7 @@
 #include "gpu/gpu.h"
 #include "tests/common/qtestutil.h"
 #include "widgets/methodpanel.h"
+#include "widgets/numberlistedit.h"
 #include "widgets/palettepanel.h"
 
 using namespace halftone;
@@ -171,10 +172,12 @@ void TestStudioMethodPanel::widgetsMatchSpecs() {
     const MethodInfo* m = panel.method();
     QVERIFY(m);
     QCOMPARE(QString::fromStdString(m->id()), method + "/" + variant);
-    // One widget per parameter, but the thread count: the panel's Threads control fills it.
-    QCOMPARE(panel.paramKeys().size(), int(m->params.size()) - (m->param("threads") ? 1 : 0));
+    // One widget per parameter, but the thread count (the panel's Threads control fills it) and the printer
+    // resolution (the job's one DPI, the Adjust panel's, fills it).
+    QCOMPARE(panel.paramKeys().size(),
+             int(m->params.size()) - (m->param("threads") ? 1 : 0) - (m->param("dpi") ? 1 : 0));
     for (const ParamSpec& p : m->params) {
-        if (p.key == "threads") continue;
+        if (p.key == "threads" || p.key == "dpi") continue;
         QWidget* w = panel.paramWidget(QString::fromStdString(p.key));
         QVERIFY2(w, p.key.c_str());
         switch (p.kind) {
@@ -210,6 +213,13 @@ void TestStudioMethodPanel::widgetsMatchSpecs() {
                 break;
             }
             case ParamSpec::Kind::Text: {
+                if (!p.parts.empty()) {  // a list of numbers: one field per part, at the default
+                    auto* list = qobject_cast<NumberListEdit*>(w);
+                    QVERIFY(list);
+                    QCOMPARE(list->partCount(), int(p.parts.size()));
+                    QCOMPARE(list->text().toStdString(), p.textDefault);
+                    break;
+                }
                 if (p.presets.empty()) {
                     QVERIFY(qobject_cast<QLineEdit*>(w));
                     break;
@@ -331,7 +341,7 @@ void TestStudioMethodPanel::switchStartsFromDefaults() {
     QVERIFY(m);
     QCOMPARE(QString::fromStdString(m->id()), to);
     for (const ParamSpec& p : m->params) {
-        if (p.key == "threads") continue;
+        if (p.key == "threads" || p.key == "dpi") continue;  // filled by the Threads control and the job's DPI
         const std::string v = shown(panel, p);
         QVERIFY2(sameValue(p, v, p.defaultText()),
                  qPrintable(QString("%1: %2 shows '%3', its default is '%4'")
@@ -354,14 +364,14 @@ void TestStudioMethodPanel::userValuesKeptOnlyWhereMeaningIsSame() {
     std::map<std::string, std::string> set;
     for (const ParamSpec& p : a->params) {
         const QVariant v = otherValue(p);
-        if (p.key == "threads" || !v.isValid()) continue;
+        if (p.key == "threads" || p.key == "dpi" || !v.isValid()) continue;
         QVERIFY2(panel.setParam(QString::fromStdString(p.key), v), p.key.c_str());
         set[p.key] = asText(p, v);
     }
     QVERIFY(select(panel, to));
     const MethodInfo* b = panel.method();
     for (const ParamSpec& p : b->params) {
-        if (p.key == "threads") continue;
+        if (p.key == "threads" || p.key == "dpi") continue;
         const ParamSpec* before = a->param(p.key);
         const bool keep = before && before->sameMeaning(p) && set.count(p.key);
         const std::string expected = keep ? set[p.key] : p.defaultText();
@@ -430,7 +440,7 @@ void TestStudioMethodPanel::onlyApplicableParamsShown() {
         QVERIFY(select(panel, QString::fromStdString(m->id())));
         const ParamValues v = panel.params();
         for (const ParamSpec& p : m->params)
-            if (p.key != "threads")
+            if (p.key != "threads" && p.key != "dpi")
                 QVERIFY2(panel.isParamShown(QString::fromStdString(p.key)) == m->paramApplies(p, v),
                          (m->id() + " " + p.key).c_str());
     }

@@ -90,6 +90,7 @@ private slots:
     void dotGainSpreadsEachDot();
     void printedSizeFollowsTheResolution();
     void printTabShowsThePrintAtItsSize();
+    void printTabCancels();
     void qualityMeasuredAsPrinted();
 };
 
@@ -324,6 +325,29 @@ void TestStudioPrint::printTabShowsThePrintAtItsSize() {
     view->refresh();
     QVERIFY(updated.wait(60000));
     QCOMPARE(view->image().width(), int(std::llround(480 * screen * 4 * ratio / 1200)));
+}
+
+void TestStudioPrint::printTabCancels() {
+    // A large result: Cancel, pressed as soon as the picture is asked for, stops it between rows.
+    auto r = std::make_shared<JobResult>();
+    Image big;
+    big.space = ColorSpace::CMYK;
+    for (int c = 0; c < 4; ++c) big.channels.push_back(Plane8(4000, 4000, uint8_t(c * 60)));
+    r->halftone = std::make_shared<const Image>(std::move(big));
+    PrintView view;
+    QSignalSpy updated(&view, &PrintView::updated);
+    view.setResult(r, 1200);
+    view.refresh();
+    QVERIFY(view.busy());
+    view.cancel();
+    QVERIFY(updated.wait(60000));
+    QVERIFY(view.image().isNull());
+    QVERIFY2(view.infoText().startsWith("Cancelled"), qPrintable(view.infoText()));
+    // Asked again, it is made.
+    view.refresh();
+    QVERIFY(updated.wait(120000));
+    QVERIFY(!view.image().isNull());
+    QCOMPARE(view.image().width(), int(std::llround(4000 * view.screenDpi() * view.image().devicePixelRatio() / 1200)));
 }
 
 void TestStudioPrint::qualityMeasuredAsPrinted() {
