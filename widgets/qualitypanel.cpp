@@ -200,8 +200,6 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Spectrum patch level")));
     top->addWidget(patchLevel_);
-    top->addWidget(new QLabel(tr("Print seen from")));
-    top->addWidget(distance_);
     top->addWidget(measureButton_);
     top->addWidget(exportPngButton_);
     top->addWidget(exportCsvButton_);
@@ -230,6 +228,11 @@ QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent
     plots->addWidget(spectrumPlot_);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    auto* viewing = new QHBoxLayout;  // a row of its own: the top row sets the window's narrowest width
+    viewing->addWidget(new QLabel(tr("Printed results seen from")));
+    viewing->addWidget(distance_);
+    viewing->addStretch(1);
+    layout->addLayout(viewing);
     layout->addWidget(table_);
     layout->addWidget(plots, 1);
     connect(measureButton_, &QPushButton::clicked, this, &QualityPanel::measure);
