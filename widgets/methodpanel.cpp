@@ -418,6 +418,7 @@ void MethodPanel::rebuildParams() {
     }
     building_ = false;
     updateVisibility();
+    updateUsedParts();
 }
 
 bool MethodPanel::useFile(const QString& key, const QString& path) {
@@ -559,9 +560,28 @@ void MethodPanel::updateColourChoice() {
     const bool palette = palette_->wantsPalette();
     color_->setEnabled(!palette);
     separationBox_->setVisible(!palette && colorMode() == ColorMode::CMYK);
+    updateUsedParts();
     color_->setToolTip(palette ? tr("The palette sets the output colours. Choose \u201cNo palette\u201d to halftone "
                                     "each channel of gray, RGB or CMYK.")
                                : tr("Gray halftones the luma; RGB and CMYK halftone each channel on its own."));
+}
+
+void MethodPanel::updateUsedParts() {
+    const MethodInfo* m = method();
+    if (!m) return;
+    const ColorMode mode = colorMode();
+    const ColorSpace space = mode == ColorMode::CMYK  ? ColorSpace::CMYK
+                             : mode == ColorMode::RGB ? ColorSpace::RGB
+                                                      : ColorSpace::Gray;
+    const int channels = space == ColorSpace::CMYK ? 4 : space == ColorSpace::RGB ? 3 : 1;
+    for (const ParamSpec& p : m->params) {
+        auto* list = qobject_cast<NumberListEdit*>(paramWidgets_.value(q(p.key)));
+        if (!list || p.partOfChannel.empty()) continue;
+        QVector<bool> used(list->partCount(), false);
+        for (int c = 0; c < channels; ++c)
+            if (const int part = p.partOf(channelName(space, c)); part >= 0 && part < used.size()) used[part] = true;
+        list->setPartsUsed(used, tr("not used in colour mode %1").arg(color_->currentText()));
+    }
 }
 
 std::optional<Palette> MethodPanel::palette() const { return palette_->palette(); }

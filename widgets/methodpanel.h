@@ -104,6 +104,8 @@ private:
     void updateDevices();
     void updateVisibility();
     void updateColourChoice();
+    /// \brief Enables the parts of list parameters (the ink angles) that the colour mode's channels use.
+    void updateUsedParts();
     QWidget* makeParamWidget(const ParamSpec& p, const QVariant& value);
     QVariant widgetValue(const ParamSpec& p) const;
     void userEdited(const ParamSpec& p);

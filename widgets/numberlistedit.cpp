@@ -23,8 +23,8 @@ NumberListEdit::NumberListEdit(const ParamSpec& spec, const QString& text, QWidg
         f->setRange(spec.min, spec.max);
         f->setDecimals(2);
         f->setKeyboardTracking(false);  // one change per typed number, not per digit
-        f->setToolTip(
-            tr("%1: %2 [%3 .. %4]").arg(part, QString::fromStdString(spec.label)).arg(spec.min).arg(spec.max));
+        tips_ << tr("%1: %2 [%3 .. %4]").arg(part, QString::fromStdString(spec.label)).arg(spec.min).arg(spec.max);
+        f->setToolTip(tips_.back());
         auto* label = new QLabel(part);
         label->setBuddy(f);
         // Two parts a row keeps the dock narrow: C M / Y K.
@@ -52,6 +52,14 @@ NumberListEdit::NumberListEdit(const ParamSpec& spec, const QString& text, QWidg
         grid->addWidget(sets, (n + 1) / 2, 0, 1, 4, Qt::AlignLeft);
     }
     setText(text);
+}
+
+void NumberListEdit::setPartsUsed(const QVector<bool>& used, const QString& why) {
+    for (int i = 0; i < fields_.size(); ++i) {
+        const bool on = i >= used.size() || used[i];
+        fields_[i]->setEnabled(on);
+        fields_[i]->setToolTip(on ? tips_[i] : why);
+    }
 }
 
 QString NumberListEdit::text() const {

@@ -2,6 +2,7 @@
 // \brief One number field per named part of a Text parameter that is a list of numbers (ParamSpec::parts: the AM
 // screen's ink angles C, M, Y, K), with the parameter's named values a click away.
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 #include <string>
@@ -29,6 +30,9 @@ public:
     /// \brief The field of part `i` (tests).
     QDoubleSpinBox* field(int i) const { return fields_.value(i); }
     int partCount() const { return int(fields_.size()); }
+    /// \brief Enables the parts a run uses (`used[i]` for part i) and says of the others that this run does not use
+    /// them; their values stay in the text.
+    void setPartsUsed(const QVector<bool>& used, const QString& why);
 
 signals:
     /// \brief A field was edited, or a named value chosen (not emitted by setText).
@@ -36,6 +40,7 @@ signals:
 
 private:
     QVector<QDoubleSpinBox*> fields_;
+    QStringList tips_;  // each field's tooltip while its part is used
     bool setting_ = false;
 };
 

@@ -129,9 +129,15 @@ std::string ParamSpec::choiceLabel(const std::string& value) const {
     return value;
 }
 
+int ParamSpec::partOf(const std::string& channel) const {
+    for (const auto& [name, part] : partOfChannel)
+        if (name == channel) return part;
+    return -1;
+}
+
 bool ParamSpec::sameMeaning(const ParamSpec& o) const {
     return key == o.key && label == o.label && kind == o.kind && min == o.min && max == o.max && choices == o.choices &&
-           presets == o.presets && acceptsFile == o.acceptsFile && parts == o.parts;
+           presets == o.presets && acceptsFile == o.acceptsFile && parts == o.parts && partOfChannel == o.partOfChannel;
 }
 
 bool MethodInfo::paramApplies(const ParamSpec& p, const ParamValues& values) const {

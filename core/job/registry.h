@@ -44,6 +44,11 @@ struct ParamSpec {
     /// "K"), or one number for every part; the studio shows one number field per part, each holding [min, max] with
     /// two decimals. The method's `check` still decides what the text may be.
     std::vector<std::string> parts;
+    /// Text with parts: the part each channel of a run takes (kChannelKey values "c", "m", "y", "k", "r", "g", "b",
+    /// "gray"), so the studio enables only the parts the colour mode uses; empty: every channel uses every part.
+    std::vector<std::pair<std::string, int>> partOfChannel;
+    /// \brief The part `channel` takes (partOfChannel), or -1 when the table does not name it.
+    int partOf(const std::string& channel) const;
     /// Choice: what a person reads for a value (value, label), e.g. ("nasanen", "Nasanen"); values without one show as
     /// is.
     std::vector<std::pair<std::string, std::string>> choiceLabels;

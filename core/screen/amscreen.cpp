@@ -262,10 +262,17 @@ Status parseAmAngles(const std::string& text, std::array<double, 4>& cmyk) {
     return Status::ok();
 }
 
+namespace {
+
+/// Which ink's angle each channel takes: its own, a light channel its complement's, gray black's.
+const std::vector<std::pair<std::string, int>> kAngleOfChannel = {{"c", 0}, {"m", 1}, {"y", 2}, {"k", 3},  //
+                                                                  {"r", 0}, {"g", 1}, {"b", 2}, {"gray", 3}};
+
+}  // namespace
+
 double amAngleFor(const std::array<double, 4>& cmyk, const std::string& channel) {
-    if (channel == "c" || channel == "r") return cmyk[0];
-    if (channel == "m" || channel == "g") return cmyk[1];
-    if (channel == "y" || channel == "b") return cmyk[2];
+    for (const auto& [name, ink] : kAngleOfChannel)
+        if (name == channel) return cmyk[size_t(ink)];
     return cmyk[3];
 }
 
@@ -293,6 +300,7 @@ void registerAmScreenMethods(Registry& r) {
         "screen angles in degrees, counter-clockwise from the horizontal: C,M,Y,K (gray uses the black angle; "
         "R, G, B those of C, M, Y), or one angle for every ink";
     angles.parts = {"C", "M", "Y", "K"};
+    angles.partOfChannel = kAngleOfChannel;
     angles.min = 0;  // the studio's fields: every screen has an angle in [0, 180) (a line repeats every 180 degrees)
     angles.max = 180;
     angles.presets = {{"15,75,0,45", "C 15, M 75, Y 0, K 45 (classic)"},

@@ -210,6 +210,21 @@ void TestStudioPrint::anglesRefuseWhatTheFieldsCannotHold() {
     black->setValue(200);
     QCOMPARE(black->value(), 180.0);
     QCOMPARE(panel.params().getText("angles", ""), std::string("30,30,30,180"));
+    // Only the inks the colour mode prints are open: gray takes K's angle, R, G and B those of C, M and Y.
+    const auto open = [&] {
+        QString s;
+        for (const char* part : {"part_C", "part_M", "part_Y", "part_K"})
+            s += angles->findChild<QDoubleSpinBox*>(part)->isEnabled() ? "1" : "0";
+        return s;
+    };
+    panel.setColorMode(ColorMode::Gray);
+    QCOMPARE(open(), QString("0001"));
+    QVERIFY(angles->findChild<QDoubleSpinBox*>("part_C")->toolTip().contains("not used"));
+    panel.setColorMode(ColorMode::RGB);
+    QCOMPARE(open(), QString("1110"));
+    panel.setColorMode(ColorMode::CMYK);
+    QCOMPARE(open(), QString("1111"));
+    QVERIFY(!angles->findChild<QDoubleSpinBox*>("part_C")->toolTip().contains("not used"));
 }
 
 void TestStudioPrint::dotGainSpreadsEachDot() {
