@@ -143,27 +143,31 @@ Status printAtSize(const Image& halftone, const PrintSizeView& view, Image& out,
     const int64_t ow = std::max<int64_t>(1, std::llround(halftone.width() * scale));
     const int64_t oh = std::max<int64_t>(1, std::llround(halftone.height() * scale));
     if (Status s = checkImageSize(ow, oh, 3, uint64_t(1) << 28); !s) return s.withContext("print preview");
-    // The inks: a gray halftone is black ink on paper.
+    // The inks, each spread from the halftone's plane (no copy of the whole result): a gray halftone is black ink.
     Image inks;
-    if (cmyk) {
-        inks = halftone;
-    } else {
-        inks.space = ColorSpace::CMYK;
-        inks.channels.assign(4, Plane8(halftone.width(), halftone.height()));
+    inks.space = ColorSpace::CMYK;
+    inks.channels.resize(4);
+    Plane8 black;
+    if (gray) {
         const Plane8& g = halftone.channels[0];
-        for (size_t i = 0; i < g.size(); ++i) inks.channels[3].data[i] = uint8_t(255 - g.data[i]);
+        black = Plane8(g.width, g.height);
+        for (size_t i = 0; i < g.size(); ++i) black.data[i] = uint8_t(255 - g.data[i]);
     }
     const double rim = dotGainRim(view.dotGain, view.deviceDpi / view.lpi);
     for (size_t c = 0; c < 4; ++c) {
         const RunControl part = control.scaled(0.6 * double(c) / 4, 0.6 * double(c + 1) / 4);
-        Plane8 spread;
-        if (!spreadPlane(inks.channels[c], spread, rim, part)) return Status::cancelled();
-        inks.channels[c] = std::move(spread);
+        if (gray && c < 3) {
+            inks.channels[c] = Plane8(halftone.width(), halftone.height());
+        } else if (!spreadPlane(cmyk ? halftone.channels[c] : black, inks.channels[c], rim, part)) {
+            return Status::cancelled();
+        }
     }
-    const Image printed = simulatePrint(inks, view.inks);
+    black = Plane8();
+    Image printed = simulatePrint(inks, view.inks);
+    inks = Image();
     if (control.cancelled()) return Status::cancelled();
     if (ow == printed.width() && oh == printed.height()) {
-        out = printed;
+        out = std::move(printed);
         return Status::ok();
     }
     PrepareSettings resample;
