@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QSettings>
 #include <QStandardPaths>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -24,6 +25,20 @@ inline void startStudioTest(const char* name) {
     QCoreApplication::setApplicationName(name);
     QSettings().clear();
     gpu::registerMethods(Registry::instance());
+}
+
+/// \brief A smooth gray picture (a horizontal ramp with a disc of the reverse vertical ramp), so tone and size changes
+/// change the halftone everywhere.
+inline Image smoothImage(int w, int h) {
+    Plane8 p(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const int dx = x - w / 2, dy = y - h / 2;
+            int v = (x * 255) / std::max(1, w - 1);
+            if (dx * dx + dy * dy < (h / 3) * (h / 3)) v = 255 - (y * 255) / std::max(1, h - 1);
+            p.at(y, x) = uint8_t(v);
+        }
+    return Image::gray(std::move(p));
 }
 
 /// \brief Rows run by the slow method so far (tests reset it).

@@ -39,18 +39,7 @@ using namespace halftone;
 
 namespace {
 
-/// A smooth picture (ramps and a disc), so tone and size changes change the halftone everywhere.
-Image smoothImage(int w, int h) {
-    Plane8 p(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const int dx = x - w / 2, dy = y - h / 2;
-            int v = (x * 255) / std::max(1, w - 1);
-            if (dx * dx + dy * dy < (h / 3) * (h / 3)) v = 255 - (y * 255) / std::max(1, h - 1);
-            p.at(y, x) = uint8_t(v);
-        }
-    return Image::gray(std::move(p));
-}
+using test::smoothImage;
 
 /// Shows `w` running plain error diffusion on the CPU and waits until the result of `input` ("smooth") is shown.
 bool showPlainResult(MainWindow& w, const Image& input) {

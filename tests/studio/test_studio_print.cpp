@@ -30,19 +30,6 @@ using namespace halftone;
 
 namespace {
 
-/// A smooth picture: a horizontal ramp with a disc of the reverse ramp (tones everywhere, no edges but the disc's).
-Image smoothGray(int w, int h) {
-    Plane8 p(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const int dx = x - w / 2, dy = y - h / 2;
-            int v = (x * 255) / std::max(1, w - 1);
-            if (dx * dx + dy * dy < (h / 3) * (h / 3)) v = 255 - (y * 255) / std::max(1, h - 1);
-            p.at(y, x) = uint8_t(v);
-        }
-    return Image::gray(std::move(p));
-}
-
 /// A flat blue with cyan, magenta and black in it (with full GCR, the least of C, M, Y, here yellow, goes to black).
 Image flatColour(int w, int h) {
     Image im;
@@ -116,7 +103,7 @@ void TestStudioPrint::oneDpiField() {
     QCOMPARE(job.dpi, 1200.0);
     QCOMPARE(job.params.getReal("dpi", 0), 1200.0);
     QCOMPARE(jobDpi(job, *w.methodPanel()->method()), 1200.0);
-    const JobResultPtr r = runAm(w, smoothGray(60, 40), ColorMode::Gray);
+    const JobResultPtr r = runAm(w, test::smoothImage(60, 40), ColorMode::Gray);
     QVERIFY(r);
     QCOMPARE(r->params.getReal("dpi", 0), 1200.0);
     QCOMPARE(w.resultDpi(*r), 1200.0);
@@ -367,7 +354,7 @@ void TestStudioPrint::printTabCancels() {
 
 void TestStudioPrint::qualityMeasuredAsPrinted() {
     // The earlier finding: an 85 lpi / 1200 dpi screen rated about 10 dB, measured at screen pixels.
-    auto image = std::make_shared<const Image>(smoothGray(512, 512));
+    auto image = std::make_shared<const Image>(test::smoothImage(512, 512));
     JobRequest req;
     req.image = image;
     req.method = Registry::instance().find("am", "clustered");
