@@ -85,7 +85,8 @@ Image convertColor(const Image& in, ColorMode mode, const SeparationParams& sepa
     if (mode == ColorMode::RGB) return toRgb(in);
     if (mode == ColorMode::Gray) {
         if (in.space == ColorSpace::Gray) return in;
-        Image rgb = toRgb(in);
+        const Image converted = in.space == ColorSpace::RGB ? Image() : toRgb(in);  // RGB is read in place
+        const Image& rgb = in.space == ColorSpace::RGB ? in : converted;
         Image out;
         out.space = ColorSpace::Gray;
         out.hasAlpha = in.hasAlpha;
