@@ -1,6 +1,8 @@
 #include "core/image.h"
 
 #include "core/job/names.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
 
 #include <algorithm>
 #include <limits>
@@ -92,10 +94,13 @@ Image convertColor(const Image& in, ColorMode mode, const SeparationParams& sepa
         out.hasAlpha = in.hasAlpha;
         out.alpha = in.alpha;
         Plane8 g(w, h);
-        for (size_t i = 0; i < g.size(); ++i)
-            g.data[i] = uint8_t(
-                (77 * rgb.channels[0].data[i] + 150 * rgb.channels[1].data[i] + 29 * rgb.channels[2].data[i] + 128) >>
-                8);
+        const uint8_t *r = rgb.channels[0].data.data(), *gr = rgb.channels[1].data.data(),
+                      *b = rgb.channels[2].data.data();
+        uint8_t* y = g.data.data();
+        const int64_t n = int64_t(g.size());
+        parallelChunks(n, int64_t(1) << 20, threadsOrAll(0), RunControl{}, {}, [&](int64_t i0, int64_t i1, int) {
+            for (int64_t i = i0; i < i1; ++i) y[i] = uint8_t((77 * r[i] + 150 * gr[i] + 29 * b[i] + 128) >> 8);
+        });
         out.channels.push_back(std::move(g));
         return out;
     }

@@ -75,11 +75,15 @@ def comparisons(ht, work, have_pil):
         ]),
         ("24 MP JPEG -> 1-bit PNG", [
             ("halftone", [ht, f"{w}/photo24.jpg", f"{w}/o-1bit.png"]),
+            ("halftone --method ec --variant wavefront", [ht, "--method", "ec", "--variant", "wavefront", f"{w}/photo24.jpg",
+                                                f"{w}/o-1bit-wf.png"]),
             ("ImageMagick", ["convert", f"{w}/photo24.jpg", "-dither", "FloydSteinberg", "-monochrome",
                              f"{w}/o-1bit-im.png"]),
         ]),
         ("24 MP JPEG --color rgb -> PNG", [
             ("halftone", [ht, "--color", "rgb", f"{w}/photo24.jpg", f"{w}/o-rgb.png"]),
+            ("halftone --method ec --variant wavefront", [ht, "--method", "ec", "--variant", "wavefront", "--color", "rgb",
+                                                f"{w}/photo24.jpg", f"{w}/o-rgb-wf.png"]),
             ("ImageMagick -colors 8", ["convert", f"{w}/photo24.jpg", "-dither", "FloydSteinberg", "-colors", "8",
                                        f"{w}/o-rgb-im.png"]),
             ("ImageMagick -remap corners", ["convert", f"{w}/photo24.jpg", "-dither", "FloydSteinberg", "-remap",
