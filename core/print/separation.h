@@ -54,7 +54,7 @@ struct SeparationParams {
     /// Set: colour input is separated by it (an ICC profile's transform) instead of the formula, so `gcr` does not
     /// apply (the profile's black generation does); `inkLimit` still caps C + M + Y + K afterwards (limitInk), so
     /// 400 leaves the profile's own limit alone.
-    std::shared_ptr<const Separator> separator;
+    std::shared_ptr<const Separator> separator = nullptr;
 };
 
 /// \brief Checks the ranges (gcr 0..100, inkLimit 0..400); the message names the option.
