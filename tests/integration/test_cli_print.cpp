@@ -374,8 +374,7 @@ void TestCliPrint::iccSeparationWritesPlates() {
     // from the built-in formula's and are exactly the in-process run through the same profile; the proof shows the
     // profile's paper and inks; --ink-limit caps the profile's separation further.
     const std::string profile = test::ghostscriptProfile("default_cmyk.icc");
-    if (!QFile::exists(QString::fromStdString(profile)))
-        QSKIP(qPrintable(QString::fromStdString(profile) + " is missing: install Debian's libgs-common"));
+    HALFTONE_SKIP_WITHOUT_PROFILE(profile);
     const QStringList job = {"--method", "am", "--color", "cmyk", "--lpi", "100", "--dpi", "800", input()};
     const std::string builtin = path("builtin.tif"), out = path("icc.tif"), proof = path("proof.png");
     test::ProcessRun r = runCli(QStringList(job) << "--plates" << QString::fromStdString(builtin));
@@ -498,8 +497,8 @@ void TestCliPrint::errors() {
     QFETCH(int, code);
     QFETCH(QString, message);
     for (const QString& a : args)
-        if (a.startsWith(QString::fromStdString(test::ghostscriptProfile(""))) && !QFile::exists(a))
-            QSKIP(qPrintable(a + " is missing: install Debian's libgs-common"));
+        if (a.startsWith(QString::fromStdString(test::ghostscriptProfile(""))))
+            HALFTONE_SKIP_WITHOUT_PROFILE(a.toStdString());
     const std::string out = path(output.toStdString());
     const test::ProcessRun r = runCli(args << input() << QString::fromStdString(out));
     QCOMPARE(r.exitCode, code);

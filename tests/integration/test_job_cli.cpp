@@ -318,8 +318,7 @@ void TestJobCli::presetRoundTripEveryOption() {
     QFETCH(QStringList, job);
     QFETCH(QString, extension);
     for (const QString& a : job)
-        if (a.endsWith(".icc") && !QFile::exists(a))
-            QSKIP(qPrintable(a + " is missing: install Debian's libgs-common"));
+        if (a.endsWith(".icc")) HALFTONE_SKIP_WITHOUT_PROFILE(a.toStdString());
     QTemporaryDir dir;
     const QString preset = dir.filePath("job.json"), again = dir.filePath("again.json");
     const QString input = data("chelsea.png");

@@ -19,12 +19,10 @@ using namespace halftone;
 
 namespace {
 
-/// The profile's path, or a skip that names the package that ships it.
-#define REQUIRE_PROFILE(name)                                                                                   \
-    const std::string name##Path = test::ghostscriptProfile(#name ".icc");                                      \
-    if (!QFile::exists(QString::fromStdString(name##Path)))                                                     \
-        QSKIP(qPrintable(QString::fromStdString(name##Path + " is missing: install Debian's libgs-common (the " \
-                                                             "tests' CMYK profiles)")));
+/// The Ghostscript profile NAME.icc as `NAMEPath`, or a skip that names the package that ships it.
+#define REQUIRE_PROFILE(name)                                              \
+    const std::string name##Path = test::ghostscriptProfile(#name ".icc"); \
+    HALFTONE_SKIP_WITHOUT_PROFILE(name##Path)
 
 std::array<int, 4> separateOne(const Separator& s, int r, int g, int b) {
     const uint8_t rgb[3] = {uint8_t(r), uint8_t(g), uint8_t(b)};
@@ -72,8 +70,7 @@ void TestIcc::knownPatches() {
     QFETCH(bool, blackInk);
     QFETCH(int, cyanLead);
     const std::string path = test::ghostscriptProfile(profile.toStdString());
-    if (!QFile::exists(QString::fromStdString(path)))
-        QSKIP(qPrintable(QString::fromStdString(path) + " is missing: install Debian's libgs-common"));
+    HALFTONE_SKIP_WITHOUT_PROFILE(path);
     const auto sep = load({"", path, RenderingIntent::Relative});
     QVERIFY(sep);
     const double cap = sep->totalAreaCoverage() * 255 / 100;
@@ -122,8 +119,7 @@ void TestIcc::inkTotalWithinTheProfilesLimit() {
     QFETCH(QString, profile);
     QFETCH(int, intent);
     const std::string path = test::ghostscriptProfile(profile.toStdString());
-    if (!QFile::exists(QString::fromStdString(path)))
-        QSKIP(qPrintable(QString::fromStdString(path) + " is missing: install Debian's libgs-common"));
+    HALFTONE_SKIP_WITHOUT_PROFILE(path);
     const auto sep = load({"", path, RenderingIntent(intent)});
     QVERIFY(sep);
     const double tac = sep->totalAreaCoverage();
@@ -290,8 +286,7 @@ void TestIcc::badProfiles() {
     std::string path = file.toStdString();
     if (file.startsWith("gs:")) {
         path = test::ghostscriptProfile(file.mid(3).toStdString());
-        if (!QFile::exists(QString::fromStdString(path)))
-            QSKIP(qPrintable(QString::fromStdString(path) + " is missing: install Debian's libgs-common"));
+        HALFTONE_SKIP_WITHOUT_PROFILE(path);
     } else if (file.startsWith("tmp:")) {
         path = dir.filePath(file.mid(4)).toStdString();
         std::ofstream f;
@@ -303,7 +298,7 @@ void TestIcc::badProfiles() {
         }
         if (file == "tmp:truncated.icc") {
             const std::string whole = test::ghostscriptProfile("default_cmyk.icc");
-            if (!QFile::exists(QString::fromStdString(whole))) QSKIP("default_cmyk.icc is missing (libgs-common)");
+            HALFTONE_SKIP_WITHOUT_PROFILE(whole);
             std::ifstream src(whole, std::ios::binary);
             std::string bytes((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
             f.open(path, std::ios::binary);
@@ -315,7 +310,7 @@ void TestIcc::badProfiles() {
     p.output = test::ghostscriptProfile("default_cmyk.icc");
     if (option == "out") p.output = path;
     if (option == "in") {
-        if (!QFile::exists(QString::fromStdString(p.output))) QSKIP("default_cmyk.icc is missing (libgs-common)");
+        HALFTONE_SKIP_WITHOUT_PROFILE(p.output);
         p.input = path;
     }
     std::shared_ptr<const io::IccSeparator> sep;
