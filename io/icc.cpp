@@ -155,6 +155,38 @@ IccSeparator::~IccSeparator() {
 }
 
 Status IccSeparator::load(const IccProfiles& profiles, std::shared_ptr<const IccSeparator>& out) {
+    // The files' identity for the cache: name, size and time of each; any error leaves the cache out, and make()
+    // reports it.
+    std::string key = profiles.input + '\n' + profiles.output + '\n' + toString(profiles.intent);
+    bool cacheable = true;
+    for (const std::string* path : {&profiles.input, &profiles.output}) {
+        if (path->empty()) continue;
+        std::error_code e1, e2;
+        const auto size = std::filesystem::file_size(*path, e1);
+        const auto time = std::filesystem::last_write_time(*path, e2);
+        cacheable = cacheable && !e1 && !e2;
+        if (cacheable) key += '\n' + std::to_string(size) + ' ' + std::to_string(time.time_since_epoch().count());
+    }
+    static std::mutex mutex;
+    static std::string lastKey;
+    static std::shared_ptr<const IccSeparator> last;
+    if (cacheable) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (last && key == lastKey) {
+            out = last;
+            return Status::ok();
+        }
+    }
+    if (Status s = make(profiles, out); !s) return s;
+    if (cacheable) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        lastKey = key;
+        last = out;
+    }
+    return Status::ok();
+}
+
+Status IccSeparator::make(const IccProfiles& profiles, std::shared_ptr<const IccSeparator>& out) {
     std::shared_ptr<IccSeparator> sep(new IccSeparator);
     auto* log = new CmsLog;
     const cmsContext context = cmsCreateContext(nullptr, log);

@@ -26,7 +26,9 @@ public:
 
     /// \brief Reads and checks both profiles and builds the transform. Errors name the file and the problem: missing,
     /// not a regular file, larger than kMaxIccProfileBytes, not an ICC profile, the wrong colour space or class (the
-    /// output must be a CMYK output profile, the input an RGB one), or no transform for the intent.
+    /// output must be a CMYK output profile, the input an RGB one), or no transform for the intent. The last
+    /// separator made is kept and given again while its files keep their size and time (a batch's files, and the
+    /// CLI's check before the run, build it once).
     static Status load(const IccProfiles& profiles, std::shared_ptr<const IccSeparator>& out);
 
     void separate(const uint8_t* rgb, uint8_t* cmyk, size_t n) const override;
@@ -42,6 +44,7 @@ public:
 
 private:
     IccSeparator() = default;
+    static Status make(const IccProfiles& profiles, std::shared_ptr<const IccSeparator>& out);
     void* context_ = nullptr;    // cmsContext: its error handler collects LittleCMS's messages
     void* transform_ = nullptr;  // cmsHTRANSFORM, RGB_8 -> CMYK_8
     double tac_ = 0;

@@ -6,6 +6,8 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -51,6 +53,7 @@ private slots:
     void intentsAndInputProfile();
     void convertColorAndRunImageUseTheSeparator();
     void proofInksFromTheProfile();
+    void madeOnceWhileTheFilesStay();
     void badProfiles_data();
     void badProfiles();
 };
@@ -238,6 +241,25 @@ void TestIcc::proofInksFromTheProfile() {
     QVERIFY(inks.magenta[1] < 100 && inks.magenta[0] > 150);
     QVERIFY(inks.yellow[2] < 100 && inks.yellow[0] > 200 && inks.yellow[1] > 200);
     QVERIFY(inks.black[0] < 80 && inks.black[1] < 80 && inks.black[2] < 80);
+}
+
+void TestIcc::madeOnceWhileTheFilesStay() {
+    // The last separator is given again for the same files, intent and file times; a changed file or intent makes a
+    // new one.
+    REQUIRE_PROFILE(default_cmyk);
+    QTemporaryDir dir;
+    const std::string copy = dir.filePath("press.icc").toStdString();
+    QVERIFY(QFile::copy(QString::fromStdString(default_cmykPath), QString::fromStdString(copy)));
+    const auto a = load({"", copy, RenderingIntent::Relative});
+    const auto b = load({"", copy, RenderingIntent::Relative});
+    QVERIFY(a && a == b);
+    const auto c = load({"", copy, RenderingIntent::Perceptual});
+    QVERIFY(c && c != a);
+    const auto d = load({"", copy, RenderingIntent::Perceptual});
+    QVERIFY(d == c);
+    std::filesystem::last_write_time(copy, std::filesystem::last_write_time(copy) + std::chrono::seconds(5));
+    const auto e = load({"", copy, RenderingIntent::Perceptual});
+    QVERIFY(e && e != c);
 }
 
 void TestIcc::badProfiles_data() {
