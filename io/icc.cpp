@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <vector>
+
+#include "io/jsontext.h"
 
 #ifdef HALFTONE_HAVE_LCMS2
 #include <lcms2.h>
@@ -93,33 +93,22 @@ struct Profile {
     }
 };
 
-/// The profile file `path` given as `option`, read whole and opened; errors name both.
+/// The profile file `path` given as `option`, read whole (io/jsontext.h's small-file reader) and opened; errors start
+/// with the option and name the file.
 Status openProfile(cmsContext context, const std::string& option, const std::string& path, Profile& out) {
-    const std::string what = option + " '" + path + "'";
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
     if (path.empty()) return Status::error(option + " needs a profile file, got an empty name");
-    if (!fs::exists(st)) return Status::error("cannot read ICC profile " + what + ": no such file");
-    if (fs::is_directory(st)) return Status::error("cannot read ICC profile " + what + ": it is a directory");
-    if (!fs::is_regular_file(st)) return Status::error("cannot read ICC profile " + what + ": not a regular file");
-    const uintmax_t size = fs::file_size(path, ec);
-    if (ec) return Status::error("cannot read ICC profile " + what + ": " + ec.message());
-    if (size > kMaxIccProfileBytes)
-        return Status::error("cannot read ICC profile " + what + ": " + std::to_string(size) +
-                             " bytes, over the limit of " + std::to_string(kMaxIccProfileBytes >> 20) + " MiB");
-    std::vector<char> bytes(static_cast<size_t>(size));
-    std::ifstream in(path, std::ios::binary);
-    if (!in || (size > 0 && !in.read(bytes.data(), std::streamsize(size))))
-        return Status::error("cannot read ICC profile " + what + ": cannot open it");
-    if (size < 132)  // the 128-byte header and the tag count
-        return Status::error(what + " is not an ICC profile: " + std::to_string(size) + " bytes, too short");
+    std::string bytes;
+    if (Status s = detail::readSmallText(path, "ICC profile", bytes, kMaxIccProfileBytes); !s)
+        return Status::error(option + ": " + s.message());
+    const std::string what = option + ": '" + path + "'";
+    if (bytes.size() < 132)  // the 128-byte header and the tag count
+        return Status::error(what + " is not an ICC profile: " + std::to_string(bytes.size()) + " bytes, too short");
     const uint32_t declared = uint32_t(uint8_t(bytes[0])) << 24 | uint32_t(uint8_t(bytes[1])) << 16 |
                               uint32_t(uint8_t(bytes[2])) << 8 | uint32_t(uint8_t(bytes[3]));
-    if (std::string(bytes.data() + 36, 4) == "acsp" && declared > size)
+    if (bytes.compare(36, 4, "acsp") == 0 && declared > bytes.size())
         return Status::error(what + " is not an ICC profile, or a damaged one: truncated (its header says " +
-                             std::to_string(declared) + " bytes, the file has " + std::to_string(size) + ")");
-    out.h = cmsOpenProfileFromMemTHR(context, bytes.data(), cmsUInt32Number(size));
+                             std::to_string(declared) + " bytes, the file has " + std::to_string(bytes.size()) + ")");
+    out.h = cmsOpenProfileFromMemTHR(context, bytes.data(), cmsUInt32Number(bytes.size()));
     if (!out.h) return Status::error(what + " is not an ICC profile, or a damaged one" + takeLog(context));
     takeLog(context);
     return Status::ok();
@@ -199,7 +188,7 @@ Status IccSeparator::make(const IccProfiles& profiles, std::shared_ptr<const Icc
 
     Profile output;
     if (Status s = openProfile(context, "--icc-out", profiles.output, output); !s) return s;
-    const std::string outName = "--icc-out '" + profiles.output + "'";
+    const std::string outName = "--icc-out: '" + profiles.output + "'";
     if (cmsGetColorSpace(output.h) != cmsSigCmykData)
         return Status::error(outName + " is " + colourSpaceName(cmsGetColorSpace(output.h)) +
                              " profile; separating into inks needs a CMYK output profile");
@@ -208,13 +197,12 @@ Status IccSeparator::make(const IccProfiles& profiles, std::shared_ptr<const Icc
                              "; separating into inks needs a CMYK output (printer) profile");
 
     Profile input;
-    std::string inName = "sRGB";
     if (profiles.input.empty()) {
         input.h = cmsCreate_sRGBProfileTHR(context);
         if (!input.h) return Status::error("LittleCMS could not make the sRGB profile" + takeLog(context));
     } else {
         if (Status s = openProfile(context, "--icc-in", profiles.input, input); !s) return s;
-        inName = "--icc-in '" + profiles.input + "'";
+        const std::string inName = "--icc-in: '" + profiles.input + "'";
         const cmsProfileClassSignature c = cmsGetDeviceClass(input.h);
         if (cmsGetColorSpace(input.h) != cmsSigRgbData)
             return Status::error(inName + " is " + colourSpaceName(cmsGetColorSpace(input.h)) +
@@ -230,8 +218,9 @@ Status IccSeparator::make(const IccProfiles& profiles, std::shared_ptr<const Icc
         profiles.intent == RenderingIntent::Relative ? cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION) : 0u;
     cmsHTRANSFORM t = cmsCreateTransformTHR(context, input.h, TYPE_RGB_8, output.h, TYPE_CMYK_8, intent, flags);
     if (!t)
-        return Status::error("no " + std::string(toString(profiles.intent)) + " transform from " + inName + " to " +
-                             outName + takeLog(context));
+        return Status::error(outName + ": no " + std::string(toString(profiles.intent)) + " transform from " +
+                             (profiles.input.empty() ? std::string("sRGB") : "'" + profiles.input + "'") +
+                             takeLog(context));
     sep->transform_ = t;
     sep->tac_ = cmsDetectTAC(output.h);
     sep->outputName_ = description(output.h, std::filesystem::path(profiles.output).filename().string());
@@ -271,7 +260,7 @@ bool iccAvailable() { return true; }
 IccSeparator::~IccSeparator() = default;
 
 Status IccSeparator::load(const IccProfiles& profiles, std::shared_ptr<const IccSeparator>&) {
-    return Status::error("--icc-out '" + profiles.output +
+    return Status::error("--icc-out: cannot use '" + profiles.output +
                          "': this build separates with the built-in formula only (it was built without LittleCMS 2)");
 }
 

@@ -467,18 +467,18 @@ void TestCliPrint::errors_data() {
     const QString rgbProfile = QString::fromStdString(test::ghostscriptProfile("default_rgb.icc"));
     const QString png = QString::fromStdString(test::dataPath("moon.png"));
     QTest::newRow("icc-out missing") << QStringList{"--color", "cmyk", "--icc-out", "no-such.icc"} << "o.tif" << 1
-                                     << "cannot read ICC profile --icc-out 'no-such.icc': no such file";
+                                     << "--icc-out: cannot read ICC profile 'no-such.icc': No such file or directory";
     QTest::newRow("icc-out not a profile") << QStringList{"--color", "cmyk", "--icc-out", png} << "o.tif" << 1
-                                           << "--icc-out '" + png + "' is not an ICC profile";
+                                           << "--icc-out: '" + png + "' is not an ICC profile";
     QTest::newRow("icc-out rgb profile") << QStringList{"--color", "cmyk", "--icc-out", rgbProfile} << "o.tif" << 1
-                                         << "--icc-out '" + rgbProfile +
+                                         << "--icc-out: '" + rgbProfile +
                                                 "' is an RGB profile; separating into inks needs a CMYK output profile";
     QTest::newRow("icc-out rgb profile, plates")
         << QStringList{"--method", "am", "--color", "cmyk", "--plates", "--icc-out", rgbProfile} << "o.tif" << 1
-        << "--icc-out '" + rgbProfile + "' is an RGB profile";
+        << "--icc-out: '" + rgbProfile + "' is an RGB profile";
     QTest::newRow("icc-in cmyk profile") << QStringList{"--color",   "cmyk",     "--icc-out",
                                                         cmykProfile, "--icc-in", cmykProfile}
-                                         << "o.tif" << 1 << "--icc-in '" + cmykProfile + "' is a CMYK profile";
+                                         << "o.tif" << 1 << "--icc-in: '" + cmykProfile + "' is a CMYK profile";
     QTest::newRow("icc-out without cmyk")
         << QStringList{"--icc-out", cmykProfile} << "o.png" << 2 << "--icc-out applies only to --color cmyk";
     QTest::newRow("gcr with icc-out") << QStringList{"--color", "cmyk", "--icc-out", cmykProfile, "--gcr", "100"}

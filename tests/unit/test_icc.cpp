@@ -268,36 +268,36 @@ void TestIcc::badProfiles_data() {
     test::columns<QString, QString, QString>("option", "file", "message");
     QTest::newRow("missing") << "out"
                              << "tmp:no-such.icc"
-                             << "cannot read ICC profile --icc-out '%1': no such file";
+                             << "--icc-out: cannot read ICC profile '%1': No such file or directory";
     QTest::newRow("directory") << "out"
                                << "tmp:"
-                               << "cannot read ICC profile --icc-out '%1': it is a directory";
+                               << "--icc-out: cannot read ICC profile '%1': not a regular file";
     QTest::newRow("/dev/zero") << "out"
                                << "/dev/zero"
-                               << "cannot read ICC profile --icc-out '%1': not a regular file";
+                               << "--icc-out: cannot read ICC profile '%1': not a regular file";
     QTest::newRow("empty") << "out"
                            << "tmp:empty.icc"
-                           << "--icc-out '%1' is not an ICC profile: 0 bytes, too short";
+                           << "--icc-out: '%1' is not an ICC profile: 0 bytes, too short";
     QTest::newRow("png") << "out"
                          << "tmp:picture.icc"
-                         << "--icc-out '%1' is not an ICC profile";
+                         << "--icc-out: '%1' is not an ICC profile";
     QTest::newRow("truncated") << "out"
                                << "tmp:truncated.icc"
-                               << "--icc-out '%1' is not an ICC profile";
+                               << "--icc-out: '%1' is not an ICC profile";
     QTest::newRow("rgb as output") << "out"
                                    << "gs:default_rgb.icc"
-                                   << "--icc-out '%1' is an RGB profile; separating into inks needs a CMYK output "
+                                   << "--icc-out: '%1' is an RGB profile; separating into inks needs a CMYK output "
                                       "profile";
     QTest::newRow("gray as output") << "out"
                                     << "gs:default_gray.icc"
-                                    << "--icc-out '%1' is a gray profile";
+                                    << "--icc-out: '%1' is a gray profile";
     QTest::newRow("cmyk as input") << "in"
                                    << "gs:ps_cmyk.icc"
-                                   << "--icc-in '%1' is a CMYK profile; the source profile of a separation must be an "
+                                   << "--icc-in: '%1' is a CMYK profile; the source profile of a separation must be an "
                                       "RGB one";
     QTest::newRow("missing input") << "in"
                                    << "tmp:none.icc"
-                                   << "cannot read ICC profile --icc-in '%1': no such file";
+                                   << "--icc-in: cannot read ICC profile '%1': No such file or directory";
 }
 
 void TestIcc::badProfiles() {
