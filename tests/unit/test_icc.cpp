@@ -278,6 +278,9 @@ void TestIcc::badProfiles_data() {
     QTest::newRow("empty") << "out"
                            << "tmp:empty.icc"
                            << "--icc-out: '%1' is not an ICC profile: 0 bytes, too short";
+    QTest::newRow("too large") << "out"
+                               << "tmp:huge.icc"
+                               << "--icc-out: ICC profile '%1' is larger than 64 MiB: not an ICC profile";
     QTest::newRow("png") << "out"
                          << "tmp:picture.icc"
                          << "--icc-out: '%1' is not an ICC profile";
@@ -313,6 +316,11 @@ void TestIcc::badProfiles() {
         path = dir.filePath(file.mid(4)).toStdString();
         std::ofstream f;
         if (file == "tmp:empty.icc") f.open(path, std::ios::binary);
+        if (file == "tmp:huge.icc") {  // sparse: one byte over the limit
+            f.open(path, std::ios::binary);
+            f.close();
+            std::filesystem::resize_file(path, io::kMaxIccProfileBytes + 1);
+        }
         if (file == "tmp:picture.icc") {
             std::ifstream png(test::dataPath("moon.png"), std::ios::binary);
             f.open(path, std::ios::binary);
