@@ -67,6 +67,11 @@ bool readSeparation(const std::string& path, Separation& s) {
     return ok;
 }
 
+QByteArray fileBytes(const QString& name) {
+    QFile f(name);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 int64_t inked(const Plane8& p) {
     int64_t n = 0;
     for (uint8_t v : p.data) n += v == 255;
@@ -88,6 +93,7 @@ private slots:
     void inkLimitReachesTheSeparation();
     void cmykInputKeepsItsInks();
     void iccSeparationWritesPlates();
+    void iccProfileIsNeverOverwritten();
     void errors_data();
     void errors();
     void helpListsTheOptions();
@@ -428,6 +434,28 @@ void TestCliPrint::iccSeparationWritesPlates() {
     Image got;
     QVERIFY(io::readImage(limited, got).isOk());
     QVERIFY(got.channels == res.image.channels);
+}
+
+void TestCliPrint::iccProfileIsNeverOverwritten() {
+    // The profiles are inputs: OUTPUT, a plate or --save-preset onto one of them is refused, the file unchanged.
+    const std::string original = test::ghostscriptProfile("default_cmyk.icc");
+    HALFTONE_SKIP_WITHOUT_PROFILE(original);
+    const QString profile = QString::fromStdString(path("press.icc"));
+    const QString blackPlate = QString::fromStdString(path("plates-black.tif"));  // a profile under a plate's name
+    QVERIFY(QFile::copy(QString::fromStdString(original), profile));
+    QVERIFY(QFile::copy(QString::fromStdString(original), blackPlate));
+    const QByteArray before = fileBytes(profile);
+    const QStringList job = {"--method", "am", "--color", "cmyk", "--icc-out"};
+    const QString plates = QString::fromStdString(path("plates.tif"));
+    for (const QStringList& args :
+         {QStringList(job) << profile << input() << profile, QStringList(job) << profile << "--save-preset" << profile,
+          QStringList(job) << blackPlate << "--plates" << input() << plates}) {
+        const test::ProcessRun r = runCli(args);
+        QVERIFY2(r.exitCode == 1, qPrintable(args.join(' ')));
+        QVERIFY2(r.err.contains("refusing to overwrite the input") && r.err.contains("--icc-out"), qPrintable(r.err));
+        QCOMPARE(fileBytes(profile), before);
+        QCOMPARE(fileBytes(blackPlate), before);
+    }
 }
 
 void TestCliPrint::errors_data() {
