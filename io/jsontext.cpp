@@ -7,7 +7,7 @@
 
 namespace halftone::io::detail {
 
-Status readSmallText(const std::string& path, const std::string& what, std::string& text) {
+Status readSmallText(const std::string& path, const std::string& what, std::string& text, uint64_t limit) {
     const std::string named = what + " '" + path + "'";
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
@@ -18,7 +18,9 @@ Status readSmallText(const std::string& path, const std::string& what, std::stri
     char buf[65536];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
         text.append(buf, size_t(in.gcount()));
-        if (text.size() > (1u << 20)) return Status::error(named + " is larger than 1 MiB: not a " + what);
+        if (text.size() > limit)
+            return Status::error(named + " is larger than " + std::to_string(limit >> 20) + " MiB: not " +
+                                 (std::string("AEIOUaeiou").find(what[0]) == std::string::npos ? "a " : "an ") + what);
     }
     if (in.bad()) return Status::error("cannot read " + named + ": read failed");
     return Status::ok();

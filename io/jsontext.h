@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <exception>
 #include <string>
 
@@ -11,9 +12,10 @@
 
 namespace halftone::io::detail {
 
-/// \brief Reads the small text file `path` whole; `what` names the kind of file in errors ("preset", "target
-/// file"): an error when it is not a regular file, cannot be read or is larger than 1 MiB.
-Status readSmallText(const std::string& path, const std::string& what, std::string& text);
+/// \brief Reads the small file `path` whole (text, or the bytes of a binary file such as an ICC profile); `what` names
+/// the kind of file in errors ("preset", "target file", "ICC profile"): an error when it is not a regular file,
+/// cannot be read or is larger than `limit` bytes (whole MiB).
+Status readSmallText(const std::string& path, const std::string& what, std::string& text, uint64_t limit = 1u << 20);
 
 /// \brief A JSON value as a message shows it: at most 60 characters (a file may hold a megabyte in one value).
 std::string shownJson(const nlohmann::json& v);

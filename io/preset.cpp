@@ -151,8 +151,13 @@ std::string presetJson(const JobSettings& job) {
     }
     j["color"] = toString(job.color);
     const SeparationParams defaults;
-    if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit)
-        j["separation"] = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
+    if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit || !job.icc.empty()) {
+        json sep = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
+        if (!job.icc.input.empty()) sep["icc-in"] = job.icc.input;
+        if (!job.icc.output.empty()) sep["icc-out"] = job.icc.output;
+        if (!job.icc.empty()) sep["intent"] = toString(job.icc.intent);
+        j["separation"] = sep;
+    }
     if (!job.dotGain.empty()) {  // each ink's curve as [nominal, printed] points in percent
         json inks = json::array();
         for (const DotGainCurve& curve : job.dotGain.inks) {
@@ -299,8 +304,19 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         if (key == "separation") {
             if (!v.is_object()) s = bad(key, "must be an object with gcr and ink-limit");
             for (auto it = v.begin(); s && v.is_object() && it != v.end(); ++it) {
-                if (it.key() != "gcr" && it.key() != "ink-limit")
-                    s = Status::error(ctx + ": unknown key 'separation." + it.key() + "' (known: gcr, ink-limit)");
+                const std::string sub = "separation." + it.key();
+                if (it.key() == "icc-in") {
+                    s = text_(it.value(), sub, out.icc.input);
+                } else if (it.key() == "icc-out") {
+                    s = text_(it.value(), sub, out.icc.output);
+                } else if (it.key() == "intent") {
+                    std::string c;
+                    s = text_(it.value(), sub, c);
+                    if (s && !parseRenderingIntent(c, out.icc.intent))
+                        s = bad(sub, "must be perceptual, relative, saturation or absolute, got \"" + c + "\"");
+                } else if (it.key() != "gcr" && it.key() != "ink-limit")
+                    s = Status::error(ctx + ": unknown key '" + sub +
+                                      "' (known: gcr, ink-limit, icc-in, icc-out, intent)");
                 else if (Status n = storeJsonNumber(it.value(), *jobNumberRule(it.key()),
                                                     it.key() == "gcr" ? out.separation.gcr : out.separation.inkLimit);
                          !n)
