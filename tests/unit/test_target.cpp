@@ -29,6 +29,15 @@ Status runJob(const JobSettings& job, const Image& in, RunResult& out) {
     return runImage(prepared, request, out);
 }
 
+/// The built-in target of the current data row's "name" column, and a job for it on the CPU.
+std::pair<const Target*, JobSettings> rowTargetJob() {
+    QFETCH(QString, name);
+    JobSettings job;
+    job.target = name.toStdString();
+    job.device = "cpu";
+    return {findBuiltinTarget(job.target), job};
+}
+
 }  // namespace
 
 class TestTarget : public QObject {
@@ -73,11 +82,9 @@ void TestTarget::outputHasTheFrameAndOnlyTheCodes_data() {
 }
 
 void TestTarget::outputHasTheFrameAndOnlyTheCodes() {
-    QFETCH(QString, name);
-    const Target& t = *findBuiltinTarget(name.toStdString());
-    JobSettings job;
-    job.target = t.name;
-    job.device = "cpu";
+    auto [target, job] = rowTargetJob();
+    QVERIFY(target);
+    const Target& t = *target;
     if (t.width == 0) {  // a device without a frame: the size from the print size, filled
         job.printSize = "0.5x0.3in";
         job.prepare.fit = ResizeFit::Cover;
@@ -262,11 +269,9 @@ void TestTarget::namesAndConflicts() {
 void TestTarget::simulatedPanelShowsTheShownColours_data() { outputHasTheFrameAndOnlyTheCodes_data(); }
 
 void TestTarget::simulatedPanelShowsTheShownColours() {
-    QFETCH(QString, name);
-    const Target& t = *findBuiltinTarget(name.toStdString());
-    JobSettings job;
-    job.target = t.name;
-    job.device = "cpu";
+    auto [target, job] = rowTargetJob();
+    QVERIFY(target);
+    const Target& t = *target;
     job.prepare.width = 41;  // the job's own size, so that every device runs on the same small image
     job.prepare.height = 29;
     const Image in = test::randomRgb(41, 29, test::freshSeed("panel"));
@@ -306,7 +311,7 @@ void TestTarget::simulatedPanelShowsTheShownColours() {
     double deIdeal = 0;
     QVERIFY(panelDeltaE2000(ideal, in, r.image, deIdeal));
     QCOMPARE(deIdeal, filteredDeltaE2000(in, r.image));
-    if (ideal.shownPalette() != t.shownPalette()) QVERIFY2(std::abs(de - deIdeal) > 0.1, qPrintable(name));
+    if (ideal.shownPalette() != t.shownPalette()) QVERIFY2(std::abs(de - deIdeal) > 0.1, t.name.c_str());
     // Seen at a resolution and distance: the eye's Gaussian.
     PanelViewing far;
     far.dpi = 128;
