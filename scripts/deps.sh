@@ -17,6 +17,7 @@ if [ "${1:-all}" != studio ]; then
     make file dpkg-dev                                     # CPack .deb
     libasan8 libubsan1                                     # sanitizer runtimes (asan preset, scripts/asan.sh)
     netpbm imagemagick                                     # reference tools in the benchmark
+    python3-pil                                            # Pillow, the reference of scripts/target-table.py
   )
 fi
 missing=()
