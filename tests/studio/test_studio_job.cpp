@@ -721,6 +721,12 @@ void TestStudioJob::simulatedPanelShowsAndMeasuresTheShownColours() {
             differs += qRed(written) != want[0] || qGreen(written) != want[1] || qBlue(written) != want[2];
         }
     QVERIFY(differs > 0);  // the panel's colours are not the driver's
+    // With Perceived: the panel through the HVS Gaussian (made with the run for an image this small).
+    QVERIFY(!r->perceivedPanel.isNull());
+    QVERIFY(r->perceivedPanel != r->perceived);
+    w.setPerceivedView(true);
+    QCOMPARE(w.compareView()->resultPane(0)->image(), r->perceivedPanel);
+    w.setPerceivedView(false);
     w.panelAction()->setChecked(false);
     QCOMPARE(w.compareView()->resultPane(0)->image(), r->display);
 
