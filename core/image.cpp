@@ -1,6 +1,8 @@
 #include "core/image.h"
 
 #include "core/job/names.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
 
 #include <algorithm>
 #include <limits>
@@ -85,16 +87,20 @@ Image convertColor(const Image& in, ColorMode mode, const SeparationParams& sepa
     if (mode == ColorMode::RGB) return toRgb(in);
     if (mode == ColorMode::Gray) {
         if (in.space == ColorSpace::Gray) return in;
-        Image rgb = toRgb(in);
+        const Image converted = in.space == ColorSpace::RGB ? Image() : toRgb(in);  // RGB is read in place
+        const Image& rgb = in.space == ColorSpace::RGB ? in : converted;
         Image out;
         out.space = ColorSpace::Gray;
         out.hasAlpha = in.hasAlpha;
         out.alpha = in.alpha;
         Plane8 g(w, h);
-        for (size_t i = 0; i < g.size(); ++i)
-            g.data[i] = uint8_t(
-                (77 * rgb.channels[0].data[i] + 150 * rgb.channels[1].data[i] + 29 * rgb.channels[2].data[i] + 128) >>
-                8);
+        const uint8_t *r = rgb.channels[0].data.data(), *gr = rgb.channels[1].data.data(),
+                      *b = rgb.channels[2].data.data();
+        uint8_t* y = g.data.data();
+        const int64_t n = int64_t(g.size());
+        parallelChunks(n, int64_t(1) << 20, threadsOrAll(0), RunControl{}, {}, [&](int64_t i0, int64_t i1, int) {
+            for (int64_t i = i0; i < i1; ++i) y[i] = uint8_t((77 * r[i] + 150 * gr[i] + 29 * b[i] + 128) >> 8);
+        });
         out.channels.push_back(std::move(g));
         return out;
     }
@@ -117,10 +123,28 @@ Image convertColor(const Image& in, ColorMode mode, const SeparationParams& sepa
     out.alpha = in.alpha;
     out.channels.assign(4, Plane8());  // then each plane allocated in place, not copied
     for (Plane8& plane : out.channels) plane = Plane8(w, h);
-    for (size_t i = 0; i < rgb.channels[0].size(); ++i) {
-        const std::array<uint8_t, 4> v =
-            separatePixel(rgb.channels[0].data[i], rgb.channels[1].data[i], rgb.channels[2].data[i], separation);
-        for (size_t c = 0; c < 4; ++c) out.channels[c].data[i] = v[c];
+    if (!separation.separator) {
+        for (size_t i = 0; i < rgb.channels[0].size(); ++i) {
+            const std::array<uint8_t, 4> v =
+                separatePixel(rgb.channels[0].data[i], rgb.channels[1].data[i], rgb.channels[2].data[i], separation);
+            for (size_t c = 0; c < 4; ++c) out.channels[c].data[i] = v[c];
+        }
+        return out;
+    }
+    // Through the separator in runs of pixels interleaved as it takes them, then the ink limit on each pixel.
+    constexpr size_t kRun = 4096;
+    std::vector<uint8_t> in3(kRun * 3), out4(kRun * 4);
+    const size_t total = rgb.channels[0].size();
+    for (size_t start = 0; start < total; start += kRun) {
+        const size_t n = std::min(kRun, total - start);
+        for (size_t i = 0; i < n; ++i)
+            for (size_t c = 0; c < 3; ++c) in3[i * 3 + c] = rgb.channels[c].data[start + i];
+        separation.separator->separate(in3.data(), out4.data(), n);
+        for (size_t i = 0; i < n; ++i) {
+            std::array<uint8_t, 4> v = {out4[i * 4], out4[i * 4 + 1], out4[i * 4 + 2], out4[i * 4 + 3]};
+            limitInk(v, separation.inkLimit);
+            for (size_t c = 0; c < 4; ++c) out.channels[c].data[start + i] = v[c];
+        }
     }
     return out;
 }

@@ -81,7 +81,8 @@ bool parseColorMode(const std::string& s, ColorMode& out);
 /// along unchanged.
 Image convertColor(const Image& in, ColorMode mode);
 /// \brief The same with the separation's GCR and ink limit for CMYK output: a colour input is separated with
-/// separatePixel, a CMYK input keeps its inks and gets the ink limit (limitInk).
+/// separatePixel, or by the separation's Separator when it has one (then ink-limited), a CMYK input keeps its inks
+/// and gets the ink limit (limitInk).
 Image convertColor(const Image& in, ColorMode mode, const SeparationParams& separation);
 
 /// \brief True when convertColor(in, mode, separation) returns `in` unchanged, so a caller can use `in` itself.

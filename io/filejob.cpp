@@ -20,6 +20,7 @@
 #include "core/print/separation.h"
 #include "io/atomicwrite.h"
 #include "core/number.h"
+#include "io/icc.h"
 #include "io/imagefile.h"
 #include "io/outputformats.h"
 #ifdef HALFTONE_HAVE_OIIO
@@ -212,8 +213,11 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     if (fo.plates)
         for (const char* ink : kInkNames)
             outputs.push_back({std::string("the ") + ink + " plate", platePath(output, ink)});
-    if (Status s = checkOutputsAgainstInputs(
-            outputs, {{"INPUT", input}, {"--palette", paletteFile(job.palette)}, {"--target", targetFile(job.target)}});
+    if (Status s = checkOutputsAgainstInputs(outputs, {{"INPUT", input},
+                                                       {"--palette", paletteFile(job.palette)},
+                                                       {"--target", targetFile(job.target)},
+                                                       {"--icc-in", job.icc.input},
+                                                       {"--icc-out", job.icc.output}});
         !s)
         return failed(s.message());
     if (!fo.proof.empty()) {
@@ -244,6 +248,13 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     if (lossy)
         note("writing a halftone to " + formatName(output) + ", a lossy format: the dots of '" + output +
              "' will not be exactly black and white (--force)");
+
+    // The ICC profiles are read before the input: a bad profile is found before any work.
+    std::shared_ptr<const IccSeparator> icc;
+    if (!job.icc.empty() && outputColor == ColorMode::CMYK) {
+        if (Status s = IccSeparator::load(job.icc, icc); !s) return failed(s.message());
+        request.separation.separator = icc;
+    }
 
     using Clock = std::chrono::steady_clock;
     const auto seconds = [](Clock::time_point a, Clock::time_point b) {
@@ -331,7 +342,7 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
     if (outputColor == ColorMode::CMYK && !job.dotGain.empty()) {
         // Separated (and ink-limited) here, then compensated for each ink's dot gain: the method gets the inks to
         // screen, which the run's separation leaves as they are.
-        image = convertColor(image, ColorMode::CMYK, job.separation);
+        image = convertColor(image, ColorMode::CMYK, request.separation);
         compensateDotGain(image, job.dotGain);
     }
     request.maxMemory = maxMemory;  // the method's planes and working memory count against the same limit
@@ -419,7 +430,8 @@ FileJobOutcome runFileJob(const JobSettings& job, const std::string& input, cons
         if (written && !fo.proof.empty()) {
             WriteOptions proofOptions;
             proofOptions.dpi = wo.dpi;
-            written = writeImage(fo.proof, simulatePrint(result.image), proofOptions);
+            written =
+                writeImage(fo.proof, simulatePrint(result.image, icc ? icc->printInks() : PrintInks{}), proofOptions);
         }
     }
     recordTimes(tRead, tPrepare, tMethod, tWrite);

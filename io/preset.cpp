@@ -15,6 +15,7 @@
 
 #include "core/number.h"
 #include "io/atomicwrite.h"
+#include "io/jsontext.h"
 
 namespace halftone::io {
 
@@ -22,19 +23,14 @@ using nlohmann::json;
 
 namespace {
 
-/// A JSON value as a message shows it: at most 60 characters (a preset may hold a megabyte in one value).
-std::string shown(const json& v) {
-    std::string t = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (t.size() > 60) t = t.substr(0, 57) + "...";
-    return t;
-}
+using detail::shownJson;
 
 /// A JSON number through the rule of its setting (core/number.h); the message starts with what is wrong.
 template <class T>
 Status storeJsonNumber(const json& v, const NumberRule& rule, T& out) {
     if (!v.is_number())
         return Status::error(std::string("must be ") + (rule.whole ? "a whole number" : "a number") + ", got " +
-                             shown(v));
+                             shownJson(v));
     return storeNumber(rule, NumberText{v.get<double>(), v.dump()}, out);
 }
 
@@ -57,7 +53,7 @@ PrepareKey number(const char* key, T PrepareSettings::*field) {
 /// A setting with a fixed set of values (false: not one of them).
 Status choice(const json& v, const char* allowed, const std::function<bool(const std::string&)>& set) {
     if (!v.is_string() || !set(v.get<std::string>()))
-        return Status::error(std::string("must be ") + allowed + ", got " + shown(v));
+        return Status::error(std::string("must be ") + allowed + ", got " + shownJson(v));
     return Status::ok();
 }
 
@@ -82,7 +78,7 @@ const std::vector<PrepareKey>& prepareKeys() {
          [](const PrepareSettings& s) { return json(s.rotate); },
          [](const json& v, PrepareSettings& s) {
              if (!v.is_number_integer() || (v != 0 && v != 90 && v != 180 && v != 270))
-                 return Status::error("must be 0, 90, 180 or 270, got " + shown(v));
+                 return Status::error("must be 0, 90, 180 or 270, got " + shownJson(v));
              s.rotate = v.get<int>();
              return Status::ok();
          }},
@@ -105,7 +101,7 @@ const std::vector<PrepareKey>& prepareKeys() {
         {"linear-resize", [](const PrepareSettings& s) { return !s.linearResize; },
          [](const PrepareSettings& s) { return json(s.linearResize); },
          [](const json& v, PrepareSettings& s) {
-             if (!v.is_boolean()) return Status::error("must be true or false, got " + shown(v));
+             if (!v.is_boolean()) return Status::error("must be true or false, got " + shownJson(v));
              s.linearResize = v.get<bool>();
              return Status::ok();
          }},
@@ -155,8 +151,13 @@ std::string presetJson(const JobSettings& job) {
     }
     j["color"] = toString(job.color);
     const SeparationParams defaults;
-    if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit)
-        j["separation"] = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
+    if (job.separation.gcr != defaults.gcr || job.separation.inkLimit != defaults.inkLimit || !job.icc.empty()) {
+        json sep = {{"gcr", job.separation.gcr}, {"ink-limit", job.separation.inkLimit}};
+        if (!job.icc.input.empty()) sep["icc-in"] = job.icc.input;
+        if (!job.icc.output.empty()) sep["icc-out"] = job.icc.output;
+        if (!job.icc.empty()) sep["intent"] = toString(job.icc.intent);
+        j["separation"] = sep;
+    }
     if (!job.dotGain.empty()) {  // each ink's curve as [nominal, printed] points in percent
         json inks = json::array();
         for (const DotGainCurve& curve : job.dotGain.inks) {
@@ -229,15 +230,14 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         // e.byte is the position of the error; give the line as people count them.
         size_t line = 1;
         for (size_t i = 0; i < std::min(text.size(), size_t(e.byte > 0 ? e.byte - 1 : 0)); ++i) line += text[i] == '\n';
-        std::string what = e.what();
-        if (const size_t p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-        return Status::error(ctx + ", line " + std::to_string(line) + ": not valid JSON (" + what + ")");
+        return Status::error(ctx + ", line " + std::to_string(line) + ": not valid JSON (" + detail::syntaxMessage(e) +
+                             ")");
     }
     if (!j.is_object()) return Status::error(ctx + ": not a preset (the file must hold one JSON object)");
     if (!j.contains("halftone-preset"))
         return Status::error(ctx + ": not a preset (no \"halftone-preset\" version key)");
     if (!j["halftone-preset"].is_number_integer() || j["halftone-preset"].get<int64_t>() != kPresetVersion)
-        return Status::error(ctx + ": preset version " + shown(j["halftone-preset"]) + " is not supported (this " +
+        return Status::error(ctx + ": preset version " + shownJson(j["halftone-preset"]) + " is not supported (this " +
                              "version reads " + std::to_string(kPresetVersion) + ")");
 
     JobSettings out;
@@ -245,7 +245,7 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
         return Status::error(ctx + ": " + key + " " + why);
     };
     auto text_ = [&](const json& v, const std::string& key, std::string& dst) {
-        if (!v.is_string()) return bad(key, "must be a string, got " + shown(v));
+        if (!v.is_string()) return bad(key, "must be a string, got " + shownJson(v));
         dst = v.get<std::string>();
         return Status::ok();
     };
@@ -297,15 +297,26 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
             if (Status n = storeJsonNumber(v, *jobNumberRule(key), out.dpi); !n) s = bad(key, n.message());
         if (key == "keep-alpha") {
             if (!v.is_boolean())
-                s = bad(key, "must be true or false, got " + shown(v));
+                s = bad(key, "must be true or false, got " + shownJson(v));
             else
                 out.keepAlpha = v.get<bool>();
         }
         if (key == "separation") {
             if (!v.is_object()) s = bad(key, "must be an object with gcr and ink-limit");
             for (auto it = v.begin(); s && v.is_object() && it != v.end(); ++it) {
-                if (it.key() != "gcr" && it.key() != "ink-limit")
-                    s = Status::error(ctx + ": unknown key 'separation." + it.key() + "' (known: gcr, ink-limit)");
+                const std::string sub = "separation." + it.key();
+                if (it.key() == "icc-in") {
+                    s = text_(it.value(), sub, out.icc.input);
+                } else if (it.key() == "icc-out") {
+                    s = text_(it.value(), sub, out.icc.output);
+                } else if (it.key() == "intent") {
+                    std::string c;
+                    s = text_(it.value(), sub, c);
+                    if (s && !parseRenderingIntent(c, out.icc.intent))
+                        s = bad(sub, "must be perceptual, relative, saturation or absolute, got \"" + c + "\"");
+                } else if (it.key() != "gcr" && it.key() != "ink-limit")
+                    s = Status::error(ctx + ": unknown key '" + sub +
+                                      "' (known: gcr, ink-limit, icc-in, icc-out, intent)");
                 else if (Status n = storeJsonNumber(it.value(), *jobNumberRule(it.key()),
                                                     it.key() == "gcr" ? out.separation.gcr : out.separation.inkLimit);
                          !n)
@@ -370,11 +381,11 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
                 [&](auto& x) -> Status {
                     using T = std::decay_t<decltype(x)>;
                     if constexpr (std::is_same_v<T, bool>) {
-                        if (!v.is_boolean()) return Status::error("must be true or false, got " + shown(v));
+                        if (!v.is_boolean()) return Status::error("must be true or false, got " + shownJson(v));
                         x = v.get<bool>();
                         return Status::ok();
                     } else if constexpr (std::is_same_v<T, std::string>) {
-                        if (!v.is_string()) return Status::error("must be a string, got " + shown(v));
+                        if (!v.is_string()) return Status::error("must be a string, got " + shownJson(v));
                         x = v.get<std::string>();
                         return Status::ok();
                     } else {
@@ -395,26 +406,12 @@ Status parsePresetJson(const std::string& ctx, const std::string& text, JobSetti
 
 Status parsePreset(const std::string& fileName, const std::string& text, JobSettings& job) {
     const std::string ctx = "preset '" + fileName + "'";
-    try {
-        return parsePresetJson(ctx, text, job);
-    } catch (const json::exception& e) {  // every value is checked before use; this is the last line of defence
-        return Status::error(ctx + ": " + e.what());
-    }
+    return detail::guardedParse(ctx, [&] { return parsePresetJson(ctx, text, job); });
 }
 
 Status loadPreset(const std::string& path, JobSettings& job) {
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-        return Status::error("cannot read preset '" + path + "': not a regular file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::error("cannot read preset '" + path + "': " + std::strerror(errno));
     std::string text;
-    char buf[65536];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-        text.append(buf, size_t(in.gcount()));
-        if (text.size() > (1u << 20)) return Status::error("preset '" + path + "' is larger than 1 MiB: not a preset");
-    }
-    if (in.bad()) return Status::error("cannot read preset '" + path + "': read failed");
+    if (Status s = detail::readSmallText(path, "preset", text); !s) return s;
     return parsePreset(path, text, job);
 }
 

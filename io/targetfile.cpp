@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/number.h"
+#include "io/jsontext.h"
 
 namespace halftone::io {
 
@@ -15,42 +16,37 @@ using nlohmann::json;
 
 namespace {
 
-std::string shown(const json& v) {
-    std::string t = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    return t.size() > 60 ? t.substr(0, 57) + "..." : t;
-}
+using detail::shownJson;
 
 Status parseJson(const std::string& ctx, const std::string& text, Target& out) {
     json j;
     try {
         j = json::parse(text, nullptr, true, false);
     } catch (const json::exception& e) {
-        std::string what = e.what();
-        if (const size_t p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-        return Status::error(ctx + ": not valid JSON (" + what + ")");
+        return Status::error(ctx + ": not valid JSON (" + detail::syntaxMessage(e) + ")");
     }
     if (!j.is_object() || !j.contains("halftone-target"))
         return Status::error(ctx + ": not a target (no \"halftone-target\" version key)");
     if (!j["halftone-target"].is_number_integer() || j["halftone-target"].get<int64_t>() != kTargetVersion)
-        return Status::error(ctx + ": target version " + shown(j["halftone-target"]) +
+        return Status::error(ctx + ": target version " + shownJson(j["halftone-target"]) +
                              " is not supported (this version " + "reads " + std::to_string(kTargetVersion) + ")");
     Target t;
     auto bad = [&](const std::string& key, const std::string& why) {
         return Status::error(ctx + ": " + key + " " + why);
     };
     auto text_ = [&](const json& v, const std::string& key, std::string& dst) {
-        if (!v.is_string()) return bad(key, "must be a string, got " + shown(v));
+        if (!v.is_string()) return bad(key, "must be a string, got " + shownJson(v));
         dst = v.get<std::string>();
         return Status::ok();
     };
     auto number = [&](const json& v, const std::string& key, const NumberRule& rule, auto& dst) {
-        if (!v.is_number()) return bad(key, "must be a number, got " + shown(v));
+        if (!v.is_number()) return bad(key, "must be a number, got " + shownJson(v));
         if (Status s = storeNumber(rule, NumberText{v.get<double>(), v.dump()}, dst); !s) return bad(key, s.message());
         return Status::ok();
     };
     auto colour = [&](const json& v, const std::string& key, Rgb8& dst) {
         if (!v.is_string() || !parseColorText(v.get<std::string>(), dst))
-            return bad(key, "must be a colour such as \"#1a2b3c\", got " + shown(v));
+            return bad(key, "must be a colour such as \"#1a2b3c\", got " + shownJson(v));
         return Status::ok();
     };
     const std::vector<std::string> known = {"halftone-target", "name",   "group", "description", "source",
@@ -112,23 +108,12 @@ Status parseJson(const std::string& ctx, const std::string& text, Target& out) {
 
 Status parseTargetFile(const std::string& fileName, const std::string& text, Target& out) {
     const std::string ctx = "target file '" + fileName + "'";
-    try {
-        return parseJson(ctx, text, out);
-    } catch (const json::exception& e) {
-        return Status::error(ctx + ": " + e.what());
-    }
+    return detail::guardedParse(ctx, [&] { return parseJson(ctx, text, out); });
 }
 
 Status loadTargetFile(const std::string& path, Target& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::error("cannot read target file '" + path + "': " + std::strerror(errno));
     std::string text;
-    char buf[65536];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-        text.append(buf, size_t(in.gcount()));
-        if (text.size() > (1u << 20)) return Status::error("target file '" + path + "' is larger than 1 MiB");
-    }
-    if (in.bad()) return Status::error("cannot read target file '" + path + "': read failed");
+    if (Status s = detail::readSmallText(path, "target file", text); !s) return s;
     return parseTargetFile(path, text, out);
 }
 

@@ -10,6 +10,7 @@ HALFTONE_PACKAGES=(
   libgif-dev zlib1g-dev                                    #   (GIF; Deflate of palette TIFFs)
   libopenimageio-dev openimageio-tools                     # image files: every other format (the OpenImageIO module)
   libcli11-dev nlohmann-json3-dev libfftw3-dev libtbb-dev  # CLI, JSON, spectra, CPU tasks
+  liblcms2-dev                                             # ICC separation (LittleCMS 2, io/icc.h)
   xvfb xauth                                               # a virtual display: GUI tests, the studio without one
 )
 if [ "${1:-all}" != studio ]; then
@@ -17,6 +18,7 @@ if [ "${1:-all}" != studio ]; then
     make file dpkg-dev                                     # CPack .deb
     libasan8 libubsan1                                     # sanitizer runtimes (asan preset, scripts/asan.sh)
     netpbm imagemagick                                     # reference tools in the benchmark
+    libgs-common                                           # Ghostscript's ICC profiles, the tests' CMYK profiles
     python3-pil                                            # Pillow, the reference of scripts/target-table.py
   )
 fi

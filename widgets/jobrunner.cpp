@@ -187,24 +187,36 @@ void makePrintPreview(const Image& halftone, JobResult& out) {
 }  // namespace
 
 void measurePsnr(const Image& result, const Image& input, bool linear, double& psnrDb, QString& region) {
+    if (result.channelCount() == 0 || result.width() != input.width() || result.height() != input.height()) {
+        psnrDb = qQNaN();
+        return;
+    }
+    // Cropped first, then converted: a large image is not copied whole for a measure of its centre.
+    const int cw = std::min(result.width(), kPsnrCrop), ch = std::min(result.height(), kPsnrCrop);
+    const bool whole = cw == result.width() && ch == result.height();
+    region = whole ? QString() : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
+    auto cropped = [&](const Image& im) {
+        if (whole) return im;
+        Image c;
+        c.space = im.space;
+        for (const Plane8& p : im.channels) c.channels.push_back(centralCrop(p, cw, ch));
+        return c;
+    };
     // A CMYK halftone is measured as it is shown, in RGB: its near-empty ink planes would flatter it.
     const ColorMode mode = result.space == ColorSpace::CMYK  ? ColorMode::RGB
                            : result.space == ColorSpace::RGB ? ColorMode::RGB
                                                              : ColorMode::Gray;
-    const Image halftone = result.space == ColorSpace::CMYK ? convertColor(result, ColorMode::RGB) : result;
-    const Image original = convertColor(input, mode);
+    const Image halftone =
+        result.space == ColorSpace::CMYK ? convertColor(cropped(result), ColorMode::RGB) : cropped(result);
+    const Image original = convertColor(cropped(input), mode);
     const int n = std::min(halftone.channelCount(), original.channelCount());
-    if (n == 0 || halftone.width() != original.width() || halftone.height() != original.height()) {
+    if (n == 0) {
         psnrDb = qQNaN();
         return;
     }
-    const int cw = std::min(halftone.width(), kPsnrCrop), ch = std::min(halftone.height(), kPsnrCrop);
-    const bool whole = cw == halftone.width() && ch == halftone.height();
-    region = whole ? QString() : QStringLiteral("central %1 x %2 crop").arg(cw).arg(ch);
     double sum = 0;
     for (int c = 0; c < n; ++c)
-        sum += filteredPsnr(centralCrop(original.channels[size_t(c)], cw, ch),
-                            centralCrop(halftone.channels[size_t(c)], cw, ch), 1.2, 4, linear);
+        sum += filteredPsnr(original.channels[size_t(c)], halftone.channels[size_t(c)], 1.2, 4, linear);
     psnrDb = sum / n;
 }
 

@@ -30,6 +30,7 @@
 #include "gpu/gpu.h"
 #include "io/atomicwrite.h"
 #include "io/filejob.h"
+#include "io/icc.h"
 #include "io/imagefile.h"
 #include "io/preset.h"
 
@@ -238,6 +239,16 @@ void addJobOptions(CLI::App& app, JobOptions& o) {
         "for every ink (e.g. 15), four of them for C,M,Y,K, or a curve file (lines NOMINAL PRINTED, or NOMINAL C M Y "
         "K, in percent)",
         colour, "PERCENT|C,M,Y,K|FILE");
+    add("icc-out", o.iccOut,
+        "with --color cmyk: separate through this CMYK output profile (ICC, with LittleCMS) instead of the built-in "
+        "formula; the profile sets the black generation and the ink limit (then --gcr does not apply, --ink-limit "
+        "caps the total further)",
+        colour, "FILE");
+    add("icc-in", o.iccIn, "with --icc-out: the input's RGB profile (default sRGB)", colour, "FILE");
+    add("intent", o.intent,
+        "with --icc-out: rendering intent: relative (relative colorimetric with black-point compensation, the "
+        "default), perceptual, saturation or absolute",
+        colour, "NAME");
     add("palette", o.palette,
         "halftone to a colour palette: a built-in name (--list-palettes), a palette file (.hex, .gpl, .txt, .act, "
         ".pal) or auto:N (N colours from the image); the output is indexed where the format allows (PNG, TIFF)",
@@ -434,7 +445,7 @@ int buildJob(const JobOptions& o, JobSettings& job) {
                 return fail("--dot-gain curve file '" + o.dotGain + "': " + s.message(), kExitUsage);
         }
     }
-    for (const char* sep : {"gcr", "ink-limit", "dot-gain"})
+    for (const char* sep : {"gcr", "ink-limit", "dot-gain", "icc-out", "icc-in", "intent"})
         if (o.given(sep) && job.color != ColorMode::CMYK)
             return fail(std::string("--") + sep + " applies only to --color cmyk (the separation into inks)",
                         kExitUsage);
@@ -442,6 +453,18 @@ int buildJob(const JobOptions& o, JobSettings& job) {
         !take("ink-limit", "ink-limit", o.inkLimit, job.separation.inkLimit))
         return kExitUsage;
     if (Status s = checkSeparation(job.separation); !s) return fail(s.message(), kExitUsage);
+    if (o.given("icc-out")) job.icc.output = o.iccOut;
+    if (o.given("icc-in")) job.icc.input = o.iccIn;
+    if (o.given("intent")) {
+        std::string intent;
+        if (!chooseWord("intent", o.intent, {"perceptual", "relative", "saturation", "absolute"}, intent))
+            return kExitUsage;
+        parseRenderingIntent(intent, job.icc.intent);
+    }
+    if (!job.icc.empty() && o.given("gcr"))
+        return fail("--gcr does not apply with --icc-out '" + job.icc.output +
+                        "': the profile sets the black generation; leave out --gcr",
+                    kExitUsage);
     if (o.given("device") && !chooseWord("device", o.device, {"cpu", "gpu", "auto"}, job.device)) return kExitUsage;
     if (job.device != "cpu" && job.device != "gpu" && job.device != "auto")
         return fail("unknown --device '" + job.device + "'; choose cpu, gpu or auto", kExitUsage);
@@ -549,6 +572,11 @@ int buildJob(const JobOptions& o, JobSettings& job) {
     if ((o.given("width") || o.given("height") || o.given("scale")) && !job.printSize.empty())
         return fail("--print-size sets the size: leave out --width, --height and --scale", kExitUsage);
     if (Status s = validateJob(job); !s) return fail(s.message(), kExitUsage);
+    if (!job.icc.empty()) {
+        // The profiles are read now: a bad one is refused before any input is read.
+        std::shared_ptr<const io::IccSeparator> separator;
+        if (Status s = io::IccSeparator::load(job.icc, separator); !s) return fail(s.message());
+    }
     return kExitOk;
 }
 
@@ -558,6 +586,8 @@ int saveJobPreset(const JobOptions& o, const JobSettings& job, std::vector<io::J
     // The preset being read may be saved over: it was read whole, and the new file holds its settings and the options.
     inputs.push_back({"--palette", paletteFile(job.palette)});
     inputs.push_back({"--target", targetFile(job.target)});
+    inputs.push_back({"--icc-in", job.icc.input});
+    inputs.push_back({"--icc-out", job.icc.output});
     outputs.insert(outputs.begin(), {"--save-preset", o.savePreset});
     if (Status s = io::checkOutputsAgainstInputs(outputs, inputs); !s) return fail(s.message());
     if (Status s = io::savePreset(o.savePreset, job); !s) return fail(s.message());

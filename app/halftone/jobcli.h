@@ -38,6 +38,7 @@ struct JobOptions {
     std::string tone = "none", gamut = "none";
     std::string format;   ///< output format by extension (batch outputs, standard output); kept in presets
     std::string dotGain;  ///< --dot-gain: percents at 50 % or a curve file
+    std::string iccIn, iccOut, intent = "relative";  ///< --icc-in, --icc-out, --intent: separation by ICC profiles
     double dpi = 0;
     std::map<std::string, CLI::Option*> options;  ///< by name without dashes: tells what the command line set
     std::deque<MethodOption> methodOptions;

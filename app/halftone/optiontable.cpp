@@ -423,6 +423,7 @@ std::vector<std::string> optionValues(const CLI::Option& option) {
     if (name == "tone") return {"none", "auto", "s-curve"};
     if (name == "gamut") return {"none", "clip", "compress"};
     if (name == "color") return {"gray", "rgb", "cmyk"};
+    if (name == "intent") return {"perceptual", "relative", "saturation", "absolute"};
     if (name == "device") return {"cpu", "gpu", "auto"};
     if (name == "fit") return {"inside", "stretch", "cover", "contain"};
     if (name == "gravity")

@@ -1,6 +1,7 @@
 #include "app/studio/latencyrun.h"
 
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QTimer>
@@ -11,6 +12,7 @@
 #include <string>
 #include <sys/resource.h>
 
+#include "widgets/adjustpanel.h"
 #include "widgets/compareview.h"
 #include "widgets/latencyprobe.h"
 #include "widgets/mainwindow.h"
@@ -49,15 +51,17 @@ void residentBytes(double& now, double& peak) {
     }
 }
 
-/// The steps after the first result: a kernel change of exact error diffusion to Jarvis, timed to its result on
-/// screen; then two more methods (ordered dither, plain Floyd-Steinberg error diffusion), so that four results are
-/// cached; then the resident memory per image pixel. Prints one line each, then `done`.
+/// The steps after the first result: a setting change of the shown result (brightness up by 10, as a user tunes the
+/// Adjust panel), then a kernel change to Jarvis, each timed to its result on screen; then two more methods (ordered
+/// dither, plain Floyd-Steinberg error diffusion), so that five results are cached; then the resident memory per
+/// image pixel. Prints one line each, then `done`.
 void changeThenMeasureMemory(MainWindow& w, int n, std::function<void()> done) {
     struct Step {
         const char* what;
         std::function<void()> apply;
     };
     auto steps = std::make_shared<std::vector<Step>>(std::vector<Step>{
+        {"brightness +10", [&w] { w.adjustPanel()->brightnessSpin()->setValue(10); }},
         {"kernel change to Jarvis",
          [&w] { w.methodPanel()->setParam(QStringLiteral("kernel"), QStringLiteral("jarvis")); }},
         {"ordered/screen", [&w] { w.methodPanel()->setMethod(QStringLiteral("ordered"), QStringLiteral("screen")); }},

@@ -15,6 +15,24 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
+/// The ICC profiles' rules that need no file: an output profile to separate into, CMYK output, and no GCR beside it.
+Status checkIccJob(const JobSettings& job) {
+    const IccProfiles& icc = job.icc;
+    if (icc.empty()) {
+        if (!icc.input.empty())
+            return Status::error("--icc-in '" + icc.input + "' needs --icc-out, the CMYK profile to separate into");
+        if (icc.intent != IccProfiles{}.intent)
+            return Status::error("--intent needs --icc-out, the CMYK profile to separate into");
+        return Status::ok();
+    }
+    if (job.color != ColorMode::CMYK || !job.palette.empty())
+        return Status::error("--icc-out '" + icc.output + "' separates into inks: it needs --color cmyk");
+    if (job.separation.gcr != SeparationParams{}.gcr)
+        return Status::error("--gcr does not apply with --icc-out '" + icc.output +
+                             "': the profile sets the black generation; leave out --gcr");
+    return Status::ok();
+}
+
 }  // namespace
 
 bool operator==(const JobSettings& a, const JobSettings& b) {
@@ -24,7 +42,7 @@ bool operator==(const JobSettings& a, const JobSettings& b) {
            a.device == b.device && a.threads == b.threads && a.keepAlpha == b.keepAlpha && a.prepare == b.prepare &&
            a.printSize == b.printSize && a.dpi == b.dpi && a.format == b.format &&
            a.separation.gcr == b.separation.gcr && a.separation.inkLimit == b.separation.inkLimit &&
-           a.dotGain == b.dotGain;
+           a.dotGain == b.dotGain && a.icc == b.icc;
 }
 
 Status applyTarget(const JobSettings& job, JobSettings& out, Target* target) {
@@ -114,6 +132,7 @@ Status validateJob(const JobSettings& job) {
     if (job.threads < 0) return Status::error("threads must be 0 (all) or more, got " + std::to_string(job.threads));
     if (Status s = job.prepare.validate(); !s) return s;
     if (Status s = checkSeparation(job.separation); !s) return s;
+    if (Status s = checkIccJob(job); !s) return s;
     if (!job.printSize.empty()) {
         PrepareSettings p = job.prepare;
         if (Status s = applyPrintSize(p, job.printSize, job.dpi); !s) return s;

@@ -22,7 +22,10 @@ struct JobSettings {
     ColorMode color = ColorMode::Gray;
     SeparationParams separation;  ///< GCR and ink limit of ColorMode::CMYK
     DotGain dotGain;              ///< with ColorMode::CMYK: each ink's dot gain, compensated before screening
-    std::string palette;          ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
+    /// With ColorMode::CMYK: separate through these ICC profiles (loaded by io/icc.h) instead of the formula; the
+    /// output profile brings its black generation and ink limit, so `separation.gcr` stays at its default.
+    IccProfiles icc;
+    std::string palette;  ///< a built-in palette name, a palette file or "auto:N"; empty: no palette
     /// A device (builtinTargets() name or a target file): its frame, resolution, shown colours and driver codes
     /// (applyTarget); empty: none. A target brings its own palette, so `palette` stays empty.
     std::string target;

@@ -14,6 +14,29 @@ Status checkSeparation(const SeparationParams& p) {
     return Status::ok();
 }
 
+const char* toString(RenderingIntent intent) {
+    switch (intent) {
+        case RenderingIntent::Perceptual:
+            return "perceptual";
+        case RenderingIntent::Saturation:
+            return "saturation";
+        case RenderingIntent::Absolute:
+            return "absolute";
+        default:
+            return "relative";
+    }
+}
+
+bool parseRenderingIntent(const std::string& word, RenderingIntent& out) {
+    for (RenderingIntent i : {RenderingIntent::Perceptual, RenderingIntent::Relative, RenderingIntent::Saturation,
+                              RenderingIntent::Absolute})
+        if (word == toString(i)) {
+            out = i;
+            return true;
+        }
+    return false;
+}
+
 int inkCap(int inkLimit) { return inkLimit * 255 / 100; }
 
 std::array<uint8_t, 4> separatePixel(uint8_t r, uint8_t g, uint8_t b, const SeparationParams& p) {

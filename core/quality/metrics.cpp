@@ -3,6 +3,8 @@
 #include "core/quality/metrics.h"
 
 #include "core/ed/quantizer.h"
+#include "core/threads.h"
+#include "core/workerpool.h"
 
 #include <algorithm>
 #include <array>
@@ -33,29 +35,51 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
 namespace {
 
 /// The separable truncated Gaussian of section 3 on a W x H plane of values; taps outside the image are dropped and
-/// the rest renormalised.
+/// the rest renormalised. Rows (then columns) run on the worker pool; every output value is the same sum in the same
+/// order whatever the thread count, so the measures are deterministic.
 std::vector<double> gaussianFiltered(std::vector<double> a, int W, int H, double sigma, int radius) {
     const int w = std::max(0, radius);
     std::vector<double> k(size_t(2 * w + 1));
     for (int i = -w; i <= w; ++i)
         k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
-    auto pass = [&](const std::vector<double>& in, std::vector<double>& out, bool horizontal) {
-        out.assign(in.size(), 0.0);
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x) {
-                double acc = 0, ws = 0;
-                for (int i = -w; i <= w; ++i) {
-                    const int xx = horizontal ? x + i : x, yy = horizontal ? y : y + i;
-                    if (xx < 0 || xx >= W || yy < 0 || yy >= H) continue;
-                    acc += k[size_t(i + w)] * in[size_t(yy) * W + xx];
-                    ws += k[size_t(i + w)];
-                }
-                out[size_t(y) * W + x] = acc / ws;
-            }
+    double full = 0;  // the weights' sum where the whole kernel lies inside, added in the order of the loop below
+    for (int i = -w; i <= w; ++i) full += k[size_t(i + w)];
+    // One output value: taps from `lo` to `hi` inside; `step` apart in `in` from the centre `c`.
+    auto tap = [&](const double* in, ptrdiff_t c, ptrdiff_t step, int lo, int hi) {
+        double acc = 0, ws = 0;
+        for (int i = lo; i <= hi; ++i) {
+            acc += k[size_t(i + w)] * in[c + i * step];
+            ws += k[size_t(i + w)];
+        }
+        return acc / ws;
     };
-    std::vector<double> b;
-    pass(a, b, true);
-    pass(b, a, false);
+    auto interior = [&](const double* in, ptrdiff_t c, ptrdiff_t step) {
+        double acc = 0;
+        for (int i = -w; i <= w; ++i) acc += k[size_t(i + w)] * in[c + i * step];
+        return acc / full;
+    };
+    std::vector<double> b(a.size());
+    const RunControl quiet;
+    const int threads = threadsOrAll(0);
+    parallelChunks(H, 16, threads, quiet, {}, [&](int64_t y0, int64_t y1, int) {
+        for (int64_t y = y0; y < y1; ++y) {
+            const double* in = a.data() + size_t(y) * size_t(W);
+            double* out = b.data() + size_t(y) * size_t(W);
+            for (int x = 0; x < W; ++x)
+                out[x] =
+                    x >= w && x + w < W ? interior(in, x, 1) : tap(in, x, 1, std::max(-w, -x), std::min(w, W - 1 - x));
+        }
+    });
+    parallelChunks(H, 16, threads, quiet, {}, [&](int64_t y0, int64_t y1, int) {
+        for (int64_t y = y0; y < y1; ++y) {
+            const bool inside = y >= w && y + w < H;
+            const int lo = std::max<int64_t>(-w, -y), hi = int(std::min<int64_t>(w, H - 1 - y));
+            for (int x = 0; x < W; ++x) {
+                const ptrdiff_t c = ptrdiff_t(y) * W + x;
+                a[size_t(c)] = inside ? interior(b.data(), c, W) : tap(b.data(), c, W, lo, hi);
+            }
+        }
+    });
     return a;
 }
 

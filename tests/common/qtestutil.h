@@ -125,3 +125,12 @@ inline QString firstDifferenceText(const Plane8& got, const Plane8& want) {
 }
 
 }  // namespace halftone::test
+
+/// \brief Skips the test function, naming the package, when the profile file (a path from
+/// test::ghostscriptProfile) is missing.
+#define HALFTONE_SKIP_WITHOUT_PROFILE(path)                                                                          \
+    do {                                                                                                             \
+        const QString missing_ = QString::fromStdString(path);                                                       \
+        if (!QFile::exists(missing_))                                                                                \
+            QSKIP(qPrintable(missing_ + " is missing: install Debian's libgs-common (Ghostscript's ICC profiles)")); \
+    } while (false)

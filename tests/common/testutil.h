@@ -113,6 +113,10 @@ inline std::shared_ptr<const Image> randomGrayImage(int w, int h, const char* wh
 }
 
 inline std::string dataPath(const std::string& name) { return std::string(HALFTONE_TEST_DATA_DIR) + "/" + name; }
+
+/// \brief Where Debian's libgs-common puts Ghostscript's ICC profiles (default_cmyk.icc, ps_cmyk.icc,
+/// default_rgb.icc, ...): the free profiles the ICC separation is tested with (docs/print.md, "ICC separation").
+inline std::string ghostscriptProfile(const std::string& name) { return "/usr/share/color/icc/ghostscript/" + name; }
 #endif
 
 }  // namespace halftone::test

@@ -41,7 +41,7 @@ else
 fi
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
-for lib in libqt6widgets6 libopenimageio; do
+for lib in libqt6widgets6 libopenimageio liblcms2-2; do
   if grep -q "$lib" <<<"$depends"; then echo "ok: depends on $lib"; else echo "FAIL: Depends lacks $lib"; fail=1; fi
 done
 desktop-file-validate "$(dirname "$0")/../packaging/halftone-studio.desktop" 2>/dev/null || true

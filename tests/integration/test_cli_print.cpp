@@ -1,6 +1,6 @@
-// The `halftone` CLI for print: `--color cmyk` with --gcr and --ink-limit, the AM screen's options, the 1-bit
-// separations it writes (four inks in one TIFF, or one plate per ink with --plates) read back with libtiff, their
-// resolution, and the proof.
+// The `halftone` CLI for print: `--color cmyk` with --gcr and --ink-limit or through an ICC profile (--icc-out), the
+// AM screen's options, the 1-bit separations it writes (four inks in one TIFF, or one plate per ink with --plates)
+// read back with libtiff, their resolution, and the proof.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -10,6 +10,8 @@
 #include "core/print/printpreview.h"
 
 #include "core/job/registry.h"
+#include "io/filejob.h"
+#include "io/icc.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
 #include "tests/common/qtestutil.h"
@@ -65,6 +67,11 @@ bool readSeparation(const std::string& path, Separation& s) {
     return ok;
 }
 
+QByteArray fileBytes(const QString& name) {
+    QFile f(name);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 int64_t inked(const Plane8& p) {
     int64_t n = 0;
     for (uint8_t v : p.data) n += v == 255;
@@ -85,6 +92,8 @@ private slots:
     void gcrMovesInkToBlack();
     void inkLimitReachesTheSeparation();
     void cmykInputKeepsItsInks();
+    void iccSeparationWritesPlates();
+    void iccProfileIsNeverOverwritten();
     void errors_data();
     void errors();
     void helpListsTheOptions();
@@ -366,6 +375,89 @@ void TestCliPrint::cmykInputKeepsItsInks() {
     QVERIFY(got.channels == res.image.channels);
 }
 
+void TestCliPrint::iccSeparationWritesPlates() {
+    // --icc-out: the separation through Ghostscript's default_cmyk.icc, screened into four 1-bit plates that differ
+    // from the built-in formula's and are exactly the in-process run through the same profile; the proof shows the
+    // profile's paper and inks; --ink-limit caps the profile's separation further.
+    const std::string profile = test::ghostscriptProfile("default_cmyk.icc");
+    HALFTONE_SKIP_WITHOUT_PROFILE(profile);
+    const QStringList job = {"--method", "am", "--color", "cmyk", "--lpi", "100", "--dpi", "800", input()};
+    const std::string builtin = path("builtin.tif"), out = path("icc.tif"), proof = path("proof.png");
+    test::ProcessRun r = runCli(QStringList(job) << "--plates" << QString::fromStdString(builtin));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli(QStringList(job) << "--icc-out" << QString::fromStdString(profile) << "--plates"
+                                << "--proof" << QString::fromStdString(proof) << QString::fromStdString(out));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(!QFile::exists(QString::fromStdString(out)));
+
+    Image src;
+    QVERIFY(io::readImage(test::dataPath("chelsea.png"), src).isOk());
+    std::shared_ptr<const io::IccSeparator> sep;
+    QVERIFY(io::IccSeparator::load({"", profile, RenderingIntent::Relative}, sep).isOk());
+    RunRequest req;
+    req.method = Registry::instance().find("am", "clustered");
+    req.color = ColorMode::CMYK;
+    req.separation.separator = sep;
+    req.params.set("lpi", 100.0);
+    req.params.set("dpi", 800.0);
+    RunResult res;
+    QVERIFY(runImage(src, req, res).isOk());
+    Image composite;
+    composite.space = ColorSpace::CMYK;
+    int differing = 0;
+    for (size_t c = 0; c < 4; ++c) {
+        Separation plate, formula;
+        const std::string ink = kInkNames[c];
+        QVERIFY(readSeparation(io::platePath(out, ink), plate));
+        QVERIFY(readSeparation(io::platePath(builtin, ink), formula));
+        QCOMPARE(plate.bits, uint16_t(1));
+        QCOMPARE(plate.samples, uint16_t(1));
+        QCOMPARE(plate.inkNames, std::vector<std::string>{ink});
+        QVERIFY2(plate.planes[0] == res.image.channels[c], ink.c_str());
+        QVERIFY(inked(plate.planes[0]) > 0);
+        differing += plate.planes[0] != formula.planes[0];
+        composite.channels.push_back(plate.planes[0]);
+    }
+    QCOMPARE(differing, 4);  // every ink: the profile's grey balance and black generation are not the formula's
+    Image shown;
+    QVERIFY(io::readImage(proof, shown).isOk());
+    QVERIFY(shown.channels == simulatePrint(composite, sep->printInks()).channels);
+    QVERIFY(shown.channels != simulatePrint(composite).channels);
+
+    // --ink-limit beside the profile: applied after its transform, as in-process.
+    const std::string limited = path("limited.tif");
+    r = runCli(QStringList(job) << "--icc-out" << QString::fromStdString(profile) << "--ink-limit"
+                                << "200" << QString::fromStdString(limited));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    req.separation.inkLimit = 200;
+    QVERIFY(runImage(src, req, res).isOk());
+    Image got;
+    QVERIFY(io::readImage(limited, got).isOk());
+    QVERIFY(got.channels == res.image.channels);
+}
+
+void TestCliPrint::iccProfileIsNeverOverwritten() {
+    // The profiles are inputs: OUTPUT, a plate or --save-preset onto one of them is refused, the file unchanged.
+    const std::string original = test::ghostscriptProfile("default_cmyk.icc");
+    HALFTONE_SKIP_WITHOUT_PROFILE(original);
+    const QString profile = QString::fromStdString(path("press.icc"));
+    const QString blackPlate = QString::fromStdString(path("plates-black.tif"));  // a profile under a plate's name
+    QVERIFY(QFile::copy(QString::fromStdString(original), profile));
+    QVERIFY(QFile::copy(QString::fromStdString(original), blackPlate));
+    const QByteArray before = fileBytes(profile);
+    const QStringList job = {"--method", "am", "--color", "cmyk", "--icc-out"};
+    const QString plates = QString::fromStdString(path("plates.tif"));
+    for (const QStringList& args :
+         {QStringList(job) << profile << input() << profile, QStringList(job) << profile << "--save-preset" << profile,
+          QStringList(job) << blackPlate << "--plates" << input() << plates}) {
+        const test::ProcessRun r = runCli(args);
+        QVERIFY2(r.exitCode == 1, qPrintable(args.join(' ')));
+        QVERIFY2(r.err.contains("refusing to overwrite the input") && r.err.contains("--icc-out"), qPrintable(r.err));
+        QCOMPARE(fileBytes(profile), before);
+        QCOMPARE(fileBytes(blackPlate), before);
+    }
+}
+
 void TestCliPrint::errors_data() {
     test::columns<QStringList, QString, int, QString>("args", "output", "code", "message");
     QTest::newRow("gcr over 100") << QStringList{"--color", "cmyk", "--gcr", "150"} << "o.tif" << 2
@@ -398,6 +490,33 @@ void TestCliPrint::errors_data() {
                                            << "o.tif" << 2 << "cannot read --dot-gain curve file 'no-such-curve.txt'";
     QTest::newRow("lpi on ed") << QStringList{"--method", "ed", "--lpi", "80"} << "o.png" << 2
                                << "option --lpi does not apply to method ed";
+    // ICC separation: bad profiles name the file (exit 1), options that do not fit are usage errors (exit 2).
+    const QString cmykProfile = QString::fromStdString(test::ghostscriptProfile("default_cmyk.icc"));
+    const QString rgbProfile = QString::fromStdString(test::ghostscriptProfile("default_rgb.icc"));
+    const QString png = QString::fromStdString(test::dataPath("moon.png"));
+    QTest::newRow("icc-out missing") << QStringList{"--color", "cmyk", "--icc-out", "no-such.icc"} << "o.tif" << 1
+                                     << "--icc-out: cannot read ICC profile 'no-such.icc': No such file or directory";
+    QTest::newRow("icc-out not a profile") << QStringList{"--color", "cmyk", "--icc-out", png} << "o.tif" << 1
+                                           << "--icc-out: '" + png + "' is not an ICC profile";
+    QTest::newRow("icc-out rgb profile") << QStringList{"--color", "cmyk", "--icc-out", rgbProfile} << "o.tif" << 1
+                                         << "--icc-out: '" + rgbProfile +
+                                                "' is an RGB profile; separating into inks needs a CMYK output profile";
+    QTest::newRow("icc-out rgb profile, plates")
+        << QStringList{"--method", "am", "--color", "cmyk", "--plates", "--icc-out", rgbProfile} << "o.tif" << 1
+        << "--icc-out: '" + rgbProfile + "' is an RGB profile";
+    QTest::newRow("icc-in cmyk profile") << QStringList{"--color",   "cmyk",     "--icc-out",
+                                                        cmykProfile, "--icc-in", cmykProfile}
+                                         << "o.tif" << 1 << "--icc-in: '" + cmykProfile + "' is a CMYK profile";
+    QTest::newRow("icc-out without cmyk")
+        << QStringList{"--icc-out", cmykProfile} << "o.png" << 2 << "--icc-out applies only to --color cmyk";
+    QTest::newRow("gcr with icc-out") << QStringList{"--color", "cmyk", "--icc-out", cmykProfile, "--gcr", "100"}
+                                      << "o.tif" << 2 << "--gcr does not apply with --icc-out";
+    QTest::newRow("intent without icc-out")
+        << QStringList{"--color", "cmyk", "--intent", "perceptual"} << "o.tif" << 2 << "--intent needs --icc-out";
+    QTest::newRow("icc-in without icc-out") << QStringList{"--color", "cmyk", "--icc-in", rgbProfile} << "o.tif" << 2
+                                            << "needs --icc-out, the CMYK profile to separate into";
+    QTest::newRow("unknown intent") << QStringList{"--color", "cmyk", "--icc-out", cmykProfile, "--intent", "vivid"}
+                                    << "o.tif" << 2 << "unknown --intent 'vivid'";
 }
 
 void TestCliPrint::errors() {
@@ -405,17 +524,22 @@ void TestCliPrint::errors() {
     QFETCH(QString, output);
     QFETCH(int, code);
     QFETCH(QString, message);
+    for (const QString& a : args)
+        if (a.startsWith(QString::fromStdString(test::ghostscriptProfile(""))))
+            HALFTONE_SKIP_WITHOUT_PROFILE(a.toStdString());
     const std::string out = path(output.toStdString());
     const test::ProcessRun r = runCli(args << input() << QString::fromStdString(out));
     QCOMPARE(r.exitCode, code);
     QVERIFY2(r.err.contains(message), qPrintable(r.err));
     QVERIFY(!QFile::exists(QString::fromStdString(out)));
+    for (const char* ink : kInkNames) QVERIFY(!QFile::exists(QString::fromStdString(io::platePath(out, ink))));
 }
 
 void TestCliPrint::helpListsTheOptions() {
     const test::ProcessRun r = runCli({"--help"});
     QCOMPARE(r.exitCode, 0);
-    for (const char* flag : {"--gcr", "--ink-limit", "--lpi", "--dpi", "--angles", "--dot"})
+    for (const char* flag :
+         {"--gcr", "--ink-limit", "--icc-out", "--icc-in", "--intent", "--lpi", "--dpi", "--angles", "--dot"})
         QVERIFY2(r.out.contains(flag), flag);
     const test::ProcessRun list = runCli({"--list"});
     QVERIFY(list.out.contains("am\tclustered\tcpu\t"));

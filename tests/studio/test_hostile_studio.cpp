@@ -74,6 +74,7 @@ private slots:
     void fullDiskSaveKeepsOldFile();
     void startupOptionsEnd_data();
     void startupOptionsEnd();
+    void latencyProbeRunsEveryStep();
 };
 
 void TestHostileStudio::cancelAnyMethodAnyMoment_data() {
@@ -331,6 +332,25 @@ void TestHostileStudio::startupOptionsEnd() {
         QVERIFY2(!QFile::exists(dir.filePath("shot.png")), "a bad option opened the window and took a screenshot");
     if (exitCode == 0) QVERIFY(!QImage(dir.filePath("shot.png")).isNull());
     QCOMPARE(readAll(dir.filePath("copy.png")), copyBefore);  // the input is never overwritten
+#endif
+}
+
+// The latency probe (docs/performance.md) ends by itself with 0 after every step, each printed with its timing; the
+// numbers themselves are not checked (timings never go in tests).
+void TestHostileStudio::latencyProbeRunsEveryStep() {
+#ifndef HALFTONE_STUDIO_EXE
+    QSKIP("the halftone-studio executable is not part of this build");
+#else
+    QTemporaryDir dir;
+    const test::ProcessRun r =
+        test::runStudio({"--ui-latency", "96", "--method", "ec/wavefront"}, dir.filePath("config"));
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QCOMPARE(r.exitCode, 0);
+    for (const char* line : {"ui-latency: first result shown", "ui-latency: brightness +10: ec/wavefront shown after",
+                             "ui-latency: kernel change to Jarvis: ec/wavefront shown after",
+                             "ui-latency: ordered/screen: ordered/screen shown after",
+                             "ui-latency: ed/plain: ed/plain shown after", "ui-latency: after 5 methods: resident"})
+        QVERIFY2(r.out.contains(line), qPrintable(QString(line) + " missing from: " + r.out));
 #endif
 }
 

@@ -99,6 +99,19 @@ void TestPreset::roundTripsEverySetting() {
     QVERIFY(resolveJob(back, nullptr, request, prepare));
     QCOMPARE(request.paletteMatch, PaletteMatch::Weighted);
     QCOMPARE(request.paletteSpace, PaletteSpace::Linear);
+    // ICC separation: the profiles' names and the intent, beside the ink limit (the profile brings the GCR)
+    JobSettings icc;
+    icc.color = ColorMode::CMYK;
+    icc.icc = {"in.icc", "press.icc", RenderingIntent::Saturation};
+    icc.separation.inkLimit = 280;
+    QVERIFY(validateJob(icc));
+    const std::string iccText = io::presetJson(icc);
+    QVERIFY2(iccText.find("\"intent\": \"saturation\"") != std::string::npos, iccText.c_str());
+    QVERIFY(parse(iccText, back));
+    QVERIFY(back.icc == icc.icc);
+    QCOMPARE(back.icc.output, std::string("press.icc"));
+    QCOMPARE(back.separation.inkLimit, 280);
+    QCOMPARE(io::presetJson(back), iccText);
 }
 
 void TestPreset::defaultsWriteOnlyMethodAndColour() {
@@ -171,6 +184,16 @@ void TestPreset::badFilesAreRefused_data() {
                                     << "dot-gain black: the printed tone must rise";
     QTest::newRow("separation key") << "{\"halftone-preset\": 1, \"separation\": {\"ucr\": 1}}"
                                     << "unknown key 'separation.ucr'";
+    QTest::newRow("intent") << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"icc-out\": "
+                               "\"p.icc\", \"intent\": \"vivid\"}}"
+                            << "separation.intent must be perceptual, relative, saturation or absolute, got \"vivid\"";
+    QTest::newRow("icc-out kind") << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"icc-out\": 3}}"
+                                  << "separation.icc-out must be a string";
+    QTest::newRow("icc with gcr")
+        << "{\"halftone-preset\": 1, \"color\": \"cmyk\", \"separation\": {\"icc-out\": \"p.icc\", \"gcr\": 50}}"
+        << "--gcr does not apply with --icc-out 'p.icc'";
+    QTest::newRow("icc without cmyk") << "{\"halftone-preset\": 1, \"separation\": {\"icc-out\": \"p.icc\"}}"
+                                      << "--icc-out 'p.icc' separates into inks: it needs --color cmyk";
     QTest::newRow("device") << "{\"halftone-preset\": 1, \"device\": \"tpu\"}"
                             << "unknown device 'tpu'";
     QTest::newRow("threads") << "{\"halftone-preset\": 1, \"threads\": -3}"
