@@ -1,4 +1,5 @@
-// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/quality/metrics.h).
+// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/quality/metrics.h), and
+// with --target the colour difference of the simulated panel (core/palette/panel.h).
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -6,6 +7,9 @@
 
 #include "app/halftone/commands.h"
 #include "app/halftone/stdstreams.h"
+#include "core/job/job.h"
+#include "core/palette/panel.h"
+#include "core/prepare/prepare.h"
 #include "core/quality/metrics.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
@@ -14,10 +18,11 @@ namespace halftone::cli {
 
 void addAnalyzeCommand(Commands& commands) {
     struct Options {
-        std::string original, halftone, csv, toneCsv;
+        std::string original, halftone, csv, toneCsv, target;
         std::vector<int> patch;  // x y w h
         std::string hvs = "gaussian";
         double sigma = 1.2;
+        double viewDpi = 0, viewDistance = 0;
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -33,6 +38,13 @@ void addAnalyzeCommand(Commands& commands) {
             // One of the two may be standard input (`halftone - - < in.png | halftone analyze in.png -`).
             if (o->original == "-" && o->halftone == "-")
                 return fail("analyze: only one of ORIGINAL and HALFTONE can be standard input (-)", kExitUsage);
+            if ((o->viewDpi > 0) != (o->viewDistance > 0))
+                return fail("analyze: --view-dpi and --view-distance go together", kExitUsage);
+            if (o->viewDpi > 0 && o->target.empty())
+                return fail("analyze: --view-dpi and --view-distance need --target", kExitUsage);
+            Target target;
+            if (!o->target.empty())
+                if (Status s = resolveTarget(o->target, target); !s) return fail("analyze: " + s.message(), kExitUsage);
             StdStreams streams;
             std::string original = o->original, halftone = o->halftone;
             for (std::string* path : {&original, &halftone})
@@ -49,6 +61,22 @@ void addAnalyzeCommand(Commands& commands) {
             Image a, b;
             if (Status s = read(original, a); !s) return fail(s.message());
             if (Status s = read(halftone, b); !s) return fail(s.message());
+            if (!o->target.empty() && (a.width() != b.width() || a.height() != b.height())) {
+                // The original as the job prepared it: the target's frame, as `halftone --target` fills it by default.
+                JobSettings job, applied;
+                job.target = o->target;
+                if (Status s = applyTarget(job, applied); !s) return fail("analyze: " + s.message(), kExitUsage);
+                Image prepared;
+                if (Status s = prepareImage(a, applied.prepare, prepared); !s) return fail("analyze: " + s.message());
+                if (prepared.width() != b.width() || prepared.height() != b.height())
+                    return fail("analyze: " + o->original + " is " + std::to_string(a.width()) + " x " +
+                                std::to_string(a.height()) + " (" + std::to_string(prepared.width()) + " x " +
+                                std::to_string(prepared.height()) + " in the frame of target " + target.name +
+                                ") but " + o->halftone + " is " + std::to_string(b.width()) + " x " +
+                                std::to_string(b.height()) +
+                                ": give the original at the halftone's size (as the job prepared it)");
+                a = std::move(prepared);
+            }
             const Plane8 f = convertColor(a, ColorMode::Gray).channels.front();
             const Plane8 g = convertColor(b, ColorMode::Gray).channels.front();
             if (!f.sameSize(g))
@@ -84,6 +112,27 @@ void addAnalyzeCommand(Commands& commands) {
                 line("Delta E 2000, filtered   %.3f (mean CIEDE2000, Gaussian sigma %.2f, linear light)\n", de,
                      o->sigma);
                 field("delta_e_2000", jsonNumber(de));
+            }
+            // The simulated panel: the halftone in the colours the target shows, against the original.
+            if (!o->target.empty()) {
+                PanelViewing viewing;
+                viewing.sigma = o->sigma;
+                viewing.dpi = o->viewDpi;
+                viewing.distanceInches = o->viewDistance;
+                double de = 0;
+                if (Status s = panelDeltaE2000(target, a, b, de, viewing); !s)
+                    return fail("analyze: " + o->halftone + ": " + s.message());
+                if (viewing.physical())
+                    line(
+                        "Delta E 2000, panel      %.3f (%s as it shows, %g dpi seen from %g in: sigma %.2f, linear "
+                        "light)\n",
+                        de, target.name.c_str(), viewing.dpi, viewing.distanceInches, viewing.filterSigma());
+                else
+                    line("Delta E 2000, panel      %.3f (%s as it shows, Gaussian sigma %.2f, linear light)\n", de,
+                         target.name.c_str(), viewing.filterSigma());
+                field("target", jsonString(target.name));
+                field("panel_sigma", jsonNumber(viewing.filterSigma()));
+                field("panel_delta_e_2000", jsonNumber(de));
             }
             const ToneCurve tc = toneCurve(f, g);
             double mf = 0, mg = 0;
@@ -164,6 +213,16 @@ void addAnalyzeCommand(Commands& commands) {
     sub->add_option("--hvs", o->hvs, "HVS model of the error")
         ->check(CLI::IsMember({"gaussian", "nasanen"}))
         ->capture_default_str();
+    sub->add_option("--target", o->target,
+                    "the device HALFTONE was made for (a built-in name or a target file): also measure the simulated "
+                    "panel, HALFTONE in the colours it shows, against ORIGINAL (prepared to the target's frame when "
+                    "the sizes differ)");
+    sub->add_option("--view-dpi", o->viewDpi, "with --target: the panel's pixels per inch, for --view-distance")
+        ->check(CLI::Range(1.0, 100000.0));
+    sub->add_option("--view-distance", o->viewDistance,
+                    "with --target: the viewing distance in inches; the panel's measure then filters with the eye's "
+                    "Gaussian at --view-dpi from that distance")
+        ->check(CLI::Range(0.1, 10000.0));
     sub->add_option("--sigma", o->sigma, "Gaussian deviation for the error and the PSNR filter")
         ->check(CLI::Range(0.3, 10.0))
         ->capture_default_str();
