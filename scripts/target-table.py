@@ -94,7 +94,7 @@ def pillow_fs(src, dst, colors):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", default=os.path.join(ROOT, "build/release/app/halftone"))
-    ap.add_argument("--photo", default="/work/shared/images/coffee.png", help="colour original (CC0)")
+    ap.add_argument("--photo", default=os.path.join(ROOT, "tests", "data", "coffee.png"), help="colour original (CC0)")
     ap.add_argument("--gray", default=os.path.join(ROOT, "tests/data/moon.png"),
                     help="original of the gray and 1-bit devices")
     ap.add_argument("--targets", default="", help="comma-separated names (default: every target with a frame)")
