@@ -115,6 +115,7 @@ struct TiffLayout {
     /// Photometric 5 of named inks, one a sample: InkSet CMYK for Cyan, Magenta, Yellow, Black in that order and
     /// multi-ink otherwise, InkNames and NumberOfInks; empty: InkSet CMYK without names.
     std::vector<std::string> inkNames;
+    std::string pageName;  ///< PageName tag when not empty (a plate's ink)
 };
 
 /// \brief Writes a TIFF in Deflate strips of about 256 KiB: `fillRow(y, row, scratch)` packs row y into `row` (its
@@ -126,8 +127,11 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
                      const std::function<void(int y, uint8_t* row, uint8_t* scratch)>& fillRow,
                      const WriteOptions& options);
 
-/// \brief A 1-bit separation: photometric separated, one sample a pixel per ink (nonzero = ink), named inks
-/// (TiffLayout::inkNames); resolution tags when options.dpi > 0. The planes are of one size.
+/// \brief A 1-bit separation, one sample a pixel per ink (nonzero = ink); resolution tags when options.dpi > 0. The
+/// planes are of one size. Several inks: photometric separated with their InkNames. One ink (a plate): photometric
+/// min-is-white, so that 1 = ink shows black, with the ink's name as PageName: the form image editors, PostScript
+/// converters and RIPs read as a bilevel plate (GIMP and libtiff's tiff2ps take a separated file of one ink for a
+/// CMYK one).
 Status writeTiffInks(const std::string& path, const std::vector<const Plane8*>& inks,
                      const std::vector<std::string>& names, const WriteOptions& options);
 Status readGif(const std::string& path, const HeaderFacts& facts, Image& image, const ReadOptions& options,

@@ -263,6 +263,7 @@ Status writeTiffRows(const std::string& path, const TiffLayout& layout,
         for (const std::string& n : layout.inkNames) joined += n + '\0';
         TIFFSetField(t, TIFFTAG_INKNAMES, int(joined.size()), joined.data());
     }
+    if (!layout.pageName.empty()) TIFFSetField(t, TIFFTAG_PAGENAME, layout.pageName.c_str());
     if (layout.photometric == PHOTOMETRIC_PALETTE) {
         const size_t n = layout.colorMap.size() / 3;
         TIFFSetField(t, TIFFTAG_COLORMAP, layout.colorMap.data(), layout.colorMap.data() + n,
@@ -352,8 +353,13 @@ Status writeTiffInks(const std::string& path, const std::vector<const Plane8*>& 
     layout.height = inks[0]->height;
     layout.bits = 1;
     layout.samples = int(inks.size());
-    layout.photometric = PHOTOMETRIC_SEPARATED;
-    layout.inkNames = names;
+    if (inks.size() == 1) {
+        layout.photometric = PHOTOMETRIC_MINISWHITE;
+        layout.pageName = names[0];
+    } else {
+        layout.photometric = PHOTOMETRIC_SEPARATED;
+        layout.inkNames = names;
+    }
     const size_t spp = inks.size();
     return writeTiffRows(
         path, layout,

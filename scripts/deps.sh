@@ -19,6 +19,7 @@ if [ "${1:-all}" != studio ]; then
     libasan8 libubsan1                                     # sanitizer runtimes (asan preset, scripts/asan.sh)
     netpbm imagemagick                                     # reference tools in the benchmark
     libgs-common                                           # Ghostscript's ICC profiles, the tests' CMYK profiles
+    python3-pil                                            # Pillow, the reference of scripts/target-table.py
   )
 fi
 missing=()

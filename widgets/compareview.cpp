@@ -52,6 +52,13 @@ void CompareView::setPrintPreview(bool on) {
 bool CompareView::hasPrintPreview() const {
     return std::any_of(results_.begin(), results_.end(), [](const ComparePane& r) { return r.printable; });
 }
+void CompareView::setPanel(bool on) {
+    panel_ = on;
+    relayout();
+}
+bool CompareView::hasPanel() const {
+    return std::any_of(results_.begin(), results_.end(), [](const ComparePane& r) { return !r.panel.isNull(); });
+}
 void CompareView::setSplit(bool on) {
     split_ = on;
     relayout();
@@ -71,6 +78,14 @@ void CompareView::relayout() {
     placeholder_->hide();
 
     auto shown = [this](const ComparePane& r) {
+        if (panel_ && !r.panel.isNull()) {
+            const bool usePerceived = perceived_ && !r.perceivedPanel.isNull();
+            QString label = r.label + tr("\n(simulated panel: the colours %1 shows)").arg(r.panelName);
+            if (perceived_)
+                label += usePerceived ? tr("\n(perceived: HVS Gaussian)") : tr("\n(perceived: computing...)");
+            return usePerceived ? std::make_tuple(r.perceivedPanel, label, r.perceivedPanelLevels)
+                                : std::make_tuple(r.panel, label, r.panelLevels);
+        }
         const bool print = printPreview_ && r.printable && !r.printPreview.isNull();
         const QImage& perceivedImage = print ? r.perceivedPrint : r.perceived;
         const bool usePerceived = perceived_ && !perceivedImage.isNull();

@@ -24,6 +24,11 @@ struct ComparePane {
     QImage printPreview{}, perceivedPrint{};
     bool printable = false;  ///< a CMYK result, which has a print preview (made or being made)
     QVector<QImage> printPreviewLevels{}, perceivedPrintLevels{};
+    /// Results for a target: the simulated panel (the result in the colours the device shows) and its perceived view;
+    /// null for the others. `panelName` names the device.
+    QImage panel{}, perceivedPanel{};
+    QVector<QImage> panelLevels{}, perceivedPanelLevels{};
+    QString panelName{};
 };
 
 /// \brief Original + up to four result panes with one shared ViewState (synchronised zoom and pan).
@@ -46,6 +51,12 @@ public:
     bool printPreview() const { return printPreview_; }
     /// \brief Whether any result on show has a print preview (is CMYK).
     bool hasPrintPreview() const;
+    /// \brief Simulated panel: results made for a target are shown in the colours the device shows (measured or
+    /// published, core/palette/panel.h) instead of the colours written for its driver; other results are unchanged.
+    void setPanel(bool on);
+    bool panel() const { return panel_; }
+    /// \brief Whether any result on show has a simulated panel (was made for a target).
+    bool hasPanel() const;
     /// \brief Split mode: one pane, original left of the divider, result `index` right of it.
     void setSplit(bool on);
     bool split() const { return split_; }
@@ -78,7 +89,7 @@ private:
     QImage original_;
     QVector<QImage> originalLevels_;
     QString originalLabel_;
-    bool perceived_ = false, split_ = false, printPreview_ = false;
+    bool perceived_ = false, split_ = false, printPreview_ = false, panel_ = false;
     int splitIndex_ = 0;
 };
 

@@ -11,6 +11,7 @@
 #include "core/budget.h"
 #include "core/quality/hvsfilter.h"
 #include "core/quality/metrics.h"
+#include "core/palette/panel.h"
 #include "core/planepool.h"
 #include "core/print/printpreview.h"
 #include "widgets/imageconvert.h"
@@ -159,8 +160,13 @@ Status perceiveImage(const Image& shown, bool linear, const RunControl& control,
 
 /// The perceived views of a result: the picture on screen filtered per channel (a CMYK result as its RGB view, since
 /// the eye averages the light that reaches it, not the ink values), and for CMYK with `print` also its print preview
-/// filtered.
+/// filtered; for a result with a simulated panel also that panel filtered.
 Status perceive(const Image& halftone, bool linear, bool print, const RunControl& control, JobResult& out) {
+    if (out.target && !out.panel.isNull()) {
+        Image panel;
+        if (Status s = simulatePanel(*out.target, halftone, panel); !s) return s;
+        if (Status s = perceiveImage(panel, linear, {}, out.perceivedPanel, out.perceivedPanelLevels); !s) return s;
+    }
     if (halftone.space != ColorSpace::CMYK)
         return perceiveImage(halftone, linear, control, out.perceived, out.perceivedLevels);
     if (Status s = perceiveImage(convertColor(halftone, ColorMode::RGB), linear, control.scaled(0.0, print ? 0.5 : 1.0),
@@ -283,6 +289,12 @@ Status runJob(const JobRequest& request, const RunControl& control, JobResult& o
     out.displayLevels = reductions(out.display);
     const bool print = request.printPreview && halftone->space == ColorSpace::CMYK;
     if (print) makePrintPreview(*halftone, out);
+    out.target = request.target;
+    // A result the device cannot show (gray levels for a 1-bit device) has no simulated panel; its measure says why.
+    if (Image panel; out.target && simulatePanel(*out.target, *halftone, panel)) {
+        out.panel = toDisplayImageCopy(panel);
+        out.panelLevels = reductions(out.panel);
+    }
     out.halftone = halftone;
     if (request.perceived) {
         if (Status s = perceive(*halftone, linear, print, control.scaled(0.8, 0.95, "perceived"), out); !s) return s;
@@ -400,6 +412,8 @@ void JobRunner::insertCache(const JobResultPtr& r) {
         for (const QImage& l : x->perceivedLevels) b += l.sizeInBytes();
         for (const QImage& l : x->printPreviewLevels) b += l.sizeInBytes();
         for (const QImage& l : x->perceivedPrintLevels) b += l.sizeInBytes();
+        b += x->panel.sizeInBytes() + x->perceivedPanel.sizeInBytes();
+        for (const QImage& l : x->panelLevels + x->perceivedPanelLevels) b += l.sizeInBytes();
         if (x->prepared) {  // kept alive by the result (counted for each result that shares it)
             b += x->prepared->display.sizeInBytes();
             for (const Plane8& p : x->prepared->image->channels) b += qint64(p.size());
@@ -591,6 +605,10 @@ void JobRunner::viewsMade(JobResultPtr updated) {
         if (merged->perceived.isNull()) {
             merged->perceived = have->perceived;
             merged->perceivedLevels = have->perceivedLevels;
+        }
+        if (merged->perceivedPanel.isNull()) {
+            merged->perceivedPanel = have->perceivedPanel;
+            merged->perceivedPanelLevels = have->perceivedPanelLevels;
         }
         if (merged->printPreview.isNull()) {
             merged->printPreview = have->printPreview;

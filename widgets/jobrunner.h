@@ -77,6 +77,11 @@ struct JobResult {
     /// perceived view.
     QImage printPreview, perceivedPrint;
     QVector<QImage> printPreviewLevels, perceivedPrintLevels;
+    /// The device the job was for (RunRequest::target), else unset; with it the simulated panel: the result in the
+    /// colours the device shows (core/palette/panel.h) and its perceived view (null until made).
+    std::optional<Target> target;
+    QImage panel, perceivedPanel;
+    QVector<QImage> panelLevels, perceivedPanelLevels;
     double psnrDb = qQNaN();        ///< measurePsnr: filtered PSNR against the input, mean over channels
     QString psnrRegion;             ///< empty = whole image, else e.g. "central 1024 x 1024 crop"
     ResultDescription description;  ///< what tells this result apart (describeResult)

@@ -464,6 +464,11 @@ void MainWindow::showResults() {
         pane.perceivedPrint = r->perceivedPrint;
         pane.printPreviewLevels = r->printPreviewLevels;
         pane.perceivedPrintLevels = r->perceivedPrintLevels;
+        pane.panel = r->panel;
+        pane.perceivedPanel = r->perceivedPanel;
+        pane.panelLevels = r->panelLevels;
+        pane.perceivedPanelLevels = r->perceivedPanelLevels;
+        if (r->target) pane.panelName = QString::fromStdString(r->target->name);
         panes.push_back(pane);
         const QString who = pinIndex >= 0 ? tr("Pin %1").arg(pinIndex + 1) : tr("Current");
         splitChoice_->addItem(who + QStringLiteral(": ") + r->description.shortText);
@@ -475,6 +480,7 @@ void MainWindow::showResults() {
     compare_->setResults(panes);
     compare_->setSplitResult(splitChoice_->currentIndex());
     printPreviewAction_->setEnabled(compare_->hasPrintPreview());
+    panelAction_->setEnabled(compare_->hasPanel());
     quality_->setResults(image_, shown, imageName_);
 }
 

@@ -148,6 +148,7 @@ public:
     /// \brief The compare view's "Print preview" toggle: CMYK results as process inks on white paper.
     void setPrintPreview(bool on);
     QAction* printPreviewAction() const { return printPreviewAction_; }
+    QAction* panelAction() const { return panelAction_; }
     /// \brief What Copy puts on the clipboard: the current result as displayed (its print preview while that is on).
     QImage copyImage() const;
     /// \brief The results on screen, pins first, then the current one (when it is not pinned).
@@ -264,6 +265,7 @@ private:
     QAction* perceivedAction_ = nullptr;
     QAction* splitAction_ = nullptr;
     QAction* printPreviewAction_ = nullptr;
+    QAction* panelAction_ = nullptr;
     bool runWhenPaletteReady_ = false;  // a run waits for the auto palette being made
     QAction* runAction_ = nullptr;
     QAction* cancelAction_ = nullptr;

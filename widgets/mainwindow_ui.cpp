@@ -271,6 +271,14 @@ void MainWindow::addViewActions(QToolBar* bar, QToolBar* splitBar) {
             for (const JobResultPtr& p : pinned_) jobs_->computePrintPreview(p);
         }
     });
+    panelAction_ = bar->addAction(tr("Simulated panel"));
+    panelAction_->setObjectName(QStringLiteral("simulatedPanel"));
+    panelAction_->setCheckable(true);
+    panelAction_->setEnabled(false);
+    panelAction_->setToolTip(
+        tr("Show results made for a target (Adjust > Target) in the colours the device shows, measured or published, "
+           "instead of the colours written for its driver (docs/targets.md)"));
+    connect(panelAction_, &QAction::toggled, compare_, &CompareView::setPanel);
     splitAction_ = splitBar->addAction(tr("Split"));
     splitAction_->setCheckable(true);
     splitAction_->setToolTip(tr("One pane: original left of the divider, a result right of it (drag the divider)"));

@@ -21,6 +21,7 @@
 #include <qcustomplot.h>
 
 #include "core/job/job.h"
+#include "core/palette/panel.h"
 #include "core/quality/metrics.h"
 #include "core/threads.h"
 
@@ -116,6 +117,15 @@ QualityRow measureOne(const JobResult& r, const std::shared_ptr<const Image>& or
         for (Plane8& plane : im->channels) plane = centralCrop(plane, cw, ch);
     row.seenDeltaE = seenDeltaE2000(a, b, row.linear, seen);
     if (stop) return row;
+    // The simulated panel, on the whole image as the CLI measures it (a target's frame is small).
+    if (r.target) {
+        row.panelName = QString::fromStdString(r.target->name);
+        if (Status s = panelDeltaE2000(*r.target, *pair.reference, *pair.halftone, row.panelDeltaE); !s) {
+            row.error = QString::fromStdString(s.message());
+            return row;
+        }
+    }
+    if (stop) return row;
 
     // Tone reproduction on a ramp (docs/spec.md section 3).
     const Plane8 ramp = grayRamp(512, 256);  // 512 samples per gray level
@@ -164,11 +174,11 @@ const QList<QColor>& colors() {
 }  // namespace
 
 QualityPanel::QualityPanel(Registry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
-    table_ = new QTableWidget(0, 9);
+    table_ = new QTableWidget(0, 10);
     table_->setObjectName(QStringLiteral("qualityTable"));
     table_->setHorizontalHeaderLabels({tr("Result"), tr("Device"), tr("Time (ms)"), tr("HVS error E/N"),
                                        tr("Delta E seen"), tr("PSNR (HVS) dB"), tr("Tone max dev."), tr("Region"),
-                                       tr("Seen as")});
+                                       tr("Delta E panel"), tr("Seen as")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setMaximumHeight(170);
@@ -331,6 +341,7 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
                                    QString::number(r.psnrDb, 'f', 2),
                                    QString::number(r.toneMaxDeviation, 'f', 2),
                                    r.region,
+                                   r.panelName.isEmpty() ? QString() : QString::number(r.panelDeltaE, 'f', 3),
                                    r.seenAs};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -355,6 +366,13 @@ void QualityPanel::showRows(const QVector<QualityRow>& rows) {
                 .arg(seen.distanceInches)
                 .arg(seen.dpi)
                 .arg(eyeSigmaPixels(seen), 0, 'f', 2));
+        table_->item(i, 8)->setToolTip(
+            r.panelName.isEmpty()
+                ? tr("For results made for a target (Adjust > Target)")
+                : tr("The simulated panel: the result in the colours %1 shows, against the image it was made from, "
+                     "both through the Gaussian (sigma 1.2 px) in linear light, mean CIEDE2000 (the number `halftone "
+                     "analyze --target %1` prints)")
+                      .arg(r.panelName));
         if (!r.error.isEmpty()) errors << r.label + QStringLiteral(": ") + r.error;
     }
     tonePlot_->clearGraphs();
@@ -449,10 +467,12 @@ bool QualityPanel::exportCsv(const QString& path, QString* error) const {
     }
     QTextStream out(&f);
     for (const QString& l : provenance()) out << "# " << l << '\n';
-    out << "section,result,device,time_ms,hvs_error,delta_e_seen,psnr_hvs_db,tone_max_dev,region,seen_as\n";
+    out << "section,result,device,time_ms,hvs_error,delta_e_seen,psnr_hvs_db,tone_max_dev,region,delta_e_panel,"
+           "seen_as\n";
     for (const QualityRow& r : rows_)
         out << "table," << csvField(r.label) << ',' << r.device << ',' << r.seconds * 1000 << ',' << r.hvsError << ','
             << r.seenDeltaE << ',' << r.psnrDb << ',' << r.toneMaxDeviation << ',' << csvField(r.region) << ','
+            << (r.panelName.isEmpty() ? QString() : QString::number(r.panelDeltaE, 'g', 17)) << ','
             << csvField(r.seenAs) << '\n';
     out << "section,result,input_gray,mean_output\n";
     for (const QualityRow& r : rows_)

@@ -34,7 +34,11 @@ struct QualityRow {
     /// seenDeltaE2000 (core/quality/metrics.h) of the result against the original, under the default viewing
     /// conditions, in the space the method diffused in; gray and colour results alike.
     double seenDeltaE = qQNaN();
-    QString region;  ///< "whole image" or the crop measured
+    /// A result made for a target: panelDeltaE2000 (core/palette/panel.h) of its simulated panel against the image it
+    /// was made from, the number `halftone analyze --target` prints; NaN for other results.
+    double panelDeltaE = qQNaN();
+    QString panelName;  ///< the target's name, empty for other results
+    QString region;     ///< "whole image" or the crop measured
     /// The viewing the PSNR and the Delta E seen are measured under: a result of a method that models a printer (one
     /// with a dpi) as printed at that resolution and seen from the panel's viewing distance (docs/quality.md, "Measured
     /// as printed"); others at screen pixels (the SPEC's sigma 1.2 px, Delta E at ViewingConditions' defaults).

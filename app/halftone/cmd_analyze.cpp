@@ -1,4 +1,5 @@
-// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/quality/metrics.h).
+// `halftone analyze ORIGINAL HALFTONE`: the quality measures of docs/spec.md section 3 (core/quality/metrics.h), and
+// with --target the colour difference of the simulated panel (core/palette/panel.h).
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -6,6 +7,9 @@
 
 #include "app/halftone/commands.h"
 #include "app/halftone/stdstreams.h"
+#include "core/job/job.h"
+#include "core/palette/panel.h"
+#include "core/prepare/prepare.h"
 #include "core/quality/metrics.h"
 #include "io/atomicwrite.h"
 #include "io/imagefile.h"
@@ -14,12 +18,11 @@ namespace halftone::cli {
 
 void addAnalyzeCommand(Commands& commands) {
     struct Options {
-        std::string original, halftone, csv, toneCsv;
+        std::string original, halftone, csv, toneCsv, target;
         std::vector<int> patch;  // x y w h
         std::string hvs = "gaussian";
         double sigma = 1.2;
-        double dpi = 0;        // with --dpi: also the PSNR as printed at this resolution
-        double distance = 30;  // seen from this many centimetres
+        double viewDpi = 0, viewDistance = 0;  // the viewing of the PSNR as printed and of the panel's measure
         bool json = false;
     };
     auto o = std::make_shared<Options>();
@@ -35,6 +38,11 @@ void addAnalyzeCommand(Commands& commands) {
             // One of the two may be standard input (`halftone - - < in.png | halftone analyze in.png -`).
             if (o->original == "-" && o->halftone == "-")
                 return fail("analyze: only one of ORIGINAL and HALFTONE can be standard input (-)", kExitUsage);
+            if ((o->viewDpi > 0) != (o->viewDistance > 0))
+                return fail("analyze: --view-dpi and --view-distance go together", kExitUsage);
+            Target target;
+            if (!o->target.empty())
+                if (Status s = resolveTarget(o->target, target); !s) return fail("analyze: " + s.message(), kExitUsage);
             StdStreams streams;
             std::string original = o->original, halftone = o->halftone;
             for (std::string* path : {&original, &halftone})
@@ -51,6 +59,22 @@ void addAnalyzeCommand(Commands& commands) {
             Image a, b;
             if (Status s = read(original, a); !s) return fail(s.message());
             if (Status s = read(halftone, b); !s) return fail(s.message());
+            if (!o->target.empty() && (a.width() != b.width() || a.height() != b.height())) {
+                // The original as the job prepared it: the target's frame, as `halftone --target` fills it by default.
+                JobSettings job, applied;
+                job.target = o->target;
+                if (Status s = applyTarget(job, applied); !s) return fail("analyze: " + s.message(), kExitUsage);
+                Image prepared;
+                if (Status s = prepareImage(a, applied.prepare, prepared); !s) return fail("analyze: " + s.message());
+                if (prepared.width() != b.width() || prepared.height() != b.height())
+                    return fail("analyze: " + o->original + " is " + std::to_string(a.width()) + " x " +
+                                std::to_string(a.height()) + " (" + std::to_string(prepared.width()) + " x " +
+                                std::to_string(prepared.height()) + " in the frame of target " + target.name +
+                                ") but " + o->halftone + " is " + std::to_string(b.width()) + " x " +
+                                std::to_string(b.height()) +
+                                ": give the original at the halftone's size (as the job prepared it)");
+                a = std::move(prepared);
+            }
             const Plane8 f = convertColor(a, ColorMode::Gray).channels.front();
             const Plane8 g = convertColor(b, ColorMode::Gray).channels.front();
             if (!f.sameSize(g))
@@ -80,14 +104,14 @@ void addAnalyzeCommand(Commands& commands) {
             field("sigma", jsonNumber(o->sigma));
             field("hvs_error", jsonNumber(hvsError));
             field("psnr_db", jsonNumber(psnr));
-            if (o->dpi > 0) {
+            if (o->viewDpi > 0) {
                 // As printed (docs/quality.md, "Measured as printed"): the eye's Gaussian at this size and distance.
-                const ViewingConditions seen{o->dpi, o->distance / 2.54};
+                const ViewingConditions seen{o->viewDpi, o->viewDistance};
                 const double printed = seenPsnr(f, g, seen);
-                line("PSNR, as printed         %.3f dB (%g dpi seen from %g cm, Gaussian sigma %.2f)\n", printed,
-                     o->dpi, o->distance, eyeSigmaPixels(seen));
-                field("dpi", jsonNumber(o->dpi));
-                field("distance_cm", jsonNumber(o->distance));
+                line("PSNR, as printed         %.3f dB (%g dpi seen from %g in, Gaussian sigma %.2f)\n", printed,
+                     o->viewDpi, o->viewDistance, eyeSigmaPixels(seen));
+                field("view_dpi", jsonNumber(o->viewDpi));
+                field("view_distance_in", jsonNumber(o->viewDistance));
                 field("psnr_printed_db", jsonNumber(printed));
             }
             // Colour: the mean CIEDE2000 of the two HVS-filtered images (linear light per channel, then CIELAB).
@@ -96,6 +120,27 @@ void addAnalyzeCommand(Commands& commands) {
                 line("Delta E 2000, filtered   %.3f (mean CIEDE2000, Gaussian sigma %.2f, linear light)\n", de,
                      o->sigma);
                 field("delta_e_2000", jsonNumber(de));
+            }
+            // The simulated panel: the halftone in the colours the target shows, against the original.
+            if (!o->target.empty()) {
+                PanelViewing viewing;
+                viewing.sigma = o->sigma;
+                viewing.dpi = o->viewDpi;
+                viewing.distanceInches = o->viewDistance;
+                double de = 0;
+                if (Status s = panelDeltaE2000(target, a, b, de, viewing); !s)
+                    return fail("analyze: " + o->halftone + ": " + s.message());
+                if (viewing.physical())
+                    line(
+                        "Delta E 2000, panel      %.3f (%s as it shows, %g dpi seen from %g in: sigma %.2f, linear "
+                        "light)\n",
+                        de, target.name.c_str(), viewing.dpi, viewing.distanceInches, viewing.filterSigma());
+                else
+                    line("Delta E 2000, panel      %.3f (%s as it shows, Gaussian sigma %.2f, linear light)\n", de,
+                         target.name.c_str(), viewing.filterSigma());
+                field("target", jsonString(target.name));
+                field("panel_sigma", jsonNumber(viewing.filterSigma()));
+                field("panel_delta_e_2000", jsonNumber(de));
             }
             const ToneCurve tc = toneCurve(f, g);
             double mf = 0, mg = 0;
@@ -176,16 +221,20 @@ void addAnalyzeCommand(Commands& commands) {
     sub->add_option("--hvs", o->hvs, "HVS model of the error")
         ->check(CLI::IsMember({"gaussian", "nasanen"}))
         ->capture_default_str();
+    sub->add_option("--target", o->target,
+                    "the device HALFTONE was made for (a built-in name or a target file): also measure the simulated "
+                    "panel, HALFTONE in the colours it shows, against ORIGINAL (prepared to the target's frame when "
+                    "the sizes differ)");
+    sub->add_option("--view-dpi", o->viewDpi,
+                    "the halftone's pixels per inch (on paper or on the panel), for --view-distance")
+        ->check(CLI::Range(1.0, 100000.0));
+    sub->add_option("--view-distance", o->viewDistance,
+                    "the viewing distance in inches: also the PSNR as printed, seen at --view-dpi from there, and with "
+                    "--target the panel's measure through the eye's Gaussian at that resolution and distance")
+        ->check(CLI::Range(0.1, 10000.0));
     sub->add_option("--sigma", o->sigma, "Gaussian deviation for the error and the PSNR filter")
         ->check(CLI::Range(0.3, 10.0))
         ->capture_default_str();
-    CLI::Option* dpi =
-        sub->add_option("--dpi", o->dpi, "also the PSNR as printed: the halftone's pixels per inch on paper")
-            ->check(CLI::Range(1.0, 100000.0));
-    sub->add_option("--distance", o->distance, "viewing distance in centimetres of the PSNR as printed")
-        ->check(CLI::Range(1.0, 10000.0))
-        ->capture_default_str()
-        ->needs(dpi);
 }
 
 }  // namespace halftone::cli

@@ -66,12 +66,19 @@ int printLists(const Options& o) {
             const std::string size = t.width == 0    ? std::string("any")
                                      : t.height == 0 ? std::to_string(t.width) + " wide"
                                                      : std::to_string(t.width) + "x" + std::to_string(t.height);
-            std::string codes;
-            for (const TargetInk& k : t.inks) codes += (codes.empty() ? "" : ",") + std::to_string(k.code);
+            std::string codes, inks;
+            for (const TargetInk& k : t.inks) {
+                codes += (codes.empty() ? "" : ",") + std::to_string(k.code);
+                char colours[64];
+                std::snprintf(colours, sizeof colours, R"(,"nominal":"#%02x%02x%02x","shown":"#%02x%02x%02x"})",
+                              k.nominal[0], k.nominal[1], k.nominal[2], k.shown[0], k.shown[1], k.shown[2]);
+                inks += (inks.empty() ? "{\"name\":" : ",{\"name\":") + jsonString(k.name) +
+                        ",\"code\":" + std::to_string(k.code) + colours;
+            }
             item("{\"name\":" + jsonString(t.name) + ",\"group\":" + jsonString(t.group) +
                      ",\"width\":" + std::to_string(t.width) + ",\"height\":" + std::to_string(t.height) +
-                     ",\"dpi\":" + jsonNumber(t.dpi) + ",\"codes\":[" + codes + "],\"source\":" + jsonString(t.source) +
-                     ",\"description\":" + jsonString(t.description) + "}",
+                     ",\"dpi\":" + jsonNumber(t.dpi) + ",\"codes\":[" + codes + "],\"inks\":[" + inks +
+                     "],\"source\":" + jsonString(t.source) + ",\"description\":" + jsonString(t.description) + "}",
                  t.name + "\t" + t.group + "\t" + size + "\t" +
                      (t.inks.empty() ? std::string("1-bit")
                                      : std::to_string(t.inks.size()) + " colours, codes " + codes) +

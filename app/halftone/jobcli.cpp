@@ -372,7 +372,9 @@ void addFileOptions(CLI::App& app, FileOptions& o) {
         ->group(group::kOutput);
     app.add_flag("--plates", o.plates,
                  "with --color cmyk: write one 1-bit TIFF per ink, named after OUTPUT and the ink (plates-cyan.tif, "
-                 "plates-magenta.tif, ...: separated, InkNames, the resolution) instead of one file of four inks")
+                 "plates-magenta.tif, ...: bilevel, 1 = ink, the ink in PageName, the resolution) instead of one file "
+                 "of four "
+                 "inks")
         ->group(group::kPrint);
     app.add_option("--max-memory", o.maxMemory,
                    "refuse inputs whose reading or halftoning needs more bytes, e.g. 8G (default: half the memory this "

@@ -174,6 +174,7 @@ Status resolveJob(const JobSettings& job, const Image* image, RunRequest& reques
             request.paletteCodes = t.codes();
             request.writtenPalette = t.writtenPalette();
         }
+        request.target = std::move(t);
         return Status::ok();
     }
     if (Status s = validateJob(job); !s) return s;

@@ -13,6 +13,7 @@
 #include "core/image.h"
 #include "core/palette/gamut.h"
 #include "core/palette/palette.h"
+#include "core/palette/target.h"
 #include "core/runcontrol.h"
 #include "core/status.h"
 
@@ -293,6 +294,9 @@ struct RunRequest {
     /// palette the result carries at those indices; empty: colour k is written as index k of `palette`.
     std::vector<uint8_t> paletteCodes;
     Palette writtenPalette;
+    /// The device the job is for (resolveJob sets it from JobSettings::target): the simulated panel shows the result in
+    /// its shown colours and measures it (core/palette/panel.h). runImage does not read it.
+    std::optional<Target> target;
     /// With a palette: the image's tone and gamut mapped into the palette's colours before the method (mapToPalette).
     ToneMap tone = ToneMap::None;
     GamutMap gamut = GamutMap::None;

@@ -31,6 +31,7 @@ struct Separation {
     uint32_t width = 0, height = 0;
     uint16_t bits = 0, samples = 0, photometric = 0, inkSet = 0, inks = 0;
     std::vector<std::string> inkNames;
+    std::string pageName;
     float xdpi = 0, ydpi = 0;
     uint16_t unit = 0;
     std::vector<Plane8> planes;
@@ -52,6 +53,7 @@ bool readSeparation(const std::string& path, Separation& s) {
             s.inkNames.emplace_back(names);
             names += s.inkNames.back().size() + 1;
         }
+    if (const char* page = nullptr; TIFFGetField(t, TIFFTAG_PAGENAME, &page) && page) s.pageName = page;
     TIFFGetField(t, TIFFTAG_XRESOLUTION, &s.xdpi);
     TIFFGetField(t, TIFFTAG_YRESOLUTION, &s.ydpi);
     TIFFGetField(t, TIFFTAG_RESOLUTIONUNIT, &s.unit);
@@ -183,10 +185,11 @@ void TestCliPrint::platesAndProof() {
         QVERIFY2(readSeparation(path(files[c]), plate), files[c]);
         QCOMPARE(plate.samples, uint16_t(1));
         QCOMPARE(plate.bits, uint16_t(1));
-        QCOMPARE(plate.photometric, uint16_t(PHOTOMETRIC_SEPARATED));
-        QCOMPARE(plate.inkSet, uint16_t(INKSET_MULTIINK));
-        QCOMPARE(plate.inks, uint16_t(1));
-        QCOMPARE(plate.inkNames, std::vector<std::string>{names[c]});
+        // a bilevel plate: 1 = ink shows black, the ink named in PageName (no ink tags, which would make readers
+        // take it for a CMYK file)
+        QCOMPARE(plate.photometric, uint16_t(PHOTOMETRIC_MINISWHITE));
+        QCOMPARE(plate.pageName, std::string(names[c]));
+        QVERIFY(plate.inkNames.empty());
         QCOMPARE(plate.xdpi, 800.0f);
         QCOMPARE(plate.ydpi, 800.0f);
         QCOMPARE(plate.unit, uint16_t(RESUNIT_INCH));
@@ -197,11 +200,13 @@ void TestCliPrint::platesAndProof() {
     QVERIFY(io::readImage(proof, shown).isOk());
     QCOMPARE(shown.space, ColorSpace::RGB);
     QVERIFY(shown.channels == simulatePrint(composite).channels);
-    // The halftone reader takes a plate back as that one ink.
+    // Any reader takes a plate back as a black-and-white picture of the ink: ink black, paper white.
     Image cyan;
     QVERIFY(io::readImage(path(files[0]), cyan).isOk());
-    QCOMPARE(cyan.space, ColorSpace::CMYK);
-    QVERIFY(cyan.channels[0] == four.planes[0]);
+    QCOMPARE(cyan.space, ColorSpace::Gray);
+    Plane8 seen = four.planes[0];
+    for (uint8_t& v : seen.data) v = uint8_t(255 - v);
+    QVERIFY(cyan.channels[0] == seen);
 }
 
 void TestCliPrint::resolutionIsTheScreens_data() {
@@ -383,11 +388,12 @@ void TestCliPrint::analyzeAsPrinted() {
     // An 85 lpi screen on 1200 dpi, measured as printed and seen from 30 cm (docs/quality.md, "Measured as printed"):
     // the figure the studio's quality panel shows, far above the one at screen pixels.
     const std::string out = path("am.png");
+    const QString inches = QString::number(30 / 2.54, 'g', 17);
     const test::ProcessRun run =
         runCli({"--method", "am", "--lpi", "85", "--dpi", "1200", input(), QString::fromStdString(out)});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    const test::ProcessRun a =
-        runCli({"analyze", "--json", "--dpi", "1200", "--distance", "30", input(), QString::fromStdString(out)});
+    const test::ProcessRun a = runCli(
+        {"analyze", "--json", "--view-dpi", "1200", "--view-distance", inches, input(), QString::fromStdString(out)});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
     const QJsonObject o = QJsonDocument::fromJson(a.out.toUtf8()).object();
     Image src, ht;
@@ -396,17 +402,18 @@ void TestCliPrint::analyzeAsPrinted() {
     const double expected = seenPsnr(convertColor(src, ColorMode::Gray).channels[0],
                                      convertColor(ht, ColorMode::Gray).channels[0], ViewingConditions{1200, 30 / 2.54});
     QCOMPARE(o.value("psnr_printed_db").toDouble(), expected);
-    QCOMPARE(o.value("dpi").toDouble(), 1200.0);
-    QCOMPARE(o.value("distance_cm").toDouble(), 30.0);
+    QCOMPARE(o.value("view_dpi").toDouble(), 1200.0);
+    QCOMPARE(o.value("view_distance_in").toDouble(), 30 / 2.54);
     QVERIFY2(expected > o.value("psnr_db").toDouble() + 10, qPrintable(a.out));
-    const test::ProcessRun text = runCli({"analyze", "--dpi", "1200", input(), QString::fromStdString(out)});
+    const test::ProcessRun text =
+        runCli({"analyze", "--view-dpi", "1200", "--view-distance", inches, input(), QString::fromStdString(out)});
     QVERIFY2(
-        text.out.contains(QString::asprintf("PSNR, as printed         %.3f dB (1200 dpi seen from 30 cm", expected)),
+        text.out.contains(QString::asprintf("PSNR, as printed         %.3f dB (1200 dpi seen from 11.811", expected)),
         qPrintable(text.out));
     // A distance without a resolution says what it needs.
-    const test::ProcessRun bad = runCli({"analyze", "--distance", "30", input(), QString::fromStdString(out)});
+    const test::ProcessRun bad = runCli({"analyze", "--view-distance", "12", input(), QString::fromStdString(out)});
     QCOMPARE(bad.exitCode, 2);
-    QVERIFY2(bad.err.contains("--dpi"), qPrintable(bad.err));
+    QVERIFY2(bad.err.contains("--view-dpi"), qPrintable(bad.err));
 }
 
 void TestCliPrint::iccSeparationWritesPlates() {
@@ -446,7 +453,7 @@ void TestCliPrint::iccSeparationWritesPlates() {
         QVERIFY(readSeparation(io::platePath(builtin, ink), formula));
         QCOMPARE(plate.bits, uint16_t(1));
         QCOMPARE(plate.samples, uint16_t(1));
-        QCOMPARE(plate.inkNames, std::vector<std::string>{ink});
+        QCOMPARE(plate.pageName, ink);
         QVERIFY2(plate.planes[0] == res.image.channels[c], ink.c_str());
         QVERIFY(inked(plate.planes[0]) > 0);
         differing += plate.planes[0] != formula.planes[0];

@@ -1,8 +1,12 @@
 // The `halftone` CLI's palette options as a process: --list-palettes, --show-palette, bad palette files and names
 // refused before any work (exit code, file and line in the message, nothing written), and, with a method that has
 // a palette form, indexed output that holds the palette's colours; --space and --match (linear light and the
-// euclidean match by default) against the reference, and --keep-alpha as an indexed PNG with a tRNS chunk.
+// euclidean match by default) against the reference, and --keep-alpha as an indexed PNG with a tRNS chunk; `analyze
+// --target` prints the simulated panel's Delta E of core/palette/panel.h.
 #include <QtTest>
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <filesystem>
 #include <fstream>
@@ -13,7 +17,10 @@
 #include "core/palette/palette.h"
 #include "core/palette/paletteed.h"
 #include "core/palette/target.h"
+#include "core/palette/panel.h"
+#include "core/job/job.h"
 #include "core/job/registry.h"
+#include "core/quality/metrics.h"
 #include "io/imagefile.h"
 #include "tests/common/process.h"
 #include "tests/common/qtestutil.h"
@@ -416,6 +423,72 @@ private slots:
         QCOMPARE(file.exitCode, 2);
         QVERIFY2(file.err.contains("bad.json") && file.err.contains("code 0"), qPrintable(file.err));
         QCOMPARE(runCli({"--tone", "auto", "/nonexistent/in.png", q(out)}).exitCode, 2);
+    }
+
+    /// `halftone analyze --target` prints panelDeltaE2000 of the file against the original prepared to the frame;
+    /// the number follows the colours the target shows.
+    void analyzeSimulatedPanel() {
+        const std::string target = "inky-impression-7.3-spectra6", photo = test::dataPath("chelsea.png");
+        const std::string out = path("frame.png");
+        const auto r = runCli({"--target", q(target), q(photo), q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto panelDeltaE = [&](const QStringList& extra, const std::string& spec, double* plain = nullptr) {
+            const auto a =
+                runCli(QStringList{"analyze", "--json", "--target", q(spec)} + extra + QStringList{q(photo), q(out)});
+            if (a.exitCode != 0) qWarning("%s", qPrintable(a.err));
+            const QJsonObject o = QJsonDocument::fromJson(a.out.toUtf8()).object();
+            if (plain) *plain = o.value("delta_e_2000").toDouble(qQNaN());
+            return o.value("panel_delta_e_2000").toDouble(qQNaN());
+        };
+        // The core's number on the same pixels: the photo prepared as `--target` prepares it, the file as written.
+        Image original, prepared, written;
+        QVERIFY(io::readImage(photo, original));
+        QVERIFY(io::readImage(out, written));
+        JobSettings job, applied;
+        job.target = target;
+        QVERIFY(applyTarget(job, applied));
+        QVERIFY(prepareImage(original, applied.prepare, prepared));
+        const Target& t = *findBuiltinTarget(target);
+        double want = 0;
+        QVERIFY(panelDeltaE2000(t, prepared, written, want));
+        const double measured = panelDeltaE({}, target);
+        QCOMPARE(measured, want);
+        // The same target with the driver's nominal colours shown: another number, that of the file itself.
+        const std::string ideal = path("ideal.json");
+        {
+            std::ofstream f(ideal);
+            f << R"({"halftone-target": 1, "name": "ideal", "width": 800, "height": 480, "inks": [)";
+            for (size_t k = 0; k < t.inks.size(); ++k) {
+                char ink[128];
+                const Rgb8& c = t.inks[k].nominal;
+                std::snprintf(ink, sizeof ink, R"(%s{"name": "%s", "code": %d, "nominal": "#%02x%02x%02x"})",
+                              k ? ", " : "", t.inks[k].name.c_str(), t.inks[k].code, c[0], c[1], c[2]);
+                f << ink;
+            }
+            f << "]}";
+        }
+        double plain = 0;
+        const double nominal = panelDeltaE({}, ideal, &plain);
+        QVERIFY2(std::abs(nominal - measured) > 0.5, qPrintable(QStringLiteral("%1 %2").arg(nominal).arg(measured)));
+        QCOMPARE(nominal, plain);
+        // Seen at the panel's resolution from a distance: the eye's Gaussian.
+        PanelViewing viewing;
+        viewing.dpi = 127;
+        viewing.distanceInches = 20;
+        QVERIFY(panelDeltaE2000(t, prepared, written, want, viewing));
+        QCOMPARE(panelDeltaE({"--view-dpi", "127", "--view-distance", "20"}, target), want);
+        // A file of another device's colours, and a lone --view-dpi, are refused.
+        const std::string pico = path("pico8.png");
+        QCOMPARE(
+            runCli({"--palette", "pico8", "--width", "800", "--height", "480", "--fit", "cover", q(photo), q(pico)})
+                .exitCode,
+            0);
+        const auto foreign = runCli({"analyze", "--target", q(target), q(photo), q(pico)});
+        QCOMPARE(foreign.exitCode, 1);
+        QVERIFY2(foreign.err.contains("pico8.png") && foreign.err.contains("none of the colours"),
+                 qPrintable(foreign.err));
+        QCOMPARE(runCli({"analyze", "--target", q(target), "--view-dpi", "127", q(photo), q(out)}).exitCode, 2);
+        QCOMPARE(runCli({"analyze", "--target", "no-such-panel", q(photo), q(out)}).exitCode, 2);
     }
 
     void framingOptions() {

@@ -1,7 +1,8 @@
 // The whole job in the studio: the Adjust panel prepares the image in the worker (cached by its settings, never
 // re-reading the file), File > Save preset / Load preset round-trip the job and refuse bad presets without changing
 // it, and File > Batch writes each file's output as a single run does, names the broken ones, and leaves nothing
-// partial behind when cancelled.
+// partial behind when cancelled; a result made for a target has a simulated panel in the colours the device shows, and
+// the quality panel measures it as `halftone analyze --target` does.
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
@@ -14,9 +15,12 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 
+#include "core/palette/panel.h"
 #include "core/prepare/prepare.h"
 #include "core/quality/metrics.h"
 #include "core/job/registry.h"
@@ -105,6 +109,7 @@ private slots:
     void dpiIsThePrinterResolution();
     void adjustSettingsSaveAndRestore();
     void targetChooserRunsForTheDevice();
+    void simulatedPanelShowsAndMeasuresTheShownColours();
     void presetRoundTripThroughMenu();
     void badPresetShowsErrorAndKeepsJob_data();
     void badPresetShowsErrorAndKeepsJob();
@@ -666,6 +671,77 @@ void TestStudioJob::batchCancelLeavesNoPartialFile() {
     QCOMPARE(expected.size(), sum.written);
     const QStringList entries = QDir(out).exists() ? allEntries(out) : QStringList{};
     QCOMPARE(entries, expected);
+}
+
+void TestStudioJob::simulatedPanelShowsAndMeasuresTheShownColours() {
+    // A result made for a target: the Simulated panel view shows every pixel in the colour the panel shows for its
+    // code, and the quality panel's Delta E panel is core's panelDeltaE2000, which `halftone analyze --target` prints
+    // for the saved file (the same number from the file's colours).
+    const std::string name = "inky-impression-7.3-spectra6";
+    const Target& t = *findBuiltinTarget(name);
+    MainWindow w(Registry::instance());
+    QVERIFY(w.methodPanel()->setMethod("ed", "plain"));
+    w.methodPanel()->setDevice(Device::Cpu);
+    QVERIFY(w.adjustPanel()->setTarget(name));
+    w.adjustPanel()->widthSpin()->setValue(90);  // the job's own size: a small run
+    w.adjustPanel()->heightSpin()->setValue(54);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    w.setImage(test::randomRgb(90, 54, test::freshSeed("panel")), "colour");
+    QVERIFY(shown.wait(60000));
+    const JobResultPtr r = w.currentResult();
+    QVERIFY(r && r->target && r->prepared);
+    QCOMPARE(r->target->name, name);
+    QVERIFY(w.panelAction()->isEnabled());
+    QVERIFY(!w.compareView()->panel());
+    QCOMPARE(w.compareView()->resultPane(0)->image(), r->display);
+    w.panelAction()->setChecked(true);
+    QVERIFY(w.compareView()->panel());
+    const QImage view = w.compareView()->resultPane(0)->image().convertToFormat(QImage::Format_RGB32);
+    QCOMPARE(view.size(), QSize(90, 54));
+    std::map<int, Rgb8> shownOf;
+    for (const TargetInk& k : t.inks) shownOf[k.code] = k.shown;
+    int differs = 0;
+    for (int y = 0; y < view.height(); ++y)
+        for (int x = 0; x < view.width(); ++x) {
+            const Rgb8 want = shownOf.at(r->halftone->indices.at(y, x));
+            const QRgb got = view.pixel(x, y);
+            QCOMPARE((Rgb8{uint8_t(qRed(got)), uint8_t(qGreen(got)), uint8_t(qBlue(got))}), want);
+            const QRgb written = r->display.pixel(x, y);
+            differs += qRed(written) != want[0] || qGreen(written) != want[1] || qBlue(written) != want[2];
+        }
+    QVERIFY(differs > 0);  // the panel's colours are not the driver's
+    // With Perceived: the panel through the HVS Gaussian (made with the run for an image this small).
+    QVERIFY(!r->perceivedPanel.isNull());
+    QVERIFY(r->perceivedPanel != r->perceived);
+    w.setPerceivedView(true);
+    QCOMPARE(w.compareView()->resultPane(0)->image(), r->perceivedPanel);
+    w.setPerceivedView(false);
+    w.panelAction()->setChecked(false);
+    QCOMPARE(w.compareView()->resultPane(0)->image(), r->display);
+
+    QSignalSpy measured(w.qualityPanel(), &QualityPanel::measured);
+    w.qualityPanel()->measure();
+    QVERIFY(measured.wait(60000));
+    QCOMPARE(w.qualityPanel()->rows().size(), 1);
+    const QualityRow& row = w.qualityPanel()->rows().front();
+    double want = 0;
+    QVERIFY(panelDeltaE2000(t, *r->prepared->image, *r->halftone, want));
+    QCOMPARE(row.panelDeltaE, want);
+    QCOMPARE(row.panelName, QString::fromStdString(name));
+    auto* table = w.qualityPanel()->findChild<QTableWidget*>("qualityTable");
+    QVERIFY(table);
+    QCOMPARE(table->horizontalHeaderItem(8)->text(), QString("Delta E panel"));
+    QCOMPARE(table->item(0, 8)->text(), QString::number(want, 'f', 3));
+    // The saved file, read back as the CLI reads it, measures the same.
+    QTemporaryDir dir;
+    const QString file = dir.filePath("frame.png");
+    QVERIFY(w.saveResult(file));
+    Image back;
+    QVERIFY(io::readImage(file.toStdString(), back));
+    QVERIFY(back.indices.empty());
+    double fromFile = 0;
+    QVERIFY(panelDeltaE2000(t, *r->prepared->image, back, fromFile));
+    QCOMPARE(fromFile, want);
 }
 
 QTEST_MAIN(TestStudioJob)

@@ -1,12 +1,16 @@
 // Targets: every built-in device halftones an image of awkward size to exactly its frame and writes only its driver's
 // codes (or only black and white for a 1-bit device); Spectra 6's codes skip 4; target files parse, round-trip and
-// refuse bad values with the key named; presets keep the target; a target and a palette together are refused.
+// refuse bad values with the key named; presets keep the target; a target and a palette together are refused; the
+// simulated panel shows each pixel's ink in its shown colour, from the result's codes and from its file colours alike,
+// and its Delta E is the filtered Delta E 2000 of that view.
 #include <QtTest>
 
 #include <set>
 
 #include "core/job/job.h"
 #include "core/job/registry.h"
+#include "core/palette/panel.h"
+#include "core/quality/metrics.h"
 #include "io/preset.h"
 #include "io/targetfile.h"
 #include "tests/common/testutil.h"
@@ -25,6 +29,15 @@ Status runJob(const JobSettings& job, const Image& in, RunResult& out) {
     return runImage(prepared, request, out);
 }
 
+/// The built-in target of the current data row's "name" column, and a job for it on the CPU.
+std::pair<const Target*, JobSettings> rowTargetJob() {
+    QFETCH(QString, name);
+    JobSettings job;
+    job.target = name.toStdString();
+    job.device = "cpu";
+    return {findBuiltinTarget(job.target), job};
+}
+
 }  // namespace
 
 class TestTarget : public QObject {
@@ -41,6 +54,9 @@ private slots:
     void badTargetFilesAreRefused();
     void presetsNameATarget();
     void namesAndConflicts();
+    void simulatedPanelShowsTheShownColours_data();
+    void simulatedPanelShowsTheShownColours();
+    void simulatedPanelRefusesForeignColours();
 };
 
 void TestTarget::builtinTargetsAreValid() {
@@ -66,11 +82,9 @@ void TestTarget::outputHasTheFrameAndOnlyTheCodes_data() {
 }
 
 void TestTarget::outputHasTheFrameAndOnlyTheCodes() {
-    QFETCH(QString, name);
-    const Target& t = *findBuiltinTarget(name.toStdString());
-    JobSettings job;
-    job.target = t.name;
-    job.device = "cpu";
+    auto [target, job] = rowTargetJob();
+    QVERIFY(target);
+    const Target& t = *target;
     if (t.width == 0) {  // a device without a frame: the size from the print size, filled
         job.printSize = "0.5x0.3in";
         job.prepare.fit = ResizeFit::Cover;
@@ -250,6 +264,83 @@ void TestTarget::namesAndConflicts() {
     QVERIFY(!both);
     QVERIFY2(both.message().find("leave out the palette") != std::string::npos, both.message().c_str());
     QVERIFY(!resolveTarget("/nonexistent/frame.json", t));
+}
+
+void TestTarget::simulatedPanelShowsTheShownColours_data() { outputHasTheFrameAndOnlyTheCodes_data(); }
+
+void TestTarget::simulatedPanelShowsTheShownColours() {
+    auto [target, job] = rowTargetJob();
+    QVERIFY(target);
+    const Target& t = *target;
+    job.prepare.width = 41;  // the job's own size, so that every device runs on the same small image
+    job.prepare.height = 29;
+    const Image in = test::randomRgb(41, 29, test::freshSeed("panel"));
+    RunResult r;
+    const Status s = runJob(job, in, r);
+    QVERIFY2(s, s.message().c_str());
+    Image shown;
+    QVERIFY(simulatePanel(t, r.image, shown));
+    QCOMPARE(shown.space, ColorSpace::RGB);
+    QCOMPARE(shown.width(), 41);
+    QCOMPARE(shown.height(), 29);
+    for (size_t i = 0; i < shown.channels[0].size(); ++i) {
+        Rgb8 want{};
+        if (t.inks.empty()) {
+            want.fill(r.image.channels[0].data[i]);
+        } else {
+            const auto ink = std::find_if(t.inks.begin(), t.inks.end(),
+                                          [&](const TargetInk& k) { return k.code == r.image.indices.data[i]; });
+            QVERIFY(ink != t.inks.end());
+            want = ink->shown;
+        }
+        for (size_t c = 0; c < 3; ++c) QCOMPARE(shown.channels[c].data[i], want[c]);
+    }
+    // From a file's colours (no indices: an indexed file is expanded when read) the same view.
+    Image colours = r.image;
+    colours.palette.clear();
+    colours.indices = Plane8();
+    Image fromColours;
+    QVERIFY(simulatePanel(t, colours, fromColours));
+    for (size_t c = 0; c < 3; ++c) QVERIFY(fromColours.channels[c] == shown.channels[c]);
+    // The measure is the filtered Delta E 2000 of the view; with the nominal colours shown it is that of the file.
+    double de = 0;
+    QVERIFY(panelDeltaE2000(t, in, r.image, de));
+    QCOMPARE(de, filteredDeltaE2000(in, shown));
+    Target ideal = t;
+    for (TargetInk& k : ideal.inks) k.shown = k.nominal;
+    double deIdeal = 0;
+    QVERIFY(panelDeltaE2000(ideal, in, r.image, deIdeal));
+    QCOMPARE(deIdeal, filteredDeltaE2000(in, r.image));
+    if (ideal.shownPalette() != t.shownPalette()) QVERIFY2(std::abs(de - deIdeal) > 0.1, t.name.c_str());
+    // Seen at a resolution and distance: the eye's Gaussian.
+    PanelViewing far;
+    far.dpi = 128;
+    far.distanceInches = 40;
+    double deFar = 0;
+    QVERIFY(panelDeltaE2000(t, in, r.image, deFar, far));
+    QCOMPARE(deFar,
+             filteredDeltaE2000(in, shown, eyeSigmaPixels({128, 40}), int(std::ceil(3 * eyeSigmaPixels({128, 40})))));
+}
+
+void TestTarget::simulatedPanelRefusesForeignColours() {
+    const Target& t = *findBuiltinTarget("inky-impression-7.3-spectra6");
+    Image im = test::randomRgb(5, 3, test::freshSeed("foreign"));
+    for (Plane8& p : im.channels) p.data.assign(p.size(), 255);
+    im.channels[1].at(2, 4) = 128;  // one pixel that is none of the driver's colours
+    Image shown;
+    const Status s = simulatePanel(t, im, shown);
+    QVERIFY(!s);
+    QVERIFY2(QString::fromStdString(s.message()).contains("pixel (4, 2) is #ff80ff"), s.message().c_str());
+    // Two inks with one nominal colour: a file cannot tell them apart.
+    Target twin = t;
+    twin.inks[2].nominal = twin.inks[3].nominal;
+    QVERIFY(!simulatePanel(twin, im, shown));
+    // Sizes that differ are named.
+    double de = 0;
+    const Status size = panelDeltaE2000(t, test::randomRgb(6, 3, test::freshSeed("foreign")), im, de);
+    QVERIFY2(QString::fromStdString(size.message()).contains("6 x 3") &&
+                 QString::fromStdString(size.message()).contains("5 x 3"),
+             size.message().c_str());
 }
 
 QTEST_APPLESS_MAIN(TestTarget)
