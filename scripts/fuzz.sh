@@ -23,13 +23,13 @@ mkdir -p "$CORPUS" "$CRASHES" "$BUILD/tmp"
 SEEDS="$BUILD/seeds-$TARGET"
 rm -rf "$SEEDS"; mkdir -p "$SEEDS"
 # Seeds: for the loader every test file below 256 KiB (large ones only slow each run), hostile files included;
-# for the others the files of their kind (for presets also the valid ones of tests/fuzz/seeds/preset: every file of
-# tests/data is hostile).
+# for the others the files of their kind, and for presets and PSD the valid ones of tests/fuzz/seeds/ (those of
+# tests/data are mostly hostile).
 case "$TARGET" in
   load) find tests/data -type f -size -256k ! -name '*.py' ! -name '*.md' ! -name '*.json' -exec cp {} "$SEEDS/" \; ;;
   preset) find tests/data docs tests/fuzz/seeds/preset -type f -name '*.json' -size -256k -exec cp {} "$SEEDS/" \; ;;
   palette) find tests/data/palettes -type f -exec cp {} "$SEEDS/" \; ;;
-  psd) find tests/data -type f -name '*.psd' -exec cp {} "$SEEDS/" \; ;;
+  psd) find tests/data tests/fuzz/seeds/psd -type f -name '*.psd' -exec cp {} "$SEEDS/" \; ;;
 esac
 # OpenImageIO keeps process-wide caches that LeakSanitizer would report: leaks are looked for only in the targets
 # that do not load it (preset, palette); memory errors in all.
