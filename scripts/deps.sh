@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages Halftone Studio needs, only those missing. Run by test.sh, asan.sh and studio.sh.
 # Usage: scripts/deps.sh           everything: building, the tests, the .deb and the benchmark's reference tools
 #        scripts/deps.sh studio    only what building and running the studio and the CLI need (scripts/studio.sh)
+#        scripts/deps.sh fuzz      everything, and clang with libFuzzer for the fuzz preset (scripts/fuzz.sh)
 set -euo pipefail
 HALFTONE_PACKAGES=(
   g++ cmake ninja-build pkg-config                         # toolchain
@@ -21,6 +22,9 @@ if [ "${1:-all}" != studio ]; then
     libgs-common                                           # Ghostscript's ICC profiles, the tests' CMYK profiles
     python3-pil                                            # Pillow, the reference of scripts/target-table.py
   )
+fi
+if [ "${1:-all}" = fuzz ]; then
+  HALFTONE_PACKAGES+=(clang libclang-rt-14-dev)            # the fuzz preset: clang 14, libFuzzer and its sanitizers
 fi
 missing=()
 for p in "${HALFTONE_PACKAGES[@]}"; do

@@ -44,10 +44,12 @@ struct Job {
     Quantize q;
 };
 
-/// The three input rows of image row i.
+/// The three input rows of image row i. Moved to another row by seek, not by assignment: clang 14 cannot generate
+/// the assignment of an array of restrict pointers ("cannot initialize a parameter of type 'void *'").
 struct InputRow {
     const uint8_t* __restrict ch[3];
-    InputRow(const Job& c, int i) {
+    InputRow(const Job& c, int i) { seek(c, i); }
+    void seek(const Job& c, int i) {
         for (int k = 0; k < 3; ++k) ch[k] = c.planes[k] + size_t(i) * size_t(c.width);
     }
     void at(int j, uint8_t a[3]) const {
@@ -66,7 +68,7 @@ struct PaletteStep {
     int width() const { return c.width; }
     int height() const { return c.height; }
     void startRow(int i) {
-        in = InputRow(c, i);
+        in.seek(c, i);
         out = c.dst.row(i);
     }
     uint8_t level(int, int) const { return 0; }  // fixed kernels only
