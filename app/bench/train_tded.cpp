@@ -472,8 +472,9 @@ int main(int argc, char** argv) {
     c.update();
     line("start: per level the best of Ostromoukhov, 7 : 3 : 5, 2 : 1 : 1 on its patches; T = 0", c.kernel, 3 * kRows);
 
-    // Round 1: one slope for all thresholds, T(a) = k (127.5 - a) 16, on the images. Negative k is Eschbach and Knox's
-    // edge enhancement (the input weighs 1 - k in the decision), which the per-level rows mirror exactly.
+    // Round 1: one slope for all thresholds, T(a) = k (127.5 - a) 16, on the images; the mirrored rows hold the line
+    // exactly. The decision then weighs the input by 1 + k (Eschbach and Knox's threshold modulation); k near -1/2
+    // cancels error diffusion's own sharpening (Kite, Evans and Bovik's linear gain model).
     double bestSlope = 0, best = std::numeric_limits<double>::infinity();
     for (int step = 0; step <= 20; ++step) {
         const double k = -0.05 * step;
