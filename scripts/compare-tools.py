@@ -22,6 +22,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEBIAN_PYTHON = "/usr/bin/python3"
 
 
 def run(cmd, shell=False):
@@ -93,7 +94,7 @@ def comparisons(ht, work, have_pil):
             ("halftone", [ht, "--palette", "pico8", f"{w}/photo24.png", f"{w}/o-pico.png"]),
             ("ImageMagick -remap", ["convert", f"{w}/photo24.png", "-dither", "FloydSteinberg", "-remap",
                                     f"{w}/pico8.png", f"{w}/o-pico-im.png"]),
-        ] + ([("Pillow quantize", [sys.executable, "-c",
+        ] + ([("Pillow quantize", [DEBIAN_PYTHON, "-c",
                                    "import sys; from PIL import Image; im=Image.open(sys.argv[1]).convert('RGB'); "
                                    "p=Image.open(sys.argv[2]).convert('RGB'); pal=Image.new('P',(1,1)); "
                                    "pal.putpalette([v for px in p.getdata() for v in px]); "
@@ -125,11 +126,9 @@ def main():
             sys.exit(f"{tool} is not installed: run scripts/deps.sh")
     if not os.access(a.halftone, os.X_OK):
         sys.exit(f"{a.halftone} is not built: cmake --preset release && cmake --build --preset release")
-    try:
-        import PIL  # noqa: F401
-        have_pil = True
-    except ImportError:
-        have_pil = False
+    # Debian's Pillow (python3-pil) belongs to Debian's python3, which another python3 on PATH may not be.
+    have_pil = subprocess.run([DEBIAN_PYTHON, "-c", "import PIL"], stderr=subprocess.DEVNULL).returncode == 0
+    if not have_pil:
         print("Pillow (python3-pil) is not installed: its comparison is left out")
     work = a.work or tempfile.mkdtemp(prefix="compare-tools-")
     os.makedirs(work, exist_ok=True)
