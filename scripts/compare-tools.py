@@ -92,6 +92,9 @@ def comparisons(ht, work, have_pil):
         ]),
         ("24 MP PNG -> PICO-8 (16 colours) PNG", [
             ("halftone", [ht, "--palette", "pico8", f"{w}/photo24.png", f"{w}/o-pico.png"]),
+            ("halftone --method ec --variant wavefront", [ht, "--method", "ec", "--variant", "wavefront",
+                                                          "--palette", "pico8", f"{w}/photo24.png",
+                                                          f"{w}/o-pico-wf.png"]),
             ("ImageMagick -remap", ["convert", f"{w}/photo24.png", "-dither", "FloydSteinberg", "-remap",
                                     f"{w}/pico8.png", f"{w}/o-pico-im.png"]),
         ] + ([("Pillow quantize", [DEBIAN_PYTHON, "-c",
@@ -107,6 +110,8 @@ def comparisons(ht, work, have_pil):
         ]),
         ("8K PGM -> PBM", [
             ("halftone", [ht, f"{w}/big8k.pgm", f"{w}/o-8k.pbm"]),
+            ("halftone --method ec --variant wavefront", [ht, "--method", "ec", "--variant", "wavefront",
+                                                          f"{w}/big8k.pgm", f"{w}/o-8k-wf.pbm"]),
             ("pamditherbw -fs", ["bash", "-c", f"pamditherbw -fs {w}/big8k.pgm > {w}/o-8k-pam.pbm"]),
         ]),
     ]
@@ -148,18 +153,23 @@ def main():
         print(f"round {r + 1} of {a.rounds} done", file=sys.stderr)
     load = os.getloadavg()
     print(f"{a.rounds} interleaved rounds, medians; load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    print(f"| comparison | command | wall s | CPU s | reference / halftone (wall / CPU) |")
+    print(f"| comparison | command | wall s | CPU s | reference / halftone, wall / CPU |")
     print(f"| --- | --- | ---: | ---: | ---: |")
     for title, cmds in comps:
-        base = None
+        base = fast = None
         for name, _ in cmds:
             ws = statistics.median(x[0] for x in times[(title, name)])
             cs = statistics.median(x[1] for x in times[(title, name)])
-            if base is None:
-                base = (ws, cs)
-                ratio = "1.0x"
+            if name.startswith("halftone"):
+                if base is None:
+                    base = (ws, cs)
+                ratio = "" if (ws, cs) == base else f"{ws / base[0]:.2f}x / {cs / max(base[1], 1e-9):.2f}x of the first"
             else:
                 ratio = f"{ws / base[0]:.1f}x / {cs / max(base[1], 1e-9):.1f}x"
+                if fast:
+                    ratio += f"; {ws / fast[0]:.1f}x / {cs / max(fast[1], 1e-9):.1f}x of the wavefront"
+            if "wavefront" in name:
+                fast = (ws, cs)
             print(f"| {title} | {name} | {ws:.3f} | {cs:.3f} | {ratio} |")
 
 
