@@ -123,25 +123,25 @@ def main():
         orig = os.path.join(work, name + ".png")
         frame(src, orig, t["width"], t.get("height", 0), have_pil)
 
-        def ours(label, args):
+        def halftone_run(label, args):
             out = os.path.join(work, f"{name}.{label}.png")
             run([cli, "--target", name, "--device", "cpu"] + args + [orig, out])
             return panel(name, orig, out)
 
-        fs = ours("fs", ["--kernel", "floyd-steinberg"])
+        fs = halftone_run("fs", ["--kernel", "floyd-steinberg"])
         tried = []
         for k in kernels:
             try:
-                tried.append((ours(k, ["--kernel", k]), k))
+                tried.append((halftone_run(k, ["--kernel", k]), k))
             except RuntimeError:  # a kernel the target's method refuses (level-dependent ones to a palette)
                 pass
         best = min(tried)
-        blue = ours("blue-noise", ["--method", "ordered", "--screen", "blue-noise"])
-        dbs = ours("dbs", ["--method", "dbs"]) if not inks else None
+        blue = halftone_run("blue-noise", ["--method", "ordered", "--screen", "blue-noise"])
+        dbs = halftone_run("dbs", ["--method", "dbs"]) if not inks else None
         # Beside the defaults: a palette device with its tone range mapped (--tone auto), a 1-bit device diffusing in
         # linear light (its gray job runs in gamma values unless --linear; palette jobs already run in linear light).
-        tone = ours("fs-tone", ["--tone", "auto"]) if inks else None
-        linear = ours("fs-linear", ["--linear"]) if not inks else None
+        tone = halftone_run("fs-tone", ["--tone", "auto"]) if inks else None
+        linear = halftone_run("fs-linear", ["--linear"]) if not inks else None
         pil = None
         if have_pil:
             out = os.path.join(work, f"{name}.pillow.png")
