@@ -69,11 +69,9 @@ int printLists(const Options& o) {
             std::string codes, inks;
             for (const TargetInk& k : t.inks) {
                 codes += (codes.empty() ? "" : ",") + std::to_string(k.code);
-                char colours[64];
-                std::snprintf(colours, sizeof colours, R"(,"nominal":"#%02x%02x%02x","shown":"#%02x%02x%02x"})",
-                              k.nominal[0], k.nominal[1], k.nominal[2], k.shown[0], k.shown[1], k.shown[2]);
                 inks += (inks.empty() ? "{\"name\":" : ",{\"name\":") + jsonString(k.name) +
-                        ",\"code\":" + std::to_string(k.code) + colours;
+                        ",\"code\":" + std::to_string(k.code) + ",\"nominal\":" + jsonString(colorText(k.nominal)) +
+                        ",\"shown\":" + jsonString(colorText(k.shown)) + "}";
             }
             item("{\"name\":" + jsonString(t.name) + ",\"group\":" + jsonString(t.group) +
                      ",\"width\":" + std::to_string(t.width) + ",\"height\":" + std::to_string(t.height) +

@@ -2,9 +2,9 @@
 
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
+#include "core/palette/palette.h"
 #include "core/quality/metrics.h"
 
 namespace halftone {
@@ -14,12 +14,6 @@ double PanelViewing::filterSigma() const { return physical() ? eyeSigmaPixels({d
 int PanelViewing::filterRadius() const { return physical() ? int(std::ceil(3 * filterSigma())) : 4; }
 
 namespace {
-
-std::string hex(uint8_t r, uint8_t g, uint8_t b) {
-    char text[8];
-    std::snprintf(text, sizeof text, "#%02x%02x%02x", r, g, b);
-    return text;
-}
 
 uint32_t key(uint8_t r, uint8_t g, uint8_t b) { return uint32_t(r) << 16 | uint32_t(g) << 8 | b; }
 
@@ -56,8 +50,8 @@ Status panelInks(const Target& target, const Image& result, Plane8& inks) {
         const Rgb8& c = target.inks[k].nominal;
         if (!byColor.emplace(key(c[0], c[1], c[2]), int(k)).second)
             return Status::error(who + " gives '" + target.inks[size_t(byColor[key(c[0], c[1], c[2])])].name +
-                                 "' and '" + target.inks[k].name + "' the same nominal colour " +
-                                 hex(c[0], c[1], c[2]) + ", so its files cannot tell them apart");
+                                 "' and '" + target.inks[k].name + "' the same nominal colour " + colorText(c) +
+                                 ", so its files cannot tell them apart");
     }
     const Image rgb = convertColor(result, ColorMode::RGB);
     inks = Plane8(W, H);
@@ -66,7 +60,7 @@ Status panelInks(const Target& target, const Image& result, Plane8& inks) {
         const auto it = byColor.find(key(r, g, b));
         if (it == byColor.end())
             return Status::error("pixel (" + std::to_string(i % size_t(W)) + ", " + std::to_string(i / size_t(W)) +
-                                 ") is " + hex(r, g, b) + ", none of the colours " + who +
+                                 ") is " + colorText(Rgb8{r, g, b}) + ", none of the colours " + who +
                                  (target.inks.empty()
                                       ? " prints (black and white)"
                                       : " writes; was it halftoned with --target " + target.name + "?"));
