@@ -112,7 +112,13 @@ inline std::shared_ptr<const Image> randomGrayImage(int w, int h, const char* wh
     return std::make_shared<const Image>(Image::gray(randomPlane(w, h, freshSeed(what))));
 }
 
-inline std::string dataPath(const std::string& name) { return std::string(HALFTONE_TEST_DATA_DIR) + "/" + name; }
+// Appended in place: GCC 12's -Warray-bounds misreads `std::string(literal) + "/" + name` at -O3 for some lengths.
+inline std::string dataPath(const std::string& name) {
+    std::string path = HALFTONE_TEST_DATA_DIR;
+    path += '/';
+    path += name;
+    return path;
+}
 
 /// \brief Where Debian's libgs-common puts Ghostscript's ICC profiles (default_cmyk.icc, ps_cmyk.icc,
 /// default_rgb.icc, ...): the free profiles the ICC separation is tested with (docs/print.md, "ICC separation").
