@@ -21,6 +21,7 @@ if [ "${1:-all}" != studio ]; then
     netpbm imagemagick                                     # reference tools in the benchmark
     libgs-common                                           # Ghostscript's ICC profiles, the tests' CMYK profiles
     python3-pil                                            # Pillow, the reference of scripts/target-table.py
+    pngquant                                               # the reference of scripts/auto-palette-table.sh
   )
 fi
 if [ "${1:-all}" = fuzz ]; then

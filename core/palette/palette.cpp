@@ -12,10 +12,8 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
-#include <limits>
 #include <sstream>
 #include <string>
-#include <unordered_map>
 
 namespace halftone {
 
@@ -455,64 +453,6 @@ Format sniff(const std::string& bytes) {
     return Format::Unknown;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// CIELAB (D65, sRGB primaries) for palettes made from images
-
-struct Lab {
-    double L = 0, a = 0, b = 0;
-};
-
-double srgbToLinear(double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); }
-double linearToSrgb(double v) { return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055; }
-
-constexpr double kXn = 0.95047, kYn = 1.0, kZn = 1.08883;
-
-double labF(double t) {
-    constexpr double d = 6.0 / 29.0;
-    return t > d * d * d ? std::cbrt(t) : t / (3 * d * d) + 4.0 / 29.0;
-}
-double labFInv(double t) {
-    constexpr double d = 6.0 / 29.0;
-    return t > d ? t * t * t : 3 * d * d * (t - 4.0 / 29.0);
-}
-
-Lab toLab(const Rgb8& c) {
-    const double r = srgbToLinear(c[0] / 255.0), g = srgbToLinear(c[1] / 255.0), b = srgbToLinear(c[2] / 255.0);
-    const double x = 0.4124564 * r + 0.3575761 * g + 0.1804375 * b;
-    const double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
-    const double z = 0.0193339 * r + 0.1191920 * g + 0.9503041 * b;
-    const double fx = labF(x / kXn), fy = labF(y / kYn), fz = labF(z / kZn);
-    return {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
-}
-
-Rgb8 toRgb(const Lab& l) {
-    const double fy = (l.L + 16) / 116, fx = fy + l.a / 500, fz = fy - l.b / 200;
-    const double x = kXn * labFInv(fx), y = kYn * labFInv(fy), z = kZn * labFInv(fz);
-    const double lin[3] = {3.2404542 * x - 1.5371385 * y - 0.4985314 * z,
-                           -0.9692660 * x + 1.8760108 * y + 0.0415560 * z,
-                           0.0556434 * x - 0.2040259 * y + 1.0572252 * z};
-    Rgb8 out{};
-    for (int k = 0; k < 3; ++k)
-        out[size_t(k)] = uint8_t(std::lround(255.0 * std::clamp(linearToSrgb(std::clamp(lin[k], 0.0, 1.0)), 0.0, 1.0)));
-    return out;
-}
-
-double dist2(const Lab& p, const Lab& q) {
-    const double dL = p.L - q.L, da = p.a - q.a, db = p.b - q.b;
-    return dL * dL + da * da + db * db;
-}
-
-uint32_t packed(const Rgb8& c) { return (uint32_t(c[0]) << 16) | (uint32_t(c[1]) << 8) | c[2]; }
-
-/// The documented order of a palette made from an image: darkest first (CIELAB L*), ties by the colour's hex value.
-void sortByLightness(std::vector<Rgb8>& colors) {
-    std::vector<std::pair<double, uint32_t>> keyed;
-    for (const Rgb8& c : colors) keyed.push_back({toLab(c).L, packed(c)});
-    std::sort(keyed.begin(), keyed.end());
-    colors.clear();
-    for (const auto& k : keyed) colors.push_back({uint8_t(k.second >> 16), uint8_t(k.second >> 8), uint8_t(k.second)});
-}
-
 }  // namespace
 
 const std::vector<BuiltinPalette>& builtinPalettes() {
@@ -622,130 +562,6 @@ Status savePaletteFile(const std::string& path, const Palette& p) {
     out.write(bytes.data(), std::streamsize(bytes.size()));
     out.close();
     if (!out) return Status::error("cannot write palette '" + path + "': write failed");
-    return Status::ok();
-}
-
-Status autoPalette(const Image& image, int n, Palette& out) {
-    out = Palette{};
-    out.name = "auto:" + std::to_string(n);
-    if (n < kMinPaletteColors || n > kMaxPaletteColors)
-        return Status::error("auto:" + std::to_string(n) + ": the number of colours must be 2 to 256");
-    if (image.channels.empty() || image.width() <= 0 || image.height() <= 0)
-        return Status::error("auto:" + std::to_string(n) + ": the image is empty");
-    const Image rgb = image.space == ColorSpace::CMYK ? convertColor(image, ColorMode::RGB) : image;
-    const bool gray = rgb.channels.size() < 3;
-    const int w = rgb.width(), h = rgb.height();
-    // A regular grid of at most about 2^18 samples: the same pixels every run.
-    const uint64_t pixels = uint64_t(w) * uint64_t(h);
-    const int step = int(std::max<uint64_t>(1, uint64_t(std::ceil(std::sqrt(double(pixels) / double(1 << 18))))));
-    std::unordered_map<uint32_t, uint32_t> counts;
-    for (int y = step / 2; y < h; y += step)
-        for (int x = step / 2; x < w; x += step) {
-            const uint8_t r = rgb.channels[0].at(y, x);
-            const Rgb8 c = gray ? Rgb8{r, r, r} : Rgb8{r, rgb.channels[1].at(y, x), rgb.channels[2].at(y, x)};
-            ++counts[packed(c)];
-        }
-    std::vector<std::pair<uint32_t, uint32_t>> distinct(counts.begin(), counts.end());  // (colour, count)
-    std::sort(distinct.begin(), distinct.end());
-    auto unpack = [](uint32_t v) { return Rgb8{uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)}; };
-
-    if (int(distinct.size()) <= n) {
-        // No more colours than asked for: the palette is the image's own colours (fewer than n when the image has
-        // fewer). A one-colour image gets black or white beside it, whichever is farther, to make two.
-        for (const auto& d : distinct) out.colors.push_back(unpack(d.first));
-        if (out.colors.size() == 1) {
-            const Lab l = toLab(out.colors[0]);
-            out.colors.push_back(l.L > 50 ? Rgb8{0, 0, 0} : Rgb8{255, 255, 255});
-        }
-        sortByLightness(out.colors);
-        return Status::ok();
-    }
-
-    // Weighted k-means (Lloyd, 1982) in CIELAB over the distinct sampled colours, merged into bins of 5 bits per
-    // channel (at most 32768 points: each the mean of its members, weighted by their count).
-    struct Point {
-        Lab lab;
-        double w = 0;
-    };
-    std::unordered_map<uint32_t, size_t> binIndex;
-    std::vector<Point> pts;
-    for (const auto& d : distinct) {
-        const Rgb8 c = unpack(d.first);
-        const uint32_t bin = (uint32_t(c[0] >> 3) << 10) | (uint32_t(c[1] >> 3) << 5) | uint32_t(c[2] >> 3);
-        auto [it, inserted] = binIndex.try_emplace(bin, pts.size());
-        if (inserted) pts.push_back({});
-        Point& p = pts[it->second];
-        const Lab l = toLab(c);
-        const double wt = d.second;
-        p.lab.L += wt * l.L;
-        p.lab.a += wt * l.a;
-        p.lab.b += wt * l.b;
-        p.w += wt;
-    }
-    for (Point& p : pts) p.lab = {p.lab.L / p.w, p.lab.a / p.w, p.lab.b / p.w};
-    const int k = std::min<int>(n, int(pts.size()));
-
-    // Initialisation: the heaviest point, then repeatedly the point with the largest weight x squared distance to
-    // its nearest centre (a deterministic form of k-means++ by Arthur and Vassilvitskii, 2007).
-    std::vector<Lab> centres;
-    std::vector<double> nearestD(pts.size(), std::numeric_limits<double>::infinity());
-    size_t first = 0;
-    for (size_t i = 1; i < pts.size(); ++i)
-        if (pts[i].w > pts[first].w) first = i;
-    centres.push_back(pts[first].lab);
-    while (int(centres.size()) < k) {
-        size_t best = 0;
-        double bestScore = -1;
-        for (size_t i = 0; i < pts.size(); ++i) {
-            nearestD[i] = std::min(nearestD[i], dist2(pts[i].lab, centres.back()));
-            const double score = pts[i].w * nearestD[i];
-            if (score > bestScore) {
-                bestScore = score;
-                best = i;
-            }
-        }
-        if (bestScore <= 0) break;  // every point is on a centre already
-        centres.push_back(pts[best].lab);
-    }
-
-    std::vector<int> assign(pts.size(), -1);
-    for (int iter = 0; iter < 40; ++iter) {
-        bool changed = false;
-        for (size_t i = 0; i < pts.size(); ++i) {
-            int best = 0;
-            double bestD = dist2(pts[i].lab, centres[0]);
-            for (int c = 1; c < int(centres.size()); ++c) {
-                const double d = dist2(pts[i].lab, centres[size_t(c)]);
-                if (d < bestD) {
-                    bestD = d;
-                    best = c;
-                }
-            }
-            if (assign[i] != best) {
-                assign[i] = best;
-                changed = true;
-            }
-        }
-        if (!changed && iter > 0) break;
-        std::vector<Lab> sum(centres.size());
-        std::vector<double> weight(centres.size(), 0.0);
-        for (size_t i = 0; i < pts.size(); ++i) {
-            Lab& s = sum[size_t(assign[i])];
-            s.L += pts[i].w * pts[i].lab.L;
-            s.a += pts[i].w * pts[i].lab.a;
-            s.b += pts[i].w * pts[i].lab.b;
-            weight[size_t(assign[i])] += pts[i].w;
-        }
-        for (size_t c = 0; c < centres.size(); ++c)
-            if (weight[c] > 0) centres[c] = {sum[c].L / weight[c], sum[c].a / weight[c], sum[c].b / weight[c]};
-    }
-
-    for (const Lab& c : centres) {
-        const Rgb8 rgbc = toRgb(c);
-        if (std::find(out.colors.begin(), out.colors.end(), rgbc) == out.colors.end()) out.colors.push_back(rgbc);
-    }
-    if (out.colors.size() < 2) out.colors.push_back(toLab(out.colors[0]).L > 50 ? Rgb8{0, 0, 0} : Rgb8{255, 255, 255});
-    sortByLightness(out.colors);
     return Status::ok();
 }
 

@@ -93,11 +93,23 @@ Status formatPaletteFile(const std::string& fileName, const Palette& p, std::str
 /// \brief Writes a palette file in the format of its extension (see formatPaletteFile).
 Status savePaletteFile(const std::string& path, const Palette& p);
 
+/// \brief One palette autoPalette considers: how it was made and the filtered Delta E 2000 (docs/spec.md section 3)
+/// of its Floyd-Steinberg halftone of the samples (linear light, euclidean match) against them.
+struct AutoPaletteCandidate {
+    Palette palette;
+    std::string method;
+    double error = 0;
+};
+
+/// \brief The palettes autoPalette chooses from (docs/palettes.md): an image with n colours or fewer gives one, its
+/// own colours (a one-colour image gets black or white beside it); any other gives four, weighted k-means over a
+/// fixed grid of at most about 2^18 samples in CIELAB and in sRGB code values, each with and without error feedback.
+/// Each palette is sorted darkest first (L*), ties by the hex value.
+Status autoPaletteCandidates(const Image& image, int n, std::vector<AutoPaletteCandidate>& out);
+
 /// \brief Builds a palette of at most n colours (2..256) from an image (gray, RGB or CMYK), deterministically (same
-/// image, same palette): weighted k-means in CIELAB over a fixed grid of at most about 2^18 samples, seeded by
-/// the heaviest colour and then farthest-weighted colours. An image with n colours or fewer gets exactly its own
-/// colours (a one-colour image gets black or white beside it). Colours are sorted darkest first (L*), ties by
-/// their hex value.
+/// image, same palette): the candidate of autoPaletteCandidates whose halftone of the samples is closest to them
+/// (the first of equals).
 Status autoPalette(const Image& image, int n, Palette& out);
 
 /// \brief For a spec "auto:N" sets n = N (an error unless 2 <= N <= 256); n = 0 for any other spec.

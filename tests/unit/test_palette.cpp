@@ -2,6 +2,7 @@
 // with its name and line, the built-in palettes against their published colours, and palettes made from images.
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -10,6 +11,8 @@
 #include <sys/stat.h>
 
 #include "core/palette/palette.h"
+#include "core/palette/paletteed.h"
+#include "core/quality/metrics.h"
 #include "io/imagefile.h"
 #include "tests/common/qtestutil.h"
 #include "tests/common/testutil.h"
@@ -467,6 +470,54 @@ private slots:
         QCOMPARE(g.size(), 4);
         for (const Rgb8& c : g.colors) QVERIFY(std::abs(c[0] - c[1]) <= 1 && std::abs(c[1] - c[2]) <= 1);
         QVERIFY(g.colors.front()[0] < 64 && g.colors.back()[0] > 192);
+    }
+    void autoPaletteChoosesTheBestCandidate() {
+        // A smooth colour field (red, yellow, blue and white at the corners, bilinear between them): the palette that
+        // k-means in CIELAB alone makes cannot reach the field's saturated edges, so error diffusion to it is worse
+        // than to a candidate made in sRGB code values; autoPalette keeps the candidate whose halftone is closest.
+        Image ramp;
+        ramp.space = ColorSpace::RGB;
+        ramp.channels.assign(3, Plane8(193, 97));
+        const double corners[4][3] = {{255, 0, 0}, {255, 255, 0}, {0, 0, 255}, {255, 255, 255}};
+        for (int y = 0; y < 97; ++y)
+            for (int x = 0; x < 193; ++x) {
+                const double u = x / 192.0, v = y / 96.0;
+                for (int k = 0; k < 3; ++k) {
+                    const double c = (1 - u) * (1 - v) * corners[0][k] + u * (1 - v) * corners[1][k] +
+                                     (1 - u) * v * corners[2][k] + u * v * corners[3][k];
+                    ramp.channels[size_t(k)].at(y, x) = uint8_t(std::lround(c));
+                }
+            }
+        for (int n : {16, 64}) {
+            std::vector<AutoPaletteCandidate> cands;
+            QVERIFY(autoPaletteCandidates(ramp, n, cands).isOk());
+            QCOMPARE(int(cands.size()), 4);
+            size_t best = 0;
+            for (size_t i = 0; i < cands.size(); ++i) {
+                QVERIFY2(cands[i].palette.size() >= 2 && cands[i].palette.size() <= n, cands[i].method.c_str());
+                QVERIFY2(std::isfinite(cands[i].error) && cands[i].error > 0, cands[i].method.c_str());
+                if (cands[i].error < cands[best].error) best = i;
+            }
+            Palette chosen;
+            QVERIFY(autoPalette(ramp, n, chosen).isOk());
+            QCOMPARE(chosen.colors, cands[best].palette.colors);
+            // The measure the choice uses, on the whole image: the chosen palette dithers the field closer than
+            // the CIELAB k-means alone.
+            EdParams params;
+            params.linear = true;
+            auto dithered = [&](const Palette& p) {
+                return filteredDeltaE2000(ramp, expandIndexed(referencePaletteErrorDiffusion(ramp, p, params), p));
+            };
+            const double chosenError = dithered(chosen), labOnly = dithered(cands[0].palette);
+            QVERIFY2(chosenError < labOnly,
+                     qPrintable(QString("auto:%1: %2 (%3) against %4").arg(n).arg(chosenError).arg(
+                         QString::fromStdString(cands[best].method)).arg(labOnly)));
+        }
+        // An image of few colours has one candidate: its own colours.
+        std::vector<AutoPaletteCandidate> few;
+        QVERIFY(autoPaletteCandidates(Image::gray(Plane8(3, 3, 40)), 4, few).isOk());
+        QCOMPARE(int(few.size()), 1);
+        QCOMPARE(hexList(few[0].palette.colors), std::string("282828 ffffff "));
     }
     void autoPaletteBadN() {
         const Image im = testImage(8, 8);
