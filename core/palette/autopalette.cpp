@@ -260,26 +260,25 @@ Status autoPaletteCandidates(const Image& image, int n, std::vector<AutoPaletteC
     constexpr int kRecipes = int(std::size(recipes));
     out.assign(size_t(kRecipes), {});
     // The candidates are independent: each on a worker of the shared pool.
-    parallelChunks(kRecipes, 1, std::min(kRecipes, hardwareThreads()), {}, "auto palette",
-                   [&](int64_t begin, int64_t end, int) {
-                       for (int64_t i = begin; i < end; ++i) {
-                           const Recipe& r = recipes[i];
-                           AutoPaletteCandidate& cand = out[size_t(i)];
-                           cand.palette.name = name;
-                           cand.method = r.method;
-                           for (const Vec3& c : kMeans(r.inLab ? lab : code, k, r.feedbackRounds)) {
-                               const Rgb8 rgbc = r.inLab ? rgbOfLab(c) : rgbOfGamma(c);
-                               std::vector<Rgb8>& colors = cand.palette.colors;
-                               if (std::find(colors.begin(), colors.end(), rgbc) == colors.end())
-                                   colors.push_back(rgbc);
-                           }
-                           if (cand.palette.colors.size() < 2)
-                               cand.palette.colors.push_back(lightness(cand.palette.colors[0]) > 50 ? Rgb8{0, 0, 0}
-                                                                                                    : Rgb8{255, 255, 255});
-                           sortByLightness(cand.palette.colors);
-                           cand.error = ditheredError(samples, cand.palette);
-                       }
-                   });
+    parallelChunks(
+        kRecipes, 1, std::min(kRecipes, hardwareThreads()), {}, "auto palette", [&](int64_t begin, int64_t end, int) {
+            for (int64_t i = begin; i < end; ++i) {
+                const Recipe& r = recipes[i];
+                AutoPaletteCandidate& cand = out[size_t(i)];
+                cand.palette.name = name;
+                cand.method = r.method;
+                for (const Vec3& c : kMeans(r.inLab ? lab : code, k, r.feedbackRounds)) {
+                    const Rgb8 rgbc = r.inLab ? rgbOfLab(c) : rgbOfGamma(c);
+                    std::vector<Rgb8>& colors = cand.palette.colors;
+                    if (std::find(colors.begin(), colors.end(), rgbc) == colors.end()) colors.push_back(rgbc);
+                }
+                if (cand.palette.colors.size() < 2)
+                    cand.palette.colors.push_back(lightness(cand.palette.colors[0]) > 50 ? Rgb8{0, 0, 0}
+                                                                                         : Rgb8{255, 255, 255});
+                sortByLightness(cand.palette.colors);
+                cand.error = ditheredError(samples, cand.palette);
+            }
+        });
     return Status::ok();
 }
 

@@ -509,9 +509,11 @@ private slots:
                 return filteredDeltaE2000(ramp, expandIndexed(referencePaletteErrorDiffusion(ramp, p, params), p));
             };
             const double chosenError = dithered(chosen), labOnly = dithered(cands[0].palette);
-            QVERIFY2(chosenError < labOnly,
-                     qPrintable(QString("auto:%1: %2 (%3) against %4").arg(n).arg(chosenError).arg(
-                         QString::fromStdString(cands[best].method)).arg(labOnly)));
+            QVERIFY2(chosenError < labOnly, qPrintable(QString("auto:%1: %2 (%3) against %4")
+                                                           .arg(n)
+                                                           .arg(chosenError)
+                                                           .arg(QString::fromStdString(cands[best].method))
+                                                           .arg(labOnly)));
         }
         // An image of few colours has one candidate: its own colours.
         std::vector<AutoPaletteCandidate> few;
