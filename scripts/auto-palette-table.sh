@@ -22,10 +22,10 @@ echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 for N in 16 64 256; do
   for img in field-bilinear field-red-blue field-hsl chelsea coffee; do
     in="$T/$img.png"
-    t=$( { /usr/bin/time -f %e "$H" --palette "auto:$N" "$in" "$T/ours.png"; } 2>&1 | tail -1)
+    t=$( { /usr/bin/time -f %e "$H" --palette "auto:$N" "$in" "$T/auto.png"; } 2>&1 | tail -1)
     pngquant --force --speed 1 "$N" --output "$T/pq.png" "$in"
     convert "$T/pq.png" -unique-colors -depth 8 txt:- | sed -nE 's/.*#([0-9A-Fa-f]{6}).*/\1/p' >"$T/pq.hex"
-    "$H" --palette "$T/pq.hex" "$in" "$T/pqours.png"
-    echo "| $img | $N | $(de "$in" "$T/ours.png") | $t s | $(de "$in" "$T/pq.png") | $(de "$in" "$T/pqours.png") |"
+    "$H" --palette "$T/pq.hex" "$in" "$T/pq-dithered.png"
+    echo "| $img | $N | $(de "$in" "$T/auto.png") | $t s | $(de "$in" "$T/pq.png") | $(de "$in" "$T/pq-dithered.png") |"
   done
 done
