@@ -6,6 +6,7 @@
 namespace halftone {
 
 double srgbToLinear(double x) { return x <= 0.04045 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4); }
+double linearToSrgb(double x) { return x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1.0 / 2.4) - 0.055; }
 
 uint8_t Quantizer::levelValue(int k, int levels) { return uint8_t((510 * k + (levels - 1)) / (2 * (levels - 1))); }
 

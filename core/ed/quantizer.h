@@ -10,6 +10,8 @@ namespace halftone {
 
 /// \brief sRGB decoding lin(x) for x in [0,1] (double precision, host only).
 double srgbToLinear(double x);
+/// \brief sRGB encoding, the inverse of srgbToLinear, for x in [0,1] (double precision, host only).
+double linearToSrgb(double x);
 
 /// \brief Maps 8-bit input to scale-16 values and picks output levels; shared by every ED/EC path.
 ///

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/ed/quantizer.h"
 #include "core/image.h"
 #include "core/palette/palette.h"
 #include "core/palette/paletteed.h"
@@ -22,9 +23,6 @@ namespace halftone {
 namespace {
 
 using Vec3 = std::array<double, 3>;
-
-double srgbToLinear(double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); }
-double linearToSrgb(double v) { return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055; }
 
 Vec3 labOf(const Vec3& gamma255) {
     const Lab l = linearSrgbToLab(srgbToLinear(gamma255[0] / 255.0), srgbToLinear(gamma255[1] / 255.0),
@@ -54,6 +52,11 @@ double dist2(const Vec3& p, const Vec3& q) {
 uint32_t packed(const Rgb8& c) { return (uint32_t(c[0]) << 16) | (uint32_t(c[1]) << 8) | c[2]; }
 Rgb8 unpacked(uint32_t v) { return Rgb8{uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)}; }
 double lightness(const Rgb8& c) { return labOf({double(c[0]), double(c[1]), double(c[2])})[0]; }
+
+/// A palette of one colour gets black or white beside it, whichever is farther, to make two.
+void atLeastTwo(std::vector<Rgb8>& colors) {
+    if (colors.size() == 1) colors.push_back(lightness(colors[0]) > 50 ? Rgb8{0, 0, 0} : Rgb8{255, 255, 255});
+}
 
 /// The documented order of a palette made from an image: darkest first (CIELAB L*), ties by the colour's hex value.
 void sortByLightness(std::vector<Rgb8>& colors) {
@@ -213,8 +216,7 @@ Status autoPaletteCandidates(const Image& image, int n, std::vector<AutoPaletteC
         own.palette.name = name;
         own.method = "the image's own colours";
         for (const auto& d : distinct) own.palette.colors.push_back(unpacked(d.first));
-        if (own.palette.colors.size() == 1)
-            own.palette.colors.push_back(lightness(own.palette.colors[0]) > 50 ? Rgb8{0, 0, 0} : Rgb8{255, 255, 255});
+        atLeastTwo(own.palette.colors);
         sortByLightness(own.palette.colors);
         own.error = ditheredError(samples, own.palette);
         out.push_back(std::move(own));
@@ -260,25 +262,24 @@ Status autoPaletteCandidates(const Image& image, int n, std::vector<AutoPaletteC
     constexpr int kRecipes = int(std::size(recipes));
     out.assign(size_t(kRecipes), {});
     // The candidates are independent: each on a worker of the shared pool.
-    parallelChunks(
-        kRecipes, 1, std::min(kRecipes, hardwareThreads()), {}, "auto palette", [&](int64_t begin, int64_t end, int) {
-            for (int64_t i = begin; i < end; ++i) {
-                const Recipe& r = recipes[i];
-                AutoPaletteCandidate& cand = out[size_t(i)];
-                cand.palette.name = name;
-                cand.method = r.method;
-                for (const Vec3& c : kMeans(r.inLab ? lab : code, k, r.feedbackRounds)) {
-                    const Rgb8 rgbc = r.inLab ? rgbOfLab(c) : rgbOfGamma(c);
-                    std::vector<Rgb8>& colors = cand.palette.colors;
-                    if (std::find(colors.begin(), colors.end(), rgbc) == colors.end()) colors.push_back(rgbc);
-                }
-                if (cand.palette.colors.size() < 2)
-                    cand.palette.colors.push_back(lightness(cand.palette.colors[0]) > 50 ? Rgb8{0, 0, 0}
-                                                                                         : Rgb8{255, 255, 255});
-                sortByLightness(cand.palette.colors);
-                cand.error = ditheredError(samples, cand.palette);
-            }
-        });
+    parallelChunks(kRecipes, 1, std::min(kRecipes, hardwareThreads()), {}, "auto palette",
+                   [&](int64_t begin, int64_t end, int) {
+                       for (int64_t i = begin; i < end; ++i) {
+                           const Recipe& r = recipes[i];
+                           AutoPaletteCandidate& cand = out[size_t(i)];
+                           cand.palette.name = name;
+                           cand.method = r.method;
+                           for (const Vec3& c : kMeans(r.inLab ? lab : code, k, r.feedbackRounds)) {
+                               const Rgb8 rgbc = r.inLab ? rgbOfLab(c) : rgbOfGamma(c);
+                               std::vector<Rgb8>& colors = cand.palette.colors;
+                               if (std::find(colors.begin(), colors.end(), rgbc) == colors.end())
+                                   colors.push_back(rgbc);
+                           }
+                           atLeastTwo(cand.palette.colors);
+                           sortByLightness(cand.palette.colors);
+                           cand.error = ditheredError(samples, cand.palette);
+                       }
+                   });
     return Status::ok();
 }
 

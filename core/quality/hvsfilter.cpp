@@ -10,11 +10,6 @@
 
 namespace halftone {
 
-namespace {
-/// sRGB encoding, the inverse of srgbToLinear (core/ed/quantizer.h).
-double linearToSrgb(double x) { return x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1.0 / 2.4) - 0.055; }
-}  // namespace
-
 std::vector<double> hvsGaussianTaps(const HvsFilterParams& params) {
     const int w = std::max(0, params.radius);
     std::vector<double> taps(size_t(2 * w + 1));
