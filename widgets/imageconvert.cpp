@@ -1,5 +1,8 @@
 #include "widgets/imageconvert.h"
 
+#include "core/threads.h"
+#include "core/workerpool.h"
+
 namespace halftone {
 
 namespace {
@@ -54,22 +57,39 @@ QImage toDisplayImageCopy(const Image& image) {
 
 namespace {
 
-/// Halves an 8-bit-per-channel image with a 2x2 box filter (odd edges average what exists).
+/// One output row of a 2x2 box reduction of rows r0 and r1 (`w` pixels of `Bpp` bytes); an odd last column
+/// averages what exists.
+template <int Bpp>
+void halveRow(const uchar* r0, const uchar* r1, int w, uchar* o) {
+    const int pairs = w / 2;  // outputs whose two columns both exist
+    for (int x = 0; x < pairs; ++x)
+        for (int c = 0; c < Bpp; ++c) {
+            const int a = 2 * Bpp * x + c, b = a + Bpp;
+            o[Bpp * x + c] = uchar((r0[a] + r0[b] + r1[a] + r1[b] + 2) / 4);
+        }
+    if (w % 2)
+        for (int c = 0; c < Bpp; ++c) {
+            const int a = Bpp * (w - 1) + c;
+            o[Bpp * pairs + c] = uchar((2 * r0[a] + 2 * r1[a] + 2) / 4);
+        }
+}
+
+/// Halves an 8-bit-per-channel image with a 2x2 box filter (odd edges average what exists); rows on the worker pool.
 QImage halve(const QImage& in) {
-    const int bpp = in.format() == QImage::Format_Grayscale8 ? 1 : 3;
+    const bool gray = in.format() == QImage::Format_Grayscale8;
     const int w = in.width(), h = in.height(), hw = (w + 1) / 2, hh = (h + 1) / 2;
     QImage out(hw, hh, in.format());
-    for (int y = 0; y < hh; ++y) {
-        const uchar* r0 = in.constScanLine(2 * y);
-        const uchar* r1 = in.constScanLine(std::min(2 * y + 1, h - 1));
-        uchar* o = out.scanLine(y);
-        for (int x = 0; x < hw; ++x) {
-            const int x0 = 2 * x, x1 = std::min(2 * x + 1, w - 1);
-            for (int c = 0; c < bpp; ++c)
-                o[bpp * x + c] =
-                    uchar((r0[bpp * x0 + c] + r0[bpp * x1 + c] + r1[bpp * x0 + c] + r1[bpp * x1 + c] + 2) / 4);
+    if (out.isNull()) return out;
+    uchar* bits = out.bits();  // detached here, once: the workers only write rows
+    const qsizetype stride = out.bytesPerLine();
+    parallelChunks(hh, 64, threadsOrAll(0), RunControl{}, {}, [&](int64_t y0, int64_t y1, int) {
+        for (int64_t y = y0; y < y1; ++y) {
+            const uchar* r0 = in.constScanLine(int(2 * y));
+            const uchar* r1 = in.constScanLine(std::min(int(2 * y + 1), h - 1));
+            uchar* o = bits + y * stride;
+            gray ? halveRow<1>(r0, r1, w, o) : halveRow<3>(r0, r1, w, o);
         }
-    }
+    });
     return out;
 }
 

@@ -30,6 +30,8 @@ private slots:
     void integerZoomIsPixelExact_data();
     void integerZoomIsPixelExact();
     void zoomOutAverages();
+    void reductionsAreBoxMeans_data();
+    void reductionsAreBoxMeans();
     void fitToWindow();
     void keyboardZoom();
     void splitMode();
@@ -155,6 +157,54 @@ void TestStudioCompareView::zoomOutAverages() {
     QCOMPARE(levels.front().size(), QSize(256, 256));
     QCOMPARE(int(levels.front().constScanLine(10)[10]), 128);  // (0 + 255 + 255 + 0 + 2) / 4
     QCOMPARE(levels.back().width(), 64);
+}
+
+void TestStudioCompareView::reductionsAreBoxMeans_data() {
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    QTest::addColumn<bool>("rgb");
+    for (bool rgb : {false, true})
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {1, 131}, {131, 1}, {97, 61}, {300, 257}})
+            QTest::newRow(qPrintable(QString("%1x%2 %3").arg(w).arg(h).arg(rgb ? "rgb" : "gray"))) << w << h << rgb;
+}
+
+void TestStudioCompareView::reductionsAreBoxMeans() {
+    QFETCH(int, w);
+    QFETCH(int, h);
+    QFETCH(bool, rgb);
+    const int bpp = rgb ? 3 : 1;
+    const Plane8 noise = test::randomPlane(w * bpp, h, test::freshSeed("reductions"));
+    QImage base(w, h, rgb ? QImage::Format_RGB888 : QImage::Format_Grayscale8);
+    for (int y = 0; y < h; ++y) std::copy(noise.row(y), noise.row(y) + w * bpp, base.scanLine(y));
+    const QVector<QImage> levels = reductions(base);
+    // Each level from the one before: every output the rounded mean of its 2 x 2 block, an odd edge's missing
+    // pixels taken as the edge pixels themselves; halved until both sides are at most 64.
+    QImage prev = base;
+    for (const QImage& level : levels) {
+        QCOMPARE(level.format(), base.format());
+        QCOMPARE(level.size(), QSize((prev.width() + 1) / 2, (prev.height() + 1) / 2));
+        for (int y = 0; y < level.height(); ++y)
+            for (int x = 0; x < level.width(); ++x)
+                for (int c = 0; c < bpp; ++c) {
+                    const int x0 = 2 * x, x1 = std::min(2 * x + 1, prev.width() - 1);
+                    const uchar* r0 = prev.constScanLine(2 * y);
+                    const uchar* r1 = prev.constScanLine(std::min(2 * y + 1, prev.height() - 1));
+                    const int mean =
+                        (r0[bpp * x0 + c] + r0[bpp * x1 + c] + r1[bpp * x0 + c] + r1[bpp * x1 + c] + 2) / 4;
+                    if (level.constScanLine(y)[bpp * x + c] != mean)
+                        QFAIL(qPrintable(QString("level %1 x %2: (%3, %4) channel %5 is %6, not %7")
+                                             .arg(level.width())
+                                             .arg(level.height())
+                                             .arg(x)
+                                             .arg(y)
+                                             .arg(c)
+                                             .arg(level.constScanLine(y)[bpp * x + c])
+                                             .arg(mean)));
+                }
+        prev = level;
+    }
+    QVERIFY(prev.width() <= 64 && prev.height() <= 64);
+    QCOMPARE(levels.isEmpty(), w <= 64 && h <= 64);
 }
 
 void TestStudioCompareView::fitToWindow() {
