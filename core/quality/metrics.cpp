@@ -34,53 +34,101 @@ double hvsWeightedError(const Plane8& original, const Plane8& halftone, const Hv
 
 namespace {
 
-/// The separable truncated Gaussian of section 3 on a W x H plane of values; taps outside the image are dropped and
-/// the rest renormalised. Rows (then columns) run on the worker pool; every output value is the same sum in the same
-/// order whatever the thread count, so the measures are deterministic.
-std::vector<double> gaussianFiltered(std::vector<double> a, int W, int H, double sigma, int radius) {
-    const int w = std::max(0, radius);
-    std::vector<double> k(size_t(2 * w + 1));
-    for (int i = -w; i <= w; ++i)
-        k[size_t(i + w)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
-    double full = 0;  // the weights' sum where the whole kernel lies inside, added in the order of the loop below
-    for (int i = -w; i <= w; ++i) full += k[size_t(i + w)];
-    // One output value: taps from `lo` to `hi` inside; `step` apart in `in` from the centre `c`.
-    auto tap = [&](const double* in, ptrdiff_t c, ptrdiff_t step, int lo, int hi) {
+/// The separable truncated Gaussian of section 3: taps outside the image are dropped and the rest renormalised.
+class TruncatedGaussian {
+public:
+    TruncatedGaussian(double sigma, int radius) : w_(std::max(0, radius)), k_(size_t(2 * w_ + 1)) {
+        for (int i = -w_; i <= w_; ++i)
+            k_[size_t(i + w_)] = sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : (i == 0);
+        for (int i = -w_; i <= w_; ++i) full_ += k_[size_t(i + w_)];  // in the order the taps are added
+    }
+    int radius() const { return w_; }
+
+    /// A row of W values filtered along it.
+    void row(const double* in, int W, double* out) const {
+        const int x0 = std::min(w_, W), x1 = std::max(x0, W - w_);
+        for (int x = 0; x < x0; ++x) out[x] = taps(in + x, 1, std::max(-w_, -x), std::min(w_, W - 1 - x));
+        inside(in + x0, 1, x1 - x0, out + x0);
+        for (int x = x1; x < W; ++x) out[x] = taps(in + x, 1, std::max(-w_, -x), std::min(w_, W - 1 - x));
+    }
+    /// Row y of a plane H rows high, filtered down its columns; `at` points at row y of the row-filtered plane
+    /// (rows W apart), whose rows the kernel reaches from y are there.
+    void column(const double* at, int W, int y, int H, double* out) const {
+        if (y >= w_ && y + w_ < H) return inside(at, W, W, out);
+        const int lo = std::max(-w_, -y), hi = std::min(w_, H - 1 - y);
+        for (int x = 0; x < W; ++x) out[x] = taps(at + x, W, lo, hi);
+    }
+
+private:
+    /// One output from its taps lo..hi, `step` apart around `c`, by the weights of those taps.
+    double taps(const double* c, ptrdiff_t step, int lo, int hi) const {
         double acc = 0, ws = 0;
         for (int i = lo; i <= hi; ++i) {
-            acc += k[size_t(i + w)] * in[c + i * step];
-            ws += k[size_t(i + w)];
+            acc += k_[size_t(i + w_)] * c[i * step];
+            ws += k_[size_t(i + w_)];
         }
         return acc / ws;
-    };
-    auto interior = [&](const double* in, ptrdiff_t c, ptrdiff_t step) {
-        double acc = 0;
-        for (int i = -w; i <= w; ++i) acc += k[size_t(i + w)] * in[c + i * step];
-        return acc / full;
-    };
-    std::vector<double> b(a.size());
-    const RunControl quiet;
-    const int threads = threadsOrAll(0);
-    parallelChunks(H, 16, threads, quiet, {}, [&](int64_t y0, int64_t y1, int) {
-        for (int64_t y = y0; y < y1; ++y) {
-            const double* in = a.data() + size_t(y) * size_t(W);
-            double* out = b.data() + size_t(y) * size_t(W);
-            for (int x = 0; x < W; ++x)
-                out[x] =
-                    x >= w && x + w < W ? interior(in, x, 1) : tap(in, x, 1, std::max(-w, -x), std::min(w, W - 1 - x));
-        }
-    });
-    parallelChunks(H, 16, threads, quiet, {}, [&](int64_t y0, int64_t y1, int) {
-        for (int64_t y = y0; y < y1; ++y) {
-            const bool inside = y >= w && y + w < H;
-            const int lo = std::max<int64_t>(-w, -y), hi = int(std::min<int64_t>(w, H - 1 - y));
-            for (int x = 0; x < W; ++x) {
-                const ptrdiff_t c = ptrdiff_t(y) * W + x;
-                a[size_t(c)] = inside ? interior(b.data(), c, W) : tap(b.data(), c, W, lo, hi);
+    }
+    /// n neighbouring outputs whose taps all lie inside: output j's tap i is `in[j + i * step]`. A block of outputs
+    /// is summed tap by tap: each output still adds its taps from the first to the last, the value `taps` gives
+    /// (`full_` is their weights' sum in that order), and the compiler keeps several outputs in a vector register.
+    void inside(const double* in, ptrdiff_t step, int n, double* out) const {
+        constexpr int kBlock = 256;
+        double acc[kBlock];
+        for (int j0 = 0; j0 < n; j0 += kBlock) {
+            const int m = std::min(kBlock, n - j0);
+            std::fill_n(acc, m, 0.0);
+            for (int i = -w_; i <= w_; ++i) {
+                const double kk = k_[size_t(i + w_)];
+                const double* src = in + j0 + i * step;
+                for (int j = 0; j < m; ++j) acc[j] += kk * src[j];
             }
+            for (int j = 0; j < m; ++j) out[j0 + j] = acc[j] / full_;
+        }
+    }
+
+    int w_;
+    std::vector<double> k_;
+    double full_ = 0;
+};
+
+/// The mean over a W x H image of `term(rows, x)`, where rows[p] is row y of plane p (of P) filtered by `g` and
+/// `source(p, y, out)` writes row y of plane p unfiltered. Bands of rows run on the worker pool, each filtering the
+/// rows it reaches along and then down, in memory of a band's size; every filtered value is the same sum in the same
+/// order whatever the thread count, and the mean adds each row's terms left to right and then the rows top to
+/// bottom, so the measures are deterministic.
+template <size_t P, class Source, class Term>
+double meanOfFiltered(int W, int H, const TruncatedGaussian& g, const Source& source, const Term& term) {
+    const int w = g.radius(), band = std::max(64, 4 * w), threads = threadsOrAll(0);
+    std::vector<std::vector<double>> scratch(static_cast<size_t>(threads));
+    std::vector<double> rowSums(static_cast<size_t>(H));
+    parallelChunks(H, band, threads, RunControl{}, {}, [&](int64_t y0, int64_t y1, int worker) {
+        const int top = int(std::max<int64_t>(0, y0 - w)), rows = int(std::min<int64_t>(H, y1 + w)) - top;
+        std::vector<double>& s = scratch[size_t(worker)];
+        s.resize(size_t(W) * (P * size_t(rows) + P + 1));
+        double* unfiltered = s.data();
+        double* along = unfiltered + W;               // P bands of `rows` rows filtered along
+        double* down = along + P * size_t(rows) * W;  // row y of each plane, filtered both ways
+        const auto bandOf = [&](size_t p) { return along + p * size_t(rows) * W; };
+        for (size_t p = 0; p < P; ++p)
+            for (int r = 0; r < rows; ++r) {
+                source(p, top + r, unfiltered);
+                g.row(unfiltered, W, bandOf(p) + size_t(r) * W);
+            }
+        std::array<const double*, P> filtered;
+        for (int64_t y = y0; y < y1; ++y) {
+            for (size_t p = 0; p < P; ++p) {
+                g.column(bandOf(p) + size_t(y - top) * W, W, int(y), H, down + p * W);
+                filtered[p] = down + p * W;
+            }
+            double sum = 0;
+            for (int x = 0; x < W; ++x) sum += term(filtered, x);
+            rowSums[size_t(y)] = sum;
         }
     });
-    return a;
+    double sum = 0;
+    for (double v : rowSums) sum += v;
+    return sum / (double(W) * double(H));
 }
 
 }  // namespace
@@ -90,18 +138,17 @@ double filteredPsnr(const Plane8& original, const Plane8& halftone, double sigma
     // The working space: gamma values as stored, or linear light on the same 0..255 scale.
     std::array<double, 256> value{};
     for (int v = 0; v < 256; ++v) value[size_t(v)] = linear ? 255.0 * srgbToLinear(v / 255.0) : double(v);
-    auto filtered = [&](const Plane8& p) {
-        std::vector<double> a(p.size());
-        for (size_t i = 0; i < p.size(); ++i) a[i] = value[p.data[i]];
-        return gaussianFiltered(std::move(a), p.width, p.height, sigma, radius);
-    };
-    const std::vector<double> fo = filtered(original), fh = filtered(halftone);
-    double mse = 0;
-    for (size_t i = 0; i < fo.size(); ++i) {
-        const double d = fh[i] - fo[i];
-        mse += d * d;
-    }
-    mse /= double(fo.size());
+    const std::array<const Plane8*, 2> planes{&original, &halftone};
+    const double mse = meanOfFiltered<2>(
+        original.width, original.height, TruncatedGaussian(sigma, radius),
+        [&](size_t p, int y, double* out) {
+            const uint8_t* r = planes[p]->row(y);
+            for (int x = 0; x < original.width; ++x) out[x] = value[r[x]];
+        },
+        [](const std::array<const double*, 2>& f, int x) {
+            const double d = f[1][x] - f[0][x];
+            return d * d;
+        });
     if (mse == 0) return std::numeric_limits<double>::infinity();
     return 10.0 * std::log10(255.0 * 255.0 / mse);
 }
@@ -112,26 +159,21 @@ double ssim(const Plane8& original, const Plane8& halftone) {
     // K1 = 0.01, K2 = 0.03 and L = 255; the local means, variances and covariance come from the filter of section 3.
     constexpr double sigma = 1.5, c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
     constexpr int radius = 5;
-    const int W = original.width, H = original.height;
-    std::vector<double> x(original.size()), y(original.size()), xx(x.size()), yy(x.size()), xy(x.size());
-    for (size_t i = 0; i < x.size(); ++i) {
-        x[i] = original.data[i];
-        y[i] = halftone.data[i];
-        xx[i] = x[i] * x[i];
-        yy[i] = y[i] * y[i];
-        xy[i] = x[i] * y[i];
-    }
-    const std::vector<double> mx = gaussianFiltered(x, W, H, sigma, radius),
-                              my = gaussianFiltered(y, W, H, sigma, radius);
-    const std::vector<double> sxx = gaussianFiltered(xx, W, H, sigma, radius),
-                              syy = gaussianFiltered(yy, W, H, sigma, radius),
-                              sxy = gaussianFiltered(xy, W, H, sigma, radius);
-    double sum = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-        const double vx = sxx[i] - mx[i] * mx[i], vy = syy[i] - my[i] * my[i], cxy = sxy[i] - mx[i] * my[i];
-        sum += (2 * mx[i] * my[i] + c1) * (2 * cxy + c2) / ((mx[i] * mx[i] + my[i] * my[i] + c1) * (vx + vy + c2));
-    }
-    return sum / double(x.size());
+    // The planes filtered: x, y, x^2, y^2 and xy.
+    return meanOfFiltered<5>(
+        original.width, original.height, TruncatedGaussian(sigma, radius),
+        [&](size_t p, int y, double* out) {
+            const uint8_t *a = original.row(y), *b = halftone.row(y);
+            for (int x = 0; x < original.width; ++x) {
+                const double u = a[x], v = b[x];
+                out[x] = p == 0 ? u : p == 1 ? v : p == 2 ? u * u : p == 3 ? v * v : u * v;
+            }
+        },
+        [](const std::array<const double*, 5>& f, int i) {
+            const double mx = f[0][i], my = f[1][i];
+            const double vx = f[2][i] - mx * mx, vy = f[3][i] - my * my, cxy = f[4][i] - mx * my;
+            return (2 * mx * my + c1) * (2 * cxy + c2) / ((mx * mx + my * my + c1) * (vx + vy + c2));
+        });
 }
 
 Lab linearSrgbToLab(double r, double g, double b) {
@@ -227,20 +269,16 @@ double deltaE2000OfFiltered(const Image& original, const Image& halftone, double
     if (W != b.width() || H != b.height() || W == 0 || H == 0) return nan;
     std::array<double, 256> lin{};
     for (int v = 0; v < 256; ++v) lin[size_t(v)] = srgb ? srgbToLinear(v / 255.0) : v / 255.0;
-    auto filtered = [&](const Image& im) {
-        std::array<std::vector<double>, 3> ch;
-        for (size_t c = 0; c < 3; ++c) {
-            std::vector<double> v(im.channels[c].size());
-            for (size_t i = 0; i < v.size(); ++i) v[i] = lin[im.channels[c].data[i]];
-            ch[c] = gaussianFiltered(std::move(v), W, H, sigma, radius);
-        }
-        return ch;
-    };
-    const auto fa = filtered(a), fb = filtered(b);
-    double sum = 0;
-    for (size_t i = 0; i < fa[0].size(); ++i)
-        sum += ciede2000(linearSrgbToLab(fa[0][i], fa[1][i], fa[2][i]), linearSrgbToLab(fb[0][i], fb[1][i], fb[2][i]));
-    return sum / double(fa[0].size());
+    // The planes filtered: the original's red, green and blue, then the halftone's.
+    return meanOfFiltered<6>(
+        W, H, TruncatedGaussian(sigma, radius),
+        [&](size_t p, int y, double* out) {
+            const uint8_t* r = (p < 3 ? a : b).channels[p % 3].row(y);
+            for (int x = 0; x < W; ++x) out[x] = lin[r[x]];
+        },
+        [](const std::array<const double*, 6>& f, int x) {
+            return ciede2000(linearSrgbToLab(f[0][x], f[1][x], f[2][x]), linearSrgbToLab(f[3][x], f[4][x], f[5][x]));
+        });
 }
 
 }  // namespace

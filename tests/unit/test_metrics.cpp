@@ -25,6 +25,8 @@ private slots:
     void psnrCopyAboveHalftones_data();
     void psnrCopyAboveHalftones();
     void psnrLinearLight();
+    void filteredMeasuresMatchTheDefinition_data();
+    void filteredMeasuresMatchTheDefinition();
     void centralCrop();
     void toneCurve();
     void spectrumKnownPatterns_data();
@@ -133,6 +135,109 @@ void TestMetrics::psnrLinearLight() {
     QVERIFY(lInLinear > lInGamma + 3);
     QVERIFY(gInGamma > gInLinear);
     QVERIFY(lInLinear > gInLinear);
+}
+
+namespace {
+
+/// Section 3's truncated Gaussian written as defined, one output at a time: along the rows, then down the columns,
+/// the taps outside the image dropped and the others' weights renormalised.
+std::vector<double> blurAsDefined(std::vector<double> v, int W, int H, double sigma, int radius) {
+    auto weight = [&](int i) { return sigma > 0 ? std::exp(-double(i * i) / (2 * sigma * sigma)) : double(i == 0); };
+    auto pass = [&](const std::vector<double>& in, bool down) {
+        std::vector<double> out(in.size());
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                double acc = 0, ws = 0;
+                for (int i = -radius; i <= radius; ++i) {
+                    const int xx = down ? x : x + i, yy = down ? y + i : y;
+                    if (xx < 0 || xx >= W || yy < 0 || yy >= H) continue;
+                    acc += weight(i) * in[size_t(yy) * size_t(W) + size_t(xx)];
+                    ws += weight(i);
+                }
+                out[size_t(y) * size_t(W) + size_t(x)] = acc / ws;
+            }
+        return out;
+    };
+    return pass(pass(v, false), true);
+}
+
+std::vector<double> valuesOf(const Plane8& p, const std::function<double(uint8_t)>& f) {
+    std::vector<double> v(p.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = f(p.data[i]);
+    return v;
+}
+
+bool near(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
+
+}  // namespace
+
+void TestMetrics::filteredMeasuresMatchTheDefinition_data() {
+    QTest::addColumn<int>("w");
+    QTest::addColumn<int>("h");
+    QTest::addColumn<double>("sigma");
+    QTest::addColumn<int>("radius");
+    // Sizes below, at and above the kernel and the engine's bands of rows (64), primes among them.
+    for (auto [w, h] :
+         std::vector<std::pair<int, int>>{{1, 1}, {1, 23}, {23, 1}, {3, 2}, {97, 61}, {131, 67}, {67, 131}, {257, 199}})
+        for (auto [sigma, radius] : std::vector<std::pair<double, int>>{{1.2, 4}, {3.0, 9}, {0.0, 0}})
+            QTest::newRow(qPrintable(QString("%1x%2 sigma %3 r %4").arg(w).arg(h).arg(sigma).arg(radius)))
+                << w << h << sigma << radius;
+}
+
+void TestMetrics::filteredMeasuresMatchTheDefinition() {
+    QFETCH(int, w);
+    QFETCH(int, h);
+    QFETCH(double, sigma);
+    QFETCH(int, radius);
+    const uint64_t seed = test::freshSeed("metrics filtered");
+    const Plane8 a = test::randomPlane(w, h, seed), b = test::randomPlane(w, h, seed + 1);
+    const size_t n = a.size();
+    // Filtered PSNR, as stored and in linear light.
+    for (bool linear : {false, true}) {
+        auto value = [&](uint8_t v) { return linear ? 255.0 * srgbToLinear(v / 255.0) : double(v); };
+        const auto fa = blurAsDefined(valuesOf(a, value), w, h, sigma, radius),
+                   fb = blurAsDefined(valuesOf(b, value), w, h, sigma, radius);
+        double mse = 0;
+        for (size_t i = 0; i < n; ++i) mse += (fb[i] - fa[i]) * (fb[i] - fa[i]);
+        const double expected = 10.0 * std::log10(255.0 * 255.0 / (mse / double(n)));
+        const double got = filteredPsnr(a, b, sigma, radius, linear);
+        QVERIFY2(near(got, expected),
+                 qPrintable(QString("%1 against %2").arg(got, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+    }
+    // SSIM (its own window: sigma 1.5, radius 5), once a size.
+    if (sigma == 1.2) {
+        auto id = [](uint8_t v) { return double(v); };
+        const auto x = valuesOf(a, id), y = valuesOf(b, id);
+        std::vector<double> xx(n), yy(n), xy(n);
+        for (size_t i = 0; i < n; ++i) xx[i] = x[i] * x[i], yy[i] = y[i] * y[i], xy[i] = x[i] * y[i];
+        const auto mx = blurAsDefined(x, w, h, 1.5, 5), my = blurAsDefined(y, w, h, 1.5, 5),
+                   sxx = blurAsDefined(xx, w, h, 1.5, 5), syy = blurAsDefined(yy, w, h, 1.5, 5),
+                   sxy = blurAsDefined(xy, w, h, 1.5, 5);
+        const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+        double sum = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const double vx = sxx[i] - mx[i] * mx[i], vy = syy[i] - my[i] * my[i], cxy = sxy[i] - mx[i] * my[i];
+            sum += (2 * mx[i] * my[i] + c1) * (2 * cxy + c2) / ((mx[i] * mx[i] + my[i] * my[i] + c1) * (vx + vy + c2));
+        }
+        QVERIFY(near(ssim(a, b), sum / double(n)));
+    }
+    // Filtered Delta E 2000 of two colour images.
+    Image ca, cb;
+    ca.space = cb.space = ColorSpace::RGB;
+    for (int c = 0; c < 3; ++c) {
+        ca.channels.push_back(test::randomPlane(w, h, seed + 2 + uint64_t(c)));
+        cb.channels.push_back(test::randomPlane(w, h, seed + 5 + uint64_t(c)));
+    }
+    auto lin = [](uint8_t v) { return srgbToLinear(v / 255.0); };
+    std::array<std::vector<double>, 6> f;
+    for (size_t c = 0; c < 3; ++c) {
+        f[c] = blurAsDefined(valuesOf(ca.channels[c], lin), w, h, sigma, radius);
+        f[c + 3] = blurAsDefined(valuesOf(cb.channels[c], lin), w, h, sigma, radius);
+    }
+    double de = 0;
+    for (size_t i = 0; i < n; ++i)
+        de += ciede2000(linearSrgbToLab(f[0][i], f[1][i], f[2][i]), linearSrgbToLab(f[3][i], f[4][i], f[5][i]));
+    QVERIFY(near(filteredDeltaE2000(ca, cb, sigma, radius), de / double(n)));
 }
 
 void TestMetrics::centralCrop() {
